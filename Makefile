@@ -1,0 +1,59 @@
+# parjava: `make demo` runs the main job on the embedded example, `make test` runs every test.
+# Both install what is missing first (scripts/deps.sh, idempotent) and build incrementally.
+PYTHON ?= python3
+BUILD ?= build/dev
+JOBS ?= $(shell nproc)
+CMAKE_ARGS ?=
+
+# MPI as root needs these; tests and the demo run real mpirun.
+export OMPI_ALLOW_RUN_AS_ROOT = 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
+export OMPI_MCA_rmaps_base_oversubscribe = 1
+# Use the build in place: python/ for the package, $(BUILD)/package for the compiled parts.
+export PYTHONPATH := $(CURDIR)/python$(if $(PYTHONPATH),:$(PYTHONPATH))
+export PARJAVA_BUILD_DIR := $(CURDIR)/$(BUILD)/package
+
+.PHONY: all deps configure build test test-cpp test-python test-notebooks demo lint format clean
+
+all: build
+
+deps:
+	@PYTHON=$(PYTHON) scripts/deps.sh
+
+$(BUILD)/build.ninja: CMakeLists.txt
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DPARJAVA_BUILD_TESTS=ON -DPARJAVA_WERROR=ON -DPython_EXECUTABLE=$$(command -v $(PYTHON)) \
+	  $(CMAKE_ARGS)
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build test-cpp test-python test-notebooks
+
+test-cpp:
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test-python:
+	$(PYTHON) -m pytest tests/python -q
+
+test-notebooks:
+	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
+	  $(PYTHON) scripts/run_notebooks.py notebooks/*.ipynb; \
+	else echo "no notebooks yet"; fi
+
+demo: build
+	$(PYTHON) -m parjava demo
+
+lint:
+	$(PYTHON) -m ruff check python tests/python benchmarks
+	$(PYTHON) -m ruff format --check python tests/python benchmarks
+	clang-format-16 --dry-run --Werror $$(git ls-files 'cpp/*.cpp' 'cpp/*.hpp' 'tests/cpp/*.cpp' 'examples/*.c' 'examples/*.cpp')
+
+format:
+	$(PYTHON) -m ruff format python tests/python benchmarks
+	clang-format-16 -i $$(git ls-files 'cpp/*.cpp' 'cpp/*.hpp' 'tests/cpp/*.cpp')
+
+clean:
+	rm -rf $(BUILD)

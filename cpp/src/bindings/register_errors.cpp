@@ -1,0 +1,48 @@
+// Translate parjava::Error into the Python exception classes of parjava.errors, so a C++
+// failure reaches the user as e.g. parjava.TraceError with its message intact.
+#include <pybind11/pybind11.h>
+
+#include "parjava/error.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+const char *python_class_name(parjava::ErrorKind kind) {
+  switch (kind) {
+  case parjava::ErrorKind::Usage:
+    return "UsageError";
+  case parjava::ErrorKind::Machine:
+    return "MachineError";
+  case parjava::ErrorKind::Trace:
+    return "TraceError";
+  case parjava::ErrorKind::Model:
+    return "ModelError";
+  case parjava::ErrorKind::Deadlock:
+    return "DeadlockError";
+  case parjava::ErrorKind::Frontend:
+    return "FrontendError";
+  case parjava::ErrorKind::Run:
+    return "RunError";
+  case parjava::ErrorKind::Analysis:
+    return "AnalysisError";
+  }
+  return "Error";
+}
+
+} // namespace
+
+void register_errors(py::module_ &m) {
+  (void)m;
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) {
+        std::rethrow_exception(p);
+      }
+    } catch (const parjava::Error &e) {
+      py::object errors = py::module_::import("parjava.errors");
+      py::object cls = errors.attr(python_class_name(e.kind()));
+      PyErr_SetObject(cls.ptr(), py::str(e.what()).ptr());
+    }
+  });
+}

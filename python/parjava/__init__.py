@@ -1,0 +1,44 @@
+"""parjava: predict and explain the performance of parallel programs.
+
+The C++ engine (``parjava._core``) does the work; this package gives it a Python face:
+objects with NumPy arrays, matplotlib figures and HTML reports. See README.md for a tour.
+"""
+
+from __future__ import annotations
+
+import os as _os
+
+# A development build (`make build`) keeps the compiled parts in <build>/package/parjava;
+# PARJAVA_BUILD_DIR=<build>/package makes them part of this package without installing.
+_build_dir = _os.environ.get("PARJAVA_BUILD_DIR")
+if _build_dir:
+    __path__.append(_os.path.join(_build_dir, "parjava"))
+
+from .errors import (  # noqa: E402
+    AnalysisError,
+    DeadlockError,
+    Error,
+    FrontendError,
+    MachineError,
+    MissingDependencyError,
+    ModelError,
+    RunError,
+    TraceError,
+    UsageError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AnalysisError",
+    "DeadlockError",
+    "Error",
+    "FrontendError",
+    "MachineError",
+    "MissingDependencyError",
+    "ModelError",
+    "RunError",
+    "TraceError",
+    "UsageError",
+    "__version__",
+]

@@ -1,0 +1,76 @@
+"""The ``parjava`` command line: one module per verb under ``parjava.cli``.
+
+Each verb module defines ``register(subparsers)`` that adds its parser and sets
+``func=run`` where ``run(args) -> int`` returns the exit status. Exit codes: 0 success,
+1 findings or expectations failed (``--fail-on``, ``--expect-speedup``), 2 usage or input
+errors (every :class:`parjava.Error`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from ..errors import Error, UsageError
+
+# Verb modules in the order `parjava --help` lists them. A verb whose module is absent (a part
+# not yet built into this version) is simply not offered.
+VERBS = ("demo", "netbench", "model", "estimate", "predict", "trace", "scan", "intervals", "report")
+
+EXIT_OK = 0
+EXIT_FAILED_CHECK = 1
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors with our exit code and without a traceback."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the top-level parser with every available verb registered."""
+    from .. import __version__
+
+    parser = _Parser(
+        prog="parjava",
+        description="Predict and explain the performance of parallel programs "
+        "(MPI, threads, OpenSHMEM) without the target cluster.",
+        epilog="Run `parjava VERB --help` for the options and examples of each verb.",
+    )
+    parser.add_argument("--version", action="version", version=f"parjava {__version__}")
+    subparsers = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
+    for verb in VERBS:
+        try:
+            module = importlib.import_module(f"{__name__}.{verb}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{__name__}.{verb}":
+                continue
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (also used by ``python -m parjava``)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE if args.verb is None and argv else EXIT_OK
+    try:
+        return int(args.func(args) or EXIT_OK)
+    except UsageError as exc:
+        sys.stderr.write(f"parjava {args.verb}: error: {exc}\n")
+        return EXIT_USAGE
+    except Error as exc:
+        sys.stderr.write(f"parjava {args.verb}: {type(exc).__name__}: {exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write("parjava: interrupted\n")
+        return 130
