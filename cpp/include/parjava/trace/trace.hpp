@@ -1,0 +1,203 @@
+// The in-memory trace (ARCHITECTURE §3, Trace): events of every location stored column-wise,
+// grouped by location and time-ordered within it, with definition tables and the matching
+// (send<->receive, request post<->completion, Enter<->Leave, collective instances) computed once
+// and stored as index arrays. Real traces (OTF2 from our tracer or Score-P) and model traces
+// (the interpreter) produce the same structure, so every analysis reads only this.
+//
+// Memory: 57 bytes per event in the columns below (the issue bounds it by 64 B per event).
+// Event indices are 32-bit: a trace holds at most 2^31 - 1 events (TraceError beyond).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "parjava/trace/functions.hpp"
+
+namespace parjava::trace {
+
+using Timestamp = std::int64_t; // nanoseconds since the trace's time origin
+using EventIndex = std::int32_t;
+inline constexpr EventIndex kNoEvent = -1;
+inline constexpr std::uint32_t kNoRef = 0xffffffffU; // missing region, comm, call site, ...
+inline constexpr std::int32_t kNoRank = -1;
+
+// What an event is. The meaning of the generic columns for each kind is given beside it;
+// columns not named are kNoRef / kNoRank / 0 / kNoEvent.
+enum class EventKind : std::uint8_t {
+  Enter,            // region = entered region; match = its Leave
+  Leave,            // region = left region; match = its Enter
+  Send,             // blocking send message (OTF2 MpiSend): peer = receiver (world rank), tag,
+                    //   comm, bytes; match = the receive event (Recv or IrecvComplete)
+  IsendPost,        // OTF2 MpiIsend: as Send, aux = request id; match = receive event;
+                    //   link = its IsendComplete
+  IsendComplete,    // OTF2 MpiIsendComplete (inside Wait*/Test*): aux = request id;
+                    //   link = its IsendPost; peer/tag/comm/bytes copied from the post
+  IrecvPost,        // OTF2 MpiIrecvRequest: aux = request id; link = its IrecvComplete
+  Recv,             // OTF2 MpiRecv: peer = actual source (world rank), tag, comm, bytes;
+                    //   match = the send event (Send or IsendPost)
+  IrecvComplete,    // OTF2 MpiIrecv (inside Wait*/Test*): as Recv, aux = request id;
+                    //   link = its IrecvPost; match = the send event
+  RequestTest,      // OTF2 MpiRequestTest: a test that did not complete; aux = request id
+  RequestCancelled, // OTF2 MpiRequestCancelled: aux = request id
+  CollectiveBegin,  // OTF2 MpiCollectiveBegin / RmaCollectiveBegin: match = its End;
+                    //   link = collective instance (index into Trace::collectives)
+  CollectiveEnd,    // OTF2 MpiCollectiveEnd / RmaCollectiveEnd: peer = root (world rank or
+                    //   kNoRank), tag = CollectiveOp, comm, bytes = sent, aux = received;
+                    //   match = its Begin; link = collective instance
+  LockRequest,      // OTF2 RmaRequestLock: peer = lock owner rank, aux = lock id, tag = LockType
+  LockAcquire,      // OTF2 RmaAcquireLock / RmaTryLock success: as LockRequest;
+                    //   match = the LockRelease that ends this holding
+  LockRelease,      // OTF2 RmaReleaseLock: peer, aux = lock id; match = the LockAcquire
+  RmaPut,           // OTF2 RmaPut: peer = target rank, bytes, aux = matching id
+  RmaGet,           // OTF2 RmaGet: peer = target rank, bytes, aux = matching id
+  IntervalBegin,    // user interval marker (parjava_interval_begin, notes 004 §3.3): region =
+                    //   the interval region, aux = user id, callsite = marker's file:line;
+                    //   match = its IntervalEnd
+  IntervalEnd,      // parjava_interval_end: region, aux = user id; match = its IntervalBegin
+  ProgramBegin,     // OTF2 ProgramBegin
+  ProgramEnd,       // OTF2 ProgramEnd: aux = exit status
+  MeasurementOnOff, // OTF2 MeasurementOnOff: aux = 1 on, 0 off (also MPI_Pcontrol levels)
+  Metric,           // OTF2 Metric: region = metric class id, aux = first value's raw bits
+  Generic,          // any other OTF2 record, kept: aux = OTF2 event record type
+};
+
+// Collective operation identity stored in CollectiveEnd.tag, following OTF2_CollectiveOp.
+using CollectiveOp = std::int32_t;
+
+// The event columns. Index i across all vectors is event i. Events of location l occupy
+// [location_offsets[l], location_offsets[l + 1]) and are sorted by time (stable: record order
+// breaks ties, so Enter precedes the events inside it and Leave follows them).
+struct EventColumns {
+  std::vector<Timestamp> time;
+  std::vector<EventKind> kind;
+  std::vector<std::uint32_t> location;
+  std::vector<std::uint32_t> region;   // see EventKind; for message, request, collective and lock
+                                       // events: the innermost enclosing region (the MPI call)
+  std::vector<std::int32_t> peer;
+  std::vector<std::int32_t> tag;
+  std::vector<std::uint32_t> comm;
+  std::vector<std::uint64_t> bytes;
+  std::vector<std::uint64_t> aux;
+  std::vector<std::uint32_t> callsite; // call site of the enclosing runtime call (kNoRef if none)
+  std::vector<EventIndex> match;       // see EventKind
+  std::vector<EventIndex> link;        // see EventKind
+};
+
+enum class LocationType : std::uint8_t { CpuThread, Gpu, Metric, Other };
+
+struct Location {
+  std::uint64_t id = 0;         // OTF2 location id as found in the archive
+  std::string name;             // e.g. "rank 3" or "Master thread"
+  LocationType type = LocationType::CpuThread;
+  std::int32_t rank = kNoRank;  // MPI world rank / PE of the owning process
+  std::int32_t thread = 0;      // thread number within the process (0 = main thread)
+  std::uint32_t group = kNoRef; // index into Trace::location_groups (the process)
+};
+
+struct LocationGroup {
+  std::string name;                   // e.g. "MPI Rank 3"
+  std::int32_t rank = kNoRank;        // world rank of the process
+  std::uint32_t system_node = kNoRef; // index into Trace::system_nodes (e.g. the host)
+};
+
+struct SystemNode {
+  std::string name;                   // e.g. the host name
+  std::string class_name;             // e.g. "node", "machine"
+  std::uint32_t parent = kNoRef;
+};
+
+enum class RegionRole : std::uint8_t {
+  Function, Wrapper, Loop, Code, Barrier, Collective, PointToPoint, FileIo, Lock, Interval,
+  Artificial, Unknown
+};
+
+struct Region {
+  std::string name;                    // as defined in the archive, e.g. "MPI_Send", "main"
+  Function function = Function::None; // function_by_name(name), or None for user code
+  Category category = Category::UserCode;
+  Paradigm paradigm = Paradigm::User;
+  RegionRole role = RegionRole::Unknown;
+  std::string file;                    // source file where known
+  std::uint32_t line_begin = 0;
+  std::uint32_t line_end = 0;
+};
+
+struct Communicator {
+  std::string name;                  // "MPI_COMM_WORLD", "comm 3", ...
+  std::vector<std::int32_t> members; // world ranks, in communicator-rank order
+  std::uint32_t parent = kNoRef;     // communicator it was derived from, if known
+};
+
+struct CallSite {
+  std::string file;
+  std::uint32_t line = 0;
+  std::string function; // enclosing function name where known
+};
+
+// One execution of a collective operation: all participating CollectiveBegin/End pairs
+// (notes 001 §2.3 "relocalisation operations"; Scalasca's collective instance).
+struct CollectiveInstance {
+  std::uint32_t comm = kNoRef;
+  Function function = Function::None; // the runtime call (MPI_Allreduce, shmem_barrier_all, ...)
+  CollectiveOp op = 0;
+  std::int32_t root = kNoRank;         // world rank or kNoRank
+  std::uint32_t first_member = 0;      // members' End events: collective_members[first, first+n)
+  std::uint32_t member_count = 0;      // participants that reached the collective
+  std::uint32_t expected = 0;          // size of the communicator
+};
+
+// Counts of what matching could not pair. Nothing is guessed: unmatched events keep kNoEvent.
+struct MatchReport {
+  std::uint64_t sends = 0;              // sends without a receive
+  std::uint64_t receives = 0;           // receives without a send
+  std::uint64_t request_posts = 0;      // Isend/Irecv posts never completed
+  std::uint64_t request_completions = 0;// completions without a post
+  std::uint64_t collectives_incomplete = 0; // instances with fewer members than the comm size
+  std::uint64_t enters_unclosed = 0;    // Enter without Leave (e.g. the program was killed)
+  std::uint64_t leaves_unopened = 0;
+  std::uint64_t locks_unreleased = 0;
+};
+
+// Facts about the archive that are not events.
+struct TraceMetadata {
+  std::string path;                   // where it was read from, if anywhere
+  std::string creator;                // e.g. "Score-P 7.1", "parjava tracer 0.1", "parjava model"
+  std::uint64_t timer_resolution = 1'000'000'000; // ticks per second in the source archive
+  Timestamp time_origin = 0;          // archive global offset, in the source's ticks
+  std::int64_t tracer_overhead_ns = -1; // measured per-call overhead, when recorded
+  bool is_model = false;              // produced by the interpreter (a model trace)
+  std::uint64_t unknown_events = 0;   // records kept as EventKind::Generic
+  std::vector<std::string> warnings;  // non-fatal oddities found while reading
+};
+
+class Trace {
+public:
+  EventColumns events;
+  std::vector<std::uint64_t> location_offsets{0}; // size = locations.size() + 1
+  std::vector<Location> locations;
+  std::vector<LocationGroup> location_groups;
+  std::vector<SystemNode> system_nodes;
+  std::vector<Region> regions;
+  std::vector<Communicator> communicators;
+  std::vector<CallSite> callsites;
+  std::vector<CollectiveInstance> collectives;
+  std::vector<EventIndex> collective_members; // CollectiveEnd events grouped by instance
+  MatchReport unmatched;
+  TraceMetadata metadata;
+
+  [[nodiscard]] std::size_t size() const { return events.time.size(); }
+  [[nodiscard]] std::size_t location_count() const { return locations.size(); }
+  [[nodiscard]] EventIndex location_begin(std::uint32_t l) const {
+    return static_cast<EventIndex>(location_offsets[l]);
+  }
+  [[nodiscard]] EventIndex location_end(std::uint32_t l) const {
+    return static_cast<EventIndex>(location_offsets[l + 1]);
+  }
+  // Number of MPI processes (distinct ranks among locations), 0 for a non-MPI trace.
+  [[nodiscard]] std::int32_t process_count() const;
+  // Bytes held by the columns and index arrays (for the memory-per-event benchmark).
+  [[nodiscard]] std::size_t memory_bytes() const;
+};
+
+} // namespace parjava::trace
