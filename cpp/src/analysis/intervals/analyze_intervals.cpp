@@ -12,11 +12,7 @@
 #include "region_classes.hpp"
 
 namespace parjava::analysis {
-namespace {
-
-// The processes of the analysis: CPU locations (ranks, or their threads) that have events.
-// Metric and accelerator locations carry no MPI time of their own.
-std::vector<IntervalProcess> select_processes(const trace::Trace &trace) {
+std::vector<IntervalProcess> interval_processes(const trace::Trace &trace) {
   std::vector<IntervalProcess> processes;
   for (std::uint32_t l = 0; l < trace.locations.size(); ++l) {
     const auto &loc = trace.locations[l];
@@ -28,6 +24,8 @@ std::vector<IntervalProcess> select_processes(const trace::Trace &trace) {
   }
   return processes;
 }
+
+namespace {
 
 void add_warnings(const trace::Trace &trace, const detail::WalkIssues &issues, IntervalTree &tree) {
   auto &w = tree.warnings;
@@ -78,7 +76,7 @@ IntervalTree analyze_intervals(const trace::Trace &trace, const IntervalOptions 
   if (options.execution == ExecutionTimeBasis::PerExecution) {
     tree.options.record_executions = true;
   }
-  tree.processes = select_processes(trace);
+  tree.processes = interval_processes(trace);
   if (tree.processes.empty()) {
     throw Error(
         ErrorKind::Analysis,

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <vector>
 
 #include "parjava/analysis/intervals/interval_options.hpp"
 #include "parjava/analysis/intervals/interval_tree.hpp"
@@ -16,6 +17,10 @@ namespace parjava::analysis {
 
 // Called after each process is walked with (processes done, processes in total).
 using IntervalProgress = std::function<void(std::size_t, std::size_t)>;
+
+// The processes an analysis looks at: every CPU location (a rank, or a thread of one) that has
+// events; metric and accelerator locations are left out.
+std::vector<IntervalProcess> interval_processes(const trace::Trace &trace);
 
 // Throws parjava::Error(ErrorKind::Analysis) when the trace has no CPU location with events,
 // and ErrorKind::Usage for invalid options.
