@@ -4,9 +4,14 @@
 // comparative characteristics to the microsecond.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "interval_test_traces.hpp"
+#include "parjava/analysis/intervals/interval_report.hpp"
 
 namespace parjava::analysis {
 namespace {
@@ -129,6 +134,62 @@ TEST(IntervalsWorkedExample, WaitingAttributionMovesSkewToTheEarlyProcesses) {
   // Ends: A latest 29980 (process 2), B latest 2011.
   EXPECT_EQ(testing::value_of(root, 2, C::TimeVariation), us(0 + 2011 - 1850));
   EXPECT_EQ(testing::value_of(root, 1, C::TimeVariation), us(29980 - 29469 + 0));
+}
+
+TEST(IntervalsWorkedExample, ReportReadsLikeTheSeedSample) {
+  const auto trace = worked_example();
+  const auto tree = analyze_intervals(trace);
+  ReportOptions options;
+  options.per_process = false;
+  const auto report = interval_report(tree, options);
+  std::vector<std::string> lines;
+  std::istringstream in(report);
+  for (std::string l; std::getline(in, l);) {
+    lines.push_back(l);
+  }
+  // notes 004 §6.1, line by line (the header names our root; the sample's "(CPU MPI)" gets
+  // its values; Tmid is compared separately since the sample rounds from its own data).
+  const std::vector<std::string> sample{
+      " ---Main Characteristics---",
+      "Parallelization Efficiency   0.978833",
+      "Execution Time               2.079975",
+      "Processors                   4",
+      "Total Time                   8.319900",
+      "Productive Time              8.143794 (CPU 8.143794 MPI 0.000000)",
+      "Lost Time                    0.176106",
+      "---MPI Time                  0.173490",
+      "---Idle Time                 0.002616",
+      "Communication Time           0.076563",
+      "*****SendRecv Time           0.013295",
+      "*****CollectiveAll Time      0.063268",
+      "*****AllToAll Time           0.000000",
+      "Potential Sync.              0.068763",
+      "Time Variation               0.001790",
+      "Time of Start                0.000000",
+  };
+  ASSERT_GT(lines.size(), sample.size() + 1);
+  EXPECT_EQ(lines[0].rfind("Interval (LineNumber = 0 SourceFile = ) Level=0 EXE_Count=1", 0), 0U);
+  for (std::size_t i = 0; i < sample.size(); ++i) {
+    EXPECT_EQ(lines[i + 1], sample[i]);
+  }
+  const std::vector<std::string> comparative{
+      "---Comparative Characteristics---",
+      "                 Tmin      Nproc  Tmax      Nproc  Tmid",
+      "Lost Time        0.033087  3      0.060057  0      0.04402",
+      "Idle Time        0.000000  1      0.000898  0      0.000654",
+      "Comm. Time       0.006597  3      0.034854  0      0.01914",
+      "MPI Time         0.032259  3      0.059159  0      0.04337",
+      "Potential Sync.  0.001800  0      0.029369  3      0.01719",
+      "Time variation   0.000161  1      0.000607  3      0.00044",
+      "Time of Start    0.000000  0      0.000000  0      0.000000",
+  };
+  const auto start = std::find(lines.begin(), lines.end(), comparative[0]);
+  ASSERT_NE(start, lines.end());
+  for (std::size_t i = 0; i < comparative.size(); ++i) {
+    ASSERT_LT(static_cast<std::size_t>(start - lines.begin()) + i, lines.size());
+    EXPECT_EQ(start[static_cast<std::ptrdiff_t>(i)].rfind(comparative[i], 0), 0U)
+        << start[static_cast<std::ptrdiff_t>(i)];
+  }
 }
 
 } // namespace
