@@ -26,18 +26,22 @@ from .errors import (  # noqa: E402
     TraceError,
     UsageError,
 )
+from .trace import Category, EventKind, Trace  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AnalysisError",
+    "Category",
     "DeadlockError",
     "Error",
+    "EventKind",
     "FrontendError",
     "MachineError",
     "MissingDependencyError",
     "ModelError",
     "RunError",
+    "Trace",
     "TraceError",
     "UsageError",
     "__version__",
