@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "otf2_records.hpp"
+#include "parjava/trace/otf2_records.hpp"
 
 namespace parjava::trace::detail {
 namespace {

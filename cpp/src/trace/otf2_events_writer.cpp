@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "otf2_records.hpp"
+#include "parjava/trace/otf2_records.hpp"
 #include "otf2_status.hpp"
 #include "otf2_writer_plan.hpp"
 
