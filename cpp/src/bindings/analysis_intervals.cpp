@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "parjava/analysis/intervals/analyze_intervals.hpp"
+#include "parjava/analysis/intervals/interval_report.hpp"
 #include "parjava/analysis/intervals/timeline.hpp"
 #include "parjava/error.hpp"
 #include "parjava/trace/trace.hpp"
@@ -185,6 +186,28 @@ void register_intervals(py::module_ &m) {
            })
       .def("summary", [](const pa::IntervalTree &t,
                          std::size_t i) { return summary_dict(node_at(t, i).summary); })
+      .def(
+          "report",
+          [](const pa::IntervalTree &t, int max_level, bool per_process, py::object node) {
+            pa::ReportOptions options;
+            options.max_level = max_level;
+            options.per_process = per_process;
+            if (node.is_none()) {
+              return pa::interval_report(t, options);
+            }
+            const auto id = node.cast<std::size_t>();
+            (void)node_at(t, id);
+            return pa::interval_report(t, static_cast<std::uint32_t>(id), options);
+          },
+          py::arg("max_level") = -1, py::arg("per_process") = true, py::arg("node") = py::none())
+      .def("process_labels",
+           [](const pa::IntervalTree &t) {
+             std::vector<std::string> labels;
+             for (const auto &p : t.processes) {
+               labels.push_back(pa::process_label(p));
+             }
+             return labels;
+           })
       .def("executions", [](const pa::IntervalTree &t) {
         std::vector<std::uint32_t> node, process;
         std::vector<std::int64_t> begin, end;
