@@ -1,0 +1,86 @@
+"""A real MPI run under the tracer: two marked phases, one balanced and one 2:1 imbalanced.
+
+examples/phases.c is compiled with mpicc against parjava/interval.h and traced with
+parjava.trace at np 2 and 4. Load imbalance and idle time must appear in the imbalanced phase
+(ideally a quarter of its total time: the light half of the ranks waits half the time) and not
+in the balanced one.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import parjava as pj
+
+tracing = pytest.importorskip(
+    "parjava.tracing", reason="the tracer (parjava.trace) is not in this build yet"
+)
+
+pytestmark = [pytest.mark.mpi, pytest.mark.slow]
+
+ITERATIONS = 3
+WORK_US = 40_000
+
+
+@pytest.fixture(scope="module")
+def phases(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    mpicc = shutil.which("mpicc")
+    assert mpicc, "mpicc is needed to build examples/phases.c"
+    exe = tmp_path_factory.mktemp("phases") / "phases"
+    subprocess.run(
+        [
+            mpicc,
+            "-O2",
+            "-g",
+            f"-I{tracing.include_dir()}",
+            str(repo / "examples" / "phases.c"),
+            "-o",
+            str(exe),
+        ],
+        check=True,
+    )
+    return exe
+
+
+@pytest.mark.parametrize("np_", [2, 4])
+def test_imbalance_and_idle_only_in_the_imbalanced_phase(
+    phases: Path, tmp_path: Path, np_: int
+) -> None:
+    trace = tracing.trace(
+        [str(phases), "-n", str(ITERATIONS), "-w", str(WORK_US)], np=np_, output=tmp_path
+    )
+    tree = trace.intervals()
+    balanced, imbalanced = tree["balanced"], tree["imbalanced"]
+    for iv in (balanced, imbalanced):
+        assert iv.source == "marker"
+        assert iv.exe_count == ITERATIONS
+        assert iv.processors == np_
+        assert iv.file.endswith("phases.c")
+    work = ITERATIONS * WORK_US * 1e-6
+
+    def fraction(iv: pj.intervals.Interval, name: str) -> float:
+        return iv.characteristic(name) / iv.total_time
+
+    # Imbalanced: the light (odd) ranks are idle about `work` each; ideal fraction 1/4.
+    assert fraction(imbalanced, "idle") > 0.15
+    assert fraction(imbalanced, "load_imbalance") > 0.15
+    per_process = imbalanced.per_process
+    for label, row in per_process.iterrows():
+        if int(label) % 2 == 1:
+            assert row["idle"] > 0.6 * work, label
+            assert row["load_imbalance"] > 0.6 * work, label
+        else:
+            assert row["idle"] < 0.3 * work, label
+    assert imbalanced.efficiency < 0.85
+    # Balanced: nothing comparable.
+    assert fraction(balanced, "idle") < 0.08
+    assert fraction(balanced, "load_imbalance") < 0.08
+    assert balanced.characteristic("idle") < 0.25 * imbalanced.characteristic("idle")
+    assert balanced.efficiency > 0.9
+    # The barriers between the phases are outside both: in the root's own part.
+    assert imbalanced.characteristic("mpi") < 0.05 * imbalanced.total_time
+    assert tree.root.characteristic("collective") > 0
