@@ -61,7 +61,7 @@ def _window(
     return int(begin_ns), int(end_ns)
 
 
-def _rectangles(x0: np.ndarray, x1: np.ndarray, y: np.ndarray, height: float) -> np.ndarray:
+def _rectangles(x0: np.ndarray, x1: np.ndarray, y: np.ndarray, height: float) -> Any:
     """Vertices (n, 4, 2) of rectangles [x0, x1] × [y − h/2, y + h/2]."""
     h = height / 2
     verts = np.empty((len(x0), 4, 2))
@@ -162,7 +162,7 @@ def timeline(
             )
 
     if messages and len(data["message_send"]):
-        segments = np.stack(
+        segments: Any = np.stack(
             [
                 np.column_stack([data["message_send"] * 1e-9, data["message_from_row"]]),
                 np.column_stack([data["message_receive"] * 1e-9, data["message_to_row"]]),
@@ -247,7 +247,9 @@ def _draw_intervals(
     xs = np.concatenate([x0[inside_begin], x1[inside_end]])
     ys = np.concatenate([yrow[inside_begin], yrow[inside_end]])
     lv = np.concatenate([level[inside_begin], level[inside_end]])
-    ticks = np.stack([np.column_stack([xs, ys - 0.5]), np.column_stack([xs, ys + 0.5])], axis=1)
+    ticks: Any = np.stack(
+        [np.column_stack([xs, ys - 0.5]), np.column_stack([xs, ys + 0.5])], axis=1
+    )
     colors = [_INTERVAL_COLORS[(v - 1) % len(_INTERVAL_COLORS)] for v in lv]
     ax.add_collection(LineCollection(ticks, colors=colors, linewidths=1.3, zorder=4))
     for lv in sorted(set(level.tolist()))[:4]:
