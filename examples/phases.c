@@ -6,8 +6,12 @@
  *   mpicc -O2 -g -I$(python3 -c "import parjava; print(parjava.include_dir())") phases.c
  *   parjava trace -np 4 ./a.out -n 3 -w 40000      then: parjava intervals <archive>
  *
- * -n iterations (3), -w microseconds of work of the light ranks per phase (40000). The work is
- * a busy loop on the wall clock, so it lasts as long on an oversubscribed machine. */
+ * -n iterations (3), -w microseconds of work of the light ranks per phase (40000), -s 1 to
+ * sleep instead of computing. The work is a busy loop on the wall clock; on an oversubscribed
+ * machine a busy loop overshoots by whole scheduler time slices, while a sleep ends on time,
+ * so tests that need exact durations on a loaded machine use -s 1 (a trace shows both as
+ * user code). */
+#define _POSIX_C_SOURCE 199309L
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +26,12 @@ static long option(int argc, char **argv, const char *flag, long fallback) {
     }
   }
   return fallback;
+}
+
+static void sleep_for(long us) {
+  struct timespec left = {us / 1000000L, (us % 1000000L) * 1000L};
+  while (nanosleep(&left, &left) != 0) {
+  }
 }
 
 static void compute(long us) {
@@ -42,14 +52,15 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const long iterations = option(argc, argv, "-n", 3);
   const long work = option(argc, argv, "-w", 40000);
+  void (*work_for)(long) = option(argc, argv, "-s", 0) ? sleep_for : compute;
   for (long it = 0; it < iterations; ++it) {
     MPI_Barrier(MPI_COMM_WORLD);
     parjava_interval_begin(1, "balanced");
-    compute(work);
+    work_for(work);
     parjava_interval_end(1);
     MPI_Barrier(MPI_COMM_WORLD);
     parjava_interval_begin(2, "imbalanced");
-    compute(rank % 2 == 0 ? 2 * work : work);
+    work_for(rank % 2 == 0 ? 2 * work : work);
     parjava_interval_end(2);
   }
   MPI_Barrier(MPI_COMM_WORLD);

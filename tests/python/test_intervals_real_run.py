@@ -23,7 +23,7 @@ tracing = pytest.importorskip(
 pytestmark = [pytest.mark.mpi, pytest.mark.slow]
 
 ITERATIONS = 3
-WORK_US = 40_000
+WORK_US = 60_000
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,10 @@ def test_imbalance_and_idle_only_in_the_imbalanced_phase(
     phases: Path, tmp_path: Path, np_: int
 ) -> None:
     trace = tracing.trace(
-        [str(phases), "-n", str(ITERATIONS), "-w", str(WORK_US)], np=np_, output=tmp_path
+        # -s 1: the work sleeps, so its durations hold on an oversubscribed, loaded machine
+        [str(phases), "-n", str(ITERATIONS), "-w", str(WORK_US), "-s", "1"],
+        np=np_,
+        output=tmp_path,
     )
     tree = trace.intervals()
     balanced, imbalanced = tree["balanced"], tree["imbalanced"]
@@ -65,22 +68,22 @@ def test_imbalance_and_idle_only_in_the_imbalanced_phase(
     def fraction(iv: pj.intervals.Interval, name: str) -> float:
         return iv.characteristic(name) / iv.total_time
 
-    # Imbalanced: the light (odd) ranks are idle about `work` each; ideal fraction 1/4.
-    assert fraction(imbalanced, "idle") > 0.15
-    assert fraction(imbalanced, "load_imbalance") > 0.15
-    per_process = imbalanced.per_process
-    for label, row in per_process.iterrows():
+    # Imbalanced: the light (odd) ranks wait `work` each, so idle time and load imbalance are
+    # a quarter of the total (measured 0.25 at np 2 and 4) and efficiency is 3/4.
+    assert 0.18 < fraction(imbalanced, "idle") < 0.32
+    assert 0.18 < fraction(imbalanced, "load_imbalance") < 0.32
+    assert 0.65 < imbalanced.efficiency < 0.85
+    for label, row in imbalanced.per_process.iterrows():
         if int(label) % 2 == 1:
-            assert row["idle"] > 0.6 * work, label
-            assert row["load_imbalance"] > 0.6 * work, label
+            assert row["idle"] > 0.75 * work, label
+            assert row["load_imbalance"] > 0.75 * work, label
         else:
-            assert row["idle"] < 0.3 * work, label
-    assert imbalanced.efficiency < 0.85
-    # Balanced: nothing comparable.
-    assert fraction(balanced, "idle") < 0.08
-    assert fraction(balanced, "load_imbalance") < 0.08
-    assert balanced.characteristic("idle") < 0.25 * imbalanced.characteristic("idle")
-    assert balanced.efficiency > 0.9
+            assert row["idle"] < 0.2 * work, label
+    # Balanced: none of it (measured 0.002).
+    assert fraction(balanced, "idle") < 0.06
+    assert fraction(balanced, "load_imbalance") < 0.06
+    assert balanced.efficiency > 0.93
+    assert balanced.per_process["idle"].max() < 0.2 * work
     # The barriers between the phases are outside both: in the root's own part.
     assert imbalanced.characteristic("mpi") < 0.05 * imbalanced.total_time
     assert tree.root.characteristic("collective") > 0
