@@ -27,6 +27,10 @@ from .errors import (  # noqa: E402
     UsageError,
 )
 
+# `parjava.trace` is the function that runs a program under the tracer (the module of that
+# name, if present, must be imported before this line so the function wins).
+from .tracing import include_dir, trace  # noqa: E402
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -41,4 +45,6 @@ __all__ = [
     "TraceError",
     "UsageError",
     "__version__",
+    "include_dir",
+    "trace",
 ]

@@ -68,6 +68,12 @@ public:
     r.flags = flags_;
     ts_->buffer.push(r);
     ts_->in_flight.routine.store(0, std::memory_order_release);
+    if (leave_ >= ts_->flush_due && g_flush_interval_ns != 0) {
+      if (ts_->flush_due != 0) {
+        ts_->buffer.flush();
+      }
+      ts_->flush_due = leave_ + g_flush_interval_ns;
+    }
     ts_->depth = 0;
     ts_ = nullptr;
   }

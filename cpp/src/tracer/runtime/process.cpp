@@ -22,6 +22,7 @@ namespace parjava::tracer::runtime {
 
 std::atomic<bool> g_routine_on[kRoutineCount];
 std::atomic<bool> g_markers_on{false};
+std::uint64_t g_flush_interval_ns = 1'000'000'000;
 
 namespace {
 
@@ -117,6 +118,10 @@ void read_config() {
     if (kb >= 4) {
       g_config.buffer_records = static_cast<std::size_t>(kb) * 1024 / sizeof(Record);
     }
+  }
+  if (const char *v = std::getenv("PARJAVA_TRACE_FLUSH_MS"); v != nullptr && *v != '\0') {
+    const long ms = std::strtol(v, nullptr, 10);
+    g_flush_interval_ns = ms > 0 ? static_cast<std::uint64_t>(ms) * 1'000'000ULL : 0;
   }
   parse_groups(g_config.groups.c_str());
 }

@@ -32,7 +32,13 @@ struct ThreadState {
   InFlightCall in_flight;
   std::uint32_t index = 0;
   int depth = 0; // > 0 while inside a wrapper: calls made from there are not recorded
+  // Local time after which the next completed call writes the buffer out even if it is not
+  // full, so a process killed outright (SIGKILL) loses at most PARJAVA_TRACE_FLUSH_MS.
+  std::uint64_t flush_due = 0;
 };
+
+// PARJAVA_TRACE_FLUSH_MS in ns (0: write only when a buffer is full).
+extern std::uint64_t g_flush_interval_ns;
 
 // Which routines are recorded right now: configured groups, and nothing while paused by
 // MPI_Pcontrol(0) or after the process ended. Read on every wrapped call.
