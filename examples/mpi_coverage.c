@@ -140,6 +140,16 @@ int main(int argc, char **argv) {
     CALL(MPI_Recv, &b, 1, MPI_INT, partner, 14, world, &status);
     CALL(MPI_Recv, &b, 1, MPI_INT, partner, 15, world, &status);
   }
+  /* Ready mode: the receive is posted (and a barrier says so) before MPI_Rsend starts. */
+  if (rank % 2 == 1) {
+    CALL(MPI_Irecv, &b, 1, MPI_INT, partner, 16, world, &r[0]);
+  }
+  CALL(MPI_Barrier, world);
+  if (rank % 2 == 0) {
+    CALL(MPI_Rsend, &a, 1, MPI_INT, partner, 16, world);
+  } else {
+    CALL(MPI_Wait, &r[0], &status);
+  }
 
   /* Non-blocking sends of every mode, completed by every Wait variant. */
   CALL(MPI_Irecv, &b, 1, MPI_INT, partner, 20, world, &r[0]);

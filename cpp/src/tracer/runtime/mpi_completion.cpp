@@ -28,12 +28,12 @@ Scratch &scratch(int count) {
   return s;
 }
 
-void completed(Call &call, MPI_Request original, const MPI_Status &status) {
+void completed(Call &call, MPI_Request original, const MPI_Request *where,
+               const MPI_Status &status) {
   RequestInfo info;
-  if (!request_find(original, info) || (info.persistent && !info.active)) {
+  if (!request_complete(original, where, info) || info.kind == RequestKind::Null) {
     return;
   }
-  request_completed(original);
   if (info.cancel_requested) {
     int cancelled = 0;
     PMPI_Test_cancelled(&status, &cancelled);
@@ -50,9 +50,9 @@ void completed(Call &call, MPI_Request original, const MPI_Status &status) {
   }
 }
 
-void tested(Call &call, MPI_Request original) {
+void tested(Call &call, MPI_Request original, const MPI_Request *where) {
   RequestInfo info;
-  if (request_find(original, info) && (!info.persistent || info.active)) {
+  if (request_find(original, where, info) && info.kind != RequestKind::Null && info.active) {
     call.at_leave(request_event(RecordKind::RequestTest, info.id));
   }
 }
@@ -82,7 +82,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) {
   const int rc = PMPI_Wait(request, st);
   call.returned();
   if (rc == MPI_SUCCESS && original != MPI_REQUEST_NULL) {
-    completed(call, original, *st);
+    completed(call, original, request, *st);
   }
   return rc;
 }
@@ -99,7 +99,7 @@ int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *statu
   const int rc = PMPI_Waitany(count, requests, index, st);
   call.returned();
   if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) {
-    completed(call, s.originals[static_cast<std::size_t>(*index)], *st);
+    completed(call, s.originals[static_cast<std::size_t>(*index)], &requests[*index], *st);
   }
   return rc;
 }
@@ -117,7 +117,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   for (int i = 0; i < count; ++i) {
     const auto k = static_cast<std::size_t>(i);
     if (s.originals[k] != MPI_REQUEST_NULL && succeeded(rc, st[k])) {
-      completed(call, s.originals[k], st[k]);
+      completed(call, s.originals[k], &requests[i], st[k]);
     }
   }
   return rc;
@@ -138,7 +138,7 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices
     for (int k = 0; k < *outcount; ++k) {
       const auto i = static_cast<std::size_t>(indices[k]);
       if (succeeded(rc, st[k])) {
-        completed(call, s.originals[i], st[k]);
+        completed(call, s.originals[i], &requests[indices[k]], st[k]);
       }
     }
   }
@@ -157,9 +157,9 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   call.returned();
   if (rc == MPI_SUCCESS && original != MPI_REQUEST_NULL) {
     if (*flag != 0) {
-      completed(call, original, *st);
+      completed(call, original, request, *st);
     } else {
-      tested(call, original);
+      tested(call, original, request);
     }
   }
   return rc;
@@ -180,10 +180,10 @@ int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_St
     return rc;
   }
   if (*flag != 0 && *index != MPI_UNDEFINED) {
-    completed(call, s.originals[static_cast<std::size_t>(*index)], *st);
+    completed(call, s.originals[static_cast<std::size_t>(*index)], &requests[*index], *st);
   } else if (*flag == 0) {
     for (int i = 0; i < count; ++i) {
-      tested(call, s.originals[static_cast<std::size_t>(i)]);
+      tested(call, s.originals[static_cast<std::size_t>(i)], &requests[i]);
     }
   }
   return rc;
@@ -209,10 +209,10 @@ int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuse
     }
     if (*flag != 0) {
       if (succeeded(rc, st[k])) {
-        completed(call, s.originals[k], st[k]);
+        completed(call, s.originals[k], &requests[i], st[k]);
       }
     } else {
-      tested(call, s.originals[k]);
+      tested(call, s.originals[k], &requests[i]);
     }
   }
   return rc;
@@ -241,13 +241,13 @@ int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices
     const auto i = static_cast<std::size_t>(indices[k]);
     done[i] = true;
     if (succeeded(rc, st[k])) {
-      completed(call, s.originals[i], st[k]);
+      completed(call, s.originals[i], &requests[indices[k]], st[k]);
     }
   }
   for (int i = 0; i < incount; ++i) {
     const auto k = static_cast<std::size_t>(i);
     if (!done[k] && s.originals[k] != MPI_REQUEST_NULL) {
-      tested(call, s.originals[k]);
+      tested(call, s.originals[k], &requests[i]);
     }
   }
   return rc;

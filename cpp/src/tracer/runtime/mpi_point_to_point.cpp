@@ -28,11 +28,19 @@ int blocking_send(Routine routine, const void *site, SendFn pmpi, const void *bu
   return rc;
 }
 
+void post_null(MPI_Request *request) {
+  RequestInfo info;
+  info.kind = RequestKind::Null;
+  request_posted(*request, request, info);
+}
+
 int nonblocking_send(Routine routine, const void *site, IsendFn pmpi, const void *buf, int count,
                      MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *request) {
   Call call(routine, site);
   const int rc = pmpi(buf, count, type, dest, tag, comm, request);
-  if (call && rc == MPI_SUCCESS && dest != MPI_PROC_NULL) {
+  if (call && rc == MPI_SUCCESS && dest == MPI_PROC_NULL) {
+    post_null(request);
+  } else if (call && rc == MPI_SUCCESS) {
     call.returned();
     RequestInfo info;
     info.id = next_request_id();
@@ -41,7 +49,7 @@ int nonblocking_send(Routine routine, const void *site, IsendFn pmpi, const void
     info.peer = dest;
     info.tag = tag;
     info.bytes = bytes_of(count, type);
-    request_posted(*request, info);
+    request_posted(*request, request, info);
     call.at_enter(message(RecordKind::IsendPost, dest, tag, info.comm, info.bytes, info.id));
   }
   return rc;
@@ -60,25 +68,19 @@ int persistent_init(Call &call, RequestKind kind, int rc_of_call, int count, MPI
     info.peer = peer;
     info.tag = tag;
     info.bytes = bytes_of(count, type);
-    request_posted(*request, info);
+    info.active = false;
+    request_posted(*request, request, info);
   }
   return rc_of_call;
 }
 
-void start_one(Call &call, MPI_Request request) {
+void start_one(Call &call, MPI_Request request, const MPI_Request *where) {
   RequestInfo info;
-  if (!request_find(request, info) || !info.persistent) {
+  if (!request_start(request, where, info)) {
     return;
   }
-  info.id = next_request_id();
-  request_started(request, info.id);
-  if (info.kind == RequestKind::Send) {
-    call.at_enter(
-        message(RecordKind::IsendPost, info.peer, info.tag, info.comm, info.bytes, info.id));
-  } else {
-    call.at_enter(
-        message(RecordKind::IrecvPost, info.peer, info.tag, info.comm, info.bytes, info.id));
-  }
+  const auto kind = info.kind == RequestKind::Send ? RecordKind::IsendPost : RecordKind::IrecvPost;
+  call.at_enter(message(kind, info.peer, info.tag, info.comm, info.bytes, info.id));
 }
 
 } // namespace
@@ -208,7 +210,9 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
               MPI_Request *request) {
   Call call(Routine::MPI_Irecv, PARJAVA_CALL_SITE());
   const int rc = PMPI_Irecv(buf, count, type, source, tag, comm, request);
-  if (call && rc == MPI_SUCCESS && source != MPI_PROC_NULL) {
+  if (call && rc == MPI_SUCCESS && source == MPI_PROC_NULL) {
+    post_null(request);
+  } else if (call && rc == MPI_SUCCESS) {
     call.returned();
     RequestInfo info;
     info.id = next_request_id();
@@ -217,7 +221,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
     info.peer = source == MPI_ANY_SOURCE ? -1 : source;
     info.tag = tag;
     info.bytes = bytes_of(count, type);
-    request_posted(*request, info);
+    request_posted(*request, request, info);
     call.at_enter(message(RecordKind::IrecvPost, info.peer, tag, info.comm, info.bytes, info.id));
   }
   return rc;
@@ -265,7 +269,7 @@ int MPI_Start(MPI_Request *request) {
   const int rc = PMPI_Start(request);
   if (call && rc == MPI_SUCCESS) {
     call.returned();
-    start_one(call, original);
+    start_one(call, original, request);
   }
   return rc;
 }
@@ -276,7 +280,7 @@ int MPI_Startall(int count, MPI_Request requests[]) {
   if (call && rc == MPI_SUCCESS) {
     call.returned();
     for (int i = 0; i < count; ++i) {
-      start_one(call, requests[i]);
+      start_one(call, requests[i], &requests[i]);
     }
   }
   return rc;
@@ -285,7 +289,7 @@ int MPI_Startall(int count, MPI_Request requests[]) {
 int MPI_Request_free(MPI_Request *request) {
   Call call(Routine::MPI_Request_free, PARJAVA_CALL_SITE());
   if (request != nullptr) {
-    request_forget(*request);
+    request_forget(*request, request);
   }
   return PMPI_Request_free(request);
 }
@@ -293,7 +297,7 @@ int MPI_Request_free(MPI_Request *request) {
 int MPI_Cancel(MPI_Request *request) {
   Call call(Routine::MPI_Cancel, PARJAVA_CALL_SITE());
   if (request != nullptr) {
-    request_cancel(*request);
+    request_cancel(*request, request);
   }
   return PMPI_Cancel(request);
 }

@@ -1,6 +1,13 @@
-// Non-blocking requests the process has posted, by MPI_Request handle, so Wait*/Test* can
-// write the completion events (MpiIsendComplete, MpiIrecv with the actual source) with the
-// request id of the post. Persistent requests stay known until MPI_Request_free.
+// Non-blocking requests the process has posted, so Wait*/Test* can write the completion events
+// (MpiIsendComplete, MpiIrecv with the actual source) with the request id of the post.
+// Persistent requests stay known until MPI_Request_free.
+//
+// A request is identified by its handle *and* the address of the program's MPI_Request
+// variable it was returned in: MPI implementations hand out one shared handle for requests that
+// completed at once (Open MPI returns &ompi_request_empty for eagerly sent MPI_Isend and for
+// MPI_PROC_NULL), so the handle alone is ambiguous, while programs wait on the variable they
+// posted into. When the addresses differ (the program copied the handle), the oldest request
+// with that handle is taken.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +15,9 @@
 
 namespace parjava::tracer::runtime {
 
-enum class RequestKind : std::uint8_t { Send, Recv };
+// Null: a post to or from MPI_PROC_NULL. It is recorded (without events) so that the
+// completion of its request, which may share its handle with real ones, consumes it.
+enum class RequestKind : std::uint8_t { Send, Recv, Null };
 
 struct RequestInfo {
   std::uint64_t id = 0; // request id of the current post (fresh for every MPI_Start)
@@ -18,20 +27,25 @@ struct RequestInfo {
   std::int32_t tag = 0;
   RequestKind kind = RequestKind::Send;
   bool persistent = false;
-  bool active = false; // persistent: started and not yet completed
+  bool active = true; // persistent: started and not yet completed
   bool cancel_requested = false;
 };
 
 std::uint64_t next_request_id();
 
-void request_posted(MPI_Request handle, const RequestInfo &info);
-// Copy of the request's info; false if the handle is unknown (e.g. a non-blocking collective).
-bool request_find(MPI_Request handle, RequestInfo &out);
-// Update a persistent request after MPI_Start (new id, active).
-void request_started(MPI_Request handle, std::uint64_t id);
-// The request completed: a non-persistent one is forgotten, a persistent one becomes inactive.
-void request_completed(MPI_Request handle);
-void request_cancel(MPI_Request handle);
-void request_forget(MPI_Request handle);
+// `where` is the program's MPI_Request variable the handle was returned in (or is now in).
+void request_posted(MPI_Request handle, const MPI_Request *where, const RequestInfo &info);
+// The request's info without changing it; false if unknown (e.g. a non-blocking collective).
+bool request_find(MPI_Request handle, const MPI_Request *where, RequestInfo &out);
+// The request completed: its info as posted (false if unknown or an inactive persistent
+// request). A non-persistent request is forgotten, a persistent one becomes inactive.
+bool request_complete(MPI_Request handle, const MPI_Request *where, RequestInfo &out);
+// A persistent request was started: new id, active. False if unknown.
+bool request_start(MPI_Request handle, const MPI_Request *where, RequestInfo &out);
+void request_cancel(MPI_Request handle, const MPI_Request *where);
+void request_forget(MPI_Request handle, const MPI_Request *where);
+
+// Requests currently known (for tests and diagnostics).
+std::size_t request_count();
 
 } // namespace parjava::tracer::runtime
