@@ -53,8 +53,9 @@ LAUNCHERS = ("mpirun", "mpiexec", "orterun", "oshrun", "shmemrun", "mpiexec.hydr
 
 _STDERR_TAIL_LINES = 20
 # Open MPI gives killed ranks this long (s) between SIGTERM and SIGKILL, so that the tracer's
-# handlers can write out their buffers even on a loaded machine (Open MPI's default: 1 s).
-_SIGKILL_GRACE_S = "5"
+# handlers can write out their buffers even on a loaded machine (Open MPI waits this long
+# after terminating a failed job in any case; its default is 1 s).
+_SIGKILL_GRACE_S = "2"
 
 Command = Union[str, Sequence[str]]
 

@@ -470,7 +470,9 @@ void Assembler::write_thread(ProcessContext &process, std::uint32_t thread,
          " byte(s) of a record cut short at the end (the process was killed while writing)");
   }
   if (thread == 0 && !f.end.reason.empty()) {
-    check(OTF2_EvtWriter_ProgramEnd(s.writer, nullptr, time(process, s, f.end.time), f.end.status),
+    // A fatal signal N ends with 128 + N, as shells report it (docs/otf2-conventions.md).
+    const std::int64_t status = f.end.reason == "signal" ? 128 + f.end.status : f.end.status;
+    check(OTF2_EvtWriter_ProgramEnd(s.writer, nullptr, time(process, s, f.end.time), status),
           "OTF2_EvtWriter_ProgramEnd");
   }
   if (s.reordered > 0) {
