@@ -109,7 +109,8 @@ def test_killing_the_traced_run_still_leaves_a_trace(
     assert "partial trace" in err
     archive = read(tmp_path / "traces.otf2")
     assert archive.stderr == ""
+    logs = {p.name: p.read_text() for p in (tmp_path / "fragments").glob("p*.defs")}
     for rank in range(4):
         assert len(archive.enters("MPI_Send", rank)) >= 4
         # The ranks were terminated by mpirun with SIGTERM while inside the ring.
-        assert _program_end(archive, rank) == 128 + signal.SIGTERM
+        assert _program_end(archive, rank) == 128 + signal.SIGTERM, (rank, logs, err)

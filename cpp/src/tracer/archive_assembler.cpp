@@ -92,7 +92,8 @@ std::string hex(std::uint64_t v) {
 
 struct ProcessContext {
   const ProcessFragment *fragment = nullptr;
-  ClockCorrection clock;
+  TickConverter ticks;   // timer ticks -> the process's CLOCK_MONOTONIC ns
+  ClockCorrection clock; // -> rank 0's clock
   MemoryMap memory;
   std::vector<std::uint32_t> comms; // local id -> global id
   std::unordered_map<std::uint64_t, std::uint32_t> callsites;
@@ -181,6 +182,12 @@ void Assembler::prepare(const std::vector<ProcessFragment> &fragments) {
   for (const auto &[rank, f] : by_rank) {
     ProcessContext p;
     p.fragment = f;
+    p.ticks = TickConverter::for_process(*f);
+    if (!p.ticks.usable()) {
+      warn("rank " + std::to_string(rank) +
+           " timed events with the TSC but logged fewer than two tick anchors: its times are "
+           "not converted to ns");
+    }
     p.clock = ClockCorrection::for_process(*f);
     p.memory = MemoryMap::parse(f->memory_map);
     p.comms = definitions_.add_communicators(*f);
@@ -215,7 +222,7 @@ void Assembler::prepare(const std::vector<ProcessFragment> &fragments) {
 
 std::uint64_t Assembler::time(const ProcessContext &process, LocationState &s,
                               std::uint64_t local) {
-  const auto corrected = process.clock.to_reference(local);
+  const auto corrected = process.clock.to_reference(process.ticks.to_ns(local));
   auto t = corrected < 0 ? std::uint64_t{0} : static_cast<std::uint64_t>(corrected);
   if (t < s.last) {
     ++s.reordered;

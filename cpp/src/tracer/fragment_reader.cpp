@@ -104,6 +104,18 @@ void parse_line(ProcessFragment &p, std::string_view line, std::size_t line_numb
     ok = f.number(1, p.begin_time);
   } else if (kind == "realtime") {
     ok = f.number(1, p.realtime_local) && f.number(2, p.realtime_ns);
+  } else if (kind == "timer") {
+    ok = f.size() == 2 && (f[1] == "tsc" || f[1] == "monotonic");
+    if (ok) {
+      p.timer = std::string(f[1]);
+    }
+  } else if (kind == "ticks") {
+    std::uint64_t tick = 0;
+    std::uint64_t ns = 0;
+    ok = f.number(1, tick) && f.number(2, ns);
+    if (ok) {
+      p.tick_anchors.emplace_back(tick, ns);
+    }
   } else if (kind == "groups") {
     p.groups = f.rest_from(1);
   } else if (kind == "arg") {

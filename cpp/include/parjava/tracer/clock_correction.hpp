@@ -5,10 +5,30 @@
 
 #include <cstdint>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "parjava/tracer/fragment_reader.hpp"
 
 namespace parjava::tracer {
+
+// A process's timer ticks as its CLOCK_MONOTONIC ns: the identity for the monotonic timer; for
+// the TSC, piecewise linear through the (tick, ns) anchors the process logged, extended beyond
+// them with the first and last segments.
+class TickConverter {
+public:
+  TickConverter() = default; // the identity
+  explicit TickConverter(std::vector<std::pair<std::uint64_t, std::uint64_t>> anchors);
+  // Throws nothing: a process without two usable anchors keeps the identity (see usable()).
+  static TickConverter for_process(const ProcessFragment &process);
+
+  [[nodiscard]] std::uint64_t to_ns(std::uint64_t ticks) const;
+  [[nodiscard]] bool usable() const { return identity_ || anchors_.size() >= 2; }
+
+private:
+  bool identity_ = true;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> anchors_; // sorted by tick
+};
 
 enum class ClockMode : std::uint8_t { None, Offset, Linear };
 

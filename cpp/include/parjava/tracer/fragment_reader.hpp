@@ -16,7 +16,7 @@
 namespace parjava::tracer {
 
 struct ClockSample {
-  std::uint64_t local = 0; // this process's clock at the measurement
+  std::uint64_t local = 0; // this process's CLOCK_MONOTONIC (ns) at the measurement
   std::int64_t offset = 0; // local - rank 0
   std::uint64_t round_trip = 0;
 };
@@ -46,8 +46,11 @@ struct ProcessFragment {
   std::string host;
   std::int32_t rank = -1; // MPI world rank or OpenSHMEM PE; -1 if never initialised
   std::int32_t size = 0;
-  std::string paradigm; // "mpi" or "shmem"
-  std::uint64_t begin_time = 0;
+  std::string paradigm;            // "mpi" or "shmem"
+  std::uint64_t begin_time = 0;    // library load, in timer ticks like every event time
+  std::string timer = "monotonic"; // "tsc" or "monotonic"
+  // (tick, CLOCK_MONOTONIC ns) pairs that map ticks to ns, in the order logged
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> tick_anchors;
   std::uint64_t realtime_local = 0; // a (local clock, realtime ns) pair
   std::uint64_t realtime_ns = 0;
   std::string groups;

@@ -18,13 +18,14 @@
 #define PARJAVA_TRACER_MPI_ROUTINES(X)                                                             \
   X(MPI_Init)                                                                                      \
   X(MPI_Init_thread)                                                                               \
-  X(MPI_Finalize) X(MPI_Abort) X(MPI_Pcontrol) X(MPI_Comm_split) X(MPI_Comm_dup)                   \
-      X(MPI_Comm_create) X(MPI_Cart_create) X(MPI_Comm_free) X(MPI_Send) X(MPI_Bsend) X(MPI_Ssend) \
-          X(MPI_Rsend) X(MPI_Recv) X(MPI_Sendrecv) X(MPI_Sendrecv_replace) X(MPI_Probe)            \
-              X(MPI_Isend) X(MPI_Ibsend) X(MPI_Issend) X(MPI_Irsend) X(MPI_Irecv) X(MPI_Iprobe)    \
-                  X(MPI_Wait) X(MPI_Waitany) X(MPI_Waitall) X(MPI_Waitsome) X(MPI_Test)            \
-                      X(MPI_Testany) X(MPI_Testall) X(MPI_Testsome) X(MPI_Request_free)            \
-                          X(MPI_Cancel) X(MPI_Test_cancelled) X(MPI_Send_init) X(MPI_Bsend_init)   \
+  X(MPI_Finalize)                                                                                  \
+  X(MPI_Abort) X(MPI_Pcontrol) X(MPI_Comm_split) X(MPI_Comm_dup) X(MPI_Comm_create)                \
+      X(MPI_Cart_create) X(MPI_Comm_free) X(MPI_Send) X(MPI_Bsend) X(MPI_Ssend) X(MPI_Rsend)       \
+          X(MPI_Recv) X(MPI_Sendrecv) X(MPI_Sendrecv_replace) X(MPI_Probe) X(MPI_Isend)            \
+              X(MPI_Ibsend) X(MPI_Issend) X(MPI_Irsend) X(MPI_Irecv) X(MPI_Iprobe) X(MPI_Wait)     \
+                  X(MPI_Waitany) X(MPI_Waitall) X(MPI_Waitsome) X(MPI_Test) X(MPI_Testany)         \
+                      X(MPI_Testall) X(MPI_Testsome) X(MPI_Request_free) X(MPI_Cancel)             \
+                          X(MPI_Test_cancelled) X(MPI_Send_init) X(MPI_Bsend_init)                 \
                               X(MPI_Ssend_init) X(MPI_Rsend_init) X(MPI_Recv_init) X(MPI_Start)    \
                                   X(MPI_Startall) X(MPI_Buffer_attach) X(MPI_Buffer_detach)        \
                                       X(MPI_Barrier) X(MPI_Bcast) X(MPI_Gather) X(MPI_Gatherv)     \
@@ -39,16 +40,17 @@
 #define PARJAVA_TRACER_SHMEM_ARITH_TYPES(X, ...)                                                   \
   X(short, short, __VA_ARGS__)                                                                     \
   X(int, int, __VA_ARGS__)                                                                         \
-  X(long, long, __VA_ARGS__) X(longlong, long long, __VA_ARGS__) X(float, float, __VA_ARGS__)      \
-      X(double, double, __VA_ARGS__)
+  X(long, long, __VA_ARGS__)                                                                       \
+  X(longlong, long long, __VA_ARGS__) X(float, float, __VA_ARGS__) X(double, double, __VA_ARGS__)
 #define PARJAVA_TRACER_SHMEM_BITWISE_TYPES(X, ...)                                                 \
   X(short, short, __VA_ARGS__)                                                                     \
   X(int, int, __VA_ARGS__) X(long, long, __VA_ARGS__) X(longlong, long long, __VA_ARGS__)
 #define PARJAVA_TRACER_SHMEM_RMA_TYPES(X, ...)                                                     \
   X(char, char, __VA_ARGS__)                                                                       \
   X(short, short, __VA_ARGS__)                                                                     \
-  X(int, int, __VA_ARGS__) X(long, long, __VA_ARGS__) X(longlong, long long, __VA_ARGS__)          \
-      X(float, float, __VA_ARGS__) X(double, double, __VA_ARGS__)
+  X(int, int, __VA_ARGS__)                                                                         \
+  X(long, long, __VA_ARGS__) X(longlong, long long, __VA_ARGS__) X(float, float, __VA_ARGS__)      \
+      X(double, double, __VA_ARGS__)
 
 #define PARJAVA_TRACER_REDUCTION_NAME(tname, ctype, op) X_ROUTINE(shmem_##tname##_##op##_to_all)
 #define PARJAVA_TRACER_PUT_NAME(tname, ctype, unused) X_ROUTINE(shmem_##tname##_put)
@@ -60,11 +62,12 @@
 #define PARJAVA_TRACER_SHMEM_ROUTINES                                                              \
   X_ROUTINE(shmem_init)                                                                            \
   X_ROUTINE(start_pes)                                                                             \
-  X_ROUTINE(shmem_finalize) X_ROUTINE(shmem_barrier_all) X_ROUTINE(shmem_barrier) X_ROUTINE(       \
-      shmem_set_lock) X_ROUTINE(shmem_test_lock) X_ROUTINE(shmem_clear_lock)                       \
-      X_ROUTINE(shmem_broadcast32) X_ROUTINE(shmem_broadcast64) X_ROUTINE(                         \
-          shmem_collect32) X_ROUTINE(shmem_collect64) X_ROUTINE(shmem_fcollect32)                  \
-          X_ROUTINE(shmem_fcollect64) X_ROUTINE(shmem_alltoall32) X_ROUTINE(                       \
+  X_ROUTINE(shmem_finalize)                                                                        \
+  X_ROUTINE(shmem_barrier_all) X_ROUTINE(shmem_barrier) X_ROUTINE(shmem_set_lock) X_ROUTINE(       \
+      shmem_test_lock) X_ROUTINE(shmem_clear_lock) X_ROUTINE(shmem_broadcast32)                    \
+      X_ROUTINE(shmem_broadcast64) X_ROUTINE(shmem_collect32) X_ROUTINE(                           \
+          shmem_collect64) X_ROUTINE(shmem_fcollect32) X_ROUTINE(shmem_fcollect64)                 \
+          X_ROUTINE(shmem_alltoall32) X_ROUTINE(                                                   \
               shmem_alltoall64) PARJAVA_TRACER_SHMEM_ARITH_TYPES(PARJAVA_TRACER_REDUCTION_NAME,    \
                                                                  sum)                              \
               PARJAVA_TRACER_SHMEM_ARITH_TYPES(                                                    \

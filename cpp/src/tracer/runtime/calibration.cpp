@@ -18,17 +18,17 @@ constexpr int kCallsPerBatch = 2000;
 __attribute__((noinline)) void bare_call(volatile int *x) { *x = *x + 1; }
 
 std::uint64_t time_bare(volatile int *x) {
-  const auto t0 = now_ns();
+  const auto t0 = monotonic_ns();
   for (int i = 0; i < kCallsPerBatch; ++i) {
     bare_call(x);
   }
-  return now_ns() - t0;
+  return monotonic_ns() - t0;
 }
 
 volatile bool group_seen = false;
 
 std::uint64_t time_traced(volatile int *x, ThreadState &scratch) {
-  const auto t0 = now_ns();
+  const auto t0 = monotonic_ns();
   for (int i = 0; i < kCallsPerBatch; ++i) {
     // What enter_call() does (group check, thread state, nesting check), recording into the
     // scratch buffer instead of the trace whatever the groups say.
@@ -40,7 +40,7 @@ std::uint64_t time_traced(volatile int *x, ThreadState &scratch) {
     bare_call(x);
     call.returned();
   }
-  return now_ns() - t0;
+  return monotonic_ns() - t0;
 }
 
 } // namespace

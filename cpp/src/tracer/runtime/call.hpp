@@ -20,7 +20,7 @@ public:
     }
     routine_ = static_cast<std::uint16_t>(routine);
     site_ = reinterpret_cast<std::uintptr_t>(site);
-    enter_ = now_ns();
+    enter_ = now_ticks();
     ts_->in_flight.enter.store(enter_, std::memory_order_relaxed);
     ts_->in_flight.site.store(site_, std::memory_order_relaxed);
     ts_->in_flight.routine.store(routine_, std::memory_order_release);
@@ -36,7 +36,7 @@ public:
   // Call right after the runtime call returns.
   void returned() {
     if (ts_ != nullptr && leave_ == 0) {
-      leave_ = now_ns();
+      leave_ = now_ticks();
     }
   }
   [[nodiscard]] std::uint64_t leave_time() const { return leave_; }
@@ -68,11 +68,8 @@ public:
     r.flags = flags_;
     ts_->buffer.push(r);
     ts_->in_flight.routine.store(0, std::memory_order_release);
-    if (leave_ >= ts_->flush_due && g_flush_interval_ns != 0) {
-      if (ts_->flush_due != 0) {
-        ts_->buffer.flush();
-      }
-      ts_->flush_due = leave_ + g_flush_interval_ns;
+    if (leave_ >= ts_->flush_due && g_flush_interval_ticks != 0) {
+      periodic_flush(*ts_, leave_);
     }
     ts_->depth = 0;
     ts_ = nullptr;

@@ -39,11 +39,11 @@ void synchronize_clocks(MPI_Comm comm, const char *phase) {
       // result = {remote time at the best exchange, offset, round trip}
       std::int64_t result[3] = {0, 0, 0};
       for (int k = 0; k < kRoundTrips; ++k) {
-        const std::uint64_t t1 = now_ns();
+        const std::uint64_t t1 = monotonic_ns();
         PMPI_Send(&t1, 1, MPI_UINT64_T, peer, 0, comm);
         std::uint64_t remote = 0;
         PMPI_Recv(&remote, 1, MPI_UINT64_T, peer, 0, comm, MPI_STATUS_IGNORE);
-        const std::uint64_t t2 = now_ns();
+        const std::uint64_t t2 = monotonic_ns();
         if (t2 - t1 < best_rtt) {
           best_rtt = t2 - t1;
           const auto midpoint = t1 + (t2 - t1) / 2;
@@ -54,13 +54,13 @@ void synchronize_clocks(MPI_Comm comm, const char *phase) {
       }
       PMPI_Send(result, 3, MPI_INT64_T, peer, 1, comm);
     }
-    log_clock(phase, now_ns(), 0, 0);
+    log_clock(phase, monotonic_ns(), 0, 0);
     return;
   }
   for (int k = 0; k < kRoundTrips; ++k) {
     std::uint64_t t1 = 0;
     PMPI_Recv(&t1, 1, MPI_UINT64_T, 0, 0, comm, MPI_STATUS_IGNORE);
-    const std::uint64_t here = now_ns();
+    const std::uint64_t here = monotonic_ns();
     PMPI_Send(&here, 1, MPI_UINT64_T, 0, 0, comm);
   }
   std::int64_t result[3] = {0, 0, 0};

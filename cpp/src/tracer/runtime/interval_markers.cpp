@@ -93,7 +93,7 @@ void marker(RecordKind kind, int id, const char *name, const char *file, int lin
   if (ts == nullptr || ts->depth != 0) {
     return;
   }
-  const auto time = now_ns();
+  const auto time = now_ticks();
   if (kind == RecordKind::IntervalBegin) {
     name_interval(id, name);
   }

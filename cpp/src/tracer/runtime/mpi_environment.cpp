@@ -27,6 +27,7 @@ void after_init(Routine routine, std::uint64_t enter, std::uint64_t leave, const
   PMPI_Comm_dup(MPI_COMM_WORLD, &g_sync_comm);
   synchronize_clocks(g_sync_comm, "init");
   calibrate_overhead();
+  write_tick_anchor();
   write_memory_map();
   // After the MPI runtime installed its own handlers, which ours chain to.
   install_signal_handlers();
@@ -52,9 +53,9 @@ extern "C" {
 
 int MPI_Init(int *argc, char ***argv) {
   const void *site = PARJAVA_CALL_SITE();
-  const auto enter = now_ns();
+  const auto enter = now_ticks();
   const int rc = PMPI_Init(argc, argv);
-  const auto leave = now_ns();
+  const auto leave = now_ticks();
   if (rc == MPI_SUCCESS) {
     after_init(Routine::MPI_Init, enter, leave, site);
   }
@@ -63,9 +64,9 @@ int MPI_Init(int *argc, char ***argv) {
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   const void *site = PARJAVA_CALL_SITE();
-  const auto enter = now_ns();
+  const auto enter = now_ticks();
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
-  const auto leave = now_ns();
+  const auto leave = now_ticks();
   if (rc == MPI_SUCCESS) {
     after_init(Routine::MPI_Init_thread, enter, leave, site);
   }
@@ -75,7 +76,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
 int MPI_Finalize() {
   Call call(Routine::MPI_Finalize, PARJAVA_CALL_SITE());
   LineWriter w;
-  w.text("finalize ").number(now_ns()).end();
+  w.text("finalize ").number(now_ticks()).end();
   defs_line(w);
   if (g_sync_comm != MPI_COMM_NULL) {
     synchronize_clocks(g_sync_comm, "final");
@@ -103,12 +104,12 @@ int MPI_Pcontrol(const int level, ...) {
       Call call(Routine::MPI_Pcontrol, site);
       PMPI_Pcontrol(level);
       call.returned();
-      off_time = call.active() ? call.leave_time() : now_ns();
+      off_time = call.active() ? call.leave_time() : now_ticks();
     }
     set_recording(false, off_time);
     return MPI_SUCCESS;
   }
-  set_recording(true, now_ns());
+  set_recording(true, now_ticks());
   Call call(Routine::MPI_Pcontrol, site);
   PMPI_Pcontrol(level);
   return MPI_SUCCESS;

@@ -22,7 +22,7 @@ namespace parjava::tracer::runtime {
 
 std::atomic<bool> g_routine_on[kRoutineCount];
 std::atomic<bool> g_markers_on{false};
-std::uint64_t g_flush_interval_ns = 1'000'000'000;
+std::uint64_t g_flush_interval_ticks = 0;
 
 namespace {
 
@@ -38,8 +38,11 @@ struct Config {
 };
 
 Config g_config;
-char g_prefix[4096]; // "<dir>/p<pid>", the start of every fragment file name
-std::uint64_t g_start_ns = 0;
+char g_prefix[4096];             // "<dir>/p<pid>", the start of every fragment file name
+std::uint64_t g_start_ticks = 0; // library load, in timer ticks
+std::uint64_t g_start_mono = 0;  // the same instant in CLOCK_MONOTONIC ns
+const char *g_timer_name = "monotonic";
+long g_flush_ms = 1000;
 std::atomic<int> g_defs_fd{-1};
 std::mutex g_files_mutex; // creating files and registering threads (never on the hot path)
 bool g_files_failed = false;
@@ -120,8 +123,7 @@ void read_config() {
     }
   }
   if (const char *v = std::getenv("PARJAVA_TRACE_FLUSH_MS"); v != nullptr && *v != '\0') {
-    const long ms = std::strtol(v, nullptr, 10);
-    g_flush_interval_ns = ms > 0 ? static_cast<std::uint64_t>(ms) * 1'000'000ULL : 0;
+    g_flush_ms = std::strtol(v, nullptr, 10);
   }
   parse_groups(g_config.groups.c_str());
 }
@@ -173,7 +175,7 @@ void write_header_lines(int fd) {
   write_all(fd, w.data(), w.size());
   timespec real{};
   clock_gettime(CLOCK_REALTIME, &real);
-  const auto mono = now_ns();
+  const auto mono = monotonic_ns();
   w.clear();
   w.text("realtime ")
       .number(mono)
@@ -183,7 +185,13 @@ void write_header_lines(int fd) {
       .end();
   write_all(fd, w.data(), w.size());
   w.clear();
-  w.text("begin ").number(g_start_ns).end();
+  w.text("timer ").text(g_timer_name).end();
+  write_all(fd, w.data(), w.size());
+  w.clear();
+  w.text("ticks ").number(g_start_ticks).space().number(g_start_mono).end();
+  write_all(fd, w.data(), w.size());
+  w.clear();
+  w.text("begin ").number(g_start_ticks).end();
   write_all(fd, w.data(), w.size());
   w.clear();
   w.text("groups ").escaped(g_config.groups).end();
@@ -451,16 +459,26 @@ void checkpoint() {
   }
   flush_all_threads(false);
   write_memory_map();
+  write_tick_anchor();
+}
+
+void periodic_flush(ThreadState &ts, std::uint64_t now) {
+  if (ts.flush_due != 0) {
+    ts.buffer.flush();
+    write_tick_anchor();
+  }
+  ts.flush_due = now + g_flush_interval_ticks;
 }
 
 void end_process(const char *reason, std::int64_t status) {
   if (g_ended.exchange(true)) {
     return;
   }
-  const auto time = now_ns();
+  const auto time = now_ticks();
   set_all_routines(false);
   flush_all_threads(true);
   write_memory_map();
+  write_tick_anchor();
   LineWriter w;
   w.text("end ").text(reason).space().number(status).space().number(time).end();
   defs_line_from_signal(w);
@@ -486,8 +504,14 @@ namespace {
 // nothing behind. A static object rather than __attribute__((constructor)): dynamic
 // initialisation follows definition order within this file, so g_config is ready.
 void load() {
-  g_start_ns = now_ns();
   read_config();
+  g_timer_name = choose_timer();
+  g_start_mono = monotonic_ns();
+  g_start_ticks = now_ticks();
+  g_flush_interval_ticks = g_flush_ms > 0
+                               ? static_cast<std::uint64_t>(static_cast<double>(g_flush_ms) * 1e6 *
+                                                            ticks_per_ns_estimate())
+                               : 0;
   make_prefix();
   pthread_key_create(&g_thread_key, on_thread_exit);
   if (g_config.disabled) {

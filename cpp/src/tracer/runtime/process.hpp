@@ -10,15 +10,9 @@
 #include "line_writer.hpp"
 #include "parjava/tracer/event_buffer.hpp"
 #include "parjava/tracer/routines.hpp"
+#include "timer.hpp"
 
 namespace parjava::tracer::runtime {
-
-inline std::uint64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
-         static_cast<std::uint64_t>(ts.tv_nsec);
-}
 
 // The call a thread is inside, so a fatal signal can still record its Enter.
 struct InFlightCall {
@@ -32,13 +26,15 @@ struct ThreadState {
   InFlightCall in_flight;
   std::uint32_t index = 0;
   int depth = 0; // > 0 while inside a wrapper: calls made from there are not recorded
-  // Local time after which the next completed call writes the buffer out even if it is not
-  // full, so a process killed outright (SIGKILL) loses at most PARJAVA_TRACE_FLUSH_MS.
+  // Tick after which the next completed call writes the buffer out even if it is not full, so
+  // a process killed outright (SIGKILL) loses at most about PARJAVA_TRACE_FLUSH_MS.
   std::uint64_t flush_due = 0;
 };
 
-// PARJAVA_TRACE_FLUSH_MS in ns (0: write only when a buffer is full).
-extern std::uint64_t g_flush_interval_ns;
+// PARJAVA_TRACE_FLUSH_MS in timer ticks (0: write only when a buffer is full).
+extern std::uint64_t g_flush_interval_ticks;
+// The periodic write-out of Call::finish (also logs a tick anchor).
+void periodic_flush(ThreadState &ts, std::uint64_t now);
 
 // Which routines are recorded right now: configured groups, and nothing while paused by
 // MPI_Pcontrol(0) or after the process ended. Read on every wrapped call.

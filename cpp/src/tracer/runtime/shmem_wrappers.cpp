@@ -57,6 +57,7 @@ void after_init(Routine routine, std::uint64_t enter, std::uint64_t leave, const
     register_world_without_mpi(pe, npes);
   }
   calibrate_overhead();
+  write_tick_anchor();
   write_memory_map();
   install_signal_handlers();
   record_call(routine, enter, leave, site);
@@ -161,22 +162,22 @@ extern "C" {
 
 void shmem_init() {
   const void *site = PARJAVA_CALL_SITE();
-  const auto enter = now_ns();
+  const auto enter = now_ticks();
   pshmem_init();
-  after_init(Routine::shmem_init, enter, now_ns(), site);
+  after_init(Routine::shmem_init, enter, now_ticks(), site);
 }
 
 void start_pes(int npes) {
   const void *site = PARJAVA_CALL_SITE();
-  const auto enter = now_ns();
+  const auto enter = now_ticks();
   pstart_pes(npes);
-  after_init(Routine::start_pes, enter, now_ns(), site);
+  after_init(Routine::start_pes, enter, now_ticks(), site);
 }
 
 void shmem_finalize() {
   Call call(Routine::shmem_finalize, PARJAVA_CALL_SITE());
   LineWriter w;
-  w.text("finalize ").number(now_ns()).end();
+  w.text("finalize ").number(now_ticks()).end();
   defs_line(w);
   if (g_sync_comm != MPI_COMM_NULL) {
     synchronize_clocks(g_sync_comm, "final");
