@@ -32,6 +32,29 @@ TEST(ClockCorrection, FallsBackToOffsetThenNothing) {
   EXPECT_EQ(clock_mode_name(ClockMode::Linear), "linear");
 }
 
+TEST(TickConverter, MapsTicksToNanosecondsThroughAnchors) {
+  // A 3 GHz TSC whose rate changes slightly after the second anchor.
+  const TickConverter c({{3'000'000'000, 1'000'000'000},
+                         {9'000'000'000, 3'000'000'000},
+                         {6'000'000'000, 2'000'000'000}, // out of order: sorted
+                         {9'000'000'000, 3'000'000'000}, // duplicate: dropped
+                         {15'000'006'000, 5'000'000'000}});
+  ASSERT_TRUE(c.usable());
+  EXPECT_EQ(c.to_ns(3'000'000'000), 1'000'000'000U);
+  EXPECT_EQ(c.to_ns(4'500'000'000), 1'500'000'000U);
+  EXPECT_EQ(c.to_ns(12'000'003'000), 4'000'000'000U); // the last segment's own rate
+  EXPECT_EQ(c.to_ns(0), 0U);                          // first segment extended backwards
+  EXPECT_EQ(c.to_ns(18'000'009'000), 6'000'000'000U); // last segment extended forwards
+  EXPECT_FALSE(TickConverter({{5, 5}}).usable());
+  EXPECT_EQ(TickConverter().to_ns(123), 123U); // the monotonic timer: identity
+  ProcessFragment monotonic;
+  monotonic.tick_anchors = {{1, 2}, {3, 4}};
+  EXPECT_EQ(TickConverter::for_process(monotonic).to_ns(77), 77U);
+  ProcessFragment tsc = monotonic;
+  tsc.timer = "tsc";
+  EXPECT_EQ(TickConverter::for_process(tsc).to_ns(5), 6U);
+}
+
 TEST(Routines, EveryWrappedRoutineHasItsFunctionIdentity) {
   std::set<std::string> names;
   for (std::size_t r = 1; r < kRoutineCount; ++r) {

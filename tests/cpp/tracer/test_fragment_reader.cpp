@@ -28,7 +28,9 @@ std::string header() {
 
 TEST(FragmentReader, ReadsEveryDefinition) {
   const auto dir = fresh_dir("all");
-  std::ofstream(dir / "p42.defs") << header() << "pid 42\nhost node 7\nrealtime 100 5000\n"
+  std::ofstream(dir / "p42.defs") << header()
+                                  << "pid 42\nhost node 7\nrealtime 100 5000\ntimer tsc\n"
+                                  << "ticks 3000 1000\nticks 9000 3000\n"
                                   << "begin 90\ngroups coll,p2p-blocking\narg ./app\narg a b\n"
                                   << "rank 3 4 mpi\nrank 0 4 shmem\n"
                                   << "comm 0 -1 - world 4 0 1 2 3\n"
@@ -48,6 +50,9 @@ TEST(FragmentReader, ReadsEveryDefinition) {
   EXPECT_EQ(p.size, 4);
   EXPECT_EQ(p.paradigm, "mpi");
   EXPECT_EQ(p.groups, "coll,p2p-blocking");
+  EXPECT_EQ(p.timer, "tsc");
+  ASSERT_EQ(p.tick_anchors.size(), 2U);
+  EXPECT_EQ(p.tick_anchors[1], (std::pair<std::uint64_t, std::uint64_t>{9000, 3000}));
   EXPECT_EQ(p.arguments, (std::vector<std::string>{"./app", "a b"}));
   ASSERT_EQ(p.communicators.size(), 2U);
   EXPECT_EQ(p.communicators[1].created_by, "MPI_Comm_split");
