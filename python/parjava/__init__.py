@@ -26,6 +26,7 @@ from .errors import (  # noqa: E402
     TraceError,
     UsageError,
 )
+from .model import Model, measured  # noqa: E402
 
 # `parjava.trace` is the function that runs a program under the tracer (the module of that
 # name, if present, must be imported before this line so the function wins).
@@ -40,11 +41,13 @@ __all__ = [
     "FrontendError",
     "MachineError",
     "MissingDependencyError",
+    "Model",
     "ModelError",
     "RunError",
     "TraceError",
     "UsageError",
     "__version__",
     "include_dir",
+    "measured",
     "trace",
 ]
