@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "parjava/error.hpp"
+#include "parjava/trace/otf2.hpp"
 #include "parjava/tracer/archive_assembler.hpp"
 #include "parjava/tracer/event_buffer.hpp"
 #include "parjava/tracer/routines.hpp"
@@ -242,6 +243,56 @@ TEST_F(ArchiveAssemblerTest, TwoRanksOneMessageOneBarrierAndAKilledRank) {
   // Rank 1's times are moved 500 ns back into rank 0's clock: its Recv enters at 1300.
   ASSERT_FALSE(counts.times.at(1).empty());
   EXPECT_EQ(counts.times.at(1).front(), 1300U);
+}
+
+TEST_F(ArchiveAssemblerTest, TheTracePartReadsBackWhatTheTracerWrote) {
+  // Rank 0 posts an Isend completed in a Wait, rank 1 receives it with a blocking Recv.
+  Record isend = message(RecordKind::IsendPost, 1100, 1, 256);
+  isend.b = 7;
+  Record complete;
+  complete.kind = RecordKind::IsendComplete;
+  complete.time = 1400;
+  complete.b = 7;
+  const std::vector<Record> rank0 = {isend, call(Routine::MPI_Isend, 1100, 1150), complete,
+                                     call(Routine::MPI_Wait, 1300, 1400)};
+  const std::vector<Record> rank1 = {message(RecordKind::Recv, 1500, 0, 256),
+                                     call(Routine::MPI_Recv, 1200, 1500)};
+  write_process(root_ / "fragments", 100, 0, 0, rank0, "end exit 0 2000\n");
+  write_process(root_ / "fragments", 101, 1, -100, rank1, "end exit 0 2000\n");
+  const auto report = assemble_archive({root_ / "fragments", root_ / "out", "traces"});
+
+  const auto t = trace::open(report.archive.string());
+  EXPECT_EQ(t.process_count(), 2);
+  EXPECT_EQ(t.unmatched.total(), 0U);
+  EXPECT_EQ(t.metadata.tracer_overhead_ns, 41);
+  std::size_t send = t.size();
+  std::size_t recv = t.size();
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (t.events.kind[i] == trace::EventKind::IsendPost) {
+      send = i;
+    } else if (t.events.kind[i] == trace::EventKind::Recv) {
+      recv = i;
+    }
+  }
+  ASSERT_LT(send, t.size());
+  ASSERT_LT(recv, t.size());
+  EXPECT_EQ(t.events.match[send], static_cast<trace::EventIndex>(recv));
+  EXPECT_EQ(t.events.peer[send], 1);
+  EXPECT_EQ(t.events.peer[recv], 0);
+  EXPECT_EQ(t.events.bytes[recv], 256U);
+  EXPECT_NE(t.events.link[send], trace::kNoEvent); // its IsendComplete
+  // Rank 1's clock ran 100 ns behind: its Recv entered at 1300 in rank 0's time, 1300 - 1000
+  // after the trace's origin (rank 0's ProgramBegin at 1000).
+  const auto cs = t.events.callsite[recv];
+  ASSERT_NE(cs, trace::kNoRef);
+  EXPECT_EQ(t.callsites[cs].file, "/src/synthetic.c");
+  EXPECT_EQ(t.callsites[cs].line, 21U);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (t.events.kind[i] == trace::EventKind::Enter && t.events.location[i] == 1) {
+      EXPECT_EQ(t.events.time[i], 300);
+      break;
+    }
+  }
 }
 
 TEST_F(ArchiveAssemblerTest, RefusesMixedRunsAndEmptyDirectories) {
