@@ -29,6 +29,10 @@ from .errors import (  # noqa: E402
 from .model import Model, measured  # noqa: E402
 from .trace import Category, EventKind, Trace  # noqa: E402
 
+# `parjava.trace` is the function that runs a program under the tracer (the module of that
+# name, if present, must be imported before this line so the function wins).
+from .tracing import include_dir, trace  # noqa: E402
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -47,5 +51,7 @@ __all__ = [
     "TraceError",
     "UsageError",
     "__version__",
+    "include_dir",
     "measured",
+    "trace",
 ]
