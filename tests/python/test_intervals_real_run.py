@@ -1,6 +1,6 @@
 """A real MPI run under the tracer: two marked phases, one balanced and one 2:1 imbalanced.
 
-examples/phases.c is compiled with mpicc against parjava/interval.h and traced with
+examples/phases.c (built by `make build` against parjava/interval.h) is traced with
 parjava.trace at np 2 and 4. Load imbalance and idle time must appear in the imbalanced phase
 (ideally a quarter of its total time: the light half of the ranks waits half the time) and not
 in the balanced one.
@@ -8,17 +8,12 @@ in the balanced one.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 import parjava as pj
-
-tracing = pytest.importorskip(
-    "parjava.tracing", reason="the tracer (parjava.trace) is not in this build yet"
-)
+from parjava import tracing
 
 pytestmark = [pytest.mark.mpi, pytest.mark.slow]
 
@@ -27,22 +22,9 @@ WORK_US = 60_000
 
 
 @pytest.fixture(scope="module")
-def phases(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    mpicc = shutil.which("mpicc")
-    assert mpicc, "mpicc is needed to build examples/phases.c"
-    exe = tmp_path_factory.mktemp("phases") / "phases"
-    subprocess.run(
-        [
-            mpicc,
-            "-O2",
-            "-g",
-            f"-I{tracing.include_dir()}",
-            str(repo / "examples" / "phases.c"),
-            "-o",
-            str(exe),
-        ],
-        check=True,
-    )
+def phases(examples_bin: Path) -> Path:
+    exe = examples_bin / "phases"
+    assert exe.exists(), f"{exe} is missing: examples/CMakeLists.txt builds it"
     return exe
 
 
