@@ -87,7 +87,7 @@ trace::Trace generate(const Args &a) {
       const Timestamp base = static_cast<Timestamp>(k) * 100'000;
       Timestamp t = base;
       b.interval_begin(loc, t, step_region, 1, site);
-      const auto work = 50'000 + static_cast<Timestamp>(next() % 20'000) + 300 * r;
+      const auto work = 50'000 + static_cast<Timestamp>(next() % 20'000) + Timestamp{300} * r;
       b.enter(loc, t, compute);
       t += work;
       b.leave(loc, t, compute);
@@ -100,7 +100,7 @@ trace::Trace generate(const Args &a) {
       const int peers[2] = {right, left};
       for (int j = 0; j < 2; ++j) {
         b.enter(loc, t, isend);
-        b.isend(loc, t + 100, peers[j], j, world, 4096, static_cast<std::uint64_t>(2 + j));
+        b.isend(loc, t + 100, peers[j], j, world, 4096, 2U + static_cast<std::uint64_t>(j));
         t += 500;
         b.leave(loc, t, isend);
       }

@@ -188,7 +188,7 @@ void register_intervals(py::module_ &m) {
                          std::size_t i) { return summary_dict(node_at(t, i).summary); })
       .def(
           "report",
-          [](const pa::IntervalTree &t, int max_level, bool per_process, py::object node) {
+          [](const pa::IntervalTree &t, int max_level, bool per_process, const py::object &node) {
             pa::ReportOptions options;
             options.max_level = max_level;
             options.per_process = per_process;
@@ -203,6 +203,7 @@ void register_intervals(py::module_ &m) {
       .def("process_labels",
            [](const pa::IntervalTree &t) {
              std::vector<std::string> labels;
+             labels.reserve(t.processes.size());
              for (const auto &p : t.processes) {
                labels.push_back(pa::process_label(p));
              }
@@ -211,6 +212,10 @@ void register_intervals(py::module_ &m) {
       .def("executions", [](const pa::IntervalTree &t) {
         std::vector<std::uint32_t> node, process;
         std::vector<std::int64_t> begin, end;
+        node.reserve(t.executions.size());
+        process.reserve(t.executions.size());
+        begin.reserve(t.executions.size());
+        end.reserve(t.executions.size());
         for (const auto &x : t.executions) {
           node.push_back(x.node);
           process.push_back(x.process);
@@ -227,7 +232,7 @@ void register_intervals(py::module_ &m) {
 
   m.def(
       "analyze_intervals",
-      [](const pt::Trace &trace, const pa::IntervalOptions &options, py::object progress) {
+      [](const pt::Trace &trace, const pa::IntervalOptions &options, const py::object &progress) {
         pa::IntervalProgress report;
         if (!progress.is_none()) {
           report = [progress](std::size_t done, std::size_t total) {

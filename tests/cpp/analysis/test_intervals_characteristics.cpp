@@ -262,7 +262,7 @@ TEST(IntervalCharacteristics, RepeatedExecutionsAccumulatedOrAlignedPerExecution
   for (int p = 0; p < 2; ++p) {
     prog.begin(p, 0);
     Timestamp t = 0;
-    for (int k = 0; k < 2; ++k) {
+    for (Timestamp k = 0; k < 2; ++k) {
       prog.interval_begin(p, 1000 * k, 1, "step");
       t = 1000 * k + duration[static_cast<std::size_t>(p)][static_cast<std::size_t>(k)];
       prog.interval_end(p, t, 1, "step");

@@ -77,7 +77,7 @@ TEST(IntervalTimeline, CrowdedRowsAreBinnedAndMessagesThinned) {
   for (int p = 0; p < 2; ++p) {
     prog.begin(p, 0);
   }
-  for (int k = 0; k < 1000; ++k) {
+  for (trace::Timestamp k = 0; k < 1000; ++k) {
     // 1000 exchanges; rank 0 spends 80% of the time in MPI_Send, rank 1 20% in MPI_Recv.
     prog.send(0, 1, 0, 100 * k, 100 * k + 80);
     prog.recv(1, 0, 0, 100 * k + 80, 100 * k + 100);

@@ -27,11 +27,11 @@ trace::Trace iterations() {
   for (int p = 0; p < 2; ++p) {
     prog.begin(p, 0);
     prog.call(p, "MPI_Init", 0, 10);
-    for (int k = 0; k < 3; ++k) {
+    for (Timestamp k = 0; k < 3; ++k) {
       const Timestamp t = 100 + 1000 * k;
       prog.interval_begin(p, t, 1, "step", "app.c", 30);
-      prog.interval_begin(p, t + 100 + 50 * p, 2, "exchange", "app.c", 40);
-      prog.barrier(p, t + 200 + 100 * p, t + 400);
+      prog.interval_begin(p, t + 100 + Timestamp{50} * p, 2, "exchange", "app.c", 40);
+      prog.barrier(p, t + 200 + Timestamp{100} * p, t + 400);
       prog.interval_end(p, t + 450, 2, "exchange", "app.c", 45);
       prog.interval_end(p, t + 800, 1, "step", "app.c", 50);
     }
