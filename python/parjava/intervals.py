@@ -488,7 +488,10 @@ class IntervalTree:
                     f"no interval {node}: the tree has {len(self)} (ids 0..{len(self) - 1})"
                 )
         else:
-            path = key.strip("/") if isinstance(key, str) else "/".join(key)
+            if isinstance(key, str):
+                path = key.strip("/")
+            else:  # a sequence of names: escape the separator inside each
+                path = "/".join(str(part).replace("/", "\\/") for part in key)
             if path not in self._by_path:
                 close = [p for p in self._by_path if p and path.split("/")[-1] in p]
                 hint = f"; similar: {', '.join(close[:5])}" if close else ""
