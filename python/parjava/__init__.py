@@ -29,15 +29,20 @@ from .errors import (  # noqa: E402
 
 __version__ = "0.1.0"
 
+from .machine import Machine, Network, ThreadCosts  # noqa: E402
+
 __all__ = [
     "AnalysisError",
     "DeadlockError",
     "Error",
     "FrontendError",
+    "Machine",
     "MachineError",
     "MissingDependencyError",
     "ModelError",
+    "Network",
     "RunError",
+    "ThreadCosts",
     "TraceError",
     "UsageError",
     "__version__",

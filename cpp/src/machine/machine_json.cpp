@@ -677,8 +677,8 @@ std::string machine_to_json(const Machine &machine, int indent) {
   out["intra_node"] = write_network(machine.intra_node());
   out["inter_node"] = machine.has_inter_node() ? write_network(machine.inter_node()) : json();
   out["threads"] = write_threads(machine.threads());
-  if (machine.measurement()) {
-    out["measurement"] = write_measurement(*machine.measurement());
+  if (const auto &measurement = machine.measurement(); measurement.has_value()) {
+    out["measurement"] = write_measurement(*measurement);
   }
   return out.dump(indent) + "\n";
 }

@@ -120,9 +120,10 @@ int main(int argc, char **argv) {
     if (machine) {
       try {
         parjava::machine::save_machine(*machine, arguments.output);
-        const auto &m = *machine->measurement();
-        std::printf("netbench: wrote %s (%s mode, %d ranks, %.1f s)\n", arguments.output.c_str(),
-                    m.mode.c_str(), m.ranks, m.duration_seconds);
+        if (const auto &m = machine->measurement(); m.has_value()) {
+          std::printf("netbench: wrote %s (%s mode, %d ranks, %.1f s)\n", arguments.output.c_str(),
+                      m->mode.c_str(), m->ranks, m->duration_seconds);
+        }
       } catch (const parjava::Error &error) {
         std::fprintf(stderr, "netbench: %s\n", error.what());
         status = exit_failure;
