@@ -39,10 +39,10 @@ def tool_path(name: str, kind: str = "bin") -> Path:
         if path.exists():
             return path
     raise MissingDependencyError(
-        f"{name} is not built (no {kind}/{name} in {PACKAGE_DIR}): parjava was built without "
-        "it; install "
-        "MPI (`apt-get install -y libopenmpi-dev openmpi-bin`) and rebuild with `make build` "
-        "or `pip install .`"
+            f"{name} is not built (no {kind}/{name} in {PACKAGE_DIR}): parjava was built without "
+            "it; install "
+            "MPI (`apt-get install -y libopenmpi-dev openmpi-bin`) and rebuild with `make build` "
+            "or `pip install .`"
     )
 
 
