@@ -26,6 +26,7 @@ from .errors import (  # noqa: E402
     TraceError,
     UsageError,
 )
+from .model import Model, measured  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -39,6 +40,7 @@ __all__ = [
     "Machine",
     "MachineError",
     "MissingDependencyError",
+    "Model",
     "ModelError",
     "Network",
     "RunError",
@@ -46,4 +48,5 @@ __all__ = [
     "TraceError",
     "UsageError",
     "__version__",
+    "measured",
 ]
