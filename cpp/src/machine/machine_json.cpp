@@ -414,7 +414,6 @@ json write_series(const PingPongSeries &s) {
                                 {"jump_seconds", d.jump_seconds},
                                 {"jump_relative", d.jump_relative}};
   out["eager_bisection"] = write_points(s.eager_bisection);
-  out["eager_probe_delay"] = s.eager_probe_delay;
   out["eager_probes"] = json::array();
   for (const EagerProbe &probe : s.eager_probes) {
     out["eager_probes"].push_back(json{
@@ -429,7 +428,7 @@ PingPongSeries read_series(const Reader &in, const json &value, const std::strin
   in.object(value, field);
   in.only(value, field,
           {"pair", "rank_a", "rank_b", "points", "send_overhead", "gap", "hockney", "loggp",
-           "eager_detection", "eager_bisection", "eager_probe_delay", "eager_probes", "eager_limit",
+           "eager_detection", "eager_bisection", "eager_probes", "eager_limit",
            "eager_limit_source"});
   const auto get = [&](std::string_view key) -> const json & {
     return in.require(value, field, key);
@@ -497,8 +496,6 @@ PingPongSeries read_series(const Reader &in, const json &value, const std::strin
   d.jump_relative =
       in.plain_number(dget("jump_relative"), field_path(detection_field, "jump_relative"));
   s.eager_bisection = read_points(in, get("eager_bisection"), path("eager_bisection"));
-  s.eager_probe_delay =
-      in.non_negative(get("eager_probe_delay"), path("eager_probe_delay"), Dimension::Time);
   const json &probes = in.array(get("eager_probes"), path("eager_probes"));
   for (std::size_t i = 0; i < probes.size(); ++i) {
     const std::string item = path("eager_probes") + "[" + std::to_string(i) + "]";

@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <map>
@@ -29,7 +30,6 @@ NetbenchOptions NetbenchOptions::quick() {
   options.point = {6, 100, 0.05, 0.1};
   options.target_sample_seconds = 50e-6;
   options.eager_bisection_steps = 10;
-  options.eager_probe_delay = 10e-3;
   options.threads = {3, 8, 100, 10000, 16u << 20};
   return options;
 }
@@ -40,7 +40,6 @@ NetbenchOptions NetbenchOptions::thorough() {
   options.point = {20, 5000, 0.02, 2.0};
   options.target_sample_seconds = 200e-6;
   options.eager_bisection_steps = 16;
-  options.eager_probe_delay = 50e-3;
   options.threads = {9, 32, 1000, 100000, 64u << 20};
   return options;
 }
@@ -213,6 +212,42 @@ struct PairPlan {
   bool with_sendrecv = false;
 };
 
+// A rank that loses its core for a while (another job on a shared node) makes every sample of
+// one size slow, and the confidence interval cannot tell: the samples agree. Such a size shows
+// as a spike above both neighbours, which no protocol produces, so it is measured again (up to
+// three times); a spike that survives is kept and noted.
+void remeasure_spikes(PairLink &link, PingPongSeries &series, const NetbenchOptions &options,
+                      std::vector<std::string> &notes) {
+  auto &points = series.points;
+  std::vector<std::size_t> spikes;
+  int remeasured = 0;
+  for (int pass = 0; pass < 3; ++pass) {
+    spikes.clear();
+    for (std::size_t i = 1; i + 1 < points.size(); ++i) {
+      const double neighbours = std::max(points[i - 1].seconds, points[i + 1].seconds);
+      if (points[i].seconds > 1.3 * neighbours) {
+        spikes.push_back(i);
+      }
+    }
+    for (std::size_t i : spikes) {
+      points[i] = link.measure(PairOperation::PingPong, points[i].bytes, options.point,
+                               options.target_sample_seconds);
+      ++remeasured;
+    }
+    if (spikes.empty()) {
+      break;
+    }
+  }
+  if (remeasured > 0) {
+    notes.push_back(
+        series.pair + ": " + std::to_string(remeasured) +
+        " measurement(s) repeated because a size was slower than both neighbours "
+        "(interference from other processes)" +
+        (spikes.empty() ? ""
+                        : "; a spike remains at " + machine::format_size(points[spikes[0]].bytes)));
+  }
+}
+
 // A table whose last segment does not rise cannot be extrapolated (Network::table). On a busy
 // node the largest sizes are the noisiest, so they are measured once more, and if the table
 // still ends flat the trailing points are left out of the network (they stay in the
@@ -249,6 +284,7 @@ PingPongSeries measure_pair(PairLink &link, const PairPlan &plan, const Netbench
     progress.step(plan.pair + " ping-pong " + machine::format_size(bytes));
   }
 
+  remeasure_spikes(link, series, options, notes);
   settle_largest_sizes(link, series, options, notes);
 
   // The curve's jump (a protocol or buffer switch), pinned by measuring sizes inside the gap.
@@ -283,18 +319,11 @@ PingPongSeries measure_pair(PairLink &link, const PairPlan &plan, const Netbench
   // receiver has not posted its receive. The jump above need not be it (Open MPI's
   // shared-memory transport changes buffers below its eager limit), and a switch can be
   // invisible in the times; the probe is fooled by neither.
-  series.eager_probe_delay = options.eager_probe_delay;
   const auto blocked = [&](std::uint64_t bytes) {
-    // A rendezvous send can never complete in the window, an eager one can miss it only when
-    // the receiver got no CPU; so one completion in up to three tries decides "eager".
-    bool waited = true;
-    for (int probe = 0; probe < 3 && waited; ++probe) {
-      const double seconds = link.probe_send(bytes, options.eager_probe_delay);
-      waited = seconds < 0.0;
-      series.eager_probes.push_back({bytes, waited ? options.eager_probe_delay : seconds, waited});
-    }
+    const double seconds = link.probe_send(bytes);
+    series.eager_probes.push_back({bytes, std::fabs(seconds), seconds < 0.0});
     progress.step(plan.pair + " eager probe " + machine::format_size(bytes));
-    return waited;
+    return seconds < 0.0;
   };
   int probes = 0;
   if (!blocked(options.max_bytes)) {

@@ -11,7 +11,8 @@ namespace {
 constexpr int command_tag = 7001;
 constexpr int ready_tag = 7002;
 constexpr int data_tag = 7003;
-constexpr int window_tag = 7004; // ends an eager probe's window
+constexpr int looked_tag = 7004; // an eager probe's initiator has looked at its send
+constexpr int seen_tag = 7005;   // an eager probe's responder has the envelope
 constexpr int gap_batch = 64;    // messages per Gap sample (osu_bw's window)
 
 struct Command {
@@ -82,22 +83,31 @@ double PairLink::run_batch(PairOperation operation, std::uint64_t bytes, int cou
     return (MPI_Wtime() - start) / count;
   }
   case PairOperation::EagerProbe: {
-    // The send may complete only inside the window, before the responder is told to post its
-    // receive; a rendezvous send cannot, whatever the load on the node.
-    const double window = count * 1e-6;
+    // Test the send until it completes or the responder reports that the message's envelope
+    // reached it and its library has processed what came in. The report travels behind
+    // everything the responder's library sent back, so an eager send is complete by the time
+    // the report is seen; a rendezvous send cannot be, as no receive is posted yet. The outcome
+    // does not depend on timing, and so not on the load of the node.
     MPI_Request request = MPI_REQUEST_NULL;
     const double start = MPI_Wtime();
     MPI_Isend(send_.data(), n, MPI_BYTE, peer_, data_tag, comm_, &request);
     int completed = 0;
-    double elapsed = 0.0;
-    while (completed == 0 && elapsed <= window) {
+    int seen = 0;
+    while (completed == 0 && seen == 0) {
       MPI_Test(&request, &completed, MPI_STATUS_IGNORE);
-      elapsed = MPI_Wtime() - start;
+      if (completed == 0) {
+        MPI_Iprobe(peer_, seen_tag, comm_, &seen, MPI_STATUS_IGNORE);
+      }
     }
-    MPI_Send(nullptr, 0, MPI_BYTE, peer_, window_tag, comm_);
+    if (completed == 0) {
+      MPI_Test(&request, &completed, MPI_STATUS_IGNORE);
+    }
+    const double elapsed = MPI_Wtime() - start;
+    MPI_Recv(nullptr, 0, MPI_BYTE, peer_, seen_tag, comm_, MPI_STATUS_IGNORE);
+    MPI_Send(nullptr, 0, MPI_BYTE, peer_, looked_tag, comm_);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
     MPI_Recv(nullptr, 0, MPI_BYTE, peer_, ready_tag, comm_, MPI_STATUS_IGNORE);
-    return completed != 0 ? elapsed : -1.0;
+    return completed != 0 ? elapsed : -elapsed;
   }
   case PairOperation::Finish:
     break;
@@ -105,10 +115,8 @@ double PairLink::run_batch(PairOperation operation, std::uint64_t bytes, int cou
   return 0.0;
 }
 
-double PairLink::probe_send(std::uint64_t bytes, double window_seconds) {
-  // The window travels in the count field, in microseconds.
-  return run_batch(PairOperation::EagerProbe, bytes,
-                   static_cast<int>(std::ceil(window_seconds * 1e6)));
+double PairLink::probe_send(std::uint64_t bytes) {
+  return run_batch(PairOperation::EagerProbe, bytes, 1);
 }
 
 machine::MeasuredPoint PairLink::measure(PairOperation operation, std::uint64_t bytes,
@@ -176,16 +184,19 @@ void PairLink::respond(PairOperation operation, std::uint64_t bytes, int count) 
     }
     return;
   case PairOperation::EagerProbe: {
-    // Stay inside MPI, so the library makes progress and can take an eager message as
-    // unexpected, without posting the matching receive until the initiator's window is over.
-    // (Sleeping instead would also stall Open MPI's shared-memory eager sends, which complete
-    // only when the receiving library hands their buffer back.)
+    // Stay inside MPI without posting the matching receive: wait until the envelope has
+    // arrived, let the library process its input once more, report, and post the receive only
+    // when the initiator has looked at its send. (Sleeping instead would also stall Open MPI's
+    // shared-memory eager sends, which complete only when the receiving library hands their
+    // buffer back.)
     MPI_Send(nullptr, 0, MPI_BYTE, peer_, ready_tag, comm_);
     int flag = 0;
     while (flag == 0) {
-      MPI_Iprobe(peer_, window_tag, comm_, &flag, MPI_STATUS_IGNORE);
+      MPI_Iprobe(peer_, data_tag, comm_, &flag, MPI_STATUS_IGNORE);
     }
-    MPI_Recv(nullptr, 0, MPI_BYTE, peer_, window_tag, comm_, MPI_STATUS_IGNORE);
+    MPI_Iprobe(peer_, looked_tag, comm_, &flag, MPI_STATUS_IGNORE);
+    MPI_Send(nullptr, 0, MPI_BYTE, peer_, seen_tag, comm_);
+    MPI_Recv(nullptr, 0, MPI_BYTE, peer_, looked_tag, comm_, MPI_STATUS_IGNORE);
     MPI_Recv(receive_.data(), n, MPI_BYTE, peer_, data_tag, comm_, MPI_STATUS_IGNORE);
     MPI_Send(nullptr, 0, MPI_BYTE, peer_, ready_tag, comm_);
     return;

@@ -20,7 +20,7 @@ enum class PairOperation : std::int64_t {
   SendOverhead = 2, // one blocking eager MPI_Send of n bytes into a pre-posted receive
   Gap = 3,          // k back-to-back 1-byte MPI_Sends into pre-posted receives
   Sendrecv = 4,     // k simultaneous MPI_Sendrecv exchanges of n bytes each way
-  EagerProbe = 5,   // one MPI_Isend of n bytes, tested before the responder may receive it
+  EagerProbe = 5,   // one MPI_Isend of n bytes, tested before the responder receives it
 };
 
 class PairLink {
@@ -33,12 +33,12 @@ public:
                                  const SamplerOptions &options, double target_sample_seconds);
   void finish();
 
-  // Whether an MPI_Isend of `bytes` completes while the responder, inside MPI all along, has
-  // not posted the matching receive: the initiator tests it for `window_seconds`, and only then
-  // lets the responder post the receive. Returns the completion time, or -1 when the send did
-  // not complete in the window (it needed the receive: rendezvous). An eager send can miss the
-  // window only if the responder got no CPU during it; a rendezvous send can never make it.
-  double probe_send(std::uint64_t bytes, double window_seconds);
+  // Whether an MPI_Isend of `bytes` completes before the responder, inside MPI all along, posts
+  // the matching receive: the responder reports once the envelope has reached it and its
+  // library has processed its input, and posts the receive only after the initiator has seen
+  // the report. Returns the seconds to completion when the send completed first (eager), or
+  // minus the seconds to the report when it did not (it needs the receive: rendezvous).
+  double probe_send(std::uint64_t bytes);
 
   // Responder side: serves commands until the initiator calls finish().
   void serve();

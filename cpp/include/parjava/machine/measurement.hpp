@@ -27,9 +27,10 @@ struct MeasuredPoint {
   bool operator==(const MeasuredPoint &) const = default;
 };
 
-// One test of the protocol for a size: an MPI_Isend tested for a window (eager_probe_delay)
-// before the receiver may post its receive. `blocked` when it did not complete in the window
-// (it waited for the receive: rendezvous); send_seconds is then the window.
+// One test of the protocol for a size: an MPI_Isend tested until it completes or the receiver,
+// which has not posted its receive, reports that the message reached it. `blocked` when the
+// send was still incomplete then (it needs the receive: rendezvous). send_seconds is the time
+// to completion, or to the report when blocked.
 struct EagerProbe {
   std::uint64_t bytes = 0;
   double send_seconds = 0.0;
@@ -50,9 +51,8 @@ struct PingPongSeries {
   // The jump of the curve (a protocol or buffer switch), and extra sizes measured around it.
   EagerLimitDetection eager_detection;
   std::vector<MeasuredPoint> eager_bisection;
-  // The eager limit proper: the largest size whose MPI_Send completes before the receiver posts
-  // its receive, found by bisection with probes whose window is eager_probe_delay.
-  double eager_probe_delay = 0.0;
+  // The eager limit proper: the largest size whose send completes before the receiver posts
+  // its receive, found by bisection with one probe per size.
   std::vector<EagerProbe> eager_probes;
   std::uint64_t eager_limit = 0;  // the value written into the network
   std::string eager_limit_source; // how it was found, in words

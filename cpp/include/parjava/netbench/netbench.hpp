@@ -24,7 +24,6 @@ struct NetbenchOptions {
   SamplerOptions point;                 // the stopping rule of every measured point
   double target_sample_seconds = 50e-6; // operations per sample chosen to take about this
   int eager_bisection_steps = 12;       // extra sizes measured to pin a jump in the curve
-  double eager_probe_delay = 10e-3;     // an eager probe's window before the receive
   ThreadBenchmarkOptions threads;
 
   // quick: at least 6 samples per point, 5 % CI target, 0.1 s per point at most (about a
