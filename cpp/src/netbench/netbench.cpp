@@ -286,6 +286,18 @@ PingPongSeries measure_pair(PairLink &link, const PairPlan &plan, const Netbench
 
   remeasure_spikes(link, series, options, notes);
   settle_largest_sizes(link, series, options, notes);
+  const auto imprecise =
+      std::count_if(series.points.begin(), series.points.end(), [&](const MeasuredPoint &p) {
+        return p.seconds > 0.0 && p.ci95 / p.seconds > options.point.target_relative_ci;
+      });
+  if (imprecise > 0) {
+    notes.push_back(series.pair + ": " + std::to_string(imprecise) + " of " +
+                    std::to_string(series.points.size()) +
+                    " sizes stopped at the sample cap or time budget above the " +
+                    std::to_string(static_cast<int>(options.point.target_relative_ci * 100)) +
+                    " % CI target (a busy node?); see each point's ci95, or rerun on an idle "
+                    "node or with --thorough");
+  }
 
   // The curve's jump (a protocol or buffer switch), pinned by measuring sizes inside the gap.
   const std::vector<TablePoint> table = means(series.points);
