@@ -260,11 +260,7 @@ class Machine:
         power: Quantity = 1.0,
         description: str = "",
         sources: Sequence[str] = (),
-        _core_machine: Any = None,
     ) -> None:
-        if _core_machine is not None:
-            self._core = _core_machine
-            return
         if not isinstance(intra_node, Network):
             raise UsageError("intra_node must be a parjava.Network (e.g. Network.hockney(...))")
         if inter_node is not None and not isinstance(inter_node, Network):

@@ -61,7 +61,7 @@ def test_fitted_latency_is_positive_and_under_100_us(measured: tuple[pj.Machine,
     series = machine.measurement["ping_pong"][0]
     assert 0 < series["hockney"]["latency"] < 100e-6
     assert series["hockney"]["bandwidth"] > 10e6
-    assert series["loggp"] is not None
+    assert series["loggp"] is not None, machine.measurement["notes"]
     assert 0 <= series["loggp"]["L"] < 100e-6
     assert series["loggp"]["o"] > 0
     hockney = machine.fitted("hockney")

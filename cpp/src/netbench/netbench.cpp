@@ -296,7 +296,8 @@ PingPongSeries measure_pair(PairLink &link, const PairPlan &plan, const Netbench
                     " sizes stopped at the sample cap or time budget above the " +
                     std::to_string(static_cast<int>(options.point.target_relative_ci * 100)) +
                     " % CI target (a busy node?); see each point's ci95, or rerun on an idle "
-                    "node or with --thorough");
+                    "node" +
+                    (options.mode == "quick" ? std::string(" or with --thorough") : std::string()));
   }
 
   // The curve's jump (a protocol or buffer switch), pinned by measuring sizes inside the gap.
