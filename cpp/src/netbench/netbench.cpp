@@ -214,7 +214,7 @@ struct PairPlan {
 
 // A rank that loses its core for a while (another job on a shared node) makes every sample of
 // one size slow, and the confidence interval cannot tell: the samples agree. Such a size shows
-// as a spike above both neighbours, which no protocol produces, so it is measured again (up to
+// as a spike above its neighbours, which no protocol produces, so it is measured again (up to
 // three times); a spike that survives is kept and noted.
 void remeasure_spikes(PairLink &link, PingPongSeries &series, const NetbenchOptions &options,
                       std::vector<std::string> &notes) {
@@ -223,8 +223,10 @@ void remeasure_spikes(PairLink &link, PingPongSeries &series, const NetbenchOpti
   int remeasured = 0;
   for (int pass = 0; pass < 3; ++pass) {
     spikes.clear();
-    for (std::size_t i = 1; i + 1 < points.size(); ++i) {
-      const double neighbours = std::max(points[i - 1].seconds, points[i + 1].seconds);
+    for (std::size_t i = 0; i + 1 < points.size(); ++i) {
+      // The smallest size has one neighbour; the largest is settle_largest_sizes' business.
+      const double neighbours =
+          std::max(i == 0 ? 0.0 : points[i - 1].seconds, points[i + 1].seconds);
       if (points[i].seconds > 1.3 * neighbours) {
         spikes.push_back(i);
       }
