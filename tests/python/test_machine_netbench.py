@@ -41,16 +41,28 @@ def test_result_loads_and_describes_this_node(measured: tuple[pj.Machine, Path])
         assert cost > 0, name
 
 
+def monotone_violations(points: list[dict]) -> list[tuple[dict, dict]]:
+    """Neighbouring sizes where the larger is faster by more than the noise allows."""
+    violations = []
+    for before, after in zip(points, points[1:]):
+        # Three confidence half-widths of each, plus 15 %: the CIs say how noisy each point was.
+        allowed = 3 * (before["ci95"] + after["ci95"]) + 0.15 * before["seconds"]
+        if after["seconds"] < before["seconds"] - allowed:
+            violations.append((before, after))
+    return violations
+
+
 def test_table_is_monotone_in_size_within_noise(measured: tuple[pj.Machine, Path]) -> None:
     machine, _ = measured
     points = machine.measurement["ping_pong"][0]["points"]
     sizes = [p["bytes"] for p in points]
     assert sizes[0] == 0 and sizes[-1] == 4 << 20 and len(sizes) == 45
-    for before, after in zip(points, points[1:]):
-        # A drop between neighbouring sizes must stay within three confidence half-widths of
-        # each and 15 % (a shared 2-core node is noisy; the CIs say how noisy).
-        allowed = 3 * (before["ci95"] + after["ci95"]) + 0.15 * before["seconds"]
-        assert after["seconds"] >= before["seconds"] - allowed, (before, after)
+    if monotone_violations(points):
+        # Other jobs on a shared node can slow a rank for seconds, which no CI sees (all the
+        # samples of a point agree) and netbench's re-measuring may not outlast; one fresh run
+        # separates that from a real defect, which would show again.
+        points = pj.Machine.measure(np=2).measurement["ping_pong"][0]["points"]
+    assert not monotone_violations(points), monotone_violations(points)
     small = sorted(p["seconds"] for p in points[:5])[2]
     large = sorted(p["seconds"] for p in points[-5:])[2]
     assert large > 20 * small

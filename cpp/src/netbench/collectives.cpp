@@ -104,8 +104,11 @@ machine::CollectiveTiming time_collective(MPI_Comm comm, Collective collective, 
   MPI_Comm_size(comm, &ranks);
   Runner runner(comm, collective, bytes);
   (void)runner.run(1); // warm-up
-  // Rank 0 chooses the batch size from one timed operation and tells the others.
-  const double single = slowest(comm, runner.run(1));
+  // Rank 0 chooses the batch size from the fastest of three timed operations (one that lost
+  // the core would make the batches too short) and tells the others.
+  double single = slowest(comm, runner.run(1));
+  single = std::min(single, slowest(comm, runner.run(1)));
+  single = std::min(single, slowest(comm, runner.run(1)));
   int repetitions = 1;
   if (rank == 0) {
     repetitions = static_cast<int>(

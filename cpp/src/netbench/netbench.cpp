@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <ctime>
+#include <limits>
 #include <map>
 #include <thread>
 
@@ -213,40 +214,47 @@ struct PairPlan {
 };
 
 // A rank that loses its core for a while (another job on a shared node) makes every sample of
-// one size slow, and the confidence interval cannot tell: the samples agree. Such a size shows
-// as a spike above its neighbours, which no protocol produces, so it is measured again (up to
-// three times); a spike that survives is kept and noted.
-void remeasure_spikes(PairLink &link, PingPongSeries &series, const NetbenchOptions &options,
-                      std::vector<std::string> &notes) {
+// a size slow, and the confidence interval cannot tell: the samples agree. Larger messages
+// never take less time than smaller ones by much, so a size slower than 1.3 times some larger
+// size is suspect and measured again (up to eight rounds, pausing a little longer before each,
+// 3.6 s in all, as such slow spells last seconds); what still looks wrong is noted.
+void remeasure_interference(PairLink &link, PingPongSeries &series, const NetbenchOptions &options,
+                            std::vector<std::string> &notes) {
   auto &points = series.points;
-  std::vector<std::size_t> spikes;
-  int remeasured = 0;
-  for (int pass = 0; pass < 3; ++pass) {
-    spikes.clear();
-    for (std::size_t i = 0; i + 1 < points.size(); ++i) {
-      // The smallest size has one neighbour; the largest is settle_largest_sizes' business.
-      const double neighbours =
-          std::max(i == 0 ? 0.0 : points[i - 1].seconds, points[i + 1].seconds);
-      if (points[i].seconds > 1.3 * neighbours) {
-        spikes.push_back(i);
+  const auto suspects = [&] {
+    std::vector<std::size_t> found;
+    double fastest_larger = std::numeric_limits<double>::infinity();
+    for (std::size_t i = points.size(); i-- > 0;) {
+      if (points[i].seconds > 1.3 * fastest_larger) {
+        found.push_back(i);
       }
+      fastest_larger = std::min(fastest_larger, points[i].seconds);
     }
-    for (std::size_t i : spikes) {
-      points[i] = link.measure(PairOperation::PingPong, points[i].bytes, options.point,
-                               options.target_sample_seconds);
+    return found;
+  };
+  int remeasured = 0;
+  std::vector<std::size_t> found = suspects();
+  for (int round = 1; round <= 8 && !found.empty(); ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 * round));
+    for (std::size_t i : found) {
+      // Interference only ever slows a measurement down, so of two the faster is kept.
+      const MeasuredPoint again = link.measure(PairOperation::PingPong, points[i].bytes,
+                                               options.point, options.target_sample_seconds);
+      if (again.seconds < points[i].seconds) {
+        points[i] = again;
+      }
       ++remeasured;
     }
-    if (spikes.empty()) {
-      break;
-    }
+    found = suspects();
   }
   if (remeasured > 0) {
-    notes.push_back(
-        series.pair + ": " + std::to_string(remeasured) +
-        " measurement(s) repeated because a size was slower than both neighbours "
-        "(interference from other processes)" +
-        (spikes.empty() ? ""
-                        : "; a spike remains at " + machine::format_size(points[spikes[0]].bytes)));
+    notes.push_back(series.pair + ": " + std::to_string(remeasured) +
+                    " measurement(s) repeated because a size was slower than a larger one "
+                    "(interference from other processes)" +
+                    (found.empty()
+                         ? ""
+                         : "; " + std::to_string(found.size()) + " size(s) still are, e.g. " +
+                               machine::format_size(points[found[0]].bytes)));
   }
 }
 
@@ -286,7 +294,7 @@ PingPongSeries measure_pair(PairLink &link, const PairPlan &plan, const Netbench
     progress.step(plan.pair + " ping-pong " + machine::format_size(bytes));
   }
 
-  remeasure_spikes(link, series, options, notes);
+  remeasure_interference(link, series, options, notes);
   settle_largest_sizes(link, series, options, notes);
   const auto imprecise =
       std::count_if(series.points.begin(), series.points.end(), [&](const MeasuredPoint &p) {

@@ -133,9 +133,13 @@ machine::MeasuredPoint PairLink::measure(PairOperation operation, std::uint64_t 
   if (operation == PairOperation::Gap) {
     count = gap_batch;
   } else if (operation != PairOperation::SendOverhead) {
-    // Warm-up (discarded), then size the batch so one sample takes about the target time.
+    // Warm-up (discarded), then size the batch so one sample takes about the target time,
+    // from the fastest of three single operations: one that lost the core would give batches
+    // so short that the handshake before each dominates them.
     (void)run_batch(operation, bytes, 1);
-    const double single = run_batch(operation, bytes, 1);
+    double single = run_batch(operation, bytes, 1);
+    single = std::min(single, run_batch(operation, bytes, 1));
+    single = std::min(single, run_batch(operation, bytes, 1));
     const double per_operation = operation == PairOperation::PingPong ? 2.0 * single : single;
     count = static_cast<int>(
         std::clamp(std::ceil(target_sample_seconds / std::max(per_operation, 1e-9)), 1.0, 1000.0));
