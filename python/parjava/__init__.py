@@ -35,6 +35,8 @@ from .tracing import include_dir, trace  # noqa: E402
 
 __version__ = "0.1.0"
 
+from .machine import Machine, Network, ThreadCosts  # noqa: E402
+
 __all__ = [
     "AnalysisError",
     "Category",
@@ -42,11 +44,14 @@ __all__ = [
     "Error",
     "EventKind",
     "FrontendError",
+    "Machine",
     "MachineError",
     "MissingDependencyError",
     "Model",
     "ModelError",
+    "Network",
     "RunError",
+    "ThreadCosts",
     "Trace",
     "TraceError",
     "UsageError",
