@@ -1,0 +1,118 @@
+#include "parjava/analysis/scanner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <tuple>
+
+#include "patterns/collective_members.hpp"
+#include "patterns/lock_contention.hpp"
+#include "patterns/mpi_collectives.hpp"
+#include "patterns/pgas_collectives.hpp"
+#include "patterns/point_to_point_pass.hpp"
+#include "scan_context.hpp"
+
+namespace parjava::analysis {
+
+using trace::EventIndex;
+using trace::EventKind;
+using trace::kNoRef;
+
+namespace {
+
+// Traces without call sites (most Score-P traces) still say where: the region enclosing the
+// call that lost the time. One forward sweep with a call stack per location that needs it.
+void resolve_callers(const trace::Trace &trace, std::vector<Finding> &findings) {
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    if (findings[i].callsite == kNoRef && findings[i].event != trace::kNoEvent) {
+      rows.push_back(i);
+    }
+  }
+  if (rows.empty()) {
+    return;
+  }
+  std::sort(rows.begin(), rows.end(),
+            [&](std::size_t a, std::size_t b) { return findings[a].event < findings[b].event; });
+  const auto &ev = trace.events;
+  std::vector<EventIndex> stack;
+  std::size_t next = 0;
+  while (next < rows.size()) {
+    const auto loc = ev.location[static_cast<std::size_t>(findings[rows[next]].event)];
+    stack.clear();
+    for (EventIndex e = trace.location_begin(loc);
+         e < trace.location_end(loc) && next < rows.size(); ++e) {
+      while (next < rows.size() && findings[rows[next]].event == e) {
+        // The anchor is an event inside the call: the stack is [..., caller, call].
+        auto &f = findings[rows[next]];
+        if (stack.size() >= 2) {
+          f.caller = ev.region[static_cast<std::size_t>(stack[stack.size() - 2])];
+        }
+        ++next;
+      }
+      const auto u = static_cast<std::size_t>(e);
+      if (ev.kind[u] == EventKind::Enter) {
+        stack.push_back(e);
+      } else if (ev.kind[u] == EventKind::Leave && !stack.empty()) {
+        const auto enter = ev.match[u];
+        const auto it = std::find(stack.rbegin(), stack.rend(), enter);
+        if (it != stack.rend()) {
+          stack.erase(std::prev(it.base()), stack.end());
+        }
+      }
+    }
+    // Rows of this location past its end (cannot happen for valid anchors) are skipped.
+    while (next < rows.size() &&
+           ev.location[static_cast<std::size_t>(findings[rows[next]].event)] == loc) {
+      ++next;
+    }
+  }
+}
+
+} // namespace
+
+std::vector<Finding> scan(const trace::Trace &trace, const ScanOptions &options) {
+  validate(options);
+  std::vector<Finding> findings;
+  ScanContext ctx(trace, options, findings);
+  std::vector<LockEvent> locks;
+  scan_point_to_point(ctx, locks);
+  CollectiveMembers gatherer(trace);
+  scan_mpi_collectives(ctx, gatherer);
+  scan_pgas_collectives(ctx, gatherer);
+  scan_lock_contention(ctx, locks);
+  resolve_callers(trace, findings);
+  std::sort(findings.begin(), findings.end(), [](const Finding &a, const Finding &b) {
+    return std::make_tuple(a.time, a.location, a.pattern, a.event) <
+           std::make_tuple(b.time, b.location, b.pattern, b.event);
+  });
+  findings.shrink_to_fit();
+  return findings;
+}
+
+ScanResult scan(std::shared_ptr<const trace::Trace> trace, const ScanOptions &options) {
+  ScanResult result;
+  const auto started = std::chrono::steady_clock::now();
+  result.findings = scan(*trace, options);
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.events_scanned = trace->size();
+  result.options = options;
+  result.notes.push_back("eager limit: " + options.eager_limit.source);
+  if (options.machine) {
+    result.notes.push_back("T_send for O_D: machine '" + options.machine->name() + "'");
+  } else {
+    result.notes.push_back("T_send for O_D: no machine given, taken as 0 (O_D is a lower bound)");
+  }
+  const auto &u = trace->unmatched;
+  if (u.total() > 0) {
+    result.notes.push_back("the trace has unmatched events (sends " + std::to_string(u.sends) +
+                           ", receives " + std::to_string(u.receives) + ", requests " +
+                           std::to_string(u.request_posts + u.request_completions) +
+                           ", incomplete collectives " + std::to_string(u.collectives_incomplete) +
+                           "): patterns that need them are skipped");
+  }
+  result.trace = std::move(trace);
+  return result;
+}
+
+} // namespace parjava::analysis
