@@ -1,5 +1,6 @@
 #include "scan_context.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -11,7 +12,7 @@ using trace::kNoEvent;
 using trace::kNoRef;
 
 ScanContext::ScanContext(const trace::Trace &trace_in, const ScanOptions &options_in,
-                         std::vector<Finding> &out)
+                         FindingSink &out)
     : trace(trace_in), ev(trace_in.events), options(options_in), locator_(trace_in), out_(out) {
   region_function_.reserve(trace.regions.size());
   for (const auto &region : trace.regions) {
@@ -73,6 +74,12 @@ std::int64_t ScanContext::transfer_time(std::uint64_t bytes, std::uint32_t a,
   }
   const bool intra = same_node(a, b) || !options.machine->has_inter_node();
   return std::llround(options.machine->p2p_time(bytes, intra) * 1e9);
+}
+
+std::uint32_t ScanContext::location_of_far(EventIndex e) const {
+  const auto &offsets = trace.location_offsets;
+  const auto it = std::upper_bound(offsets.begin(), offsets.end(), static_cast<std::uint64_t>(e));
+  return static_cast<std::uint32_t>(it - offsets.begin() - 1);
 }
 
 bool is_wait(Function f) {

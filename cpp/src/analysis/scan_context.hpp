@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "call_locator.hpp"
+#include "finding_sink.hpp"
 #include "parjava/analysis/finding.hpp"
 #include "parjava/analysis/scan_options.hpp"
 #include "parjava/trace/functions.hpp"
@@ -30,7 +31,7 @@ struct Call {
 
 class ScanContext {
 public:
-  ScanContext(const trace::Trace &trace, const ScanOptions &options, std::vector<Finding> &out);
+  ScanContext(const trace::Trace &trace, const ScanOptions &options, FindingSink &out);
 
   const trace::Trace &trace;
   const trace::EventColumns &ev;
@@ -47,6 +48,15 @@ public:
   [[nodiscard]] Call call_from_enter(trace::EventIndex enter) const;
   // The call holding event `e` (any location).
   Call call_of(trace::EventIndex e) { return call_from_enter(locator_.enclosing_enter(e)); }
+  // Only the start of that call (kNoEvent-safe: returns false when there is none).
+  bool call_start_of(trace::EventIndex e, trace::Timestamp &start) {
+    const auto enter = locator_.enclosing_enter(e);
+    if (enter == trace::kNoEvent) {
+      return false;
+    }
+    start = ev.time[static_cast<std::size_t>(enter)];
+    return true;
+  }
 
   [[nodiscard]] trace::Function function_of_region(std::uint32_t region) const {
     return region < region_function_.size() ? region_function_[region] : trace::Function::None;
@@ -54,6 +64,9 @@ public:
   [[nodiscard]] std::uint32_t location_of(trace::EventIndex e) const {
     return ev.location[static_cast<std::size_t>(e)];
   }
+  // The same for an event of another location, from the location ranges (a few comparisons in
+  // a small array instead of a cache miss in the location column).
+  [[nodiscard]] std::uint32_t location_of_far(trace::EventIndex e) const;
   [[nodiscard]] std::int32_t rank_of(std::uint32_t location) const {
     return trace.locations[location].rank;
   }
@@ -71,14 +84,14 @@ public:
   [[nodiscard]] std::int64_t transfer_time(std::uint64_t bytes, std::uint32_t a,
                                            std::uint32_t b) const;
 
-  void emit(const Finding &finding) { out_.push_back(finding); }
+  void emit(const Finding &finding) { out_.push(finding); }
 
 private:
   CallLocator locator_;
   std::vector<trace::Function> region_function_;
   std::vector<std::int32_t> node_of_location_; // system node index, -1 when unknown
   bool single_node_ = true;                    // the trace names at most one node
-  std::vector<Finding> &out_;
+  FindingSink &out_;
 };
 
 // Whether a function is a blocking completion call that can wait (Wait*, not Test*).

@@ -72,20 +72,16 @@ void resolve_callers(const trace::Trace &trace, std::vector<Finding> &findings) 
 
 std::vector<Finding> scan(const trace::Trace &trace, const ScanOptions &options) {
   validate(options);
-  std::vector<Finding> findings;
-  ScanContext ctx(trace, options, findings);
+  FindingSink sink;
+  ScanContext ctx(trace, options, sink);
   std::vector<LockEvent> locks;
   scan_point_to_point(ctx, locks);
   CollectiveMembers gatherer(trace);
   scan_mpi_collectives(ctx, gatherer);
   scan_pgas_collectives(ctx, gatherer);
   scan_lock_contention(ctx, locks);
+  auto findings = sink.take_sorted();
   resolve_callers(trace, findings);
-  std::sort(findings.begin(), findings.end(), [](const Finding &a, const Finding &b) {
-    return std::make_tuple(a.time, a.location, a.pattern, a.event) <
-           std::make_tuple(b.time, b.location, b.pattern, b.event);
-  });
-  findings.shrink_to_fit();
   return findings;
 }
 

@@ -30,7 +30,7 @@ void CloseSendRecvAnalysis::on_blocking_send(ScanContext &ctx, EventIndex send, 
   if (!blocking_send || !call.complete() || receive == kNoEvent) {
     return;
   }
-  const auto partner = ctx.location_of(receive);
+  const auto partner = ctx.location_of_far(receive);
   if (last_send_[partner].send == kNoEvent) {
     touched_.push_back(partner);
   }
@@ -42,7 +42,7 @@ void CloseSendRecvAnalysis::on_receive(ScanContext &ctx, EventIndex receive, con
   if (call.function != Function::MPI_Recv || !call.complete() || send == kNoEvent) {
     return;
   }
-  auto &last = last_send_[ctx.location_of(send)];
+  auto &last = last_send_[ctx.location_of_far(send)];
   if (last.send == kNoEvent) {
     return;
   }
@@ -54,8 +54,8 @@ void CloseSendRecvAnalysis::on_receive(ScanContext &ctx, EventIndex receive, con
     f.idle = std::min(last.call.duration(), call.duration()) + gap;
     f.event = last.send;
     f.peer_event = receive;
-    f.location = ctx.location_of(receive);
-    f.peer_location = ctx.location_of(send);
+    f.location = ctx.location_of_far(receive);
+    f.peer_location = ctx.location_of_far(send);
     f.callsite = last.call.callsite;
     f.region = last.call.region;
     f.bytes = ctx.ev.bytes[static_cast<std::size_t>(last.send)];

@@ -33,7 +33,7 @@ const std::vector<std::int32_t> &CollectiveMembers::comm_ranks(std::uint32_t com
 }
 
 bool CollectiveMembers::gather(ScanContext &ctx, std::uint32_t index,
-                               std::vector<CollectiveMember> &members) {
+                               std::vector<CollectiveMember> &members, bool with_calls) {
   const auto &instance = trace_.collectives[index];
   members.clear();
   if (instance.member_count < 2 || instance.member_count < instance.expected) {
@@ -55,9 +55,16 @@ bool CollectiveMembers::gather(ScanContext &ctx, std::uint32_t index,
     m.end_event = end;
     m.end = ev.time[u];
     const EventIndex begin = ev.match[u];
-    m.call = ctx.call_of(end);
-    m.begin = begin != kNoEvent ? ev.time[static_cast<std::size_t>(begin)]
-                                : (m.call.valid() ? m.call.start : m.end);
+    if (with_calls) {
+      m.call = ctx.call_of(end);
+    }
+    if (begin != kNoEvent) {
+      m.begin = ev.time[static_cast<std::size_t>(begin)];
+    } else {
+      trace::Timestamp start = m.end;
+      ctx.call_start_of(end, start);
+      m.begin = start;
+    }
     m.sent = ev.bytes[u];
     m.received = ev.aux[u];
     members.push_back(m);
@@ -91,10 +98,9 @@ void emit_collective_finding(ScanContext &ctx, PatternId id, std::uint32_t insta
     f.peer_event = peer->end_event;
     f.peer_location = peer->location;
   }
-  f.callsite = member.call.valid() ? member.call.callsite
-                                   : ctx.ev.callsite[static_cast<std::size_t>(member.end_event)];
-  f.region = member.call.valid() ? member.call.region
-                                 : ctx.ev.region[static_cast<std::size_t>(member.end_event)];
+  // Matching gives inner events the region and call site of the call holding them.
+  f.callsite = ctx.ev.callsite[static_cast<std::size_t>(member.end_event)];
+  f.region = ctx.ev.region[static_cast<std::size_t>(member.end_event)];
   f.bytes = member.sent;
   f.instance = instance;
   f.flags = flags;

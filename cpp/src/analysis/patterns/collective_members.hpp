@@ -19,7 +19,7 @@ struct CollectiveMember {
   trace::Timestamp end = 0;   // X_p
   std::uint64_t sent = 0;
   std::uint64_t received = 0;
-  Call call; // the collective call (entry = call.start, exit = call.end)
+  Call call; // the collective call (entry = call.start, exit = call.end), when asked for
 };
 
 class CollectiveMembers {
@@ -28,7 +28,9 @@ public:
 
   // Fill `members` for instance `index`, ordered by communicator rank. Returns false when the
   // instance is incomplete (not every member reached it) or has fewer than two members.
-  bool gather(ScanContext &ctx, std::uint32_t index, std::vector<CollectiveMember> &members);
+  // `with_calls` also locates each member's call (Enter/Leave), which only seed 001 needs.
+  bool gather(ScanContext &ctx, std::uint32_t index, std::vector<CollectiveMember> &members,
+              bool with_calls);
 
 private:
   const std::vector<std::int32_t> &comm_ranks(std::uint32_t comm);

@@ -24,11 +24,11 @@ bool LateReceiverAnalysis::evaluate(ScanContext &ctx, EventIndex send, const Cal
       return false;
     }
   }
-  const Call post = ctx.call_of(request);
-  if (!post.valid() || !call.complete()) {
+  trace::Timestamp post_start = 0;
+  if (!call.complete() || !ctx.call_start_of(request, post_start)) {
     return false;
   }
-  out.idle = call.end <= post.start ? 0 : post.start - call.start;
+  out.idle = call.end <= post_start ? 0 : post_start - call.start;
   out.receive = receive;
   out.bytes = ctx.ev.bytes[static_cast<std::size_t>(send)];
   out.call = call;
@@ -46,7 +46,7 @@ void LateReceiverAnalysis::report(ScanContext &ctx, const Candidate &candidate) 
   f.event = candidate.anchor;
   f.peer_event = candidate.receive;
   f.location = ctx.location_of(candidate.anchor);
-  f.peer_location = ctx.location_of(candidate.receive);
+  f.peer_location = ctx.location_of_far(candidate.receive);
   f.callsite = candidate.call.callsite;
   f.region = candidate.call.region;
   f.bytes = candidate.bytes;

@@ -31,7 +31,7 @@ void LateSenderAnalysis::record(ScanContext &ctx, const Instance &instance) {
     f.event = instance.receive;
     f.peer_event = instance.send;
     f.location = ctx.location_of(instance.receive);
-    f.peer_location = ctx.location_of(instance.send);
+    f.peer_location = ctx.location_of_far(instance.send);
     f.callsite = instance.call.callsite;
     f.region = instance.call.region;
     f.bytes = ctx.ev.bytes[static_cast<std::size_t>(instance.receive)];
@@ -67,7 +67,7 @@ void LateSenderAnalysis::check_wrong_order(ScanContext &ctx, EventIndex receive,
         f.event = it->receive;
         f.peer_event = it->send;
         f.location = ctx.location_of(it->receive);
-        f.peer_location = ctx.location_of(it->send);
+        f.peer_location = ctx.location_of_far(it->send);
         f.callsite = it->call.callsite;
         f.region = it->call.region;
         f.bytes = ctx.ev.bytes[static_cast<std::size_t>(it->receive)];
@@ -96,9 +96,9 @@ void LateSenderAnalysis::on_receive(ScanContext &ctx, EventIndex receive, const 
                     call.function == Function::MPI_Testall ||
                     call.function == Function::MPI_Testsome;
   if (!test) {
-    const Call send_call = ctx.call_of(send);
-    if (send_call.valid()) {
-      const auto idle = std::min(send_call.start, call.end) - call.start;
+    trace::Timestamp send_start = 0;
+    if (ctx.call_start_of(send, send_start)) {
+      const auto idle = std::min(send_start, call.end) - call.start;
       if (idle > 0) {
         const Instance instance{receive, send, ctx.time(send), idle, call};
         if (is_multi_completion(call.function)) {

@@ -35,8 +35,8 @@ void scan_lock_contention(ScanContext &ctx, std::vector<LockEvent> &locks) {
     f.idle = wasted;
     f.event = a.event;
     f.peer_event = r.event;
-    f.location = ctx.location_of(a.event);
-    f.peer_location = ctx.location_of(r.event);
+    f.location = ctx.location_of_far(a.event);
+    f.peer_location = ctx.location_of_far(r.event);
     f.callsite = call.callsite;
     f.region = call.region;
     ctx.emit(f);

@@ -213,7 +213,7 @@ void scan_mpi_collectives(ScanContext &ctx, CollectiveMembers &gatherer) {
         instance.function == Function::MPI_Alltoallw) {
       continue; // Scalasca analyses blocking MPI collectives only, and not Alltoallv/w
     }
-    if (!gatherer.gather(ctx, i, members)) {
+    if (!gatherer.gather(ctx, i, members, false)) {
       continue;
     }
     MpiCollectiveScan scan(ctx, i, members);

@@ -80,8 +80,8 @@ void ParjavaBlockingAnalysis::late_or_early(ScanContext &ctx, EventIndex receive
       f.idle = lost;
       f.event = receive;
       f.peer_event = send;
-      f.location = ctx.location_of(receive);
-      f.peer_location = ctx.location_of(send);
+      f.location = ctx.location_of_far(receive);
+      f.peer_location = ctx.location_of_far(send);
       f.callsite = receive_call.callsite;
       f.region = receive_call.region;
       f.bytes = bytes;
@@ -97,8 +97,8 @@ void ParjavaBlockingAnalysis::late_or_early(ScanContext &ctx, EventIndex receive
       f.idle = lost;
       f.event = send;
       f.peer_event = receive;
-      f.location = ctx.location_of(send);
-      f.peer_location = ctx.location_of(receive);
+      f.location = ctx.location_of_far(send);
+      f.peer_location = ctx.location_of_far(receive);
       f.callsite = send_call.callsite;
       f.region = send_call.region;
       f.bytes = bytes;
@@ -112,7 +112,7 @@ void ParjavaBlockingAnalysis::wrong_order(ScanContext &ctx, std::vector<Previous
                                           PatternId id, EventIndex receive,
                                           const Call &receive_call, EventIndex send,
                                           const Call &send_call) {
-  const auto sender = ctx.location_of(send);
+  const auto sender = ctx.location_of_far(send);
   auto &prev = previous[sender];
   if (!prev.valid) {
     touched_.push_back(sender);
@@ -128,7 +128,7 @@ void ParjavaBlockingAnalysis::wrong_order(ScanContext &ctx, std::vector<Previous
                                            prev.receive_call.start);
     f.event = prev.receive;
     f.peer_event = prev.send;
-    f.location = ctx.location_of(prev.receive);
+    f.location = ctx.location_of_far(prev.receive);
     f.peer_location = sender;
     f.callsite = prev.receive_call.callsite;
     f.region = prev.receive_call.region;
@@ -153,8 +153,8 @@ void ParjavaBlockingAnalysis::on_receive(ScanContext &ctx, EventIndex receive, c
   if (!send_call.complete()) {
     return;
   }
-  const bool eager = ctx.eager(ctx.ev.bytes[static_cast<std::size_t>(send)], ctx.location_of(send),
-                               ctx.location_of(receive));
+  const bool eager = ctx.eager(ctx.ev.bytes[static_cast<std::size_t>(send)],
+                               ctx.location_of_far(send), ctx.location_of_far(receive));
   late_or_early(ctx, receive, call, send, send_call, eager);
   if (!wrong_order_active_) {
     return;

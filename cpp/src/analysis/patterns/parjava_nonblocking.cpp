@@ -69,36 +69,32 @@ void ParjavaNonblockingAnalysis::on_send_complete(ScanContext &ctx, EventIndex c
   if (post == kNoEvent) {
     return;
   }
+  // Matching gives the IsendPost the region of its call: the I*send function, no lookup.
+  const auto pattern =
+      sender_pattern(ctx.function_of_region(ctx.ev.region[static_cast<std::size_t>(post)]));
+  if (!pattern || !ctx.enabled(*pattern)) {
+    return;
+  }
   const EventIndex receive = ctx.ev.match[static_cast<std::size_t>(post)];
   if (receive == kNoEvent ||
       ctx.ev.kind[static_cast<std::size_t>(receive)] != EventKind::IrecvComplete) {
     return; // the partner is not an MPI_Irecv
   }
-  const EventIndex irecv_post = ctx.ev.link[static_cast<std::size_t>(receive)];
-  if (irecv_post == kNoEvent) {
-    return;
-  }
-  const Call send_call = ctx.call_of(post);
-  const auto pattern = sender_pattern(send_call.function);
-  if (!pattern || !ctx.enabled(*pattern)) {
-    return;
-  }
   Candidate c;
   c.valid = true;
   c.pattern = *pattern;
   c.completion = completion;
-  c.partner = irecv_post;
-  c.send_call = send_call;
-  c.irecv_call = ctx.call_of(irecv_post);
-  c.sender = ctx.location_of(post);
-  c.receiver = ctx.location_of(receive);
+  c.send_post = post;
+  c.irecv_post = ctx.ev.link[static_cast<std::size_t>(receive)];
+  c.partner = c.irecv_post;
+  c.sender = ctx.location_of_far(post);
+  c.receiver = ctx.location_of_far(receive);
   c.bytes = ctx.ev.bytes[static_cast<std::size_t>(post)];
-  c.key = c.irecv_call.start;
+  if (c.irecv_post == kNoEvent || !ctx.call_start_of(c.irecv_post, c.key)) {
+    return;
+  }
   if (*pattern == PatternId::IrsendSenderWait && ctx.eager(c.bytes, c.sender, c.receiver)) {
     return; // N7 only above the eager limit
-  }
-  if (!c.irecv_call.valid() || !c.send_call.valid()) {
-    return;
   }
   if (pending_enter_ != call.enter) {
     end_call(ctx, pending_enter_);
@@ -119,8 +115,8 @@ void ParjavaNonblockingAnalysis::on_receive_complete(ScanContext &ctx, EventInde
       ctx.ev.kind[static_cast<std::size_t>(send)] != EventKind::IsendPost) {
     return;
   }
-  const Call send_call = ctx.call_of(send);
-  const auto pattern = receiver_pattern(send_call.function);
+  const auto pattern =
+      receiver_pattern(ctx.function_of_region(ctx.ev.region[static_cast<std::size_t>(send)]));
   if (!pattern || !ctx.enabled(*pattern)) {
     return;
   }
@@ -129,13 +125,12 @@ void ParjavaNonblockingAnalysis::on_receive_complete(ScanContext &ctx, EventInde
   c.pattern = *pattern;
   c.completion = completion;
   c.partner = send;
-  c.send_call = send_call;
-  c.irecv_call = ctx.call_of(irecv_post);
-  c.sender = ctx.location_of(send);
-  c.receiver = ctx.location_of(completion);
+  c.send_post = send;
+  c.irecv_post = irecv_post;
+  c.sender = ctx.location_of_far(send);
+  c.receiver = ctx.location_of_far(completion);
   c.bytes = ctx.ev.bytes[static_cast<std::size_t>(completion)];
-  c.key = send_call.start;
-  if (!c.irecv_call.valid() || !c.send_call.valid()) {
+  if (!ctx.call_start_of(send, c.key)) {
     return;
   }
   if (pending_enter_ != call.enter) {
@@ -152,16 +147,18 @@ void ParjavaNonblockingAnalysis::report(ScanContext &ctx, const Candidate &c, co
   if (!ctx.reaches_eps(lost)) {
     return;
   }
+  const Call send_call = ctx.call_of(c.send_post);
+  const Call irecv_call = ctx.call_of(c.irecv_post);
   const auto transfer = ctx.transfer_time(c.bytes, c.sender, c.receiver);
   const std::int64_t t_send = transfer < 0 ? 0 : transfer;
-  const auto x = c.send_call.start;
-  const auto irecv = c.irecv_call.start;
+  const auto x = send_call.start;
+  const auto irecv = irecv_call.start;
   std::int64_t distance = 0;
   if (sender_side) {
-    const auto delta_i = c.send_call.duration();
+    const auto delta_i = send_call.duration();
     distance = (x > irecv ? 0 : irecv - x) + delta_i + t_send;
   } else {
-    const auto delta_i = c.irecv_call.duration();
+    const auto delta_i = irecv_call.duration();
     distance = (x < irecv ? 0 : x - irecv) + delta_i + t_send;
   }
   Finding f;

@@ -44,9 +44,9 @@ private:
     bool valid = false;
     PatternId pattern = PatternId::Count_;
     trace::EventIndex completion = trace::kNoEvent;
-    trace::EventIndex partner = trace::kNoEvent; // the partner's post (IrecvPost or IsendPost)
-    Call send_call;                              // X
-    Call irecv_call;                             // MPI_Irecv
+    trace::EventIndex partner = trace::kNoEvent;    // the partner's post (IrecvPost or IsendPost)
+    trace::EventIndex send_post = trace::kNoEvent;  // IsendPost, inside X
+    trace::EventIndex irecv_post = trace::kNoEvent; // IrecvPost, inside MPI_Irecv
     std::uint32_t sender = 0;
     std::uint32_t receiver = 0;
     std::uint64_t bytes = 0;

@@ -248,7 +248,7 @@ void scan_pgas_collectives(ScanContext &ctx, CollectiveMembers &gatherer) {
     if ((!shmem && !mpi) || !info.blocking || info.shape == CollectiveShape::None) {
       continue;
     }
-    if (!gatherer.gather(ctx, i, members)) {
+    if (!gatherer.gather(ctx, i, members, true)) {
       continue;
     }
     const bool calls_complete = std::all_of(members.begin(), members.end(), [](const auto &m) {
