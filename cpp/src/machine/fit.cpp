@@ -252,12 +252,17 @@ EagerLimitDetection detect_eager_limit(std::span<const TablePoint> points, doubl
       continue;
     }
     const Sides sides = fit_sides(kept, i, window);
-    const double x = as_double(kept[i + 1].bytes);
-    const double expected = sides.left.at(x);
+    // A protocol switch puts the right-hand line above the left-hand one over the whole gap
+    // between the two sizes; a mere change of slope (a cache boundary) makes them cross inside
+    // it. So the jump is the smaller of the gaps at both ends.
+    const double x_left = as_double(kept[i].bytes);
+    const double x_right = as_double(kept[i + 1].bytes);
+    const double expected = sides.left.at(x_right);
     if (!(expected > 0.0)) {
       continue;
     }
-    const double jump = sides.right.at(x) - expected;
+    const double jump = std::min(sides.right.at(x_left) - sides.left.at(x_left),
+                                 sides.right.at(x_right) - expected);
     const double relative = jump / expected;
     if (relative > threshold && relative > best.jump_relative) {
       best.detected = true;

@@ -49,7 +49,7 @@ HockneyFit fit_hockney(std::span<const TablePoint> points, std::uint64_t eager_l
 //    LogGOPSim is max(o, g) (the next send waits for both the CPU and the NIC).
 struct LogGPObservations {
   std::span<const TablePoint> one_way;
-  std::span<const TablePoint> send_overhead; // at least two points in the eager range
+  std::span<const TablePoint> send_overhead; // one or more sizes in the eager range
   double gap = 0.0;
   std::uint64_t eager_limit = 0;
 };
@@ -70,8 +70,9 @@ LogGPFit fit_loggp(const LogGPObservations &observations);
 // Eager-limit detection on a ping-pong curve. Switching from eager to rendezvous adds a
 // handshake, which shows as an upward jump between two neighbouring sizes that the local trend
 // on either side does not explain. For every boundary between measured sizes the detector fits
-// a Hockney line to the `window` points on each side (relative weights, as above) and measures
-// the jump of the right-hand line over the left-hand line at the first right-hand size. The
+// a line to the `window` points on each side (relative weights, as above); the jump is the
+// smaller gap between the right-hand and the left-hand line at the two sizes around the
+// boundary, so a change of slope alone (the lines cross between the sizes) is no jump. The
 // boundary with the largest relative jump is reported if that jump exceeds `min_relative_jump`
 // and `noise_factor` times the points' relative noise (`relative_noise`, e.g. the 95 %
 // confidence half-width over the mean; 0 when unknown).
