@@ -27,19 +27,23 @@ from .errors import (  # noqa: E402
     UsageError,
 )
 from .model import Model, measured  # noqa: E402
+from .trace import Category, EventKind, Trace  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AnalysisError",
+    "Category",
     "DeadlockError",
     "Error",
+    "EventKind",
     "FrontendError",
     "MachineError",
     "MissingDependencyError",
     "Model",
     "ModelError",
     "RunError",
+    "Trace",
     "TraceError",
     "UsageError",
     "__version__",
