@@ -31,6 +31,8 @@ from .trace import Category, EventKind, Trace  # noqa: E402
 
 __version__ = "0.1.0"
 
+from .machine import Machine, Network, ThreadCosts  # noqa: E402
+
 __all__ = [
     "AnalysisError",
     "Category",
@@ -38,11 +40,14 @@ __all__ = [
     "Error",
     "EventKind",
     "FrontendError",
+    "Machine",
     "MachineError",
     "MissingDependencyError",
     "Model",
     "ModelError",
+    "Network",
     "RunError",
+    "ThreadCosts",
     "Trace",
     "TraceError",
     "UsageError",

@@ -27,6 +27,16 @@ struct MeasuredPoint {
   bool operator==(const MeasuredPoint &) const = default;
 };
 
+// One test of the protocol for a size: an MPI_Isend tested for a window (eager_probe_delay)
+// before the receiver may post its receive. `blocked` when it did not complete in the window
+// (it waited for the receive: rendezvous); send_seconds is then the window.
+struct EagerProbe {
+  std::uint64_t bytes = 0;
+  double send_seconds = 0.0;
+  bool blocked = false;
+  bool operator==(const EagerProbe &) const = default;
+};
+
 // Ping-pong between two ranks: one-way times (half the round trip) and the models fitted.
 struct PingPongSeries {
   std::string pair; // "intra_node" or "inter_node"
@@ -37,10 +47,15 @@ struct PingPongSeries {
   double gap = 0.0;                         // seconds per message when streaming 1-byte messages
   HockneyFit hockney;
   std::optional<LogGPFit> loggp; // absent when the overhead table was too short
+  // The jump of the curve (a protocol or buffer switch), and extra sizes measured around it.
   EagerLimitDetection eager_detection;
-  std::vector<MeasuredPoint> eager_bisection; // extra sizes measured to narrow the switch
-  std::uint64_t eager_limit = 0;              // the value written into the network
-  std::string eager_limit_source;             // "detected", "configured", "largest measured"
+  std::vector<MeasuredPoint> eager_bisection;
+  // The eager limit proper: the largest size whose MPI_Send completes before the receiver posts
+  // its receive, found by bisection with probes whose window is eager_probe_delay.
+  double eager_probe_delay = 0.0;
+  std::vector<EagerProbe> eager_probes;
+  std::uint64_t eager_limit = 0;  // the value written into the network
+  std::string eager_limit_source; // how it was found, in words
   bool operator==(const PingPongSeries &) const = default;
 };
 
