@@ -66,7 +66,8 @@ std::string callsite_text(const Finding &finding, const trace::Trace &trace) {
     return site.file + ":" + std::to_string(site.line);
   }
   if (finding.caller != kNoRef) {
-    return "in " + region_name(trace, finding.caller) + "()";
+    const auto name = region_name(trace, finding.caller);
+    return "in " + name + (name.find('(') == std::string::npos ? "()" : "");
   }
   return "unknown call site";
 }
@@ -76,7 +77,11 @@ std::string diagnose(const Finding &f, const trace::Trace &trace) {
   std::string s(info.code);
   s += ": ";
   s += who(trace, f.location);
-  s += f.idle < 0 ? " gained " : " lost ";
+  if (f.pattern == PatternId::CloseSendRecv) {
+    s += " could save ";
+  } else {
+    s += f.idle < 0 ? " gained " : " lost ";
+  }
   s += format_duration(static_cast<double>(std::llabs(f.idle)) * 1e-9);
   s += " in " + region_name(trace, f.region) + " at " + callsite_text(f, trace) + ": ";
   s += info.meaning;

@@ -82,7 +82,7 @@ constexpr std::array kPatterns = std::to_array<PatternInfo>({
      "move the MPI_Wait later, to at least the optimal distance O_D after the MPI_Irecv"},
     // --- seed 000 §5.8 ------------------------------------------------------------------------
     {P::CloseSendRecv, "close_send_recv", "SR", "Close send/receive",
-     F::ParJava, "Close send/receive", false, "seed 000 notes §5.8",
+     F::ParJava, "Close send and receive", false, "seed 000 notes §5.8",
      "a send to a partner was followed within send_recv_delta by a receive from the same partner; the two transfers ran one after the other",
      "if send_buf and recv_buf are independent, merge the pair into one MPI_Sendrecv (both directions overlap on a duplex link)"},
     // --- Scalasca (anchors/mpi-wait-state-patterns.md) ----------------------------------------

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -110,7 +111,9 @@ public:
     return parjava::analysis::scan(trace, options);
   }
 
-  TraceBuilder b;
+  // TraceBuilder is neither copyable nor movable; on the heap, a Scenario can be returned.
+  std::unique_ptr<TraceBuilder> builder = std::make_unique<TraceBuilder>();
+  TraceBuilder &b = *builder;
   std::uint32_t world = 0;
   std::uint32_t site = 0;
   parjava::trace::Trace trace;

@@ -183,6 +183,9 @@ TEST(ParjavaBlocking, CloseSendRecv) {
   EXPECT_EQ(all[0].peer_location, 1U);
   // Severity: the shorter call (1000 vs 997) plus the 3 ns gap.
   EXPECT_EQ(all[0].idle, 1000);
+  options.eps = 1001; // the saving is under eps
+  EXPECT_TRUE(s.scan(options).empty());
+  options.eps = 0;
   options.send_recv_delta = 3; // gap 3 is not < 3
   EXPECT_TRUE(s.scan(options).empty());
 }

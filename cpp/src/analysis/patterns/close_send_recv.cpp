@@ -47,11 +47,12 @@ void CloseSendRecvAnalysis::on_receive(ScanContext &ctx, EventIndex receive, con
     return;
   }
   const auto gap = call.start - last.call.end;
-  if (gap >= 0 && gap < ctx.options.send_recv_delta) {
+  const auto saving = std::min(last.call.duration(), call.duration()) + gap;
+  if (gap >= 0 && gap < ctx.options.send_recv_delta && ctx.reaches_eps(saving)) {
     Finding f;
     f.pattern = PatternId::CloseSendRecv;
     f.time = last.call.start;
-    f.idle = std::min(last.call.duration(), call.duration()) + gap;
+    f.idle = saving;
     f.event = last.send;
     f.peer_event = receive;
     f.location = ctx.location_of_far(receive);

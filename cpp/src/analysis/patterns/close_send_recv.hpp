@@ -2,10 +2,10 @@
 // receives from pid_j with
 //     Time_start(MPI_Recv) - Time_end(MPI_Send) < Δ_SR       (send_recv_delta)
 // so the two transfers ran one after the other where one MPI_Sendrecv would overlap them on a
-// duplex link. The seed gives a criterion and a message, no ε and no severity; parjava reports
-// every pair that meets the criterion and, as its severity, the time the merge could save: the
-// shorter of the two calls plus the gap between them (the calls overlapped completely). Any
-// blocking send mode counts; each send pairs with the first receive from its partner.
+// duplex link. The seed gives a criterion and a message, no severity; parjava's severity is the
+// time the merge could save: the shorter of the two calls plus the gap between them (the calls
+// overlapped completely), reported like every other severity when it reaches ε. Any blocking
+// send mode counts; each send pairs with the first receive from its partner.
 #pragma once
 
 #include <vector>
