@@ -32,6 +32,7 @@ from .trace import Category, EventKind, Trace  # noqa: E402
 __version__ = "0.1.0"
 
 from .machine import Machine, Network, ThreadCosts  # noqa: E402
+from .scan import Findings, patterns, scan  # noqa: E402
 
 __all__ = [
     "AnalysisError",
@@ -39,6 +40,7 @@ __all__ = [
     "DeadlockError",
     "Error",
     "EventKind",
+    "Findings",
     "FrontendError",
     "Machine",
     "MachineError",
@@ -53,4 +55,6 @@ __all__ = [
     "UsageError",
     "__version__",
     "measured",
+    "patterns",
+    "scan",
 ]
