@@ -34,6 +34,10 @@ __version__ = "0.1.0"
 from .machine import Machine, Network, ThreadCosts  # noqa: E402
 from .scan import Findings, patterns, scan  # noqa: E402
 
+# `parjava.trace` is the function that runs a program under the tracer (the module of that
+# name, if present, must be imported before this line so the function wins).
+from .tracing import include_dir, trace  # noqa: E402
+
 __all__ = [
     "AnalysisError",
     "Category",
@@ -54,7 +58,9 @@ __all__ = [
     "TraceError",
     "UsageError",
     "__version__",
+    "include_dir",
     "measured",
     "patterns",
     "scan",
+    "trace",
 ]
