@@ -101,11 +101,24 @@ ScanResult scan(std::shared_ptr<const trace::Trace> trace, const ScanOptions &op
   }
   const auto &u = trace->unmatched;
   if (u.total() > 0) {
-    result.notes.push_back("the trace has unmatched events (sends " + std::to_string(u.sends) +
-                           ", receives " + std::to_string(u.receives) + ", requests " +
-                           std::to_string(u.request_posts + u.request_completions) +
-                           ", incomplete collectives " + std::to_string(u.collectives_incomplete) +
-                           "): patterns that need them are skipped");
+    std::string what;
+    auto add = [&](std::uint64_t n, const char *name) {
+      if (n > 0) {
+        what += (what.empty() ? "" : ", ") + std::to_string(n) + " " + name;
+      }
+    };
+    add(u.sends, "sends without receive");
+    add(u.receives, "receives without send");
+    add(u.request_posts, "requests never completed");
+    add(u.request_completions, "completions without request");
+    add(u.collectives_incomplete, "incomplete collectives");
+    add(u.collectives_mismatched, "mismatched collectives");
+    add(u.enters_unclosed, "calls never left");
+    add(u.locks_unreleased, "locks never released");
+    if (!what.empty()) {
+      result.notes.push_back("unmatched in the trace: " + what +
+                             " (patterns that need them skip them)");
+    }
   }
   result.trace = std::move(trace);
   return result;
