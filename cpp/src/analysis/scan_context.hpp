@@ -48,6 +48,18 @@ public:
   [[nodiscard]] Call call_from_enter(trace::EventIndex enter) const;
   // The call holding event `e` (any location).
   Call call_of(trace::EventIndex e) { return call_from_enter(locator_.enclosing_enter(e)); }
+  // Start and end of that call, without its region and call site (end = start without Leave);
+  // false when the event is in no call.
+  bool span_of(trace::EventIndex e, trace::Timestamp &start, trace::Timestamp &end) {
+    const auto enter = locator_.enclosing_enter(e);
+    if (enter == trace::kNoEvent) {
+      return false;
+    }
+    start = ev.time[static_cast<std::size_t>(enter)];
+    const auto leave = ev.match[static_cast<std::size_t>(enter)];
+    end = leave == trace::kNoEvent ? start : ev.time[static_cast<std::size_t>(leave)];
+    return true;
+  }
   // Only the start of that call (kNoEvent-safe: returns false when there is none).
   bool call_start_of(trace::EventIndex e, trace::Timestamp &start) {
     const auto enter = locator_.enclosing_enter(e);

@@ -147,18 +147,21 @@ void ParjavaNonblockingAnalysis::report(ScanContext &ctx, const Candidate &c, co
   if (!ctx.reaches_eps(lost)) {
     return;
   }
-  const Call send_call = ctx.call_of(c.send_post);
-  const Call irecv_call = ctx.call_of(c.irecv_post);
+  // The partner's I-call start is the candidate's key; only the local I-call is looked up.
+  trace::Timestamp local_start = 0;
+  trace::Timestamp local_end = 0;
+  if (!ctx.span_of(sender_side ? c.send_post : c.irecv_post, local_start, local_end)) {
+    return;
+  }
   const auto transfer = ctx.transfer_time(c.bytes, c.sender, c.receiver);
   const std::int64_t t_send = transfer < 0 ? 0 : transfer;
-  const auto x = send_call.start;
-  const auto irecv = irecv_call.start;
+  const auto x = sender_side ? local_start : c.key;
+  const auto irecv = sender_side ? c.key : local_start;
+  const auto delta_i = local_end - local_start; // ΔT_i: the I-call on this side
   std::int64_t distance = 0;
   if (sender_side) {
-    const auto delta_i = send_call.duration();
     distance = (x > irecv ? 0 : irecv - x) + delta_i + t_send;
   } else {
-    const auto delta_i = irecv_call.duration();
     distance = (x < irecv ? 0 : x - irecv) + delta_i + t_send;
   }
   Finding f;
