@@ -61,7 +61,8 @@ Arguments parse(int argc, char **argv) {
 
 parjava::trace::Trace build(const Arguments &a) {
   constexpr int kEventsPerStep = 30; // average, see the header comment
-  const auto steps = std::max<std::uint64_t>(1, a.events / (kEventsPerStep * a.ranks));
+  const auto steps = std::max<std::uint64_t>(
+      1, a.events / (std::uint64_t{kEventsPerStep} * static_cast<std::uint64_t>(a.ranks)));
   TraceBuilder b;
   b.reserve(a.events + a.events / 10);
   b.add_ranks(a.ranks);
@@ -132,7 +133,7 @@ parjava::trace::Trace build(const Arguments &a) {
     // A blocking pair with rank ^ 1: even ranks send, odd ranks receive.
     for (int r = 0; r < n; r += 2) {
       auto &ts = now[static_cast<std::size_t>(r)];
-      auto &tr = now[static_cast<std::size_t>(r + 1)];
+      auto &tr = now[static_cast<std::size_t>(r) + 1];
       const auto s = static_cast<std::uint32_t>(r);
       const auto d = static_cast<std::uint32_t>(r + 1);
       const auto done = std::max(ts, tr) + 3'000;

@@ -33,7 +33,7 @@ std::string region_name(const trace::Trace &trace, std::uint32_t region) {
 
 std::string bytes_text(std::uint64_t bytes) {
   char buffer[32];
-  if (bytes >= 1024 * 1024) {
+  if (bytes >= std::uint64_t{1024} * 1024) {
     std::snprintf(buffer, sizeof buffer, "%.1f MiB", static_cast<double>(bytes) / 1048576.0);
   } else if (bytes >= 1024) {
     std::snprintf(buffer, sizeof buffer, "%.1f KiB", static_cast<double>(bytes) / 1024.0);

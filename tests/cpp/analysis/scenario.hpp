@@ -103,7 +103,7 @@ public:
     b.leave(rank, end);
   }
 
-  std::vector<Finding> scan(ScanOptions options = {}) {
+  std::vector<Finding> scan(const ScanOptions &options = {}) {
     if (!built) {
       trace = b.finish();
       built = true;

@@ -10,7 +10,7 @@ namespace {
 // [recv_start, recv_end].
 std::vector<Finding> pair(const char *function, Timestamp send_start, Timestamp send_end,
                           Timestamp recv_start, Timestamp recv_end, std::uint64_t bytes,
-                          ScanOptions options) {
+                          const ScanOptions &options) {
   Scenario s(2);
   s.send(0, function, send_start, send_end, 1, bytes);
   s.recv(1, recv_start, recv_end, 0, bytes);
