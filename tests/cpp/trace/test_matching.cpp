@@ -378,3 +378,26 @@ TEST(Matching, RematchingIsIdempotent) {
   EXPECT_EQ(t.events.match, matched);
   EXPECT_EQ(t.unmatched, report);
 }
+
+TEST(MessageMatching, ManyRanksUseThePerRankOrdering) {
+  // 400 ranks and few messages: the (receiver, sender) table would be larger than the
+  // messages, so pairing orders by rank twice. A ring plus a message back to rank 0.
+  constexpr std::int32_t kRanks = 400;
+  TraceBuilder b;
+  b.add_ranks(kRanks);
+  const auto w = b.world_communicator();
+  for (std::int32_t r = 0; r < kRanks; ++r) {
+    const auto loc = static_cast<std::uint32_t>(r);
+    blocking_send(b, loc, 100, (r + 1) % kRanks, 1, w, 8);
+    blocking_recv(b, loc, 200, (r + kRanks - 1) % kRanks, 1, w, 8);
+  }
+  blocking_send(b, 399, 300, 0, 2, w, 16);
+  blocking_recv(b, 0, 400, 399, 2, w, 16);
+  auto t = b.finish();
+  EXPECT_EQ(t.unmatched.total(), 0U);
+  for (std::uint32_t r = 0; r < kRanks; ++r) {
+    const auto send = at(t, r, 101, EventKind::Send);
+    EXPECT_EQ(match_of(t, send), at(t, (r + 1) % kRanks, 201, EventKind::Recv));
+  }
+  EXPECT_EQ(match_of(t, at(t, 399, 301, EventKind::Send)), at(t, 0, 401, EventKind::Recv));
+}
