@@ -10,8 +10,8 @@
 //
 // Cost: the lists come from the per-location pass; each is put in (receiver, sender) order by
 // one stable counting sort on the pair (two by rank for very large process counts), then one
-// merge. Only groups that mix communicators or tags between one pair of ranks are sorted by
-// (communicator, tag).
+// merge. A pair of ranks that mixes a few communicators or tags pairs each (communicator, tag)
+// stream in turn; only one mixing many is sorted by stream.
 #include <algorithm>
 #include <cstddef>
 #include <limits>
@@ -123,18 +123,39 @@ public:
 
   // Pair the messages between one sender and one receiver.
   void pair_group(Message *sends, std::size_t ns, Message *recvs, std::size_t nr) {
-    const Message &first = ns != 0 ? sends[0] : recvs[0];
-    bool uniform = true;
-    for (std::size_t i = 0; i < ns && uniform; ++i) {
-      uniform = same_stream(sends[i], first);
+    // The (communicator, tag) streams present: usually one, a few when a pair of ranks mixes
+    // tags (a halo exchange and a Sendrecv). Each stream pairs in order on its own.
+    streams_.clear();
+    auto note = [this](const Message &m) {
+      for (const auto &s : streams_) {
+        if (same_stream(s, m)) {
+          return true;
+        }
+      }
+      if (streams_.size() == kFewStreams) {
+        return false;
+      }
+      streams_.push_back(m);
+      return true;
+    };
+    bool few = true;
+    for (std::size_t i = 0; i < ns && few; ++i) {
+      few = note(sends[i]);
     }
-    for (std::size_t i = 0; i < nr && uniform; ++i) {
-      uniform = same_stream(recvs[i], first);
+    for (std::size_t i = 0; i < nr && few; ++i) {
+      few = note(recvs[i]);
     }
-    if (uniform) {
-      zip(sends, ns, recvs, nr);
+    if (few) {
+      if (streams_.size() == 1) {
+        zip(sends, ns, recvs, nr);
+        return;
+      }
+      for (const auto &stream : streams_) {
+        zip_stream(stream, sends, ns, recvs, nr);
+      }
       return;
     }
+    // Many streams between two ranks: sort each side by stream, then zip equal streams.
     std::stable_sort(sends, sends + ns, stream_before);
     std::stable_sort(recvs, recvs + nr, stream_before);
     std::size_t a = 0;
@@ -157,6 +178,40 @@ public:
   }
 
 private:
+  static constexpr std::size_t kFewStreams = 8;
+
+  // Pair the k-th send of `stream` with its k-th receive.
+  void zip_stream(const Message &stream, const Message *sends, std::size_t ns, const Message *recvs,
+                  std::size_t nr) {
+    std::size_t a = 0;
+    std::size_t b = 0;
+    std::uint64_t unpaired_sends = 0;
+    std::uint64_t unpaired_receives = 0;
+    for (;;) {
+      while (a < ns && !same_stream(sends[a], stream)) {
+        ++a;
+      }
+      while (b < nr && !same_stream(recvs[b], stream)) {
+        ++b;
+      }
+      if (a == ns || b == nr) {
+        break;
+      }
+      match_[static_cast<std::size_t>(sends[a].event)] = recvs[b].event;
+      match_[static_cast<std::size_t>(recvs[b].event)] = sends[a].event;
+      ++a;
+      ++b;
+    }
+    for (; a < ns; ++a) {
+      unpaired_sends += same_stream(sends[a], stream) ? 1U : 0U;
+    }
+    for (; b < nr; ++b) {
+      unpaired_receives += same_stream(recvs[b], stream) ? 1U : 0U;
+    }
+    report_.sends += unpaired_sends;
+    report_.receives += unpaired_receives;
+  }
+
   void zip(const Message *sends, std::size_t ns, const Message *recvs, std::size_t nr) {
     const auto paired = std::min(ns, nr);
     for (std::size_t i = 0; i < paired; ++i) {
@@ -169,6 +224,7 @@ private:
 
   Column<EventIndex> &match_;
   MatchReport &report_;
+  std::vector<Message> streams_; // one message of each stream of the current pair
 };
 
 } // namespace
