@@ -473,10 +473,11 @@ bool read_events(OTF2_Reader *reader, const ArchiveFiles &files, const EventTran
     }
   } else {
     // Announced counts (Score-P, parjava): exact columns, each location filled in place by
-    // one of `threads` readers, the largest locations first.
+    // one of `threads` readers, the largest locations first (equal ones in column order, the
+    // order in which the builder's helper faults the pages in).
     builder.presize(announced);
-    std::sort(to_read.begin(), to_read.end(),
-              [&](std::uint32_t a, std::uint32_t b) { return announced[a] > announced[b]; });
+    std::stable_sort(to_read.begin(), to_read.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return announced[a] > announced[b]; });
     std::vector<std::unique_ptr<OTF2_Reader, ReaderCloser>> own_readers(threads);
     std::vector<std::unique_ptr<EventFileReader>> readers(threads);
     std::atomic<bool> overflow{false};
