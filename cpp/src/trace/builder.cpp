@@ -43,6 +43,21 @@ RegionRole default_role(Function function) {
 
 TraceBuilder::~TraceBuilder() { wait_for_populate(); }
 
+TraceBuilder &TraceBuilder::operator=(TraceBuilder &&other) noexcept {
+  if (this != &other) {
+    wait_for_populate(); // a joinable std::thread must not be overwritten
+    trace_ = std::move(other.trace_);
+    populate_ = std::move(other.populate_);
+    region_by_name_ = std::move(other.region_by_name_);
+    group_by_rank_ = std::move(other.group_by_rank_);
+    world_ = other.world_;
+    location_column_sorted_ = other.location_column_sorted_;
+    presized_ = other.presized_;
+    slice_written_ = std::move(other.slice_written_);
+  }
+  return *this;
+}
+
 void TraceBuilder::wait_for_populate() {
   if (populate_.joinable()) {
     populate_.join();

@@ -233,3 +233,17 @@ TEST(Builder, PresizedSlicesFilledFromThreadsGiveTheSameTrace) {
   EXPECT_EQ(got.unmatched.sends, 0U);
   EXPECT_EQ(got.memory_bytes(), expected.memory_bytes());
 }
+
+TEST(Builder, MovesWithItsEvents) {
+  TraceBuilder a;
+  a.add_ranks(1);
+  a.reserve(std::size_t{1} << 21U); // large enough to start the prefault helper
+  a.enter(0, 1, a.region("main"));
+  TraceBuilder b(std::move(a));
+  b.leave(0, 2);
+  TraceBuilder c;
+  c = std::move(b);
+  const auto t = c.finish();
+  EXPECT_EQ(t.size(), 2U);
+  EXPECT_EQ(t.unmatched.total(), 0U);
+}

@@ -89,6 +89,9 @@ public:
   TraceBuilder() = default;
   TraceBuilder(const TraceBuilder &) = delete;
   TraceBuilder &operator=(const TraceBuilder &) = delete;
+  // Movable: the prefault helper (see reserve()) holds no reference to the builder.
+  TraceBuilder(TraceBuilder &&other) noexcept = default;
+  TraceBuilder &operator=(TraceBuilder &&other) noexcept;
   ~TraceBuilder();
 
   // Expected number of events: one allocation of every column (match and link included) up
