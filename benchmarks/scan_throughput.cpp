@@ -7,7 +7,7 @@
 // to both neighbours; MPI_Waitall of the four; a blocking MPI_Send/MPI_Recv pair with rank ^ 1;
 // MPI_Allreduce; every 10th step MPI_Barrier. About 30 events per rank and step.
 //
-//   build/dev/cpp/src/analysis/scan_throughput [--events 10000000] [--ranks 64] [--repeat 5]
+//   build/dev/benchmarks/scan_throughput [--events 10000000] [--ranks 64] [--repeat 5]
 //                                            [--patterns parjava|scalasca|pgas|KEY]
 #include <algorithm>
 #include <chrono>
