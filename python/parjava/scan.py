@@ -389,6 +389,13 @@ class Findings:
             frame[column] = frame[column].astype("category")
         return frame
 
+    def table(self) -> Any:
+        """Return the main columns as a DataFrame, the worst occurrences first."""
+        frame = self.to_pandas()
+        columns = ["code", "name", "rank", "peer_rank", "callsite", "call", "time", "idle"]
+        columns += ["optimal_distance", "diagnosis"]
+        return frame[columns].sort_values("idle", ascending=False, kind="stable")
+
     # --- aggregates ------------------------------------------------------------------------
 
     def total(self, pattern: str | None = None) -> float:

@@ -78,6 +78,8 @@ def test_array_fields_and_pandas(coverage: pj.Findings) -> None:
     assert np.all(a["optimal_distance"][nonblocking] >= 0)
     frame = coverage.to_pandas()
     assert len(frame) == len(a)
+    table = coverage.table()
+    assert list(table["idle"]) == sorted(a["idle"], reverse=True)
     assert frame["idle"].sum() == pytest.approx(a["idle"].sum())
 
 
