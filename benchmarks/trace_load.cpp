@@ -2,7 +2,7 @@
 // and measure its memory per event: Trace::memory_bytes() and the growth of the resident set
 // (current and peak) over the load. Run trace_baseline on the same archive for the ratio.
 //
-//   trace_load /tmp/big/traces.otf2 [repetitions]
+//   trace_load /tmp/big/traces.otf2 [repetitions] [threads]   (threads 0: open()'s default)
 #include <malloc.h>
 #include <sys/resource.h>
 
@@ -38,15 +38,16 @@ std::pair<long long, long long> resident_bytes() {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: trace_load ARCHIVE/traces.otf2 [repetitions]\n");
+    std::fprintf(stderr, "usage: trace_load ARCHIVE/traces.otf2 [repetitions] [threads]\n");
     return 2;
   }
   const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
+  const auto threads = static_cast<unsigned>(argc > 3 ? std::atoi(argv[3]) : 0);
   try {
     // Memory: the first load, measured against the process before it.
     const auto [rss_before, hwm_before] = resident_bytes();
     const auto t0 = std::chrono::steady_clock::now();
-    auto trace = parjava::trace::open(argv[1]);
+    auto trace = parjava::trace::open(argv[1], threads);
     const std::chrono::duration<double> first = std::chrono::steady_clock::now() - t0;
     const auto [rss_after, hwm_after] = resident_bytes();
     const double n = static_cast<double>(trace.size());
@@ -65,12 +66,14 @@ int main(int argc, char **argv) {
     double best = first.count();
     for (int r = 1; r < reps; ++r) {
       const auto t1 = std::chrono::steady_clock::now();
-      auto again = parjava::trace::open(argv[1]);
+      auto again = parjava::trace::open(argv[1], threads);
       const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t1;
       best = std::min(best, dt.count());
     }
-    std::printf("parjava open (matching included): best of %d: %.3f s, %.1f M events/s\n", reps,
-                best, n / best / 1e6);
+    std::printf("parjava open (matching included, %s threads): best of %d: %.3f s, "
+                "%.1f M events/s\n",
+                threads == 0 ? "default" : std::to_string(threads).c_str(), reps, best,
+                n / best / 1e6);
   } catch (const parjava::Error &e) {
     std::fprintf(stderr, "trace_load: %s\n", e.what());
     return 2;

@@ -257,13 +257,16 @@ class Trace:
     # --- construction and output ---------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> Trace:
+    def open(cls, path: str | os.PathLike[str], threads: int | None = None) -> Trace:
         """Read an OTF2 archive: its anchor file (``traces.otf2``) or its directory.
 
-        Raises :class:`parjava.TraceError` naming the file and the defect when the archive is
-        missing, empty, truncated or not OTF2.
+        ``threads`` readers work at once (default: the machine's cores, at most 8); the
+        result does not depend on it. Raises :class:`parjava.TraceError` naming the file and
+        the defect when the archive is missing, empty, truncated or not OTF2.
         """
-        return cls(load_core().Trace.open(os.fspath(path)))
+        if threads is not None and threads < 1:
+            raise UsageError(f"Trace.open: threads must be at least 1, not {threads}")
+        return cls(load_core().Trace.open(os.fspath(path), threads or 0))
 
     def write(self, path: str | os.PathLike[str]) -> None:
         """Write the trace as an OTF2 archive (a new directory, or ``DIR/NAME.otf2``).

@@ -111,8 +111,11 @@ void register_trace(py::module_ &m) {
   namespace t = parjava::trace;
   py::class_<Trace, TracePtr> cls(m, "Trace", "The C++ trace (use parjava.Trace)");
   cls.def_static(
-         "open", [](const std::string &path) { return std::make_shared<Trace>(t::open(path)); },
-         py::arg("path"), py::call_guard<py::gil_scoped_release>())
+         "open",
+         [](const std::string &path, unsigned threads) {
+           return std::make_shared<Trace>(t::open(path, threads));
+         },
+         py::arg("path"), py::arg("threads") = 0, py::call_guard<py::gil_scoped_release>())
       .def(
           "write", [](const Trace &self, const std::string &path) { t::write(self, path); },
           py::arg("path"), py::call_guard<py::gil_scoped_release>())

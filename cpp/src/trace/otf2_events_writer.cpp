@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "parjava/trace/otf2_records.hpp"
 #include "otf2_status.hpp"
 #include "otf2_writer_plan.hpp"
+#include "parjava/trace/otf2_records.hpp"
 
 namespace parjava::trace::detail {
 namespace {
