@@ -32,7 +32,7 @@ MatchingRun::MatchingRun(Trace &trace)
     : trace_(trace), processes_(group_processes(trace)), lists_(trace.location_count()),
       reports_(trace.location_count()) {
   const auto n = trace.size();
-  // Every location clears its own slice of these (location()).
+  // Every location's pass clears its own part of these (match_location).
   trace.events.match.resize_for_overwrite(n);
   trace.events.link.resize_for_overwrite(n);
   trace.events.match.shrink_to_fit(); // reserved for the announced event count
@@ -44,10 +44,6 @@ MatchingRun::MatchingRun(Trace &trace)
 }
 
 void MatchingRun::location(std::uint32_t l, LocationScratch &scratch) {
-  const auto begin = static_cast<std::size_t>(trace_.location_begin(l));
-  const auto end = static_cast<std::size_t>(trace_.location_end(l));
-  std::fill(trace_.events.match.begin() + begin, trace_.events.match.begin() + end, kNoEvent);
-  std::fill(trace_.events.link.begin() + begin, trace_.events.link.begin() + end, kNoEvent);
   const auto &loc = trace_.locations[l];
   const bool whole_process =
       is_process_location(loc) &&
