@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>
+
 #include "parjava/error.hpp"
 #include "parjava/trace/otf2.hpp"
 
@@ -345,10 +347,10 @@ TEST(Otf2Reader, PapiCountersBecomeMetricEvents) {
 class BadArchive : public ::testing::Test {
 protected:
   void SetUp() override {
-    dir_ =
-        fs::temp_directory_path() /
-        ("parjava_bad_otf2_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-         "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // Unique per process: other worktrees run these tests at the same time in the same /tmp.
+    dir_ = fs::temp_directory_path() /
+           ("parjava_bad_otf2_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     fs::copy(kData / "pipit-ping-pong", dir_ / "a", fs::copy_options::recursive);
