@@ -27,6 +27,30 @@ namespace parjava::trace {
 
 namespace detail {
 
+// Ask Linux for transparent huge pages on a large block, if PARJAVA_HUGE_PAGES=1 (see above).
+inline void advise_huge_pages(void *block, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  static const bool wanted = [] {
+    const char *value = std::getenv("PARJAVA_HUGE_PAGES");
+    return value != nullptr && value[0] == '1';
+  }();
+  constexpr std::size_t kHuge = std::size_t{2} << 20U;
+  if (!wanted || bytes < 2 * kHuge) {
+    return;
+  }
+  auto *const first = static_cast<char *>(block);
+  const auto address = reinterpret_cast<std::uintptr_t>(first);
+  const auto skip = (kHuge - (address & (kHuge - 1))) & (kHuge - 1); // to the first huge page
+  const auto length = (bytes - skip) & ~(kHuge - 1);                 // whole huge pages
+  if (length != 0) {
+    madvise(first + skip, length, MADV_HUGEPAGE);
+  }
+#else
+  (void)block;
+  (void)bytes;
+#endif
+}
+
 // Fault in the pages of [block, block + bytes) without writing them (Linux >= 5.14), so that
 // the first writes do not pay a page fault each. Safe while another thread writes the block.
 inline void populate_pages(void *block, std::size_t bytes) {
@@ -183,6 +207,9 @@ private:
       throw std::bad_alloc();
     }
     data_ = static_cast<T *>(p);
+    if (n > capacity_) {
+      detail::advise_huge_pages(p, n * sizeof(T));
+    }
     capacity_ = n;
   }
 
