@@ -80,6 +80,22 @@ void TraceBuilder::wait_for_populate() {
   }
 }
 
+void LocationSlice::populate() const {
+  const auto n = end_ - begin_;
+  detail::populate_pages(time_ + begin_, n * sizeof(Timestamp));
+  detail::populate_pages(kind_ + begin_, n * sizeof(EventKind));
+  detail::populate_pages(location_ + begin_, n * sizeof(std::uint32_t));
+  detail::populate_pages(region_ + begin_, n * sizeof(std::uint32_t));
+  detail::populate_pages(peer_ + begin_, n * sizeof(std::int32_t));
+  detail::populate_pages(tag_ + begin_, n * sizeof(std::int32_t));
+  detail::populate_pages(comm_ + begin_, n * sizeof(std::uint32_t));
+  detail::populate_pages(bytes_ + begin_, n * sizeof(std::uint64_t));
+  detail::populate_pages(aux_ + begin_, n * sizeof(std::uint64_t));
+  detail::populate_pages(callsite_ + begin_, n * sizeof(std::uint32_t));
+  detail::populate_pages(match_ + begin_, n * sizeof(EventIndex));
+  detail::populate_pages(link_ + begin_, n * sizeof(EventIndex));
+}
+
 void TraceBuilder::reserve(std::size_t events) {
   reserve_columns(events);
   start_populate(events);
@@ -465,7 +481,8 @@ void order_location(EventColumns &e, std::size_t begin, std::size_t end) {
 
 } // namespace
 
-void TraceBuilder::presize(const std::vector<std::uint64_t> &events_per_location) {
+void TraceBuilder::presize(const std::vector<std::uint64_t> &events_per_location,
+                           bool background_prefault) {
   if (events_per_location.size() != trace_.locations.size()) {
     throw Error(ErrorKind::Usage, "presize: " + std::to_string(events_per_location.size()) +
                                       " counts for " + std::to_string(trace_.locations.size()) +
@@ -484,7 +501,10 @@ void TraceBuilder::presize(const std::vector<std::uint64_t> &events_per_location
     throw Error(ErrorKind::Trace, "the trace announces " + std::to_string(total) +
                                       " events; parjava holds at most 2^31 - 1 per trace");
   }
-  reserve(total);
+  reserve_columns(total);
+  if (background_prefault) {
+    start_populate(total);
+  }
   for_each_column(trace_.events, [total](auto &column) { column.resize_for_overwrite(total); });
   presized_ = true;
   slice_written_.assign(events_per_location.size(), 0);
@@ -512,6 +532,8 @@ LocationSlice TraceBuilder::slice(std::uint32_t location) {
   s.bytes_ = e.bytes.data();
   s.aux_ = e.aux.data();
   s.callsite_ = e.callsite.data();
+  s.match_ = e.match.data();
+  s.link_ = e.link.data();
   return s;
 }
 
@@ -543,7 +565,7 @@ Trace TraceBuilder::finish(unsigned threads) {
       // Every slice was ordered and matched when it was filled (slice_filled).
       trace_.metadata.unknown_events =
           std::accumulate(slice_generic_.begin(), slice_generic_.end(), std::uint64_t{0});
-      run_->complete();
+      run_->complete(std::max(1U, threads));
       run_.reset();
       return take_trace();
     }
@@ -605,7 +627,7 @@ Trace TraceBuilder::finish(unsigned threads) {
   });
   trace_.metadata.unknown_events =
       std::accumulate(generic.begin(), generic.end(), std::uint64_t{0});
-  run.complete();
+  run.complete(threads);
   return take_trace();
 }
 

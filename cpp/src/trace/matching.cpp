@@ -51,7 +51,7 @@ void MatchingRun::location(std::uint32_t l, LocationScratch &scratch) {
   match_location(trace_, l, whole_process, scratch, lists_[l], reports_[l]);
 }
 
-void MatchingRun::complete() {
+void MatchingRun::complete(unsigned threads) {
   auto &total = trace_.unmatched;
   for (const auto &r : reports_) {
     total.sends += r.sends;
@@ -78,8 +78,15 @@ void MatchingRun::complete() {
   for (const auto &lists : lists_) {
     total.request_posts += lists.posts - lists.completed_posts;
   }
-  pair_messages(trace_, lists_, processes_.count());
-  build_collectives(trace_, lists_, processes_);
+  // Pairing writes match and the message counts, collectives write link, the collective
+  // tables and their counts: independent, so they may run at the same time.
+  parallel_for(2, threads, [this](std::size_t task, unsigned /*worker*/) {
+    if (task == 0) {
+      pair_messages(trace_, lists_, processes_.count());
+    } else {
+      build_collectives(trace_, lists_, processes_);
+    }
+  });
 }
 
 } // namespace detail
@@ -97,7 +104,7 @@ void match(Trace &trace, unsigned threads) {
       run.location(static_cast<std::uint32_t>(l), scratch[worker]);
     });
   }
-  run.complete();
+  run.complete(threads);
 }
 
 } // namespace parjava::trace

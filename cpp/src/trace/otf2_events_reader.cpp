@@ -475,7 +475,8 @@ bool read_events(OTF2_Reader *reader, const ArchiveFiles &files, const EventTran
     // Announced counts (Score-P, parjava): exact columns, each location filled in place by
     // one of `threads` readers, the largest locations first (equal ones in column order, the
     // order in which the builder's helper faults the pages in).
-    builder.presize(announced);
+    // One reader: a helper faults the pages in meanwhile; several: each its own slices.
+    builder.presize(announced, threads == 1);
     std::stable_sort(to_read.begin(), to_read.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return announced[a] > announced[b]; });
     std::vector<std::unique_ptr<OTF2_Reader, ReaderCloser>> own_readers(threads);
@@ -503,6 +504,9 @@ bool read_events(OTF2_Reader *reader, const ArchiveFiles &files, const EventTran
       }
       const auto l = to_read[k];
       auto slice = builder.slice(l);
+      if (threads > 1) {
+        slice.populate();
+      }
       LocationContext context{&builder, &slice, &x, l, builder.locations()[l].rank};
       warnings[l] = readers[worker]->read(x.location_ids[l], context);
       unknown_ranks[l] = context.unknown_ranks;

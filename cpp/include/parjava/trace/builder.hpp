@@ -69,6 +69,9 @@ public:
   }
   [[nodiscard]] std::size_t written() const { return next_ - begin_; }
   [[nodiscard]] std::size_t capacity() const { return end_ - begin_; }
+  // Fault in this slice's pages of every column (match and link included) in one go, before
+  // filling it: cheaper than a page fault per 4 KiB on first write.
+  void populate() const;
 
 private:
   friend class TraceBuilder;
@@ -86,6 +89,8 @@ private:
   std::uint64_t *bytes_ = nullptr;
   std::uint64_t *aux_ = nullptr;
   std::uint32_t *callsite_ = nullptr;
+  EventIndex *match_ = nullptr; // filled by matching
+  EventIndex *link_ = nullptr;
 };
 
 class TraceBuilder {
@@ -212,8 +217,11 @@ public:
   // locations can then be filled from different threads, with no copy afterwards. Call it
   // after the locations are defined and before any append(); a slice filled with fewer
   // events than announced is compacted by finish(). Appends and slices cannot be mixed.
-  // Large columns are prefaulted by a helper thread as with reserve().
-  void presize(const std::vector<std::uint64_t> &events_per_location);
+  // With `background_prefault`, a helper faults the pages in while the slices are filled (as
+  // reserve() does; best with one filling thread); otherwise whoever fills a slice should
+  // call LocationSlice::populate() first, so each thread faults in the pages it writes.
+  void presize(const std::vector<std::uint64_t> &events_per_location,
+               bool background_prefault = false);
   LocationSlice slice(std::uint32_t location);
   // Record how many events slice `location` received (call once the slice is filled, from
   // the thread that filled it). A slice filled to its announced count is ordered and given
