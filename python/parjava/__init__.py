@@ -26,9 +26,17 @@ from .errors import (  # noqa: E402
     TraceError,
     UsageError,
 )
+from .model import Model, measured  # noqa: E402
 from .trace import Category, EventKind, Trace  # noqa: E402
 
 __version__ = "0.1.0"
+
+from .machine import Machine, Network, ThreadCosts  # noqa: E402
+from .scan import Findings, patterns, scan  # noqa: E402
+
+# `parjava.trace` is the function that runs a program under the tracer (the module of that
+# name, if present, must be imported before this line so the function wins).
+from .tracing import include_dir, trace  # noqa: E402
 
 __all__ = [
     "AnalysisError",
@@ -36,13 +44,23 @@ __all__ = [
     "DeadlockError",
     "Error",
     "EventKind",
+    "Findings",
     "FrontendError",
+    "Machine",
     "MachineError",
     "MissingDependencyError",
+    "Model",
     "ModelError",
+    "Network",
     "RunError",
+    "ThreadCosts",
     "Trace",
     "TraceError",
     "UsageError",
     "__version__",
+    "include_dir",
+    "measured",
+    "patterns",
+    "scan",
+    "trace",
 ]

@@ -666,3 +666,7 @@ __all__ = [
     "Trace",
     "otf2_record_name",
 ]
+
+# Analyses attach their methods to Trace: trace.intervals(), trace.timeline().
+from . import intervals as _intervals  # noqa: E402, F401
+from . import timeline as _timeline  # noqa: E402, F401
