@@ -27,6 +27,7 @@ from .errors import (  # noqa: E402
     UsageError,
 )
 from .model import Model, measured  # noqa: E402
+from .prediction import Prediction, interpret, interpret_node  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -39,9 +40,12 @@ __all__ = [
     "MissingDependencyError",
     "Model",
     "ModelError",
+    "Prediction",
     "RunError",
     "TraceError",
     "UsageError",
     "__version__",
+    "interpret",
+    "interpret_node",
     "measured",
 ]

@@ -960,6 +960,108 @@ Round pairwise_round(const CollectiveCall &c, std::uint32_t k) {
   return exchange_round(to, c.block(to), from, c.bytes);
 }
 
+// Log-structured algorithms computed directly from the round index (the million-process
+// benchmark runs these; building their round list per call would dominate the run time).
+struct FoldedRounds {
+  Fold fold;
+  std::uint32_t pre;  // the fold's hand-over round (0 or 1)
+  std::uint32_t main; // rounds among the power-of-two ranks
+};
+
+FoldedRounds folded(const CollectiveCall &c, std::uint32_t per_mask) {
+  FoldedRounds f{fold_of(c.rank, c.size), 0, 0};
+  f.pre = c.rank < 2 * f.fold.extra ? 1 : 0;
+  if (f.fold.newrank >= 0) {
+    f.main = per_mask * static_cast<std::uint32_t>(std::countr_zero(
+                            static_cast<std::uint64_t>(f.fold.adjsize)));
+  }
+  return f;
+}
+
+bool is_direct(const CollectiveCall &c) {
+  switch (c.kind) {
+  case Collective::Allreduce:
+    return c.algorithm == Algorithm::RecursiveDoubling || c.algorithm == Algorithm::Rabenseifner;
+  case Collective::Barrier:
+    return c.algorithm == Algorithm::Dissemination;
+  case Collective::Allgather:
+    return c.algorithm == Algorithm::Bruck && c.block_bytes == nullptr;
+  case Collective::Alltoall:
+    return c.algorithm == Algorithm::Bruck;
+  default:
+    return false;
+  }
+}
+
+std::uint32_t log_rounds(std::int64_t size) {
+  std::uint32_t n = 0;
+  for (std::int64_t d = 1; d < size; d <<= 1) {
+    ++n;
+  }
+  return n;
+}
+
+std::uint32_t direct_count(const CollectiveCall &c) {
+  if (c.kind == Collective::Allreduce) {
+    const FoldedRounds f = folded(c, c.algorithm == Algorithm::Rabenseifner ? 2 : 1);
+    return 2 * f.pre + f.main;
+  }
+  return log_rounds(c.size);
+}
+
+Round direct_round(const CollectiveCall &c, std::uint32_t i) {
+  if (c.kind == Collective::Allreduce) {
+    const bool raben = c.algorithm == Algorithm::Rabenseifner;
+    const FoldedRounds f = folded(c, raben ? 2 : 1);
+    if (i < f.pre) {
+      return c.rank % 2 == 0 ? send_round(c.rank + 1, c.bytes)
+                             : recv_round(c.rank - 1, c.bytes, true);
+    }
+    if (i >= f.pre + f.main) {
+      return c.rank % 2 == 0 ? recv_round(c.rank + 1, c.bytes) : send_round(c.rank - 1, c.bytes);
+    }
+    const std::uint32_t k = i - f.pre;
+    if (!raben) {
+      const std::int64_t remote = unfold(f.fold.newrank ^ (std::int64_t{1} << k), f.fold);
+      return exchange_round(remote, c.bytes, remote, c.bytes, true);
+    }
+    const std::uint32_t steps = f.main / 2;
+    if (k < steps) { // reduce-scatter: halving windows at doubling distances
+      std::uint64_t window = c.bytes;
+      for (std::uint32_t j = 0; j < k; ++j) {
+        window = (window + 1) / 2;
+      }
+      const std::uint64_t half = (window + 1) / 2;
+      const std::int64_t remote = unfold(f.fold.newrank ^ (std::int64_t{1} << k), f.fold);
+      return exchange_round(remote, window - half, remote, half, true);
+    }
+    const std::uint32_t j = k - steps; // allgather: doubling windows at halving distances
+    std::uint64_t window = c.bytes;
+    for (std::uint32_t t = 0; t < steps; ++t) {
+      window = (window + 1) / 2;
+    }
+    window <<= j;
+    const std::int64_t remote =
+        unfold(f.fold.newrank ^ (std::int64_t{1} << (steps - 1 - j)), f.fold);
+    return exchange_round(remote, window, remote, window);
+  }
+  const std::int64_t d = std::int64_t{1} << i;
+  switch (c.kind) {
+  case Collective::Barrier:
+    return exchange_round(mod(c.rank + d, c.size), 0, mod(c.rank - d, c.size), 0);
+  case Collective::Allgather: {
+    const std::uint64_t bytes = static_cast<std::uint64_t>(std::min(d, c.size - d)) * c.bytes;
+    return exchange_round(mod(c.rank - d, c.size), bytes, mod(c.rank + d, c.size), bytes);
+  }
+  default: { // alltoall bruck
+    const std::int64_t blocks =
+        (c.size / (2 * d)) * d + std::max<std::int64_t>(0, c.size % (2 * d) - d);
+    const std::uint64_t bytes = static_cast<std::uint64_t>(blocks) * c.bytes;
+    return exchange_round(mod(c.rank + d, c.size), bytes, mod(c.rank - d, c.size), bytes);
+  }
+  }
+}
+
 // Composite algorithms: a first collective, then a second one on the same ranks.
 struct Phases {
   CollectiveCall first;
@@ -1224,6 +1326,9 @@ std::uint32_t round_count(const CollectiveCall &call) {
   if (is_ring_like(c)) {
     return ring_like_count(c);
   }
+  if (is_direct(c)) {
+    return direct_count(c);
+  }
   return static_cast<std::uint32_t>(build(c).size());
 }
 
@@ -1238,6 +1343,9 @@ Round round_at(const CollectiveCall &call, std::uint32_t index) {
   }
   if (is_ring_like(c)) {
     return ring_like_round(c, index);
+  }
+  if (is_direct(c)) {
+    return direct_round(c, index);
   }
   const Rounds &rounds = build(c);
   if (index >= rounds.size()) {

@@ -64,7 +64,8 @@ struct Message {
 enum class RequestKind : std::uint8_t { Send, Recv, Probe };
 
 struct Request {
-  std::uint32_t next_owned = kNone;  // the owner's list of live requests
+  std::uint32_t next_owned = kNone;  // the owner's list of live requests (newest first)
+  std::uint32_t prev_owned = kNone;
   std::uint32_t next_posted = kNone; // the process's posted-receive queue
   std::uint32_t ctx = 0;
   std::uint32_t name = 0;            // request array name id; 0: internal
@@ -115,6 +116,7 @@ struct CollectiveState {
   bool deliver_sync = false;     // PGAS OUT_MYSYNC
   std::uint64_t sent = 0;
   std::uint64_t received = 0;
+  Round current; // the round in progress (computed once per round)
 };
 
 struct ReturnEntry {

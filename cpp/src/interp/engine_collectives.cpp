@@ -246,8 +246,10 @@ bool Engine::run_collective(std::uint32_t ctx, const CommOp &op) {
     if (k >= total) {
       break;
     }
-    Round rd;
-    (void)call_of(ctx, op, k, rd);
+    if (step == 0) {
+      (void)call_of(ctx, op, k, c.current);
+    }
+    const Round &rd = c.current;
     const auto tag = static_cast<std::int32_t>((static_cast<std::uint32_t>(c.kind) << 24U) |
                                                (k & 0xffffffU));
     if (step == 0) {

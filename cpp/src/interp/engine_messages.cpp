@@ -50,27 +50,24 @@ std::uint32_t Engine::new_request(std::uint32_t ctx, RequestKind kind, std::uint
   q.comm_op = comm_op;
   q.live = true;
   q.post_time = clock_[ctx];
-  // Append to the owner's list (oldest first, so Wait picks the oldest of equal names).
-  if (owned_[ctx] == kNone) {
-    owned_[ctx] = r;
-  } else {
-    std::uint32_t last = owned_[ctx];
-    while (requests_[last].next_owned != kNone) {
-      last = requests_[last].next_owned;
-    }
-    requests_[last].next_owned = r;
+  // Newest first; Wait and Test look for the oldest of a name by walking to the end.
+  q.next_owned = owned_[ctx];
+  if (owned_[ctx] != kNone) {
+    requests_[owned_[ctx]].prev_owned = r;
   }
+  owned_[ctx] = r;
   return r;
 }
 
 void Engine::release_request(std::uint32_t r) {
   Request &q = requests_[r];
-  std::uint32_t *link = &owned_[q.ctx];
-  while (*link != kNone && *link != r) {
-    link = &requests_[*link].next_owned;
+  if (q.prev_owned == kNone) {
+    owned_[q.ctx] = q.next_owned;
+  } else {
+    requests_[q.prev_owned].next_owned = q.next_owned;
   }
-  if (*link == r) {
-    *link = q.next_owned;
+  if (q.next_owned != kNone) {
+    requests_[q.next_owned].prev_owned = q.prev_owned;
   }
   q.live = false;
   free_requests_.push_back(r);
@@ -486,16 +483,13 @@ bool Engine::wait_requests(std::uint32_t ctx, bool collective_only, std::uint32_
   std::uint32_t pending = 0;
   double wake = 0.0;
   double wake_error = 0.0;
-  for (std::uint32_t r = owned_[ctx]; r != kNone; r = requests_[r].next_owned) {
-    Request &q = requests_[r];
-    const bool selected =
-        collective_only
-            ? q.collective
-            : !q.collective && q.name != 0 && (name == 0 ? q.name < kNone - 1 : q.name == name) &&
-                  (!by_index || q.index == index);
-    if (!selected) {
-      continue;
-    }
+  const auto selected = [&](const Request &q) {
+    return collective_only ? q.collective
+                           : !q.collective && q.name != 0 &&
+                                 (name == 0 ? q.name < kNone - 1 : q.name == name) &&
+                                 (!by_index || q.index == index);
+  };
+  const auto take = [&](Request &q) {
     q.awaited = true;
     if (!q.complete) {
       ++pending;
@@ -503,8 +497,22 @@ bool Engine::wait_requests(std::uint32_t ctx, bool collective_only, std::uint32_
       wake = q.complete_time;
       wake_error = q.error;
     }
-    if (by_index) {
-      break; // the oldest request of that name and index only
+  };
+  if (by_index) {
+    std::uint32_t oldest = kNone; // the list is newest first
+    for (std::uint32_t r = owned_[ctx]; r != kNone; r = requests_[r].next_owned) {
+      if (selected(requests_[r])) {
+        oldest = r;
+      }
+    }
+    if (oldest != kNone) {
+      take(requests_[oldest]);
+    }
+  } else {
+    for (std::uint32_t r = owned_[ctx]; r != kNone; r = requests_[r].next_owned) {
+      if (selected(requests_[r])) {
+        take(requests_[r]);
+      }
     }
   }
   if (pending == 0) {
@@ -789,16 +797,17 @@ bool Engine::execute_completion(std::uint32_t ctx, const CommOp &op) {
           q.comm_id == 1 ? trace_->self(p) : comms_[q.comm_id].trace_id, q.st_bytes, q.trace_id);
     }
   };
-  // The oldest live user request with this name (and index).
+  // The oldest live user request with this name (and index); the list is newest first.
   const auto find = [&](std::uint32_t name, bool by_index, std::int64_t index) {
+    std::uint32_t oldest = kNone;
     for (std::uint32_t r = owned_[ctx]; r != kNone; r = requests_[r].next_owned) {
       const Request &q = requests_[r];
       if (!q.collective && q.name != 0 && q.name < kNone - 1 && (name == 0 || q.name == name) &&
           (!by_index || q.index == index)) {
-        return r;
+        oldest = r;
       }
     }
-    return kNone;
+    return oldest;
   };
   const auto set_var = [&](std::int32_t slot, std::int64_t v) {
     if (slot >= 0) {
