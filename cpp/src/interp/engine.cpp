@@ -541,7 +541,9 @@ Prediction Engine::run() {
   out.end_times.resize(static_cast<std::size_t>(processes_));
   std::int64_t last = 0;
   for (std::int64_t p = 0; p < processes_; ++p) {
-    double end = 0.0;
+    // LogGP: a process ends when its CPU has processed its last message too (LogGOPSim's host
+    // time is the maximum over its CPUs of nexto, anchors §4 Output).
+    double end = cpu_free_[static_cast<std::size_t>(p)];
     for (std::int64_t t = 0; t < contexts_per_process_; ++t) {
       end = std::max(end, clock_[ctx_of(p, t)]);
     }

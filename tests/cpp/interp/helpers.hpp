@@ -2,7 +2,10 @@
 // as compact JSON node lists.
 #pragma once
 
+#include <cstdio>
 #include <optional>
+#include <stdexcept>
+#include <vector>
 #include <string>
 
 #include "parjava/interp/interpreter.hpp"
@@ -58,6 +61,69 @@ inline Prediction run(const model::Model &m, const machine::Machine &machine, st
   o.threads = threads;
   o.record_trace = trace;
   return interpret(m, machine, o);
+}
+
+} // namespace parjava::interp::testing
+
+namespace parjava::interp::testing {
+
+inline const NodeStatistics &stats(const Prediction &p, model::NodeId id) {
+  for (const auto &s : p.nodes) {
+    if (s.id == id) {
+      return s;
+    }
+  }
+  throw std::runtime_error("no node " + std::to_string(id));
+}
+
+// A machine whose network is free: only compute times count.
+inline machine::Machine free_network() { return hockney(0.0, 1e30); }
+
+} // namespace parjava::interp::testing
+
+namespace parjava::interp::testing {
+
+// A model whose main body is a switch on rank: `bodies[r]` is the comma-separated list of
+// leaf node JSON objects (without ids) that rank r runs. Ids are assigned from 100 upward;
+// source lines are 10 + the position in the rank's list, per rank r at line 100*r + ...
+inline model::Model per_rank(const std::string &params, const std::vector<std::vector<std::string>> &bodies) {
+  std::string nodes;
+  std::string cases;
+  std::string children;
+  std::uint32_t id = 100;
+  for (std::size_t r = 0; r < bodies.size(); ++r) {
+    const std::uint32_t body = id++;
+    std::string leaf_ids;
+    std::string leaves;
+    for (std::size_t i = 0; i < bodies[r].size(); ++i) {
+      const std::uint32_t leaf = id++;
+      leaf_ids += (leaf_ids.empty() ? "" : ", ") + std::to_string(leaf);
+      std::string obj = bodies[r][i];
+      obj.insert(1, "\"id\": " + std::to_string(leaf) + ", \"source\": {\"file\": 0, \"line\": " +
+                        std::to_string(100 * r + 10 + i) + "}, ");
+      leaves += ",\n" + obj;
+    }
+    const std::uint32_t brk = id++;
+    nodes += ",\n{\"id\": " + std::to_string(body) + ", \"kind\": \"seq\", \"children\": [" +
+             leaf_ids + (leaf_ids.empty() ? "" : ", ") + std::to_string(brk) + "]}" + leaves +
+             ",\n{\"id\": " + std::to_string(brk) + ", \"kind\": \"break\", \"target\": 2}";
+    cases += std::string(cases.empty() ? "" : ", ") + "{\"labels\": [" + std::to_string(r) + "]}";
+    children += (children.empty() ? "" : ", ") + std::to_string(body);
+  }
+  const std::string all = "{\"id\": 1, \"kind\": \"seq\", \"children\": [2]},\n"
+                          "{\"id\": 2, \"kind\": \"switch\", \"value\": \"rank\", \"cases\": [" +
+                          cases + "], \"children\": [" + children + "]}" + nodes;
+  return model_of(params, all);
+}
+
+inline std::string compute(double seconds) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g", seconds);
+  return std::string("{\"kind\": \"cb\", \"time\": ") + text + "}";
+}
+
+inline std::string op(const std::string &name, const std::string &args) {
+  return "{\"kind\": \"cfc\", \"op\": \"" + name + "\", \"args\": {" + args + "}}";
 }
 
 } // namespace parjava::interp::testing
