@@ -649,7 +649,7 @@ std::string Engine::describe_wait(std::uint32_t ctx) {
     std::string prefix;
     if (q.collective) {
       const CollectiveState &c = collective_[ctx];
-      prefix = "round " + std::to_string(phase_[ctx] >= 2 ? phase_[ctx] - 2 : 0) + " of " +
+      prefix = "round " + std::to_string(phase_[ctx] >= 2 ? (phase_[ctx] - 2) / 3 : 0) + " of " +
                std::string(algorithm_name(c.algorithm)) + " " +
                std::string(collective_name(c.kind)) + ": ";
     }

@@ -116,7 +116,8 @@ struct CollectiveState {
   bool deliver_sync = false;     // PGAS OUT_MYSYNC
   std::uint64_t sent = 0;
   std::uint64_t received = 0;
-  Round current; // the round in progress (computed once per round)
+  Round current;          // the round in progress (computed once per round)
+  std::uint32_t seq = 0;  // this collective's number on its communicator (message tags)
 };
 
 struct ReturnEntry {
@@ -212,7 +213,7 @@ private:
 
   // ---- collectives
   void start_collective(std::uint32_t ctx, const CommOp &op, Collective kind, std::uint32_t comm,
-                        std::int32_t root, std::uint64_t bytes);
+                        std::int32_t root, std::uint64_t bytes, std::uint32_t slot);
   bool run_collective(std::uint32_t ctx, const CommOp &op);
   [[nodiscard]] CollectiveCall call_of(std::uint32_t ctx, const CommOp &op,
                                        std::uint32_t segment_round, Round &out_round);

@@ -88,7 +88,8 @@ bool rooted(Collective c) {
 } // namespace
 
 void Engine::start_collective(std::uint32_t ctx, const CommOp &op, Collective kind,
-                              std::uint32_t comm, std::int32_t root, std::uint64_t bytes) {
+                              std::uint32_t comm, std::int32_t root, std::uint64_t bytes,
+                              std::uint32_t slot) {
   CollectiveState &c = collective_[ctx];
   const CollectiveState fresh_state{};
   const bool pgas = model::operation_info(op.op).family == model::OperationFamily::Pgas;
@@ -97,6 +98,9 @@ void Engine::start_collective(std::uint32_t ctx, const CommOp &op, Collective ki
   c.comm = comm;
   c.root = root;
   c.bytes = bytes;
+  // Collectives on one communicator are numbered in call order (the same on every member),
+  // and the number tags their messages: rounds of different ranks need not line up.
+  c.seq = coll_seq_[static_cast<std::size_t>(rank_of(ctx)) * program_.comm_names.size() + slot]++;
   const std::int64_t size = comm_size(comm);
   // Algorithm: the leaf's own choice, then the run's overrides, then Open MPI's decision.
   std::uint64_t decision_bytes = bytes;
@@ -250,8 +254,8 @@ bool Engine::run_collective(std::uint32_t ctx, const CommOp &op) {
       (void)call_of(ctx, op, k, c.current);
     }
     const Round &rd = c.current;
-    const auto tag = static_cast<std::int32_t>((static_cast<std::uint32_t>(c.kind) << 24U) |
-                                               (k & 0xffffffU));
+    const auto tag = static_cast<std::int32_t>(
+        ((static_cast<std::uint32_t>(c.kind) & 0x1fU) << 24U) | (c.seq & 0xffffffU));
     if (step == 0) {
       if (rd.recv_peer != -1) {
         post_recv(ctx, c.comm, rd.recv_peer == kAnyPeer ? model::kAnySource : rd.recv_peer, tag,
@@ -356,7 +360,7 @@ bool Engine::execute_collective(std::uint32_t ctx, const CommOp &op) {
       }
     }
     const std::uint64_t bytes = kind == Collective::Barrier ? 0 : arg_bytes(ctx, op, Arg::Bytes);
-    start_collective(ctx, op, kind, comm, static_cast<std::int32_t>(root), bytes);
+    start_collective(ctx, op, kind, comm, static_cast<std::int32_t>(root), bytes, op.comm);
     phase_[ctx] = 2;
   }
   return run_collective(ctx, op);
@@ -367,9 +371,9 @@ bool Engine::execute_collective(std::uint32_t ctx, const CommOp &op) {
 bool Engine::execute_split(std::uint32_t ctx, const CommOp &op) {
   const std::int64_t p = rank_of(ctx);
   const std::uint32_t parent = comm_id(ctx, op.comm, op.node);
-  const std::size_t slots = program_.comm_names.size();
-  const auto seq_index = static_cast<std::size_t>(p) * slots + op.comm;
   if (phase_[ctx] == 1) {
+    const std::size_t seq_index =
+        static_cast<std::size_t>(p) * program_.comm_names.size() + op.comm;
     const std::uint64_t key =
         (static_cast<std::uint64_t>(parent) << 32U) | coll_seq_[seq_index];
     const std::int64_t size = comm_size(parent);
@@ -390,14 +394,13 @@ bool Engine::execute_split(std::uint32_t ctx, const CommOp &op) {
     s.color[static_cast<std::size_t>(me)] = dup ? 0 : arg_int(ctx, op, Arg::Color);
     s.key[static_cast<std::size_t>(me)] = dup ? me : arg_int(ctx, op, Arg::Key, me);
     ++s.arrived;
-    start_collective(ctx, op, Collective::Allgather, parent, 0, 8);
+    start_collective(ctx, op, Collective::Allgather, parent, 0, 8, op.comm);
     phase_[ctx] = 2;
   }
   if (!run_collective(ctx, op)) {
     return false;
   }
-  const std::uint64_t key = (static_cast<std::uint64_t>(parent) << 32U) | coll_seq_[seq_index];
-  ++coll_seq_[seq_index];
+  const std::uint64_t key = (static_cast<std::uint64_t>(parent) << 32U) | collective_[ctx].seq;
   SplitInstance &s = splits_[key];
   const std::int64_t size = comm_size(parent);
   if (!s.built) {

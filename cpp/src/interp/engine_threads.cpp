@@ -417,7 +417,7 @@ bool Engine::execute_pgas(std::uint32_t ctx, const CommOp &op) {
     const std::uint64_t bytes = op.op == Operation::PgasAlloc    ? 8
                                 : kind == Collective::Barrier ? 0
                                                                 : arg_bytes(ctx, op, Arg::Bytes);
-    start_collective(ctx, op, kind, 0, static_cast<std::int32_t>(root), bytes);
+    start_collective(ctx, op, kind, 0, static_cast<std::int32_t>(root), bytes, 0);
     phase_[ctx] = 2;
   }
   return run_collective(ctx, op);
