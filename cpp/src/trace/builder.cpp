@@ -39,7 +39,16 @@ RegionRole default_role(Function function) {
   return RegionRole::Function;
 }
 
+TraceBuilder::~TraceBuilder() { wait_for_populate(); }
+
+void TraceBuilder::wait_for_populate() {
+  if (populate_.joinable()) {
+    populate_.join();
+  }
+}
+
 void TraceBuilder::reserve(std::size_t events) {
+  wait_for_populate();
   auto &e = trace_.events;
   e.time.reserve(events);
   e.kind.reserve(events);
@@ -51,6 +60,37 @@ void TraceBuilder::reserve(std::size_t events) {
   e.bytes.reserve(events);
   e.aux.reserve(events);
   e.callsite.reserve(events);
+  e.match.reserve(events);
+  e.link.reserve(events);
+  // Below a million events the faults cost less than starting a thread.
+  constexpr std::size_t kPopulateThreshold = 1U << 20U;
+  if (events >= kPopulateThreshold) {
+    // The helper works on a snapshot of the blocks: should a column still grow (more events
+    // than announced), madvise on the old block is harmless.
+    struct Block {
+      char *data;
+      std::size_t element_size;
+      std::size_t capacity;
+    };
+    auto block = [](auto &column) {
+      using T = typename std::decay_t<decltype(column)>::value_type;
+      return Block{reinterpret_cast<char *>(column.data()), sizeof(T), column.capacity()};
+    };
+    std::vector<Block> blocks = {block(e.time),     block(e.kind),  block(e.location),
+                                 block(e.region),   block(e.peer),  block(e.tag),
+                                 block(e.comm),     block(e.bytes), block(e.aux),
+                                 block(e.callsite), block(e.match), block(e.link)};
+    // Event by event in append order, so the pages the caller writes first are ready first.
+    populate_ = std::thread([blocks = std::move(blocks), events] {
+      constexpr std::size_t kEventsPerStep = std::size_t{1} << 18U;
+      for (std::size_t first = 0; first < events; first += kEventsPerStep) {
+        const auto n = std::min(kEventsPerStep, events - first);
+        for (const auto &b : blocks) {
+          detail::populate_pages(b.data + first * b.element_size, n * b.element_size);
+        }
+      }
+    });
+  }
 }
 
 std::uint32_t TraceBuilder::add_system_node(std::string name, std::string class_name,
@@ -110,8 +150,12 @@ std::uint32_t TraceBuilder::add_region(Region region) {
   }
   const auto &info = function_info(region.function);
   region.category = info.category;
-  if (region.function != Function::None || region.paradigm == Paradigm::User) {
+  if (region.function != Function::None) {
     region.paradigm = info.paradigm;
+  } else if (region.paradigm == Paradigm::Mpi || region.paradigm == Paradigm::Shmem) {
+    // A runtime call parjava does not know (MPI_Comm_group, shmem_ptr, ...): seed 004 puts
+    // such rarely used calls in category 6.
+    region.category = Category::Other;
   }
   if (region.role == RegionRole::Unknown) {
     region.role = default_role(region.function);
@@ -143,7 +187,12 @@ std::uint32_t TraceBuilder::region(std::string_view name) {
 
 std::uint32_t TraceBuilder::add_communicator(std::string name, std::vector<std::int32_t> members,
                                              std::uint32_t parent) {
-  trace_.communicators.push_back({std::move(name), std::move(members), parent});
+  trace_.communicators.push_back({std::move(name), std::move(members), parent, false});
+  return static_cast<std::uint32_t>(trace_.communicators.size() - 1);
+}
+
+std::uint32_t TraceBuilder::add_self_communicator(std::string name) {
+  trace_.communicators.push_back({std::move(name), {}, kNoRef, true});
   return static_cast<std::uint32_t>(trace_.communicators.size() - 1);
 }
 
@@ -167,27 +216,16 @@ std::uint32_t TraceBuilder::add_callsite(std::string file, std::uint32_t line,
   return static_cast<std::uint32_t>(trace_.callsites.size() - 1);
 }
 
-void TraceBuilder::append(std::uint32_t loc, const EventRecord &event) {
-  if (loc >= trace_.locations.size()) {
-    throw Error(ErrorKind::Trace, "event " + std::to_string(size()) + " names location " +
-                                      std::to_string(loc) + " but only " +
-                                      std::to_string(trace_.locations.size()) +
-                                      " locations are defined: add_location() first");
-  }
-  auto &e = trace_.events;
-  if (!e.location.empty() && loc < e.location.back()) {
-    location_column_sorted_ = false;
-  }
-  e.time.push_back(event.time);
-  e.kind.push_back(event.kind);
-  e.location.push_back(loc);
-  e.region.push_back(event.region);
-  e.peer.push_back(event.peer);
-  e.tag.push_back(event.tag);
-  e.comm.push_back(event.comm);
-  e.bytes.push_back(event.bytes);
-  e.aux.push_back(event.aux);
-  e.callsite.push_back(event.callsite);
+std::uint32_t TraceBuilder::add_metric(MetricDefinition metric) {
+  trace_.metrics.push_back(std::move(metric));
+  return static_cast<std::uint32_t>(trace_.metrics.size() - 1);
+}
+
+void TraceBuilder::throw_unknown_location(std::uint32_t loc) const {
+  throw Error(ErrorKind::Trace, "event " + std::to_string(size()) + " names location " +
+                                    std::to_string(loc) + " but only " +
+                                    std::to_string(trace_.locations.size()) +
+                                    " locations are defined: add_location() first");
 }
 
 void TraceBuilder::enter(std::uint32_t loc, Timestamp t, std::uint32_t region,
@@ -352,6 +390,7 @@ template <typename T> void permute(Column<T> &column, const std::vector<EventInd
 } // namespace
 
 Trace TraceBuilder::finish() {
+  wait_for_populate();
   auto &e = trace_.events;
   const std::size_t n = e.time.size();
   if (n > static_cast<std::size_t>(std::numeric_limits<EventIndex>::max())) {

@@ -3,7 +3,8 @@
 // instance k of c (notes 001 §2.6.3, the per-thread FIFO of relocalisation operations;
 // Scalasca's collective instance). Members are the CollectiveEnd events (they carry the root,
 // operation and byte counts). Collectives without a communicator (kNoRef) form one sequence
-// over all processes. An instance whose members called different functions or operations is
+// over all processes; collectives on MPI_COMM_SELF are instances of one member each (a sequence
+// per location). An instance whose members called different functions or operations is
 // an erroneous program or a damaged trace: it is counted and described in the warnings.
 #include <algorithm>
 #include <cstddef>
@@ -16,7 +17,7 @@ namespace parjava::trace::detail {
 namespace {
 
 struct Member {
-  std::uint32_t comm; // communicator index, or communicators.size() for "none"
+  std::uint32_t sequence_key; // see match_collectives
   std::uint32_t sequence;
   EventIndex event;
 };
@@ -27,10 +28,13 @@ constexpr std::size_t kMaxWarnings = 10;
 
 void match_collectives(Trace &trace, const Processes &processes) {
   auto &e = trace.events;
+  // Sequences: one per communicator [0, comms), one for collectives without a communicator
+  // (`none`), and one per location for MPI_COMM_SELF collectives (`none` + 1 + location).
   const auto comms = static_cast<std::uint32_t>(trace.communicators.size());
   const auto none = comms;
-  std::vector<std::uint32_t> seen_here(comms + 1, 0);
-  std::vector<std::uint32_t> instances_of(comms + 1, 0);
+  const auto sequences = comms + 1 + static_cast<std::uint32_t>(trace.locations.size());
+  std::vector<std::uint32_t> seen_here(sequences, 0);
+  std::vector<std::uint32_t> instances_of(sequences, 0);
   std::vector<std::uint32_t> touched;
   std::vector<Member> members;
 
@@ -41,26 +45,27 @@ void match_collectives(Trace &trace, const Processes &processes) {
       if (e.kind[u] != EventKind::CollectiveEnd) {
         continue;
       }
-      const auto c = e.comm[u] < comms ? e.comm[u] : none;
-      if (seen_here[c] == 0) {
-        touched.push_back(c);
+      const auto comm = e.comm[u];
+      const auto key = comm >= comms ? none : trace.communicators[comm].self ? none + 1 + l : comm;
+      if (seen_here[key] == 0) {
+        touched.push_back(key);
       }
-      members.push_back({c, seen_here[c]++, i});
+      members.push_back({key, seen_here[key]++, i});
     }
-    for (const auto c : touched) {
-      instances_of[c] = std::max(instances_of[c], seen_here[c]);
-      seen_here[c] = 0;
+    for (const auto key : touched) {
+      instances_of[key] = std::max(instances_of[key], seen_here[key]);
+      seen_here[key] = 0;
     }
     touched.clear();
   }
 
   // Instance ids: communicator by communicator, in sequence order.
-  std::vector<std::uint32_t> first_instance(comms + 2, 0);
-  for (std::uint32_t c = 0; c <= comms; ++c) {
-    first_instance[c + 1] = first_instance[c] + instances_of[c];
+  std::vector<std::uint32_t> first_instance(sequences + 1, 0);
+  for (std::uint32_t key = 0; key < sequences; ++key) {
+    first_instance[key + 1] = first_instance[key] + instances_of[key];
   }
-  const auto instance_count = first_instance[comms + 1];
-  auto instance_of = [&](const Member &m) { return first_instance[m.comm] + m.sequence; };
+  const auto instance_count = first_instance[sequences];
+  auto instance_of = [&](const Member &m) { return first_instance[m.sequence_key] + m.sequence; };
 
   // Members grouped by instance (stable counting sort: location order within an instance).
   std::vector<std::uint32_t> start(instance_count + 1, 0);
@@ -95,19 +100,22 @@ void match_collectives(Trace &trace, const Processes &processes) {
     return r < trace.regions.size() ? trace.regions[r].function : Function::None;
   };
   auto &report = trace.unmatched;
-  std::uint32_t c = 0;
+  std::uint32_t key = 0;
   for (std::uint32_t k = 0; k < instance_count; ++k) {
-    while (k >= first_instance[c + 1]) {
-      ++c;
+    while (k >= first_instance[key + 1]) {
+      ++key;
     }
     auto &inst = trace.collectives[k];
-    inst.comm = c == none ? kNoRef : c;
     inst.member_count =
         (k + 1 < instance_count ? trace.collectives[k + 1].first_member
                                 : static_cast<std::uint32_t>(trace.collective_members.size())) -
         inst.first_member;
-    inst.expected = c == none ? processes_with_events
-                              : static_cast<std::uint32_t>(trace.communicators[c].members.size());
+    const auto first_end = static_cast<std::size_t>(trace.collective_members[inst.first_member]);
+    inst.comm = key == none ? kNoRef : e.comm[first_end];
+    inst.expected = key == none ? processes_with_events
+                    : key > none
+                        ? 1U
+                        : static_cast<std::uint32_t>(trace.communicators[key].members.size());
     const auto first = trace.collective_members[inst.first_member];
     const auto uf = static_cast<std::size_t>(first);
     inst.function = function_at(first);
@@ -124,11 +132,13 @@ void match_collectives(Trace &trace, const Processes &processes) {
         agree = false;
         ++report.collectives_mismatched;
         if (report.collectives_mismatched <= kMaxWarnings) {
-          const auto &comm_name = c == none ? std::string("(no communicator)")
-                                            : "'" + trace.communicators[c].name + "'";
+          const auto &comm_name = inst.comm == kNoRef
+                                      ? std::string("(no communicator)")
+                                      : "'" + trace.communicators[inst.comm].name + "'";
           trace.metadata.warnings.push_back(
-              "collective instance " + std::to_string(k - first_instance[c]) + " on communicator " +
-              comm_name + ": location '" + trace.locations[e.location[uf]].name + "' called " +
+              "collective instance " + std::to_string(k - first_instance[key]) +
+              " on communicator " + comm_name + ": location '" +
+              trace.locations[e.location[uf]].name + "' called " +
               std::string(function_info(inst.function).name) + " (op " + std::to_string(inst.op) +
               ") but location '" + trace.locations[e.location[u]].name + "' called " +
               std::string(function_info(function_at(event)).name) + " (op " +

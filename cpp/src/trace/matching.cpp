@@ -31,6 +31,8 @@ void match(Trace &trace) {
   const auto n = trace.size();
   trace.events.match.assign(n, kNoEvent);
   trace.events.link.assign(n, kNoEvent);
+  trace.events.match.shrink_to_fit(); // reserved for the announced event count
+  trace.events.link.shrink_to_fit();
   trace.unmatched = MatchReport{};
   trace.collectives.clear();
   trace.collective_members.clear();

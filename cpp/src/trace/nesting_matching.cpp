@@ -63,8 +63,9 @@ void match_nesting(Trace &trace) {
       case EventKind::Leave: {
         auto &open = state.regions;
         const auto region = e.region[u];
-        // The Leave closes the innermost Enter of its region; Enters above it were never
-        // left (a broken nesting, e.g. a killed program) and stay unmatched.
+        // The Leave closes the innermost open Enter of its region. When that is not the top
+        // of the stack the nesting is broken (user markers that overlap, a killed program):
+        // the Enters above it stay open and are counted as unclosed if nothing closes them.
         auto depth = open.size();
         while (depth > 0 && region != kNoRef &&
                e.region[static_cast<std::size_t>(open[depth - 1])] != region) {
@@ -75,8 +76,7 @@ void match_nesting(Trace &trace) {
           continue;
         }
         const auto enter = open[depth - 1];
-        report.enters_unclosed += open.size() - depth;
-        open.resize(depth - 1);
+        open.erase(open.begin() + static_cast<std::ptrdiff_t>(depth - 1));
         pair_events(e.match, i, enter);
         const auto ue = static_cast<std::size_t>(enter);
         if (region == kNoRef) {

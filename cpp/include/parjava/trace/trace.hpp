@@ -65,7 +65,7 @@ enum class EventKind : std::uint8_t {
                     //   match = its Begin; link = collective instance
   LockRequest,      // OTF2 RmaRequestLock: peer = lock owner rank, aux = lock id, tag = LockType;
                     //   match = the LockAcquire that granted it
-  LockAcquire,      // OTF2 RmaAcquireLock / RmaTryLock success: as LockRequest;
+  LockAcquire,      // OTF2 RmaAcquireLock: as LockRequest;
                     //   match = the LockRelease that ends this holding; link = its LockRequest
   LockRelease,      // OTF2 RmaReleaseLock: peer, aux = lock id; match = the LockAcquire
   RmaPut,           // OTF2 RmaPut: peer = target rank, bytes, aux = matching id
@@ -78,8 +78,11 @@ enum class EventKind : std::uint8_t {
   ProgramBegin,     // OTF2 ProgramBegin
   ProgramEnd,       // OTF2 ProgramEnd: aux = exit status
   MeasurementOnOff, // OTF2 MeasurementOnOff: aux = 1 on, 0 off (also MPI_Pcontrol levels)
-  Metric,           // OTF2 Metric: region = metric class id, aux = first value's raw bits
-  Generic,          // any other OTF2 record, kept: aux = OTF2 event record type (OTF2_EVENT_*)
+  Metric,           // OTF2 Metric: region = metric (index into Trace::metrics), aux = the
+                    //   value's raw 64 bits (int64, uint64 or double per the metric's type)
+  Generic,          // any other OTF2 record (e.g. RmaTryLock, a failed attempt), kept: aux = OTF2
+                    //   event record id (OTF2_EVENT_*, named by otf2_record_name() in otf2.hpp);
+                    //   comm = the communicator of CommCreate/CommDestroy
 };
 inline constexpr int kEventKindCount = static_cast<int>(EventKind::Generic) + 1;
 
@@ -161,12 +164,23 @@ struct Communicator {
   std::string name;                  // "MPI_COMM_WORLD", "comm 3", ...
   std::vector<std::int32_t> members; // world ranks, in communicator-rank order
   std::uint32_t parent = kNoRef;     // communicator it was derived from, if known
+  bool self = false; // MPI_COMM_SELF: every process alone (members empty; rank 0 = itself)
 };
 
 struct CallSite {
   std::string file;
   std::uint32_t line = 0;
   std::string function; // enclosing function name where known
+};
+
+enum class MetricValueType : std::uint8_t { Int64, Uint64, Double };
+
+// A metric sampled by Metric events (hardware counters, power, memory): the first member of
+// an OTF2 metric class or instance.
+struct MetricDefinition {
+  std::string name; // e.g. "PAPI_TOT_CYC"
+  std::string unit; // e.g. "#", "W"
+  MetricValueType type = MetricValueType::Uint64;
 };
 
 // One execution of a collective operation: all participating CollectiveBegin/End pairs
@@ -230,6 +244,7 @@ public:
   std::vector<Region> regions;
   std::vector<Communicator> communicators;
   std::vector<CallSite> callsites;
+  std::vector<MetricDefinition> metrics;
   std::vector<CollectiveInstance> collectives;
   Column<EventIndex> collective_members; // CollectiveEnd events grouped by instance
   MatchReport unmatched;
