@@ -29,7 +29,7 @@ Number = Union[int, float]
 
 
 def _core_machine(machine: Any) -> Any:
-    """The C++ machine (or machine JSON text) for the bindings."""
+    """Return the C++ machine (or machine JSON text) for the bindings."""
     if isinstance(machine, (str, os.PathLike)):
         text = str(machine)
         if not text.lstrip().startswith("{"):
@@ -168,7 +168,7 @@ class Prediction:
         return seen
 
     def run(self, np: int | None = None, threads: int | None = None) -> PredictionRun:
-        """The run with these process and thread counts (default: the last run)."""
+        """Return the run with these process and thread counts (default: the last run)."""
         if np is None and threads is None:
             return self.runs[-1]
         for r in self.runs:
@@ -223,9 +223,7 @@ class Prediction:
             )
         return rows
 
-    def hot(
-        self, n: int = 10, np: int | None = None, leaves: bool = False
-    ) -> list[dict[str, Any]]:
+    def hot(self, n: int = 10, np: int | None = None, leaves: bool = False) -> list[dict[str, Any]]:
         """Hot fragments: the ``n`` nodes with the most time (Time x Freq), with their share.
 
         Function bodies are left out (they contain everything); ``leaves=True`` keeps only
@@ -254,7 +252,9 @@ class Prediction:
     # ---- traces -----------------------------------------------------------------------------
 
     def trace(self, np: int | None = None, threads: int | None = None) -> Any:
-        """The model trace of one run as a :class:`parjava.Trace` (re-interprets with tracing).
+        """Return the model trace of one run as a :class:`parjava.Trace`.
+
+        The model is interpreted again with tracing when the run did not keep its trace.
 
         The interpretation is deterministic, so the trace shows exactly the predicted run.
         """
@@ -291,7 +291,7 @@ class Prediction:
         ]
 
     def to_pandas(self) -> Any:
-        """The :meth:`table` as a pandas DataFrame."""
+        """Return :meth:`table` as a pandas DataFrame."""
         import pandas as pd
 
         return pd.DataFrame(self.table())
@@ -305,13 +305,17 @@ class Prediction:
             "hot": self.hot(10),
         }
 
-    def fit(self, kind: str = "amdahl", **kwargs: Any) -> Any:
-        """Fit a scaling law to the predicted times (``parjava.scaling.fit``)."""
+    def fit(self, model: str = "auto") -> Any:
+        """Fit a scaling law to the predicted times (:func:`parjava.scaling.fit`).
+
+        ``model`` is ``"amdahl"``, ``"amdahl_log"``, ``"amdahl_linear"``, ``"gustafson"`` or
+        ``"auto"`` (the Amdahl variant with the lowest leave-one-out SMAPE).
+        """
         try:
-            from . import scaling
+            from . import scaling  # type: ignore[attr-defined]
         except ImportError as exc:  # pragma: no cover - depends on the loggp part
             raise UsageError(f"scaling fits are not available in this build ({exc})") from exc
-        return scaling.fit(self.np, self.times, kind=kind, **kwargs)
+        return scaling.fit(self._resources(), self.times, model=model)
 
     def plot(self, ax: Any = None) -> Any:
         """Speedup and efficiency against the process count; returns the matplotlib figure."""
@@ -490,7 +494,7 @@ def reduce_simple(
 
 
 def collective_algorithms() -> dict[str, list[str]]:
-    """The algorithms implemented for each collective (names for ``algorithms=``)."""
+    """List the algorithms implemented for each collective (names for ``algorithms=``)."""
     return dict(load_core().collective_algorithms())
 
 

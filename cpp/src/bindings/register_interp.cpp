@@ -27,9 +27,9 @@ InterpretOptions options_from(std::int64_t np, std::int64_t threads, const py::d
     } else if (py::isinstance<py::float_>(value)) {
       o.params[name] = parjava::model::Value::of_float(value.cast<double>());
     } else {
-      throw parjava::Error(parjava::ErrorKind::Usage,
-                           "parameter '" + name + "' must be a number, not " +
-                               py::repr(value).cast<std::string>());
+      throw parjava::Error(parjava::ErrorKind::Usage, "parameter '" + name +
+                                                          "' must be a number, not " +
+                                                          py::repr(value).cast<std::string>());
     }
   }
   if (opaque == "expected") {
@@ -65,10 +65,9 @@ struct MachineArg {
 };
 
 py::dict blocked_dict(const BlockedOperation &b) {
-  return py::dict(py::arg("rank") = b.rank, py::arg("thread") = b.thread,
-                  py::arg("node") = b.node, py::arg("operation") = b.operation,
-                  py::arg("location") = b.location, py::arg("waiting_for") = b.waiting_for,
-                  py::arg("since") = b.since);
+  return py::dict(py::arg("rank") = b.rank, py::arg("thread") = b.thread, py::arg("node") = b.node,
+                  py::arg("operation") = b.operation, py::arg("location") = b.location,
+                  py::arg("waiting_for") = b.waiting_for, py::arg("since") = b.since);
 }
 
 } // namespace
@@ -116,18 +115,17 @@ void register_interp(py::module_ &m) {
                freq.mutable_at(i) = s.freq;
                error.mutable_at(i) = s.error_bound;
              }
-             return py::dict(py::arg("id") = ids, py::arg("time") = time,
-                             py::arg("freq") = freq, py::arg("error_bound") = error);
+             return py::dict(py::arg("id") = ids, py::arg("time") = time, py::arg("freq") = freq,
+                             py::arg("error_bound") = error);
            })
       .def_property_readonly("engine",
                              [](const Prediction &p) {
-                               return py::dict(
-                                   py::arg("events") = p.engine.events,
-                                   py::arg("messages") = p.engine.messages,
-                                   py::arg("instructions") = p.engine.instructions,
-                                   py::arg("wall_seconds") = p.engine.wall_seconds,
-                                   py::arg("peak_queue") = p.engine.peak_queue,
-                                   py::arg("state_bytes") = p.engine.state_bytes);
+                               return py::dict(py::arg("events") = p.engine.events,
+                                               py::arg("messages") = p.engine.messages,
+                                               py::arg("instructions") = p.engine.instructions,
+                                               py::arg("wall_seconds") = p.engine.wall_seconds,
+                                               py::arg("peak_queue") = p.engine.peak_queue,
+                                               py::arg("state_bytes") = p.engine.state_bytes);
                              })
       .def_property_readonly("has_trace", [](const Prediction &p) { return p.trace != nullptr; })
       .def("trace", [](const Prediction &p) -> py::object {
@@ -145,8 +143,8 @@ void register_interp(py::module_ &m) {
       "interpret",
       [](const parjava::model::Model &model, const py::object &machine, std::int64_t np,
          std::int64_t threads, const py::dict &params, const std::string &opaque,
-         std::uint64_t seed, const std::map<std::string, std::string> &algorithms,
-         double reduction, bool contention, bool trace, std::uint64_t max_events) {
+         std::uint64_t seed, const std::map<std::string, std::string> &algorithms, double reduction,
+         bool contention, bool trace, std::uint64_t max_events) {
         const InterpretOptions o = options_from(np, threads, params, opaque, seed, algorithms,
                                                 reduction, contention, trace, max_events);
         const MachineArg chosen(machine);
@@ -159,10 +157,9 @@ void register_interp(py::module_ &m) {
 
   m.def(
       "interpret_node",
-      [](const parjava::model::Model &model, parjava::model::NodeId node,
-         const py::object &machine, std::int64_t np, std::int64_t threads,
-         const py::dict &params, const py::dict &inputs, const std::string &opaque,
-         std::uint64_t seed) {
+      [](const parjava::model::Model &model, parjava::model::NodeId node, const py::object &machine,
+         std::int64_t np, std::int64_t threads, const py::dict &params, const py::dict &inputs,
+         const std::string &opaque, std::uint64_t seed) {
         const InterpretOptions o =
             options_from(np, threads, params, opaque, seed, {}, 0.0, true, false, 0);
         std::map<std::string, parjava::model::Value> values;
@@ -174,7 +171,8 @@ void register_interp(py::module_ &m) {
         }
         const MachineArg chosen(machine);
         py::gil_scoped_release release;
-        return std::make_shared<Prediction>(interpret_node(model, node, *chosen.machine, o, values));
+        return std::make_shared<Prediction>(
+            interpret_node(model, node, *chosen.machine, o, values));
       },
       py::arg("model"), py::arg("node"), py::arg("machine"), py::arg("np"), py::arg("threads"),
       py::arg("params"), py::arg("inputs"), py::arg("opaque"), py::arg("seed"));
@@ -190,14 +188,13 @@ void register_interp(py::module_ &m) {
     }
     return out;
   });
-  m.def("collective_decision",
-        [](const std::string &collective, std::int64_t size, std::uint64_t bytes) {
-          const auto c = collective_by_name(collective);
-          if (!c) {
-            throw parjava::Error(parjava::ErrorKind::Usage,
-                                 "unknown collective '" + collective + "'");
-          }
-          return std::string(algorithm_name(decide(*c, size, bytes)));
-        });
+  m.def("collective_decision", [](const std::string &collective, std::int64_t size,
+                                  std::uint64_t bytes) {
+    const auto c = collective_by_name(collective);
+    if (!c) {
+      throw parjava::Error(parjava::ErrorKind::Usage, "unknown collective '" + collective + "'");
+    }
+    return std::string(algorithm_name(decide(*c, size, bytes)));
+  });
   m.def("collective_substitutions", &algorithm_substitutions);
 }

@@ -15,16 +15,31 @@ namespace parjava::interp {
 namespace {
 
 constexpr std::array<std::string_view, 15> kCollectiveNames = {
-    "barrier",   "bcast",      "reduce",   "allreduce", "gather",    "gatherv",
-    "scatter",   "scatterv",   "allgather", "allgatherv", "alltoall", "alltoallv",
-    "scan",      "exscan",     "reduce_scatter"};
+    "barrier",  "bcast",     "reduce",   "allreduce", "gather",
+    "gatherv",  "scatter",   "scatterv", "allgather", "allgatherv",
+    "alltoall", "alltoallv", "scan",     "exscan",    "reduce_scatter"};
 
 constexpr std::array<std::string_view, static_cast<std::size_t>(Algorithm::Count_)>
-    kAlgorithmNames = {"auto",      "linear",       "two_proc",      "recursive_doubling",
-                       "dissemination", "double_ring", "tree",        "chain",
-                       "binary_tree", "binomial",    "knomial",       "scatter_allgather",
-                       "scatter_allgather_ring", "nonoverlapping", "ring", "rabenseifner",
-                       "bruck",     "neighbor",     "pairwise",      "recursive_halving"};
+    kAlgorithmNames = {"auto",
+                       "linear",
+                       "two_proc",
+                       "recursive_doubling",
+                       "dissemination",
+                       "double_ring",
+                       "tree",
+                       "chain",
+                       "binary_tree",
+                       "binomial",
+                       "knomial",
+                       "scatter_allgather",
+                       "scatter_allgather_ring",
+                       "nonoverlapping",
+                       "ring",
+                       "rabenseifner",
+                       "bruck",
+                       "neighbor",
+                       "pairwise",
+                       "recursive_halving"};
 
 constexpr std::int64_t kKnomialRadix = 4; // Open MPI's coll_tuned_bcast_knomial_radix default
 
@@ -63,14 +78,24 @@ const Table kAllreduce = {
     {Below, kAnySize, {{2048, 2}, {16384, 5}, {32768, 3}, {kAnyBytes, 6}}},
 };
 const Table kBarrier = {
-    {Below, 4, {{kAnyBytes, 3}}},   {Below, 8, {{kAnyBytes, 1}}},
-    {Below, 64, {{kAnyBytes, 3}}},  {Below, 256, {{kAnyBytes, 4}}},
-    {Below, 512, {{kAnyBytes, 6}}}, {Below, 1024, {{kAnyBytes, 4}}},
+    {Below, 4, {{kAnyBytes, 3}}},    {Below, 8, {{kAnyBytes, 1}}},
+    {Below, 64, {{kAnyBytes, 3}}},   {Below, 256, {{kAnyBytes, 4}}},
+    {Below, 512, {{kAnyBytes, 6}}},  {Below, 1024, {{kAnyBytes, 4}}},
     {Below, 4096, {{kAnyBytes, 6}}}, {Below, kAnySize, {{kAnyBytes, 4}}},
 };
 const Table kBcast = {
-    {Below, 4, {{32, 3}, {256, 5}, {512, 3}, {1024, 7}, {32768, 1}, {131072, 5}, {262144, 2},
-                {524288, 1}, {1048576, 6}, {kAnyBytes, 5}}},
+    {Below,
+     4,
+     {{32, 3},
+      {256, 5},
+      {512, 3},
+      {1024, 7},
+      {32768, 1},
+      {131072, 5},
+      {262144, 2},
+      {524288, 1},
+      {1048576, 6},
+      {kAnyBytes, 5}}},
     {Below, 8, {{64, 5}, {128, 6}, {2048, 5}, {8192, 6}, {1048576, 1}, {kAnyBytes, 2}}},
     {Below, 16, {{8, 7}, {64, 5}, {4096, 7}, {16384, 5}, {32768, 6}, {kAnyBytes, 1}}},
     {Below, 32, {{4096, 7}, {1048576, 6}, {kAnyBytes, 8}}},
@@ -91,8 +116,9 @@ const Table kReduce = {
     {Below, 512, {{8192, 5}, {16384, 6}, {kAnyBytes, 5}}},
     {Below, 2048, {{kAnyBytes, 5}}},
     {Below, 4096, {{512, 5}, {1024, 6}, {8192, 5}, {16384, 6}, {kAnyBytes, 5}}},
-    {Below, kAnySize, {{16, 5}, {32, 6}, {1024, 5}, {2048, 6}, {8192, 5}, {16384, 6},
-                       {kAnyBytes, 5}}},
+    {Below,
+     kAnySize,
+     {{16, 5}, {32, 6}, {1024, 5}, {2048, 6}, {8192, 5}, {16384, 6}, {kAnyBytes, 5}}},
 };
 const Table kAllgather = {
     {Equal, 2, {{kAnyBytes, 6}}},
@@ -100,21 +126,34 @@ const Table kAllgather = {
     {Below, 64, {{1024, 3}, {65536, 5}, {kAnyBytes, 4}}},
     {Below, 128, {{512, 3}, {65536, 5}, {kAnyBytes, 4}}},
     {Below, 256, {{512, 3}, {131072, 5}, {524288, 4}, {1048576, 5}, {kAnyBytes, 4}}},
-    {Below, 512, {{32, 3}, {128, 2}, {1024, 3}, {131072, 5}, {524288, 4}, {1048576, 5},
-                  {kAnyBytes, 4}}},
+    {Below,
+     512,
+     {{32, 3}, {128, 2}, {1024, 3}, {131072, 5}, {524288, 4}, {1048576, 5}, {kAnyBytes, 4}}},
     {Below, 1024, {{64, 3}, {256, 2}, {2048, 3}, {kAnyBytes, 5}}},
-    {Below, 2048, {{4, 3}, {8, 2}, {16, 3}, {32, 2}, {256, 3}, {512, 2}, {4096, 3},
-                   {kAnyBytes, 5}}},
+    {Below,
+     2048,
+     {{4, 3}, {8, 2}, {16, 3}, {32, 2}, {256, 3}, {512, 2}, {4096, 3}, {kAnyBytes, 5}}},
     {Below, 4096, {{32, 2}, {128, 3}, {512, 2}, {4096, 3}, {kAnyBytes, 5}}},
     {Below, kAnySize, {{2, 3}, {8, 2}, {16, 3}, {512, 2}, {4096, 3}, {kAnyBytes, 5}}},
 };
 const Table kAlltoall = {
-    {Equal, 2, {{2, 2}, {4, 5}, {16, 2}, {64, 5}, {256, 2}, {4096, 5}, {32768, 2}, {262144, 4},
-                {1048576, 5}, {kAnyBytes, 2}}},
+    {Equal,
+     2,
+     {{2, 2},
+      {4, 5},
+      {16, 2},
+      {64, 5},
+      {256, 2},
+      {4096, 5},
+      {32768, 2},
+      {262144, 4},
+      {1048576, 5},
+      {kAnyBytes, 2}}},
     {Below, 8, {{8192, 4}, {16384, 1}, {65536, 4}, {524288, 1}, {1048576, 2}, {kAnyBytes, 1}}},
     {Below, 16, {{262144, 4}, {kAnyBytes, 1}}},
-    {Below, 32, {{4, 4}, {512, 3}, {8192, 4}, {32768, 1}, {262144, 4}, {524288, 1},
-                 {kAnyBytes, 4}}},
+    {Below,
+     32,
+     {{4, 4}, {512, 3}, {8192, 4}, {32768, 1}, {262144, 4}, {524288, 1}, {kAnyBytes, 4}}},
     {Below, 64, {{512, 3}, {524288, 1}, {kAnyBytes, 4}}},
     {Below, 128, {{1024, 3}, {2048, 1}, {4096, 4}, {262144, 1}, {kAnyBytes, 2}}},
     {Below, 256, {{1024, 3}, {2048, 4}, {262144, 1}, {kAnyBytes, 2}}},
@@ -165,8 +204,8 @@ const Table kAllgatherv = {
     {Below, kAnySize, {{4096, 2}, {kAnyBytes, 4}}},
 };
 const Table kAlltoallv = {
-    {Below, 4, {{kAnyBytes, 2}}},   {Below, 64, {{kAnyBytes, 1}}},
-    {Below, 128, {{kAnyBytes, 2}}}, {Below, 256, {{kAnyBytes, 1}}},
+    {Below, 4, {{kAnyBytes, 2}}},    {Below, 64, {{kAnyBytes, 1}}},
+    {Below, 128, {{kAnyBytes, 2}}},  {Below, 256, {{kAnyBytes, 1}}},
     {Below, 1024, {{kAnyBytes, 2}}}, {Below, kAnySize, {{kAnyBytes, 1}}},
 };
 
@@ -191,20 +230,27 @@ Algorithm map_ompi(Collective c, int alg) {
   using A = Algorithm;
   switch (c) {
   case Collective::Barrier: {
-    constexpr std::array<A, 7> m = {A::Auto,   A::Linear,  A::DoubleRing, A::RecursiveDoubling,
-                                    A::Dissemination, A::TwoProc, A::Tree};
+    constexpr std::array<A, 7> m = {
+        A::Auto,          A::Linear,  A::DoubleRing, A::RecursiveDoubling,
+        A::Dissemination, A::TwoProc, A::Tree};
     return m[static_cast<std::size_t>(alg)];
   }
   case Collective::Bcast: {
-    constexpr std::array<A, 10> m = {A::Auto,       A::Linear,   A::Chain,
-                                     A::Chain,      A::BinaryTree, A::BinaryTree,
-                                     A::Binomial,   A::Knomial,  A::ScatterAllgather,
+    constexpr std::array<A, 10> m = {A::Auto,
+                                     A::Linear,
+                                     A::Chain,
+                                     A::Chain,
+                                     A::BinaryTree,
+                                     A::BinaryTree,
+                                     A::Binomial,
+                                     A::Knomial,
+                                     A::ScatterAllgather,
                                      A::ScatterAllgatherRing};
     return m[static_cast<std::size_t>(alg)];
   }
   case Collective::Reduce: {
-    constexpr std::array<A, 8> m = {A::Auto,       A::Linear,     A::Chain,   A::Chain,
-                                    A::BinaryTree, A::Binomial,   A::BinaryTree, A::Binomial};
+    constexpr std::array<A, 8> m = {A::Auto,       A::Linear,   A::Chain,      A::Chain,
+                                    A::BinaryTree, A::Binomial, A::BinaryTree, A::Binomial};
     return m[static_cast<std::size_t>(alg)];
   }
   case Collective::Allreduce: {
@@ -218,13 +264,12 @@ Algorithm map_ompi(Collective c, int alg) {
     return m[static_cast<std::size_t>(alg)];
   }
   case Collective::Allgatherv: {
-    constexpr std::array<A, 6> m = {A::Auto, A::Linear, A::Bruck, A::Ring, A::Neighbor,
-                                    A::TwoProc};
+    constexpr std::array<A, 6> m = {A::Auto, A::Linear, A::Bruck, A::Ring, A::Neighbor, A::TwoProc};
     return m[static_cast<std::size_t>(alg)];
   }
   case Collective::Alltoall: {
-    constexpr std::array<A, 6> m = {A::Auto, A::Linear, A::Pairwise, A::Bruck, A::Linear,
-                                    A::TwoProc};
+    constexpr std::array<A, 6> m = {A::Auto,  A::Linear, A::Pairwise,
+                                    A::Bruck, A::Linear, A::TwoProc};
     return m[static_cast<std::size_t>(alg)];
   }
   case Collective::Alltoallv:
@@ -474,8 +519,8 @@ void binomial_scatter(const CollectiveCall &c, Rounds &out) {
     out.push_back(recv_round(real(node.parent, c), mine));
   }
   for (std::size_t i = node.children.size(); i-- > 0;) {
-    out.push_back(send_round(real(node.children[i], c), subtree_bytes(c, node.children[i]),
-                             i == 0));
+    out.push_back(
+        send_round(real(node.children[i], c), subtree_bytes(c, node.children[i]), i == 0));
   }
 }
 
@@ -585,8 +630,8 @@ void barrier_recursive_doubling(const CollectiveCall &c, Rounds &out) {
 
 void barrier_tree(const CollectiveCall &c, Rounds &out) {
   // coll_base_barrier.c, barrier_intra_tree: fan-in over rank ^ jump, then fan-out.
-  const std::int64_t depth = static_cast<std::int64_t>(
-      std::bit_ceil(static_cast<std::uint64_t>(c.size)));
+  const std::int64_t depth =
+      static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(c.size)));
   for (std::int64_t jump = 1; jump < depth; jump <<= 1) {
     const std::int64_t partner = c.rank ^ jump;
     if ((partner & (jump - 1)) == 0 && partner < c.size) {
@@ -623,8 +668,8 @@ void bruck_allgather(const CollectiveCall &c, Rounds &out) {
         recv_bytes += c.block(mod(c.rank + d + j, c.size));
       }
     }
-    out.push_back(exchange_round(mod(c.rank - d, c.size), bytes, mod(c.rank + d, c.size),
-                                 recv_bytes));
+    out.push_back(
+        exchange_round(mod(c.rank - d, c.size), bytes, mod(c.rank + d, c.size), recv_bytes));
   }
 }
 
@@ -639,7 +684,8 @@ void recursive_doubling_allgather(const CollectiveCall &c, Rounds &out) {
 void bruck_alltoall(const CollectiveCall &c, Rounds &out) {
   for (std::int64_t d = 1; d < c.size; d <<= 1) {
     // Blocks whose index has bit d set travel in this round (Bruck et al. 1997).
-    const std::int64_t blocks = (c.size / (2 * d)) * d + std::max<std::int64_t>(0, c.size % (2 * d) - d);
+    const std::int64_t blocks =
+        (c.size / (2 * d)) * d + std::max<std::int64_t>(0, c.size % (2 * d) - d);
     const std::uint64_t bytes = static_cast<std::uint64_t>(blocks) * c.bytes;
     out.push_back(exchange_round(mod(c.rank + d, c.size), bytes, mod(c.rank - d, c.size), bytes));
   }
@@ -706,8 +752,7 @@ void neighbor_allgather(const CollectiveCall &c, Rounds &out) {
   const std::array<std::int64_t, 2> neighbour = {
       even ? mod(c.rank + 1, c.size) : mod(c.rank - 1, c.size),
       even ? mod(c.rank - 1, c.size) : mod(c.rank + 1, c.size)};
-  out.push_back(exchange_round(neighbour[0], c.block(c.rank), neighbour[0],
-                               c.block(neighbour[0])));
+  out.push_back(exchange_round(neighbour[0], c.block(c.rank), neighbour[0], c.block(neighbour[0])));
   for (std::int64_t i = 1; i < c.size / 2; ++i) {
     const std::int64_t n = neighbour[static_cast<std::size_t>(i % 2)];
     out.push_back(exchange_round(n, 2 * c.bytes, n, 2 * c.bytes));
@@ -928,8 +973,7 @@ Round ring_allreduce_round(const CollectiveCall &c, std::uint32_t k) {
   if (k < steps) {
     const std::int64_t send_block = mod(c.rank - k, c.size);
     const std::int64_t recv_block = mod(c.rank - k - 1, c.size);
-    return exchange_round(right, ring_block(c, send_block), left, ring_block(c, recv_block),
-                          true);
+    return exchange_round(right, ring_block(c, send_block), left, ring_block(c, recv_block), true);
   }
   const std::int64_t j = k - steps;
   const std::int64_t send_block = mod(c.rank + 1 - j, c.size);
@@ -972,8 +1016,8 @@ FoldedRounds folded(const CollectiveCall &c, std::uint32_t per_mask) {
   FoldedRounds f{fold_of(c.rank, c.size), 0, 0};
   f.pre = c.rank < 2 * f.fold.extra ? 1 : 0;
   if (f.fold.newrank >= 0) {
-    f.main = per_mask * static_cast<std::uint32_t>(std::countr_zero(
-                            static_cast<std::uint64_t>(f.fold.adjsize)));
+    f.main = per_mask * static_cast<std::uint32_t>(
+                            std::countr_zero(static_cast<std::uint64_t>(f.fold.adjsize)));
   }
   return f;
 }
@@ -1172,7 +1216,9 @@ std::string_view collective_name(Collective c) {
   return kCollectiveNames[static_cast<std::size_t>(c)];
 }
 
-std::string_view algorithm_name(Algorithm a) { return kAlgorithmNames[static_cast<std::size_t>(a)]; }
+std::string_view algorithm_name(Algorithm a) {
+  return kAlgorithmNames[static_cast<std::size_t>(a)];
+}
 
 std::optional<Algorithm> algorithm_by_name(std::string_view name) {
   for (std::size_t i = 0; i < kAlgorithmNames.size(); ++i) {
@@ -1198,7 +1244,12 @@ std::vector<Algorithm> algorithms_for(Collective c) {
   case Collective::Barrier:
     return {A::Linear, A::TwoProc, A::RecursiveDoubling, A::Dissemination, A::DoubleRing, A::Tree};
   case Collective::Bcast:
-    return {A::Linear,  A::Chain, A::BinaryTree, A::Binomial, A::Knomial, A::ScatterAllgather,
+    return {A::Linear,
+            A::Chain,
+            A::BinaryTree,
+            A::Binomial,
+            A::Knomial,
+            A::ScatterAllgather,
             A::ScatterAllgatherRing};
   case Collective::Reduce:
     return {A::Linear, A::Chain, A::BinaryTree, A::Binomial, A::Knomial};

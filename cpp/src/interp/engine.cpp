@@ -30,15 +30,16 @@ double uniform(std::uint64_t &state) {
 }
 
 double slot_float(const std::uint64_t *f, std::uint32_t s) { return std::bit_cast<double>(f[s]); }
-void set_float(std::uint64_t *f, std::uint32_t s, double v) { f[s] = std::bit_cast<std::uint64_t>(v); }
+void set_float(std::uint64_t *f, std::uint32_t s, double v) {
+  f[s] = std::bit_cast<std::uint64_t>(v);
+}
 
 } // namespace
 
-Engine::Engine(const model::Model &model, const Program &program,
-               const machine::Machine &machine, const InterpretOptions &options,
-               std::vector<std::string> &warnings)
-    : model_(model), program_(program), machine_(machine), options_(options),
-      warnings_(warnings), processes_(options.processes),
+Engine::Engine(const model::Model &model, const Program &program, const machine::Machine &machine,
+               const InterpretOptions &options, std::vector<std::string> &warnings)
+    : model_(model), program_(program), machine_(machine), options_(options), warnings_(warnings),
+      processes_(options.processes),
       contexts_per_process_(program.uses_task_groups ? 1 + options.threads : 1) {
   const std::int64_t total = processes_ * contexts_per_process_;
   if (total >= static_cast<std::int64_t>(kNone)) {
@@ -105,6 +106,11 @@ Engine::Engine(const model::Model &model, const Program &program,
                           "' has no inter-node network: every message uses the intra-node one");
     }
   }
+  self_ = intra_;
+  self_.loggp = false;
+  self_.self_copy = true;
+  self_.copy_ns_per_byte = machine.threads().copy_per_byte * 1e9;
+  self_.eager_limit = std::numeric_limits<std::uint64_t>::max();
   if (processes_ > machine.max_ranks()) {
     warnings_.push_back("machine '" + machine.name() + "' holds " +
                         std::to_string(machine.max_ranks()) + " ranks; " +
@@ -157,19 +163,22 @@ std::uint64_t Engine::arg_bytes(std::uint32_t ctx, const CommOp &op, Arg a, std:
 double Engine::time_ns(std::uint32_t ctx, const TimeSource &t, NodeIndex node) {
   double seconds = t.seconds;
   if (t.expr >= 0) {
-    seconds = program_.exprs[static_cast<std::size_t>(t.expr)].evaluate_number(scope(ctx)) *
-              t.seconds;
+    seconds =
+        program_.exprs[static_cast<std::size_t>(t.expr)].evaluate_number(scope(ctx)) * t.seconds;
     if (!(seconds >= 0.0) || !std::isfinite(seconds)) {
-      throw Error(ErrorKind::Model,
-                  "model '" + model_.name + "', " + model_.describe(node) +
-                      ": the time evaluates to " + std::to_string(seconds) + " s on rank " +
-                      std::to_string(rank_of(ctx)) + "; a time must be finite and >= 0");
+      throw Error(ErrorKind::Model, "model '" + model_.name + "', " + model_.describe(node) +
+                                        ": the time evaluates to " + std::to_string(seconds) +
+                                        " s on rank " + std::to_string(rank_of(ctx)) +
+                                        "; a time must be finite and >= 0");
     }
   }
   return seconds * 1e9;
 }
 
 const NetworkTiming &Engine::net(std::int64_t a, std::int64_t b) const {
+  if (a == b) {
+    return self_;
+  }
   return a / ranks_per_node_ == b / ranks_per_node_ ? intra_ : inter_;
 }
 
@@ -177,9 +186,7 @@ double Engine::cpu_ready(std::uint32_t ctx) const {
   return thread_of(ctx) == 0 ? cpu_free_[static_cast<std::size_t>(rank_of(ctx))] : 0.0;
 }
 
-bool Engine::must_yield(std::uint32_t ctx) const {
-  return !fresh_ && queue_.due_by(clock_[ctx]);
-}
+bool Engine::must_yield(std::uint32_t ctx) const { return !fresh_ && queue_.due_by(clock_[ctx]); }
 
 void Engine::resume(std::uint32_t ctx, double time) {
   time = std::max(time, cpu_ready(ctx));
@@ -230,8 +237,7 @@ std::int64_t draw_trips(std::uint64_t *f, const OpaqueInfo &o, OpaqueMode mode,
       return o.distribution.back().first;
     }
     const double base = std::floor(o.trips_mean);
-    return static_cast<std::int64_t>(base) +
-           (uniform(f[rng_slot]) < o.trips_mean - base ? 1 : 0);
+    return static_cast<std::int64_t>(base) + (uniform(f[rng_slot]) < o.trips_mean - base ? 1 : 0);
   }
   const double acc = slot_float(f, o.state_slot) + o.trips_mean;
   const double n = std::floor(acc + 1e-12);
@@ -349,8 +355,8 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
         // LogGP: a computation waits for the CPU (anchors §4 CALC).
         const double ready = cpu_ready(ctx);
         if (ready > clock_[ctx]) {
-          queue_.push_with_seq(ready, fresh_ ? popped_seq_ : queue_.next_seq(),
-                               EventKind::Resume, ctx, generation_[ctx]);
+          queue_.push_with_seq(ready, fresh_ ? popped_seq_ : queue_.next_seq(), EventKind::Resume,
+                               ctx, generation_[ctx]);
           clock_[ctx] = ready;
           return;
         }
@@ -461,8 +467,8 @@ void Engine::finish_thread(std::uint32_t ctx) {
 
 Prediction Engine::run() {
   const auto started = std::chrono::steady_clock::now();
-  const std::size_t entry_function = model_.function_index(
-      options_.entry.empty() ? model_.entry : options_.entry);
+  const std::size_t entry_function =
+      model_.function_index(options_.entry.empty() ? model_.entry : options_.entry);
   for (std::int64_t p = 0; p < processes_; ++p) {
     const std::uint32_t ctx = ctx_of(p, 0);
     std::uint64_t *f = frame(ctx);
@@ -660,8 +666,8 @@ std::string Engine::describe_wait(std::uint32_t ctx) {
     const std::string from =
         q.source == model::kAnySource ? "any rank" : "rank " + std::to_string(q.source);
     const std::string tag = q.tag == model::kAnyTag ? "any tag" : "tag " + std::to_string(q.tag);
-    return prefix + (q.kind == RequestKind::Probe ? "a probe of a message from " :
-                                                    "a message from ") +
+    return prefix +
+           (q.kind == RequestKind::Probe ? "a probe of a message from " : "a message from ") +
            from + " (" + (q.collective ? "" : tag + ", ") + comm_name(q.context) + ")";
   }
   return "requests that never complete";
@@ -679,7 +685,7 @@ void Engine::raise_deadlock() {
     const Instruction &ins = program_.code[pc_[ctx]];
     const model::Node &node = model_.nodes[ins.node];
     b.node = node.id;
-    b.operation = ins.code == Code::Comm ? std::string(model::operation_info(node.op).name)
+    b.operation = ins.code == Code::Comm        ? std::string(model::operation_info(node.op).name)
                   : ins.code == Code::TaskGroup ? std::string("task_group")
                                                 : std::string(model::node_kind_name(node.kind));
     b.location = model_.location(node.source);
@@ -687,18 +693,16 @@ void Engine::raise_deadlock() {
     b.since = clock_[ctx] * 1e-9;
     blocked.push_back(std::move(b));
   }
-  std::string message = "deadlock in model '" + model_.name + "' at " +
-                        std::to_string(processes_) + " processes: " +
-                        std::to_string(blocked.size()) +
+  std::string message = "deadlock in model '" + model_.name + "' at " + std::to_string(processes_) +
+                        " processes: " + std::to_string(blocked.size()) +
                         " logical thread(s) blocked, none can proceed:";
   const std::size_t shown = std::min<std::size_t>(blocked.size(), 16);
   for (std::size_t i = 0; i < shown; ++i) {
     const auto &b = blocked[i];
     message += "\n  rank " + std::to_string(b.rank) +
                (b.thread != 0 ? " thread " + std::to_string(b.thread) : "") + ": " + b.operation +
-               " (node " + std::to_string(b.node) +
-               (b.location.empty() ? "" : ", " + b.location) + ") waits for " + b.waiting_for +
-               " since t=" + std::to_string(b.since) + " s";
+               " (node " + std::to_string(b.node) + (b.location.empty() ? "" : ", " + b.location) +
+               ") waits for " + b.waiting_for + " since t=" + std::to_string(b.since) + " s";
   }
   if (blocked.size() > shown) {
     message += "\n  ... and " + std::to_string(blocked.size() - shown) + " more";

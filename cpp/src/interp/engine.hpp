@@ -43,54 +43,54 @@ enum class Protocol : std::uint8_t { Eager, Rendezvous };
 
 // A message between two processes (user or collective traffic).
 struct Message {
-  std::uint32_t next = kNone;     // unexpected-queue link
-  std::int32_t source = 0;        // world rank of the sender
-  std::int32_t source_local = 0;  // sender's rank in the communicator (MPI_SOURCE)
-  std::int32_t dest = 0;          // world rank of the receiver
+  std::uint32_t next = kNone;    // unexpected-queue link
+  std::int32_t source = 0;       // world rank of the sender
+  std::int32_t source_local = 0; // sender's rank in the communicator (MPI_SOURCE)
+  std::int32_t dest = 0;         // world rank of the receiver
   std::int32_t tag = 0;
-  std::uint32_t context = 0;      // communicator id * 2 (+1 for collective traffic)
+  std::uint32_t context = 0; // communicator id * 2 (+1 for collective traffic)
   std::uint64_t bytes = 0;
-  double send_time = 0.0;         // ns: the send started (t_ready of notes 000 §3.9)
-  double data_time = 0.0;         // ns: eager data complete at the receiver
-  double error = 0.0;             // sender's error bound at the send
+  double send_time = 0.0;             // ns: the send started (t_ready of notes 000 §3.9)
+  double data_time = 0.0;             // ns: eager data complete at the receiver
+  double error = 0.0;                 // sender's error bound at the send
   std::uint32_t send_request = kNone; // completed at the match (rendezvous) or at delivery
   Protocol protocol = Protocol::Eager;
   bool loggp = false;
   bool intra = true;
-  bool ready_mode = false;        // MPI_Rsend: the receive must be waiting
+  bool ready_mode = false; // MPI_Rsend: the receive must be waiting
   bool live = false;
 };
 
 enum class RequestKind : std::uint8_t { Send, Recv, Probe };
 
 struct Request {
-  std::uint32_t next_owned = kNone;  // the owner's list of live requests (newest first)
+  std::uint32_t next_owned = kNone; // the owner's list of live requests (newest first)
   std::uint32_t prev_owned = kNone;
   std::uint32_t next_posted = kNone; // the process's posted-receive queue
   std::uint32_t ctx = 0;
-  std::uint32_t name = 0;            // request array name id; 0: internal
+  std::uint32_t name = 0; // request array name id; 0: internal
   std::int64_t index = 0;
   RequestKind kind = RequestKind::Send;
   bool complete = false;
   bool awaited = false;
-  bool collective = false;           // part of the current collective of its thread
+  bool collective = false; // part of the current collective of its thread
   bool live = false;
-  bool completes_at_delivery = false;// PGAS OUT_MYSYNC: a send ends when its data arrived
-  std::int32_t source = 0;           // recv/probe: world rank or kAnySource
+  bool completes_at_delivery = false; // PGAS OUT_MYSYNC: a send ends when its data arrived
+  std::int32_t source = 0;            // recv/probe: world rank or kAnySource
   std::int32_t tag = 0;
   std::uint32_t context = 0;
-  std::uint64_t max_bytes = 0;       // recv: buffer size (0: unlimited)
+  std::uint64_t max_bytes = 0; // recv: buffer size (0: unlimited)
   double post_time = 0.0;
   double complete_time = 0.0;
   double error = 0.0;
-  std::int32_t st_source = 0;        // status: source in the communicator
-  std::int32_t st_world = 0;         // status: source world rank
+  std::int32_t st_source = 0; // status: source in the communicator
+  std::int32_t st_world = 0;  // status: source world rank
   std::int32_t st_tag = 0;
   std::uint64_t st_bytes = 0;
-  std::uint32_t comm_op = kNone;     // the leaf that created it (status outputs, trace)
+  std::uint32_t comm_op = kNone; // the leaf that created it (status outputs, trace)
   std::uint32_t trace_id = 0;
-  std::int32_t peer_world = -1;      // send: destination world rank
-  std::uint32_t comm_id = 0;         // send: communicator id (trace)
+  std::int32_t peer_world = -1; // send: destination world rank
+  std::uint32_t comm_id = 0;    // send: communicator id (trace)
 };
 
 struct Communicator {
@@ -105,19 +105,19 @@ struct CollectiveState {
   Algorithm algorithm = Algorithm::Linear;
   Algorithm first = Algorithm::Linear;
   Algorithm second = Algorithm::Linear;
-  std::uint32_t comm = 0;   // communicator id
-  std::int32_t root = 0;    // local root
+  std::uint32_t comm = 0; // communicator id
+  std::int32_t root = 0;  // local root
   std::uint64_t bytes = 0;
   std::uint32_t rounds = 0;
   std::uint32_t pre_rounds = 0;  // PGAS IN_ALLSYNC barrier
   std::uint32_t post_rounds = 0; // PGAS OUT_ALLSYNC barrier
   Protocol forced = Protocol::Eager;
   bool force_protocol = false;
-  bool deliver_sync = false;     // PGAS OUT_MYSYNC
+  bool deliver_sync = false; // PGAS OUT_MYSYNC
   std::uint64_t sent = 0;
   std::uint64_t received = 0;
-  Round current;          // the round in progress (computed once per round)
-  std::uint32_t seq = 0;  // this collective's number on its communicator (message tags)
+  Round current;         // the round in progress (computed once per round)
+  std::uint32_t seq = 0; // this collective's number on its communicator (message tags)
 };
 
 struct ReturnEntry {
@@ -207,8 +207,7 @@ private:
   [[nodiscard]] std::int64_t comm_size(std::uint32_t comm) const;
   [[nodiscard]] std::int64_t world_rank(std::uint32_t comm, std::int64_t local,
                                         std::int64_t self) const;
-  [[nodiscard]] std::uint32_t comm_id(std::uint32_t ctx, std::uint32_t slot,
-                                      model::NodeIndex node);
+  [[nodiscard]] std::uint32_t comm_id(std::uint32_t ctx, std::uint32_t slot, model::NodeIndex node);
   [[nodiscard]] std::int64_t local_rank(std::uint32_t ctx, std::uint32_t slot) const;
 
   // ---- collectives
@@ -239,8 +238,8 @@ private:
   std::vector<WaitKind> wait_;
   std::vector<std::uint32_t> pending_;
   std::vector<std::uint32_t> generation_;
-  std::vector<std::uint32_t> phase_;   // progress inside a multi-step leaf
-  std::vector<std::uint32_t> owned_;   // head of the live request list
+  std::vector<std::uint32_t> phase_; // progress inside a multi-step leaf
+  std::vector<std::uint32_t> owned_; // head of the live request list
   std::vector<std::uint8_t> depth_;
   std::vector<ReturnEntry> returns_;
   std::vector<std::uint64_t> frames_;
@@ -251,9 +250,9 @@ private:
   // per process
   std::vector<std::uint32_t> posted_head_, posted_tail_;
   std::vector<std::uint32_t> unexpected_head_, unexpected_tail_;
-  std::vector<double> cpu_free_;      // LogGP: CPU busy with message overheads until
-  std::vector<double> send_free_;     // LogGP nextgs / delay models: injection link free
-  std::vector<double> recv_free_;     // LogGP nextgr / delay models: ejection link free
+  std::vector<double> cpu_free_;         // LogGP: CPU busy with message overheads until
+  std::vector<double> send_free_;        // LogGP nextgs / delay models: injection link free
+  std::vector<double> recv_free_;        // LogGP nextgr / delay models: ejection link free
   std::vector<std::uint32_t> comm_slot_; // (slot-2) per process: communicator id
   std::vector<std::int32_t> comm_local_; // (slot-2) per process: local rank
   std::vector<std::uint32_t> coll_seq_;  // per process per slot: collectives issued
@@ -311,7 +310,7 @@ private:
   std::vector<Request> requests_;
   std::vector<std::uint32_t> free_requests_;
 
-  NetworkTiming intra_, inter_;
+  NetworkTiming intra_, inter_, self_;
   std::int64_t ranks_per_node_ = 1;
   EventQueue queue_;
   std::uint64_t popped_seq_ = 0;

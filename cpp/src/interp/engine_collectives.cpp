@@ -18,22 +18,38 @@ constexpr std::int64_t kAnyPeer = -3; // Round::recv_peer: a receive from any ra
 
 std::optional<Collective> collective_kind(Operation op) {
   switch (op) {
-  case Operation::Barrier: return Collective::Barrier;
-  case Operation::Bcast: return Collective::Bcast;
-  case Operation::Reduce: return Collective::Reduce;
-  case Operation::Allreduce: return Collective::Allreduce;
-  case Operation::Gather: return Collective::Gather;
-  case Operation::Gatherv: return Collective::Gatherv;
-  case Operation::Scatter: return Collective::Scatter;
-  case Operation::Scatterv: return Collective::Scatterv;
-  case Operation::Allgather: return Collective::Allgather;
-  case Operation::Allgatherv: return Collective::Allgatherv;
-  case Operation::Alltoall: return Collective::Alltoall;
-  case Operation::Alltoallv: return Collective::Alltoallv;
-  case Operation::Scan: return Collective::Scan;
-  case Operation::Exscan: return Collective::Exscan;
-  case Operation::ReduceScatter: return Collective::ReduceScatter;
-  default: return std::nullopt;
+  case Operation::Barrier:
+    return Collective::Barrier;
+  case Operation::Bcast:
+    return Collective::Bcast;
+  case Operation::Reduce:
+    return Collective::Reduce;
+  case Operation::Allreduce:
+    return Collective::Allreduce;
+  case Operation::Gather:
+    return Collective::Gather;
+  case Operation::Gatherv:
+    return Collective::Gatherv;
+  case Operation::Scatter:
+    return Collective::Scatter;
+  case Operation::Scatterv:
+    return Collective::Scatterv;
+  case Operation::Allgather:
+    return Collective::Allgather;
+  case Operation::Allgatherv:
+    return Collective::Allgatherv;
+  case Operation::Alltoall:
+    return Collective::Alltoall;
+  case Operation::Alltoallv:
+    return Collective::Alltoallv;
+  case Operation::Scan:
+    return Collective::Scan;
+  case Operation::Exscan:
+    return Collective::Exscan;
+  case Operation::ReduceScatter:
+    return Collective::ReduceScatter;
+  default:
+    return std::nullopt;
   }
 }
 
@@ -49,34 +65,43 @@ OTF2_CollectiveOp otf2_op(Operation op) {
   case Operation::Reduce:
   case Operation::PgasReduce:
     return OTF2_COLLECTIVE_OP_REDUCE;
-  case Operation::Allreduce: return OTF2_COLLECTIVE_OP_ALLREDUCE;
+  case Operation::Allreduce:
+    return OTF2_COLLECTIVE_OP_ALLREDUCE;
   case Operation::Gather:
   case Operation::PgasGather:
     return OTF2_COLLECTIVE_OP_GATHER;
-  case Operation::Gatherv: return OTF2_COLLECTIVE_OP_GATHERV;
+  case Operation::Gatherv:
+    return OTF2_COLLECTIVE_OP_GATHERV;
   case Operation::Scatter:
   case Operation::PgasScatter:
     return OTF2_COLLECTIVE_OP_SCATTER;
-  case Operation::Scatterv: return OTF2_COLLECTIVE_OP_SCATTERV;
+  case Operation::Scatterv:
+    return OTF2_COLLECTIVE_OP_SCATTERV;
   case Operation::Allgather:
   case Operation::PgasGatherAll:
     return OTF2_COLLECTIVE_OP_ALLGATHER;
-  case Operation::Allgatherv: return OTF2_COLLECTIVE_OP_ALLGATHERV;
+  case Operation::Allgatherv:
+    return OTF2_COLLECTIVE_OP_ALLGATHERV;
   case Operation::Alltoall:
   case Operation::PgasExchange:
   case Operation::PgasPermute:
     return OTF2_COLLECTIVE_OP_ALLTOALL;
-  case Operation::Alltoallv: return OTF2_COLLECTIVE_OP_ALLTOALLV;
+  case Operation::Alltoallv:
+    return OTF2_COLLECTIVE_OP_ALLTOALLV;
   case Operation::Scan:
   case Operation::PgasPrefixReduce:
     return OTF2_COLLECTIVE_OP_SCAN;
-  case Operation::Exscan: return OTF2_COLLECTIVE_OP_EXSCAN;
-  case Operation::ReduceScatter: return OTF2_COLLECTIVE_OP_REDUCE_SCATTER;
+  case Operation::Exscan:
+    return OTF2_COLLECTIVE_OP_EXSCAN;
+  case Operation::ReduceScatter:
+    return OTF2_COLLECTIVE_OP_REDUCE_SCATTER;
   case Operation::CommSplit:
   case Operation::CommDup:
     return OTF2_COLLECTIVE_OP_CREATE_HANDLE;
-  case Operation::PgasAlloc: return OTF2_COLLECTIVE_OP_CREATE_HANDLE_AND_ALLOCATE;
-  default: return OTF2_COLLECTIVE_OP_BARRIER;
+  case Operation::PgasAlloc:
+    return OTF2_COLLECTIVE_OP_CREATE_HANDLE_AND_ALLOCATE;
+  default:
+    return OTF2_COLLECTIVE_OP_BARRIER;
   }
 }
 
@@ -111,8 +136,8 @@ void Engine::start_collective(std::uint32_t ctx, const CommOp &op, Collective ki
     for (std::int64_t r = 0; r < size; ++r) {
       total += arg_bytes(ctx, op, Arg::Bytes, r);
     }
-    decision_bytes = kind == Collective::Allgatherv ? total / static_cast<std::uint64_t>(size)
-                                                    : total;
+    decision_bytes =
+        kind == Collective::Allgatherv ? total / static_cast<std::uint64_t>(size) : total;
   }
   Algorithm alg = static_cast<Algorithm>(op.algorithm);
   if (alg == Algorithm::Auto) {
@@ -147,11 +172,11 @@ void Engine::start_collective(std::uint32_t ctx, const CommOp &op, Collective ki
     }
   }
   c.algorithm = alg;
-  c.first = decide(Collective::Reduce, size,
-                   kind == Collective::ReduceScatter ? decision_bytes : bytes);
-  c.second = decide(Collective::Bcast, size,
-                    kind == Collective::Allgather ? bytes * static_cast<std::uint64_t>(size)
-                                                  : bytes);
+  c.first =
+      decide(Collective::Reduce, size, kind == Collective::ReduceScatter ? decision_bytes : bytes);
+  c.second =
+      decide(Collective::Bcast, size,
+             kind == Collective::Allgather ? bytes * static_cast<std::uint64_t>(size) : bytes);
   if (c.first == Algorithm::Linear && c.algorithm == Algorithm::NonOverlapping &&
       kind == Collective::Allreduce) {
     c.first = Algorithm::Linear;
@@ -187,11 +212,15 @@ CollectiveCall Engine::call_of(std::uint32_t ctx, const CommOp &op, std::uint32_
                                Round &out) {
   const CollectiveState &c = collective_[ctx];
   const std::int64_t size = comm_size(c.comm);
-  const std::int64_t me = c.comm == 0 ? rank_of(ctx) : c.comm == 1 ? 0 : [&] {
-    const auto &m = comms_[c.comm].members;
-    return static_cast<std::int64_t>(
-        std::find(m.begin(), m.end(), static_cast<std::int32_t>(rank_of(ctx))) - m.begin());
-  }();
+  const std::int64_t me =
+      c.comm == 0   ? rank_of(ctx)
+      : c.comm == 1 ? 0
+                    : [&] {
+                        const auto &m = comms_[c.comm].members;
+                        return static_cast<std::int64_t>(
+                            std::find(m.begin(), m.end(), static_cast<std::int32_t>(rank_of(ctx))) -
+                            m.begin());
+                      }();
   CollectiveCall call{c.kind, c.algorithm, c.first, c.second, size, me, c.root, c.bytes, nullptr};
   const bool v = c.kind == Collective::Gatherv || c.kind == Collective::Scatterv ||
                  c.kind == Collective::Allgatherv || c.kind == Collective::Alltoallv ||
@@ -208,10 +237,14 @@ CollectiveCall Engine::call_of(std::uint32_t ctx, const CommOp &op, std::uint32_
     return call;
   }
   if (round < c.pre_rounds || round >= c.pre_rounds + c.rounds) {
-    const CollectiveCall barrier{Collective::Barrier, Algorithm::Dissemination,
-                                 Algorithm::Linear,   Algorithm::Linear,
-                                 size,                me,
-                                 0,                   0,
+    const CollectiveCall barrier{Collective::Barrier,
+                                 Algorithm::Dissemination,
+                                 Algorithm::Linear,
+                                 Algorithm::Linear,
+                                 size,
+                                 me,
+                                 0,
+                                 0,
                                  nullptr};
     out = round_at(barrier, round < c.pre_rounds ? round : round - c.pre_rounds - c.rounds);
     return call;
@@ -227,9 +260,8 @@ CollectiveCall Engine::call_of(std::uint32_t ctx, const CommOp &op, std::uint32_
     out.recv_bytes = c.bytes;
     if (out.send_peer < 0 || out.send_peer >= size) {
       throw Error(ErrorKind::Model, "model '" + model_.name + "', " + model_.describe(op.node) +
-                                        ": permute destination " +
-                                        std::to_string(out.send_peer) + " outside 0.." +
-                                        std::to_string(size - 1));
+                                        ": permute destination " + std::to_string(out.send_peer) +
+                                        " outside 0.." + std::to_string(size - 1));
     }
     return call;
   }
@@ -258,8 +290,8 @@ bool Engine::run_collective(std::uint32_t ctx, const CommOp &op) {
         ((static_cast<std::uint32_t>(c.kind) & 0x1fU) << 24U) | (c.seq & 0xffffffU));
     if (step == 0) {
       if (rd.recv_peer != -1) {
-        post_recv(ctx, c.comm, rd.recv_peer == kAnyPeer ? model::kAnySource : rd.recv_peer, tag,
-                  0, 0, 0, op_index, true);
+        post_recv(ctx, c.comm, rd.recv_peer == kAnyPeer ? model::kAnySource : rd.recv_peer, tag, 0,
+                  0, 0, op_index, true);
         c.received += rd.recv_bytes;
       }
       ++phase;
@@ -275,8 +307,8 @@ bool Engine::run_collective(std::uint32_t ctx, const CommOp &op) {
         if (net(p, dest).loggp) {
           const double ready = std::max(cpu_ready(ctx), send_free_[static_cast<std::size_t>(p)]);
           if (ready > clock_[ctx]) {
-            queue_.push_with_seq(ready, fresh_ ? popped_seq_ : queue_.next_seq(),
-                                 EventKind::Resume, ctx, generation_[ctx]);
+            queue_.push_with_seq(ready, fresh_ ? popped_seq_ : queue_.next_seq(), EventKind::Resume,
+                                 ctx, generation_[ctx]);
             return false;
           }
         }
@@ -333,8 +365,7 @@ bool Engine::run_collective(std::uint32_t ctx, const CommOp &op) {
   }
   if (trace_ != nullptr) {
     const std::int32_t root =
-        rooted(c.kind) ? static_cast<std::int32_t>(world_rank(c.comm, c.root, p))
-                       : trace::kNoRank;
+        rooted(c.kind) ? static_cast<std::int32_t>(world_rank(c.comm, c.root, p)) : trace::kNoRank;
     const std::uint32_t comm = c.comm == 1 ? trace_->self(p) : comms_[c.comm].trace_id;
     trace_->builder().collective_end(ctx, TraceRecorder::ns(clock_[ctx]), otf2_op(op.op), comm,
                                      root, c.sent, c.received);
@@ -351,9 +382,8 @@ bool Engine::execute_collective(std::uint32_t ctx, const CommOp &op) {
     if (rooted(kind)) {
       root = arg_int(ctx, op, Arg::Root);
       if (root < 0 || root >= size) {
-        throw Error(ErrorKind::Model, "model '" + model_.name + "', " +
-                                          model_.describe(op.node) + ": root " +
-                                          std::to_string(root) + " on rank " +
+        throw Error(ErrorKind::Model, "model '" + model_.name + "', " + model_.describe(op.node) +
+                                          ": root " + std::to_string(root) + " on rank " +
                                           std::to_string(rank_of(ctx)) + " is outside " +
                                           comms_[comm].name + " (size " + std::to_string(size) +
                                           ")");
@@ -374,8 +404,7 @@ bool Engine::execute_split(std::uint32_t ctx, const CommOp &op) {
   if (phase_[ctx] == 1) {
     const std::size_t seq_index =
         static_cast<std::size_t>(p) * program_.comm_names.size() + op.comm;
-    const std::uint64_t key =
-        (static_cast<std::uint64_t>(parent) << 32U) | coll_seq_[seq_index];
+    const std::uint64_t key = (static_cast<std::uint64_t>(parent) << 32U) | coll_seq_[seq_index];
     const std::int64_t size = comm_size(parent);
     SplitInstance &s = splits_[key];
     if (s.color.empty()) {
@@ -387,8 +416,8 @@ bool Engine::execute_split(std::uint32_t ctx, const CommOp &op) {
         return std::int64_t{0};
       }
       const auto &m = comms_[parent].members;
-      return static_cast<std::int64_t>(
-          std::find(m.begin(), m.end(), static_cast<std::int32_t>(p)) - m.begin());
+      return static_cast<std::int64_t>(std::find(m.begin(), m.end(), static_cast<std::int32_t>(p)) -
+                                       m.begin());
     }();
     const bool dup = op.op == Operation::CommDup;
     s.color[static_cast<std::size_t>(me)] = dup ? 0 : arg_int(ctx, op, Arg::Color);
@@ -439,11 +468,15 @@ bool Engine::execute_split(std::uint32_t ctx, const CommOp &op) {
       comms_.push_back(std::move(comm));
     }
   }
-  const std::int64_t me = parent == 0 ? p : parent == 1 ? 0 : [&] {
-    const auto &m = comms_[parent].members;
-    return static_cast<std::int64_t>(
-        std::find(m.begin(), m.end(), static_cast<std::int32_t>(p)) - m.begin());
-  }();
+  const std::int64_t me =
+      parent == 0 ? p
+      : parent == 1
+          ? 0
+          : [&] {
+              const auto &m = comms_[parent].members;
+              return static_cast<std::int64_t>(
+                  std::find(m.begin(), m.end(), static_cast<std::int32_t>(p)) - m.begin());
+            }();
   const std::size_t slot = static_cast<std::size_t>(p) * model_comm_slots_ + (op.newcomm - 2);
   comm_slot_[slot] = s.result_comm[static_cast<std::size_t>(me)];
   comm_local_[slot] = s.result_rank[static_cast<std::size_t>(me)];

@@ -113,8 +113,7 @@ std::uint32_t Engine::comm_id(std::uint32_t ctx, std::uint32_t slot, model::Node
   if (slot < 2) {
     return slot;
   }
-  const std::size_t i =
-      static_cast<std::size_t>(rank_of(ctx)) * model_comm_slots_ + (slot - 2);
+  const std::size_t i = static_cast<std::size_t>(rank_of(ctx)) * model_comm_slots_ + (slot - 2);
   if (comm_slot_[i] == kNone) {
     throw Error(ErrorKind::Model,
                 "model '" + model_.name + "', " + model_.describe(node) + ": communicator '" +
@@ -170,8 +169,7 @@ std::uint32_t Engine::post_send(std::uint32_t ctx, std::uint32_t comm, std::int6
   if (comm >= 2) {
     const auto &members = comms_[comm].members;
     msg.source_local = static_cast<std::int32_t>(
-        std::find(members.begin(), members.end(), static_cast<std::int32_t>(p)) -
-        members.begin());
+        std::find(members.begin(), members.end(), static_cast<std::int32_t>(p)) - members.begin());
   } else if (comm == 1) {
     msg.source_local = 0;
   }
@@ -183,7 +181,7 @@ std::uint32_t Engine::post_send(std::uint32_t ctx, std::uint32_t comm, std::int6
   msg.error = error_[ctx];
   msg.send_request = req;
   msg.loggp = nt.loggp;
-  msg.intra = &nt == &intra_;
+  msg.intra = &nt != &inter_;
   msg.ready_mode = mode == Operation::Rsend || mode == Operation::Irsend;
   switch (mode) {
   case Operation::Bsend:
@@ -226,7 +224,7 @@ std::uint32_t Engine::post_send(std::uint32_t ctx, std::uint32_t comm, std::int6
       auto &out = send_free_[static_cast<std::size_t>(p)];
       auto &in = recv_free_[static_cast<std::size_t>(dest)];
       double data = 0.0;
-      if (options_.endpoint_contention) {
+      if (options_.endpoint_contention && !nt.self_copy) {
         start = std::max(t, out);
         out = start + occupancy;
         data = std::max(start + latency, in) + occupancy;
@@ -280,8 +278,7 @@ std::uint32_t Engine::post_recv(std::uint32_t ctx, std::uint32_t comm, std::int6
       throw Error(ErrorKind::Model, "model '" + model_.name + "', " + model_.describe(node) +
                                         ": source rank " + std::to_string(source_local) +
                                         " on rank " + std::to_string(p) + " is outside " +
-                                        comms_[comm].name + " (size " + std::to_string(size) +
-                                        ")");
+                                        comms_[comm].name + " (size " + std::to_string(size) + ")");
     }
     q.source = static_cast<std::int32_t>(world_rank(comm, source_local, p));
   }
@@ -377,8 +374,7 @@ void Engine::on_envelope(std::uint32_t m, std::uint64_t seq, double now) {
     if (!warned_[node]) {
       warned_[node] = true;
       warnings_.push_back(model_.describe(node) + ": MPI_Rsend's message from rank " +
-                          std::to_string(msg.source) + " reached rank " +
-                          std::to_string(msg.dest) +
+                          std::to_string(msg.source) + " reached rank " + std::to_string(msg.dest) +
                           " before the matching receive was posted (erroneous in MPI); timed as "
                           "an eager send");
     }
@@ -436,7 +432,7 @@ void Engine::match(std::uint32_t m, std::uint32_t r, double now) {
     const double start_error =
         msg.send_time >= requests_[r].post_time ? msg.error : error_[requests_[r].ctx];
     double arrival = start + total;
-    if (options_.endpoint_contention) {
+    if (options_.endpoint_contention && !nt.self_copy) {
       auto &out = send_free_[static_cast<std::size_t>(msg.source)];
       auto &in = recv_free_[static_cast<std::size_t>(msg.dest)];
       const double s = std::max(start, out);
@@ -594,10 +590,9 @@ bool Engine::execute_p2p(std::uint32_t ctx, const CommOp &op) {
       const std::int64_t dest = arg_int(ctx, op, Arg::Dest);
       if (dest != model::kProcNull) {
         if (dest < 0 || dest >= comm_size(comm)) {
-          throw Error(ErrorKind::Model, "model '" + model_.name + "', " +
-                                            model_.describe(op.node) + ": destination rank " +
-                                            std::to_string(dest) + " on rank " +
-                                            std::to_string(p) + " is outside " +
+          throw Error(ErrorKind::Model, "model '" + model_.name + "', " + model_.describe(op.node) +
+                                            ": destination rank " + std::to_string(dest) +
+                                            " on rank " + std::to_string(p) + " is outside " +
                                             comms_[comm].name);
         }
         if (!send_ready(world_rank(comm, dest, p))) {
@@ -692,9 +687,9 @@ bool Engine::execute_p2p(std::uint32_t ctx, const CommOp &op) {
     const std::uint32_t comm = comm_id(ctx, op.comm, op.node);
     const std::int64_t source = arg_int(ctx, op, Arg::Source);
     const auto tag = static_cast<std::int32_t>(arg_int(ctx, op, Arg::Tag, model::kAnyTag));
-    const std::int32_t source_world =
-        source == model::kAnySource ? static_cast<std::int32_t>(model::kAnySource)
-                                    : static_cast<std::int32_t>(world_rank(comm, source, p));
+    const std::int32_t source_world = source == model::kAnySource
+                                          ? static_cast<std::int32_t>(model::kAnySource)
+                                          : static_cast<std::int32_t>(world_rank(comm, source, p));
     Request probe;
     probe.context = comm * 2;
     probe.source = source_world;
@@ -727,8 +722,8 @@ bool Engine::execute_p2p(std::uint32_t ctx, const CommOp &op) {
       // MPI_Sendrecv posts the receive first (a receive costs no CPU under LogGP).
       const std::int64_t source = arg_int(ctx, op, Arg::Source);
       const auto tag = static_cast<std::int32_t>(arg_int(ctx, op, Arg::RecvTag, model::kAnyTag));
-      post_recv(ctx, comm, source, tag, arg_bytes(ctx, op, Arg::RecvBytes), kNone - 1, 0,
-                op_index, false);
+      post_recv(ctx, comm, source, tag, arg_bytes(ctx, op, Arg::RecvBytes), kNone - 1, 0, op_index,
+                false);
       phase = 2;
     }
     if (phase == 2) {

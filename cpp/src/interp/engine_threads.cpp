@@ -108,8 +108,7 @@ void Engine::task_end(std::uint32_t ctx) {
     const std::int64_t task = s.next++;
     std::copy(frame(main), frame(main) + program_.frame_slots, frame(ctx));
     frame(ctx)[g.task_slot] = static_cast<std::uint64_t>(task);
-    const double issued =
-        s.base + static_cast<double>(task + 1) * machine_.threads().start * 1e9;
+    const double issued = s.base + static_cast<double>(task + 1) * machine_.threads().start * 1e9;
     clock_[ctx] = std::max(clock_[ctx], issued);
     pc_[ctx] = g.body_pc;
   } else {
@@ -128,8 +127,8 @@ bool Engine::execute_thread_op(std::uint32_t ctx, const CommOp &op) {
   const std::int64_t p = rank_of(ctx);
   switch (op.op) {
   case Operation::ThreadPoolCreate:
-    clock_[ctx] += static_cast<double>(arg_int(ctx, op, Arg::Threads, options_.threads)) *
-                   costs.create * 1e9;
+    clock_[ctx] +=
+        static_cast<double>(arg_int(ctx, op, Arg::Threads, options_.threads)) * costs.create * 1e9;
     return true;
   case Operation::AtomicCreate:
     clock_[ctx] += static_cast<double>(arg_int(ctx, op, Arg::Count, 1)) * costs.atomic_create * 1e9;
@@ -241,8 +240,8 @@ bool Engine::execute_pgas(std::uint32_t ctx, const CommOp &op) {
     const std::int64_t target = arg_int(ctx, op, Arg::Target);
     if (target < 0 || target >= processes_) {
       throw Error(ErrorKind::Model, "model '" + model_.name + "', " + model_.describe(op.node) +
-                                        ": target " + std::to_string(target) +
-                                        " outside 0.." + std::to_string(processes_ - 1));
+                                        ": target " + std::to_string(target) + " outside 0.." +
+                                        std::to_string(processes_ - 1));
     }
     const std::uint64_t bytes = arg_bytes(ctx, op, Arg::Bytes);
     const double t = clock_[ctx];
@@ -397,16 +396,27 @@ bool Engine::execute_pgas(std::uint32_t ctx, const CommOp &op) {
     case Operation::PgasAlloc:
       kind = Collective::Bcast;
       break;
-    case Operation::PgasScatter: kind = Collective::Scatter; break;
-    case Operation::PgasGather: kind = Collective::Gather; break;
-    case Operation::PgasGatherAll: kind = Collective::Allgather; break;
+    case Operation::PgasScatter:
+      kind = Collective::Scatter;
+      break;
+    case Operation::PgasGather:
+      kind = Collective::Gather;
+      break;
+    case Operation::PgasGatherAll:
+      kind = Collective::Allgather;
+      break;
     case Operation::PgasExchange:
     case Operation::PgasPermute:
       kind = Collective::Alltoall;
       break;
-    case Operation::PgasReduce: kind = Collective::Reduce; break;
-    case Operation::PgasPrefixReduce: kind = Collective::Scan; break;
-    default: break;
+    case Operation::PgasReduce:
+      kind = Collective::Reduce;
+      break;
+    case Operation::PgasPrefixReduce:
+      kind = Collective::Scan;
+      break;
+    default:
+      break;
     }
     const std::int64_t root = arg_int(ctx, op, Arg::Root, 0);
     if (root < 0 || root >= processes_) {
@@ -414,9 +424,9 @@ bool Engine::execute_pgas(std::uint32_t ctx, const CommOp &op) {
                                         ": root " + std::to_string(root) + " outside 0.." +
                                         std::to_string(processes_ - 1));
     }
-    const std::uint64_t bytes = op.op == Operation::PgasAlloc    ? 8
+    const std::uint64_t bytes = op.op == Operation::PgasAlloc ? 8
                                 : kind == Collective::Barrier ? 0
-                                                                : arg_bytes(ctx, op, Arg::Bytes);
+                                                              : arg_bytes(ctx, op, Arg::Bytes);
     start_collective(ctx, op, kind, 0, static_cast<std::int32_t>(root), bytes, 0);
     phase_[ctx] = 2;
   }

@@ -23,7 +23,7 @@ enum class EventKind : std::uint8_t {
 };
 
 struct Event {
-  double time;        // ns
+  double time; // ns
   std::uint64_t seq;
   std::uint32_t target;
   std::uint32_t aux;

@@ -18,8 +18,15 @@ struct NetworkTiming {
   // LogGP (LogGOPSim's meaning, anchors/loggopsim-semantics.md §3), ns.
   double L = 0.0, o = 0.0, g = 0.0, G = 0.0, O = 0.0;
   std::uint64_t eager_limit = 0;
+  // A message a process sends to itself is a memory copy (MPI implementations copy
+  // self-messages locally): copy_per_byte from the machine's thread costs, no latency.
+  bool self_copy = false;
+  double copy_ns_per_byte = 0.0;
 
   [[nodiscard]] double transfer_ns(std::uint64_t bytes) const {
+    if (self_copy) {
+      return static_cast<double>(bytes) * copy_ns_per_byte;
+    }
     return network->p2p_time(bytes) * 1e9;
   }
 };

@@ -27,33 +27,59 @@ namespace {
 
 std::optional<Collective> collective_of(Operation op) {
   switch (op) {
-  case Operation::Barrier: return Collective::Barrier;
-  case Operation::Bcast: return Collective::Bcast;
-  case Operation::Reduce: return Collective::Reduce;
-  case Operation::Allreduce: return Collective::Allreduce;
-  case Operation::Gather: return Collective::Gather;
-  case Operation::Gatherv: return Collective::Gatherv;
-  case Operation::Scatter: return Collective::Scatter;
-  case Operation::Scatterv: return Collective::Scatterv;
-  case Operation::Allgather: return Collective::Allgather;
-  case Operation::Allgatherv: return Collective::Allgatherv;
-  case Operation::Alltoall: return Collective::Alltoall;
-  case Operation::Alltoallv: return Collective::Alltoallv;
-  case Operation::Scan: return Collective::Scan;
-  case Operation::Exscan: return Collective::Exscan;
-  case Operation::ReduceScatter: return Collective::ReduceScatter;
-  default: return std::nullopt;
+  case Operation::Barrier:
+    return Collective::Barrier;
+  case Operation::Bcast:
+    return Collective::Bcast;
+  case Operation::Reduce:
+    return Collective::Reduce;
+  case Operation::Allreduce:
+    return Collective::Allreduce;
+  case Operation::Gather:
+    return Collective::Gather;
+  case Operation::Gatherv:
+    return Collective::Gatherv;
+  case Operation::Scatter:
+    return Collective::Scatter;
+  case Operation::Scatterv:
+    return Collective::Scatterv;
+  case Operation::Allgather:
+    return Collective::Allgather;
+  case Operation::Allgatherv:
+    return Collective::Allgatherv;
+  case Operation::Alltoall:
+    return Collective::Alltoall;
+  case Operation::Alltoallv:
+    return Collective::Alltoallv;
+  case Operation::Scan:
+    return Collective::Scan;
+  case Operation::Exscan:
+    return Collective::Exscan;
+  case Operation::ReduceScatter:
+    return Collective::ReduceScatter;
+  default:
+    return std::nullopt;
   }
 }
 
 std::optional<Arg> arg_by_name(std::string_view name) {
-  static const std::map<std::string_view, Arg> table = {
-      {"dest", Arg::Dest},         {"source", Arg::Source},       {"tag", Arg::Tag},
-      {"bytes", Arg::Bytes},       {"root", Arg::Root},           {"index", Arg::Index},
-      {"color", Arg::Color},       {"key", Arg::Key},             {"permits", Arg::Permits},
-      {"count", Arg::Count},       {"threads", Arg::Threads},     {"target", Arg::Target},
-      {"home", Arg::Home},         {"sendbytes", Arg::SendBytes}, {"sendtag", Arg::SendTag},
-      {"recvtag", Arg::RecvTag},   {"recvbytes", Arg::RecvBytes}};
+  static const std::map<std::string_view, Arg> table = {{"dest", Arg::Dest},
+                                                        {"source", Arg::Source},
+                                                        {"tag", Arg::Tag},
+                                                        {"bytes", Arg::Bytes},
+                                                        {"root", Arg::Root},
+                                                        {"index", Arg::Index},
+                                                        {"color", Arg::Color},
+                                                        {"key", Arg::Key},
+                                                        {"permits", Arg::Permits},
+                                                        {"count", Arg::Count},
+                                                        {"threads", Arg::Threads},
+                                                        {"target", Arg::Target},
+                                                        {"home", Arg::Home},
+                                                        {"sendbytes", Arg::SendBytes},
+                                                        {"sendtag", Arg::SendTag},
+                                                        {"recvtag", Arg::RecvTag},
+                                                        {"recvbytes", Arg::RecvBytes}};
   const auto it = table.find(name);
   if (it == table.end()) {
     return std::nullopt;
@@ -111,9 +137,7 @@ private:
                                       what);
   }
 
-  std::string entry_name() const {
-    return options_.entry.empty() ? m_.entry : options_.entry;
-  }
+  std::string entry_name() const { return options_.entry.empty() ? m_.entry : options_.entry; }
 
   // ---- parameters and slots -----------------------------------------------------------------
 
@@ -128,8 +152,8 @@ private:
           known += (known.empty() ? "" : ", ") + p.name;
         }
         throw Error(ErrorKind::Usage, "model '" + m_.name + "' has no parameter '" + name +
-                                          "' (its parameters: " +
-                                          (known.empty() ? "none" : known) + ")");
+                                          "' (its parameters: " + (known.empty() ? "none" : known) +
+                                          ")");
       }
       params_[name] = value;
     }
@@ -160,7 +184,9 @@ private:
     }
     const std::int32_t slot = slot_of(f, name);
     if (slot >= 0) {
-      return Symbol{Symbol::Kind::Slot, {}, p_.slot_types[static_cast<std::size_t>(slot)],
+      return Symbol{Symbol::Kind::Slot,
+                    {},
+                    p_.slot_types[static_cast<std::size_t>(slot)],
                     static_cast<std::uint32_t>(slot)};
     }
     if (name == "rank") {
@@ -252,9 +278,8 @@ private:
       for (const auto &w : writes) {
         const auto t = model::infer_type(*w.expr, [&](std::string_view name) {
           const auto s = resolve(w.function, name, true);
-          return s ? std::optional<ValueType>(s->kind == model::Symbol::Kind::Constant
-                                                  ? s->constant.type
-                                                  : s->type)
+          return s ? std::optional<ValueType>(
+                         s->kind == model::Symbol::Kind::Constant ? s->constant.type : s->type)
                    : std::nullopt;
         });
         if (t == ValueType::Float && p_.slot_types[w.slot] != ValueType::Float) {
@@ -346,8 +371,8 @@ private:
         s.seconds = c.constant().number() * scale_;
         s.expr = -1;
         if (!(s.seconds >= 0.0) || !std::isfinite(s.seconds)) {
-          fail(n, field, "evaluates to " + std::to_string(s.seconds) +
-                             " s; a time must be finite and >= 0");
+          fail(n, field,
+               "evaluates to " + std::to_string(s.seconds) + " s; a time must be finite and >= 0");
         }
       } else {
         s.seconds = scale_; // multiplier applied to the evaluated expression
@@ -475,11 +500,10 @@ private:
       emit(body);
       const std::uint32_t cont = pc();
       cond_time(n);
-      const std::uint32_t test = probability
-                                     ? add(Code::OpaqueBranch, n, op)
-                                     : add(Code::JumpIfFalse, n,
-                                           static_cast<std::uint32_t>(
-                                               expr(function_, node.cond, "cond", n)));
+      const std::uint32_t test =
+          probability ? add(Code::OpaqueBranch, n, op)
+                      : add(Code::JumpIfFalse, n,
+                            static_cast<std::uint32_t>(expr(function_, node.cond, "cond", n)));
       add(Code::Jump, n, 0, body_pc);
       p_.code[test].b = pc();
       close_target(pc(), cont);
@@ -585,8 +609,7 @@ private:
       return static_cast<std::uint32_t>(it - p_.comm_names.begin());
     };
     const bool v_collective = node.op == Operation::Gatherv || node.op == Operation::Scatterv ||
-                              node.op == Operation::Allgatherv ||
-                              node.op == Operation::Alltoallv ||
+                              node.op == Operation::Allgatherv || node.op == Operation::Alltoallv ||
                               node.op == Operation::ReduceScatter;
     // Defaults of absent arguments, compiled like given ones.
     for (const auto &spec : model::operation_info(node.op).args) {
@@ -594,8 +617,7 @@ private:
           node.arg(spec.name) == nullptr) {
         const auto a = arg_by_name(spec.name);
         c.expr[static_cast<std::size_t>(*a)] =
-            expr(function_, model::Expression::parse(spec.default_text), std::string(spec.name),
-                 n);
+            expr(function_, model::Expression::parse(spec.default_text), std::string(spec.name), n);
       }
     }
     for (const auto &a : node.op_args) {
@@ -653,8 +675,9 @@ private:
             for (auto k : algorithms_for(*coll)) {
               known += (known.empty() ? "" : ", ") + std::string(algorithm_name(k));
             }
-            fail(n, field, "'" + a.text + "' is not an algorithm of " +
-                               std::string(collective_name(*coll)) + " (known: " + known + ")");
+            fail(n, field,
+                 "'" + a.text + "' is not an algorithm of " + std::string(collective_name(*coll)) +
+                     " (known: " + known + ")");
           }
           c.algorithm = static_cast<std::uint8_t>(*alg);
         }
@@ -778,8 +801,8 @@ private:
 Program compile_program(const model::Model &model, const InterpretOptions &options,
                         double compute_scale, model::NodeIndex entry_node) {
   if (options.processes < 1) {
-    throw Error(ErrorKind::Usage, "the number of processes must be >= 1, not " +
-                                      std::to_string(options.processes));
+    throw Error(ErrorKind::Usage,
+                "the number of processes must be >= 1, not " + std::to_string(options.processes));
   }
   if (options.threads < 1) {
     throw Error(ErrorKind::Usage, "the number of threads per process must be >= 1, not " +
@@ -787,8 +810,8 @@ Program compile_program(const model::Model &model, const InterpretOptions &optio
   }
   if (entry_node == model::kNoNode && !options.entry.empty() &&
       model.function(options.entry) == nullptr) {
-    throw Error(ErrorKind::Usage, "model '" + model.name + "' has no function '" +
-                                      options.entry + "' to start from");
+    throw Error(ErrorKind::Usage,
+                "model '" + model.name + "' has no function '" + options.entry + "' to start from");
   }
   return Compiler(model, options, compute_scale).run(entry_node);
 }

@@ -45,9 +45,9 @@ struct Instruction {
 // A block time: a constant or an expression (seconds, scaled by the machine's power), with the
 // 3σ/√N error of a measured time.
 struct TimeSource {
-  std::int32_t expr = -1;   // index into Program::exprs, or -1 for the constant
-  double seconds = 0.0;     // the constant
-  double error = 0.0;       // 3σ/√N per execution (seconds, scaled)
+  std::int32_t expr = -1; // index into Program::exprs, or -1 for the constant
+  double seconds = 0.0;   // the constant
+  double error = 0.0;     // 3σ/√N per execution (seconds, scaled)
 };
 
 // An opaque condition's decision state lives in frame slots (docs/model-schema.md).
@@ -71,35 +71,51 @@ struct SwitchTable {
 
 // Arguments of communication operations, decoded.
 enum class Arg : std::uint8_t {
-  Dest, Source, Tag, Bytes, Root, Index, Color, Key, Permits, Count, Threads, Target, Home,
-  SendBytes, SendTag, RecvTag, RecvBytes, Count_
+  Dest,
+  Source,
+  Tag,
+  Bytes,
+  Root,
+  Index,
+  Color,
+  Key,
+  Permits,
+  Count,
+  Threads,
+  Target,
+  Home,
+  SendBytes,
+  SendTag,
+  RecvTag,
+  RecvBytes,
+  Count_
 };
 
 struct CommOp {
   model::Operation op = model::Operation::Send;
   model::NodeIndex node = 0;
   std::array<std::int32_t, static_cast<std::size_t>(Arg::Count_)> expr{}; // -1: absent
-  std::uint32_t comm = 0;        // communicator slot (0 world, 1 self, 2.. model comms)
-  std::uint32_t newcomm = 0;     // Comm_split / Comm_dup target slot
-  std::uint32_t request = 0;     // request name id (+1; 0: none given)
-  std::uint32_t lock = 0;        // lock name id
-  std::int32_t out_source = -1;  // variable slots written by the operation
+  std::uint32_t comm = 0;       // communicator slot (0 world, 1 self, 2.. model comms)
+  std::uint32_t newcomm = 0;    // Comm_split / Comm_dup target slot
+  std::uint32_t request = 0;    // request name id (+1; 0: none given)
+  std::uint32_t lock = 0;       // lock name id
+  std::int32_t out_source = -1; // variable slots written by the operation
   std::int32_t out_tag = -1;
   std::int32_t out_bytes = -1;
   std::int32_t out_flag = -1;
   std::int32_t out_index = -1;
-  std::uint8_t algorithm = 0;    // Algorithm; 0 = automatic
-  std::uint8_t sync_in = 2;      // 0 nosync, 1 mysync, 2 allsync
+  std::uint8_t algorithm = 0; // Algorithm; 0 = automatic
+  std::uint8_t sync_in = 2;   // 0 nosync, 1 mysync, 2 allsync
   std::uint8_t sync_out = 2;
-  TimeSource local_time;         // optional extra local cost of the call
+  TimeSource local_time; // optional extra local cost of the call
   bool has_local_time = false;
-  std::uint32_t callsite = 0;    // index into Program::callsites (+1; 0: none)
+  std::uint32_t callsite = 0; // index into Program::callsites (+1; 0: none)
 };
 
 struct TaskGroupInfo {
   std::int32_t tasks_expr = -1; // -1: nthreads
   std::uint32_t body_pc = 0;
-  std::uint32_t task_slot = 0;   // hidden slots: task index, number of tasks
+  std::uint32_t task_slot = 0; // hidden slots: task index, number of tasks
   std::uint32_t ntasks_slot = 0;
 };
 
@@ -115,8 +131,8 @@ struct Program {
   std::vector<std::uint32_t> call_node;      // ufc node per Call instruction (same as node)
   std::uint32_t entry_pc = 0;
   std::uint32_t frame_slots = 0;
-  std::uint32_t rng_slot = 0;        // sampled opaque mode
-  std::uint32_t max_call_depth = 0;  // deepest static call chain
+  std::uint32_t rng_slot = 0;       // sampled opaque mode
+  std::uint32_t max_call_depth = 0; // deepest static call chain
   std::vector<std::uint32_t> global_slots;
   std::vector<std::int32_t> global_init; // expr per global
   std::vector<model::ValueType> slot_types;

@@ -8,32 +8,58 @@ using model::Operation;
 
 std::string trace_function_name(Operation op) {
   switch (op) {
-  case Operation::ThreadPoolCreate: return "pthread_create";
-  case Operation::SemaphoreCreate: return "sem_init";
-  case Operation::Lock: return "pthread_mutex_lock";
-  case Operation::TryLock: return "pthread_mutex_trylock";
-  case Operation::Unlock: return "pthread_mutex_unlock";
-  case Operation::AtomicCreate: return "atomic_init";
-  case Operation::AtomicCas: return "atomic_compare_exchange";
-  case Operation::Copy: return "memcpy";
-  case Operation::PgasBarrier: return "shmem_barrier_all";
-  case Operation::PgasNotify: return "upc_notify";
-  case Operation::PgasWait: return "upc_wait";
-  case Operation::PgasBroadcast: return "shmem_broadcast";
-  case Operation::PgasScatter: return "upc_all_scatter";
-  case Operation::PgasGather: return "upc_all_gather";
-  case Operation::PgasGatherAll: return "shmem_fcollect";
-  case Operation::PgasExchange: return "shmem_alltoall";
-  case Operation::PgasPermute: return "upc_all_permute";
-  case Operation::PgasReduce: return "shmem_sum_to_all";
-  case Operation::PgasPrefixReduce: return "upc_all_prefix_reduce";
-  case Operation::PgasLock: return "shmem_set_lock";
-  case Operation::PgasUnlock: return "shmem_clear_lock";
-  case Operation::PgasAlloc: return "shmem_malloc";
-  case Operation::PgasFree: return "shmem_free";
-  case Operation::PgasPut: return "shmem_putmem";
-  case Operation::PgasGet: return "shmem_getmem";
-  default: return std::string(model::operation_info(op).name);
+  case Operation::ThreadPoolCreate:
+    return "pthread_create";
+  case Operation::SemaphoreCreate:
+    return "sem_init";
+  case Operation::Lock:
+    return "pthread_mutex_lock";
+  case Operation::TryLock:
+    return "pthread_mutex_trylock";
+  case Operation::Unlock:
+    return "pthread_mutex_unlock";
+  case Operation::AtomicCreate:
+    return "atomic_init";
+  case Operation::AtomicCas:
+    return "atomic_compare_exchange";
+  case Operation::Copy:
+    return "memcpy";
+  case Operation::PgasBarrier:
+    return "shmem_barrier_all";
+  case Operation::PgasNotify:
+    return "upc_notify";
+  case Operation::PgasWait:
+    return "upc_wait";
+  case Operation::PgasBroadcast:
+    return "shmem_broadcast";
+  case Operation::PgasScatter:
+    return "upc_all_scatter";
+  case Operation::PgasGather:
+    return "upc_all_gather";
+  case Operation::PgasGatherAll:
+    return "shmem_fcollect";
+  case Operation::PgasExchange:
+    return "shmem_alltoall";
+  case Operation::PgasPermute:
+    return "upc_all_permute";
+  case Operation::PgasReduce:
+    return "shmem_sum_to_all";
+  case Operation::PgasPrefixReduce:
+    return "upc_all_prefix_reduce";
+  case Operation::PgasLock:
+    return "shmem_set_lock";
+  case Operation::PgasUnlock:
+    return "shmem_clear_lock";
+  case Operation::PgasAlloc:
+    return "shmem_malloc";
+  case Operation::PgasFree:
+    return "shmem_free";
+  case Operation::PgasPut:
+    return "shmem_putmem";
+  case Operation::PgasGet:
+    return "shmem_getmem";
+  default:
+    return std::string(model::operation_info(op).name);
   }
 }
 
@@ -52,9 +78,9 @@ void TraceRecorder::start(const model::Model &model, std::int64_t processes,
     node_ids.push_back(builder_.add_system_node("node " + std::to_string(n), "node"));
   }
   for (std::int64_t r = 0; r < processes; ++r) {
-    const std::uint32_t group = builder_.add_location_group(
-        "MPI Rank " + std::to_string(r), static_cast<std::int32_t>(r),
-        node_ids[static_cast<std::size_t>(r / ranks_per_node)]);
+    const std::uint32_t group =
+        builder_.add_location_group("MPI Rank " + std::to_string(r), static_cast<std::int32_t>(r),
+                                    node_ids[static_cast<std::size_t>(r / ranks_per_node)]);
     for (std::int64_t t = 0; t < contexts_per_process; ++t) {
       builder_.add_location(static_cast<std::int32_t>(r), static_cast<std::int32_t>(t), {},
                             trace::LocationType::CpuThread, group);
@@ -65,7 +91,9 @@ void TraceRecorder::start(const model::Model &model, std::int64_t processes,
   function_regions_.assign(model.functions.size(), trace::kNoRef);
 }
 
-trace::Timestamp TraceRecorder::ns(double t) { return static_cast<trace::Timestamp>(std::llround(t)); }
+trace::Timestamp TraceRecorder::ns(double t) {
+  return static_cast<trace::Timestamp>(std::llround(t));
+}
 
 std::uint32_t TraceRecorder::op_region(Operation op) {
   auto &r = op_regions_[static_cast<std::size_t>(op)];
@@ -97,15 +125,13 @@ std::uint32_t TraceRecorder::callsite(model::NodeIndex node) {
   if (src.line != 0) {
     const std::string file =
         src.file >= 0 ? model_->files[static_cast<std::size_t>(src.file)] : std::string("?");
-    id = builder_.add_callsite(file, src.line,
-                               model_->functions[model_->function_of(node)].name);
+    id = builder_.add_callsite(file, src.line, model_->functions[model_->function_of(node)].name);
   }
   callsites_.emplace(node, id);
   return id;
 }
 
-std::uint32_t TraceRecorder::add_communicator(std::string name,
-                                              std::vector<std::int32_t> members) {
+std::uint32_t TraceRecorder::add_communicator(std::string name, std::vector<std::int32_t> members) {
   return builder_.add_communicator(std::move(name), std::move(members), world_);
 }
 

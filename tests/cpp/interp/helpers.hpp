@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "parjava/interp/interpreter.hpp"
 #include "parjava/machine/machine.hpp"
@@ -48,8 +48,8 @@ inline machine::Machine with_threads(const machine::Machine &m, machine::ThreadC
 inline model::Model model_of(const std::string &params, const std::string &nodes,
                              const std::string &extra = "") {
   const std::string text = R"({"format": "parjava-model", "version": 1, "name": "t",
-    "files": ["t.c"], "parameters": )" + params +
-                           R"(, "functions": [{"name": "main", "params": [], "body": 1})" +
+    "files": ["t.c"], "parameters": )" +
+                           params + R"(, "functions": [{"name": "main", "params": [], "body": 1})" +
                            extra + R"(], "nodes": [)" + nodes + "]}";
   return model::model_from_json(text, "test model");
 }
@@ -86,7 +86,8 @@ namespace parjava::interp::testing {
 // A model whose main body is a switch on rank: `bodies[r]` is the comma-separated list of
 // leaf node JSON objects (without ids) that rank r runs. Ids are assigned from 100 upward;
 // source lines are 10 + the position in the rank's list, per rank r at line 100*r + ...
-inline model::Model per_rank(const std::string &params, const std::vector<std::vector<std::string>> &bodies) {
+inline model::Model per_rank(const std::string &params,
+                             const std::vector<std::vector<std::string>> &bodies) {
   std::string nodes;
   std::string cases;
   std::string children;

@@ -20,7 +20,8 @@ parjava::machine::Machine net() { return hockney(1e-6, 1e9); }
 Prediction one_collective(const std::string &name, const std::string &args, std::int64_t np,
                           bool contention = true) {
   const auto m = model_of("{}", R"J({"id": 1, "kind": "seq", "children": [2]},
-    {"id": 2, "kind": "cfc", "op": ")J" + name + R"J(", "args": {)J" + args + "}}");
+    {"id": 2, "kind": "cfc", "op": ")J" +
+                                    name + R"J(", "args": {)J" + args + "}}");
   InterpretOptions o;
   o.processes = np;
   o.endpoint_contention = contention;
@@ -51,8 +52,9 @@ TEST(Collectives, BarrierClosedForms) {
   // dissemination: ceil(log2 P) rounds of alpha
   EXPECT_NEAR(one_collective("MPI_Barrier", R"J("algorithm": "dissemination")J", 5).program_time,
               3 * us, eps);
-  EXPECT_NEAR(one_collective("MPI_Barrier", R"J("algorithm": "recursive_doubling")J", 8).program_time,
-              3 * us, eps);
+  EXPECT_NEAR(
+      one_collective("MPI_Barrier", R"J("algorithm": "recursive_doubling")J", 8).program_time,
+      3 * us, eps);
   // 6 ranks: 4 and 5 report to 0 and 1 (arriving at 1 us); 2 and 3 exchange meanwhile, so
   // 0 and 1 finish their two rounds at 2 us and release 4 and 5 at 3 us; 2 gets 0's second
   // round message at 3 us too.
@@ -67,18 +69,21 @@ TEST(Collectives, BarrierClosedForms) {
 
 TEST(Collectives, AllreduceClosedForms) {
   // recursive doubling on 8 ranks: 3 exchanges of T(8 B) = 1.008 us
-  EXPECT_NEAR(one_collective("MPI_Allreduce", R"J("bytes": 8, "algorithm": "recursive_doubling")J", 8)
-                  .program_time,
-              3 * 1.008 * us, eps);
+  EXPECT_NEAR(
+      one_collective("MPI_Allreduce", R"J("bytes": 8, "algorithm": "recursive_doubling")J", 8)
+          .program_time,
+      3 * 1.008 * us, eps);
   // 12 ranks: ranks 0..7 fold in pairs (1.008), rank 1 then exchanges with 3 and 5 (to 3.024)
   // while 8..11 run ahead, finds 8's third-round message waiting, sends to 8 (injecting 8 ns)
   // and unfolds to 0: 3.024 + 0.008 + 1.008
-  EXPECT_NEAR(one_collective("MPI_Allreduce", R"J("bytes": 8, "algorithm": "recursive_doubling")J", 12)
-                  .program_time,
-              4.04 * us, eps);
+  EXPECT_NEAR(
+      one_collective("MPI_Allreduce", R"J("bytes": 8, "algorithm": "recursive_doubling")J", 12)
+          .program_time,
+      4.04 * us, eps);
   // ring on 4 ranks, 4000 B: 2 x 3 rounds of 1000-byte blocks, T = 2 us
-  EXPECT_NEAR(one_collective("MPI_Allreduce", R"J("bytes": 4000, "algorithm": "ring")J", 4).program_time,
-              12 * us, eps);
+  EXPECT_NEAR(
+      one_collective("MPI_Allreduce", R"J("bytes": 4000, "algorithm": "ring")J", 4).program_time,
+      12 * us, eps);
   // Rabenseifner on 4 ranks, 4000 B: halves 2000, 1000 then doubles 1000, 2000
   EXPECT_NEAR(one_collective("MPI_Allreduce", R"J("bytes": 4000, "algorithm": "rabenseifner")J", 4)
                   .program_time,
@@ -92,11 +97,13 @@ TEST(Collectives, RootedClosedForms) {
               3 * 1.008 * us, eps);
   // linear gather of 1000 B per rank to root 0 over 4 ranks: the root's link takes them one
   // after the other (2, 3, 4 us)
-  EXPECT_NEAR(one_collective("MPI_Gather", R"J("bytes": 1000, "algorithm": "linear")J", 4).program_time,
-              4 * us, eps);
+  EXPECT_NEAR(
+      one_collective("MPI_Gather", R"J("bytes": 1000, "algorithm": "linear")J", 4).program_time,
+      4 * us, eps);
   // pairwise alltoall of 1000 B: P-1 exchanges of 2 us
-  EXPECT_NEAR(one_collective("MPI_Alltoall", R"J("bytes": 1000, "algorithm": "pairwise")J", 4).program_time,
-              6 * us, eps);
+  EXPECT_NEAR(
+      one_collective("MPI_Alltoall", R"J("bytes": 1000, "algorithm": "pairwise")J", 4).program_time,
+      6 * us, eps);
   // chain bcast from root 2 over 5 ranks: 4 hops
   EXPECT_NEAR(one_collective("MPI_Bcast", R"J("bytes": 8, "root": 2, "algorithm": "chain")J", 5)
                   .program_time,
@@ -105,13 +112,20 @@ TEST(Collectives, RootedClosedForms) {
 
 TEST(Collectives, EveryAlgorithmRunsAtEverySize) {
   const std::vector<std::pair<std::string, Collective>> ops = {
-      {"MPI_Barrier", Collective::Barrier},       {"MPI_Bcast", Collective::Bcast},
-      {"MPI_Reduce", Collective::Reduce},         {"MPI_Allreduce", Collective::Allreduce},
-      {"MPI_Gather", Collective::Gather},         {"MPI_Gatherv", Collective::Gatherv},
-      {"MPI_Scatter", Collective::Scatter},       {"MPI_Scatterv", Collective::Scatterv},
-      {"MPI_Allgather", Collective::Allgather},   {"MPI_Allgatherv", Collective::Allgatherv},
-      {"MPI_Alltoall", Collective::Alltoall},     {"MPI_Alltoallv", Collective::Alltoallv},
-      {"MPI_Scan", Collective::Scan},             {"MPI_Exscan", Collective::Exscan},
+      {"MPI_Barrier", Collective::Barrier},
+      {"MPI_Bcast", Collective::Bcast},
+      {"MPI_Reduce", Collective::Reduce},
+      {"MPI_Allreduce", Collective::Allreduce},
+      {"MPI_Gather", Collective::Gather},
+      {"MPI_Gatherv", Collective::Gatherv},
+      {"MPI_Scatter", Collective::Scatter},
+      {"MPI_Scatterv", Collective::Scatterv},
+      {"MPI_Allgather", Collective::Allgather},
+      {"MPI_Allgatherv", Collective::Allgatherv},
+      {"MPI_Alltoall", Collective::Alltoall},
+      {"MPI_Alltoallv", Collective::Alltoallv},
+      {"MPI_Scan", Collective::Scan},
+      {"MPI_Exscan", Collective::Exscan},
       {"MPI_Reduce_scatter", Collective::ReduceScatter}};
   std::size_t runs = 0;
   for (const auto &[name, kind] : ops) {
@@ -125,8 +139,9 @@ TEST(Collectives, EveryAlgorithmRunsAtEverySize) {
     algs.push_back(Algorithm::Auto);
     for (const Algorithm a : algs) {
       for (std::int64_t np : {1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 31, 32}) {
-        std::string args = kind == Collective::Barrier ? "" : (v ? R"J("bytes": "8 * (peer + 1)")J"
-                                                                 : R"J("bytes": 24)J");
+        std::string args = kind == Collective::Barrier
+                               ? ""
+                               : (v ? R"J("bytes": "8 * (peer + 1)")J" : R"J("bytes": 24)J");
         if (has_root) {
           args += R"J(, "root": )J" + std::to_string(np > 2 ? 2 : 0);
         }
@@ -205,7 +220,8 @@ TEST(Collectives, CommDupAndUndefinedColour) {
 }
 
 TEST(Collectives, MismatchedCollectivesDeadlockWithAReport) {
-  const auto m = per_rank("{}", {{op("MPI_Barrier", "")}, {op("MPI_Allreduce", R"J("bytes": 8)J")}});
+  const auto m =
+      per_rank("{}", {{op("MPI_Barrier", "")}, {op("MPI_Allreduce", R"J("bytes": 8)J")}});
   try {
     run(m, net(), 2);
     FAIL();

@@ -253,6 +253,7 @@ TEST(Control, PartialInterpretationOfOneNode) {
   InterpretOptions o;
   const auto whole = interpret(m, free_network(), o);
   EXPECT_NEAR(whole.program_time, 7 * us, 1e-15);
-  const auto part = interpret_node(m, 3, free_network(), o, {{"n", parjava::model::Value::of_int(4)}});
+  const auto part =
+      interpret_node(m, 3, free_network(), o, {{"n", parjava::model::Value::of_int(4)}});
   EXPECT_NEAR(part.program_time, 4 * us, 1e-15);
 }

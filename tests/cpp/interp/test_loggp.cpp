@@ -14,8 +14,8 @@ constexpr double exact = 1e-6; // ns
 } // namespace
 
 TEST(LogGOPSim, Ex1EagerMessage) {
-  const auto m = per_rank("{}", {{op("MPI_Send", R"J("dest": 1, "bytes": 8)J")},
-                                 {op("MPI_Recv", R"J("source": 0)J")}});
+  const auto m = per_rank(
+      "{}", {{op("MPI_Send", R"J("dest": 1, "bytes": 8)J")}, {op("MPI_Recv", R"J("source": 0)J")}});
   const auto p = run(m, loggp(), 2);
   EXPECT_NEAR(ns(p.end_times[0]), 1500, exact);
   EXPECT_NEAR(ns(p.end_times[1]), 5542, exact);
@@ -26,13 +26,15 @@ TEST(LogGOPSim, Ex1EagerMessage) {
 }
 
 TEST(LogGOPSim, Ex2RendezvousReleasesTheSenderAtTheMatch) {
-  const auto big = per_rank("{}", {{op("MPI_Send", R"J("dest": 1, "bytes": 100000)J"), compute(100e-9)},
-                                   {op("MPI_Recv", R"J("source": 0)J")}});
+  const auto big =
+      per_rank("{}", {{op("MPI_Send", R"J("dest": 1, "bytes": 100000)J"), compute(100e-9)},
+                      {op("MPI_Recv", R"J("source": 0)J")}});
   auto p = run(big, loggp(), 2);
   EXPECT_NEAR(ns(p.end_times[1]), 605494, exact);
   EXPECT_NEAR(ns(p.end_times[0]), 4100, exact);
-  const auto eager = per_rank("{}", {{op("MPI_Send", R"J("dest": 1, "bytes": 65535)J"), compute(100e-9)},
-                                     {op("MPI_Recv", R"J("source": 0)J")}});
+  const auto eager =
+      per_rank("{}", {{op("MPI_Send", R"J("dest": 1, "bytes": 65535)J"), compute(100e-9)},
+                      {op("MPI_Recv", R"J("source": 0)J")}});
   p = run(eager, loggp(), 2);
   EXPECT_NEAR(ns(p.end_times[0]), 1600, exact);
   EXPECT_NEAR(ns(p.end_times[1]), 398704, exact);
@@ -74,8 +76,9 @@ TEST(LogGOPSim, Ex5TagsWildcardsAndFifo) {
 }
 
 TEST(LogGOPSim, Ex8RendezvousWithAnUnexpectedMessage) {
-  const auto m = per_rank("{}", {{op("MPI_Send", R"J("dest": 1, "bytes": 100000)J"), compute(10e-9)},
-                                 {compute(20000e-9), op("MPI_Recv", R"J("source": 0)J")}});
+  const auto m =
+      per_rank("{}", {{op("MPI_Send", R"J("dest": 1, "bytes": 100000)J"), compute(10e-9)},
+                      {compute(20000e-9), op("MPI_Recv", R"J("source": 0)J")}});
   const auto p = run(m, loggp(), 2);
   EXPECT_NEAR(ns(p.end_times[1]), 621494, exact);
   EXPECT_NEAR(ns(p.end_times[0]), 20010, exact);

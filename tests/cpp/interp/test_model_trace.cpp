@@ -24,9 +24,10 @@ std::vector<std::int32_t> events_of(const parjava::trace::Trace &t, std::uint32_
 
 TEST(ModelTrace, LateSenderHasThePredictedTimestamps) {
   // Rank 0 computes 10 us before sending 1000 B; rank 1 receives at once (alpha 1 us, 1 GB/s).
-  const auto m2 = per_rank("{}", {{compute(10e-6), op("MPI_Send", R"J("dest": 1, "bytes": 1000, "tag": 7)J"),
-                                   op("MPI_Barrier", "")},
-                                  {op("MPI_Recv", R"J("source": 0)J"), op("MPI_Barrier", "")}});
+  const auto m2 =
+      per_rank("{}", {{compute(10e-6), op("MPI_Send", R"J("dest": 1, "bytes": 1000, "tag": 7)J"),
+                       op("MPI_Barrier", "")},
+                      {op("MPI_Recv", R"J("source": 0)J"), op("MPI_Barrier", "")}});
   const auto p = run(m2, hockney(1e-6, 1e9), 2, 1, true);
   ASSERT_TRUE(p.trace);
   const auto &t = *p.trace;
@@ -38,13 +39,13 @@ TEST(ModelTrace, LateSenderHasThePredictedTimestamps) {
   ASSERT_EQ(recvs.size(), 1U);
   const auto s = static_cast<std::size_t>(sends[0]);
   const auto r = static_cast<std::size_t>(recvs[0]);
-  EXPECT_EQ(t.events.time[s], 10000);      // the send starts after the 10 us block
-  EXPECT_EQ(t.events.time[r], 12000);      // 10 + alpha + 1000 B / 1 GB/s
+  EXPECT_EQ(t.events.time[s], 10000); // the send starts after the 10 us block
+  EXPECT_EQ(t.events.time[r], 12000); // 10 + alpha + 1000 B / 1 GB/s
   EXPECT_EQ(t.events.peer[s], 1);
   EXPECT_EQ(t.events.peer[r], 0);
   EXPECT_EQ(t.events.tag[r], 7);
   EXPECT_EQ(t.events.bytes[r], 1000U);
-  EXPECT_EQ(t.events.match[s], recvs[0]);  // matched as a real trace would be
+  EXPECT_EQ(t.events.match[s], recvs[0]); // matched as a real trace would be
   // The receive's region was entered at 0: the late-sender wait is 10 us of it.
   const auto enters = events_of(t, 1, EventKind::Enter);
   ASSERT_GE(enters.size(), 2U);

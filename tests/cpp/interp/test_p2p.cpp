@@ -14,8 +14,8 @@ constexpr double eps = 1e-13;
 
 parjava::machine::Machine net(std::uint64_t eager = 1 << 20) { return hockney(1e-6, 1e9, eager); }
 
-Prediction go(const parjava::model::Model &m, const parjava::machine::Machine &machine, std::int64_t np,
-              bool contention = true) {
+Prediction go(const parjava::model::Model &m, const parjava::machine::Machine &machine,
+              std::int64_t np, bool contention = true) {
   InterpretOptions o;
   o.processes = np;
   o.endpoint_contention = contention;
@@ -41,8 +41,9 @@ TEST(PointToPoint, EagerLateReceiverFindsTheDataWaiting) {
 // notes 000 §3.9, blocking Recv: time_recv = (t_ready - t_0) + time_comm if t_ready > t_0,
 // time_comm otherwise (rendezvous: the transfer starts when both are there).
 TEST(PointToPoint, RendezvousNeighbourReadBlocking) {
-  const auto late_sender = per_rank("{}", {{compute(3e-6), op("MPI_Send", R"J("dest": 1, "bytes": 1000)J")},
-                                           {op("MPI_Recv", R"J("source": 0)J")}});
+  const auto late_sender =
+      per_rank("{}", {{compute(3e-6), op("MPI_Send", R"J("dest": 1, "bytes": 1000)J")},
+                      {op("MPI_Recv", R"J("source": 0)J")}});
   auto p = go(late_sender, net(100), 2);
   EXPECT_NEAR(p.end_times[1], 5 * us, eps);
   EXPECT_NEAR(p.end_times[0], 5 * us, eps);
@@ -56,10 +57,10 @@ TEST(PointToPoint, RendezvousNeighbourReadBlocking) {
 // notes 000 §3.9, Irecv ... Wait: the three cases of time_wait.
 TEST(PointToPoint, RendezvousNeighbourReadNonBlocking) {
   const auto model = [](double t_ready, double before_irecv, double t_wait_after) {
-    return per_rank("{}", {{compute(t_ready), op("MPI_Send", R"J("dest": 1, "bytes": 1000)J")},
-                           {compute(before_irecv),
-                            op("MPI_Irecv", R"J("source": 0, "request": "r")J"),
-                            compute(t_wait_after), op("MPI_Wait", R"J("request": "r")J")}});
+    return per_rank("{}",
+                    {{compute(t_ready), op("MPI_Send", R"J("dest": 1, "bytes": 1000)J")},
+                     {compute(before_irecv), op("MPI_Irecv", R"J("source": 0, "request": "r")J"),
+                      compute(t_wait_after), op("MPI_Wait", R"J("request": "r")J")}});
   };
   // t_ready = 4 > t_0 = 1: wait = (4 - 1) + 2 -> ends at 6
   EXPECT_NEAR(go(model(4e-6, 0, 1e-6), net(100), 2).end_times[1], 6 * us, eps);
@@ -104,13 +105,13 @@ TEST(PointToPoint, ReadySendBeforeItsReceiveIsReported) {
 TEST(PointToPoint, AnySourceIsResolvedInModelTimeOrder) {
   // Rank 0 receives twice from ANY_SOURCE; rank 2 sends at 1 us, rank 1 at 3 us. The first
   // receive must get rank 2's message; its status then decides a compute of (s + 1) us.
-  const auto m = per_rank(
-      "{}", {{op("MPI_Recv", R"J("source": "ANY_SOURCE", "status_source": "s")J"),
-              R"J({"kind": "cb", "time": "1e-6 * (s + 1)"})J",
-              op("MPI_Recv", R"J("source": "ANY_SOURCE", "status_source": "s2")J"),
-              R"J({"kind": "cb", "time": "1e-3 * s2"})J"},
-             {compute(3e-6), op("MPI_Send", R"J("dest": 0, "bytes": 8)J")},
-             {compute(1e-6), op("MPI_Send", R"J("dest": 0, "bytes": 8)J")}});
+  const auto m =
+      per_rank("{}", {{op("MPI_Recv", R"J("source": "ANY_SOURCE", "status_source": "s")J"),
+                       R"J({"kind": "cb", "time": "1e-6 * (s + 1)"})J",
+                       op("MPI_Recv", R"J("source": "ANY_SOURCE", "status_source": "s2")J"),
+                       R"J({"kind": "cb", "time": "1e-3 * s2"})J"},
+                      {compute(3e-6), op("MPI_Send", R"J("dest": 0, "bytes": 8)J")},
+                      {compute(1e-6), op("MPI_Send", R"J("dest": 0, "bytes": 8)J")}});
   const auto p = go(m, net(), 3);
   // first message at 2.008 us (s = 2), compute 3 us -> 5.008; second (s2 = 1) arrived at
   // 4.008 -> completes at once, then 1 ms
@@ -132,13 +133,13 @@ TEST(PointToPoint, MessagesDoNotOvertake) {
 }
 
 TEST(PointToPoint, WaitanyTakesTheFirstCompletion) {
-  const auto m = per_rank(
-      "{}", {{op("MPI_Irecv", R"J("source": 1, "request": "r", "index": 0)J"),
-              op("MPI_Irecv", R"J("source": 2, "request": "r", "index": 1)J"),
-              op("MPI_Waitany", R"J("request": "r", "status_index": "k")J"),
-              R"J({"kind": "cb", "time": "1e-6 * (k + 1)"})J", op("MPI_Waitall", R"J("request": "r")J")},
-             {compute(5e-6), op("MPI_Send", R"J("dest": 0, "bytes": 8)J")},
-             {compute(1e-6), op("MPI_Send", R"J("dest": 0, "bytes": 8)J")}});
+  const auto m = per_rank("{}", {{op("MPI_Irecv", R"J("source": 1, "request": "r", "index": 0)J"),
+                                  op("MPI_Irecv", R"J("source": 2, "request": "r", "index": 1)J"),
+                                  op("MPI_Waitany", R"J("request": "r", "status_index": "k")J"),
+                                  R"J({"kind": "cb", "time": "1e-6 * (k + 1)"})J",
+                                  op("MPI_Waitall", R"J("request": "r")J")},
+                                 {compute(5e-6), op("MPI_Send", R"J("dest": 0, "bytes": 8)J")},
+                                 {compute(1e-6), op("MPI_Send", R"J("dest": 0, "bytes": 8)J")}});
   const auto p = go(m, net(), 3);
   // Waitany at 2.008 (rank 2, k = 1), compute 2 us -> 4.008, Waitall until 6.008
   EXPECT_NEAR(p.end_times[0], 6.008 * us, eps);
@@ -176,20 +177,20 @@ TEST(PointToPoint, ProbeSeesTheMessageWithoutTakingIt) {
 }
 
 TEST(PointToPoint, ProcNullCompletesAtOnce) {
-  const auto m = per_rank(
-      "{}", {{op("MPI_Send", R"J("dest": "PROC_NULL", "bytes": 1000)J"),
-              op("MPI_Recv", R"J("source": "PROC_NULL", "status_source": "s")J"),
-              R"J({"kind": "cb", "time": "s == PROC_NULL ? 1e-6 : 1"})J"}});
+  const auto m =
+      per_rank("{}", {{op("MPI_Send", R"J("dest": "PROC_NULL", "bytes": 1000)J"),
+                       op("MPI_Recv", R"J("source": "PROC_NULL", "status_source": "s")J"),
+                       R"J({"kind": "cb", "time": "s == PROC_NULL ? 1e-6 : 1"})J"}});
   EXPECT_NEAR(go(m, net(), 1).program_time, 1 * us, eps);
 }
 
 TEST(PointToPoint, EndpointContentionSerialisesInjection) {
-  const auto m = per_rank(
-      "{}", {{op("MPI_Isend", R"J("dest": 1, "bytes": 1000, "request": "r")J"),
-              op("MPI_Isend", R"J("dest": 2, "bytes": 1000, "request": "r", "index": 1)J"),
-              op("MPI_Waitall", R"J("request": "r")J")},
-             {op("MPI_Recv", R"J("source": 0)J")},
-             {op("MPI_Recv", R"J("source": 0)J")}});
+  const auto m =
+      per_rank("{}", {{op("MPI_Isend", R"J("dest": 1, "bytes": 1000, "request": "r")J"),
+                       op("MPI_Isend", R"J("dest": 2, "bytes": 1000, "request": "r", "index": 1)J"),
+                       op("MPI_Waitall", R"J("request": "r")J")},
+                      {op("MPI_Recv", R"J("source": 0)J")},
+                      {op("MPI_Recv", R"J("source": 0)J")}});
   auto p = go(m, net(), 3);
   EXPECT_NEAR(p.end_times[1], 2 * us, eps);
   EXPECT_NEAR(p.end_times[2], 3 * us, eps); // injected after the first message
@@ -212,10 +213,10 @@ TEST(PointToPoint, PlacementChoosesIntraOrInterNode) {
 }
 
 TEST(PointToPoint, FacingRendezvousSendsDeadlock) {
-  const auto m = per_rank("{}", {{op("MPI_Send", R"J("dest": 1, "bytes": 1000000)J"),
-                                  op("MPI_Recv", R"J("source": 1)J")},
-                                 {op("MPI_Send", R"J("dest": 0, "bytes": 1000000)J"),
-                                  op("MPI_Recv", R"J("source": 0)J")}});
+  const auto m = per_rank(
+      "{}",
+      {{op("MPI_Send", R"J("dest": 1, "bytes": 1000000)J"), op("MPI_Recv", R"J("source": 1)J")},
+       {op("MPI_Send", R"J("dest": 0, "bytes": 1000000)J"), op("MPI_Recv", R"J("source": 0)J")}});
   try {
     go(m, net(65536), 2);
     FAIL() << "no deadlock reported";

@@ -95,8 +95,8 @@ TEST(Threads, PrimitiveCostsComeFromTheMachine) {
 TEST(Pgas, BroadcastSyncModes) {
   const auto bcast = [](const std::string &in, const std::string &out) {
     return model_of("{}", R"J({"id": 1, "kind": "seq", "children": [2]},
-      {"id": 2, "kind": "cfc", "op": "pgas_broadcast", "args": {"bytes": 8, "sync_in": ")J" + in +
-                              R"J(", "sync_out": ")J" + out + R"J("}})J");
+      {"id": 2, "kind": "cfc", "op": "pgas_broadcast", "args": {"bytes": 8, "sync_in": ")J" +
+                              in + R"J(", "sync_out": ")J" + out + R"J("}})J");
   };
   const auto m = hockney(1e-6, 1e9);
   InterpretOptions o;
@@ -105,8 +105,7 @@ TEST(Pgas, BroadcastSyncModes) {
   // binomial tree of depth 2
   EXPECT_NEAR(interpret(bcast("nosync", "nosync"), m, o).program_time, 2 * 1.008 * us, eps);
   // ALLSYNC on both sides adds two dissemination barriers of 2 rounds each
-  EXPECT_NEAR(interpret(bcast("allsync", "allsync"), m, o).program_time, (4 + 2 * 1.008) * us,
-              eps);
+  EXPECT_NEAR(interpret(bcast("allsync", "allsync"), m, o).program_time, (4 + 2 * 1.008) * us, eps);
 }
 
 TEST(Pgas, MysyncWaitsForTheTargetToEnter) {
@@ -114,8 +113,8 @@ TEST(Pgas, MysyncWaitsForTheTargetToEnter) {
   const auto late = [](const std::string &in) {
     return model_of("{}", R"J({"id": 1, "kind": "seq", "children": [2, 3]},
       {"id": 2, "kind": "cb", "time": "rank == 3 ? 10e-6 : 0"},
-      {"id": 3, "kind": "cfc", "op": "pgas_broadcast", "args": {"bytes": 8, "sync_in": ")J" + in +
-                            R"J(", "sync_out": "nosync"}})J");
+      {"id": 3, "kind": "cfc", "op": "pgas_broadcast", "args": {"bytes": 8, "sync_in": ")J" +
+                              in + R"J(", "sync_out": "nosync"}})J");
   };
   InterpretOptions o;
   o.processes = 4;

@@ -25,36 +25,49 @@
 namespace parjava::interp {
 
 enum class Collective : std::uint8_t {
-  Barrier, Bcast, Reduce, Allreduce, Gather, Gatherv, Scatter, Scatterv, Allgather, Allgatherv,
-  Alltoall, Alltoallv, Scan, Exscan, ReduceScatter,
+  Barrier,
+  Bcast,
+  Reduce,
+  Allreduce,
+  Gather,
+  Gatherv,
+  Scatter,
+  Scatterv,
+  Allgather,
+  Allgatherv,
+  Alltoall,
+  Alltoallv,
+  Scan,
+  Exscan,
+  ReduceScatter,
 };
 
 enum class Algorithm : std::uint8_t {
   Auto,
-  Linear,            // root talks to everyone (basic_linear)
-  TwoProc,           // the two-process exchange
-  RecursiveDoubling, // partners rank ^ 2^k (with Open MPI's fold for non-powers of two)
-  Dissemination,     // barrier: rank + 2^k (Open MPI's "bruck" barrier)
-  DoubleRing,        // barrier: two passes around the ring
-  Tree,              // barrier: binomial fan-in then fan-out
-  Chain,             // pipeline / chain (unsegmented: a linear chain from the root)
-  BinaryTree,        // Open MPI's level-ordered binary tree (build_tree, fanout 2)
-  Binomial,          // Open MPI's binomial tree (build_bmtree)
-  Knomial,           // k-nomial tree, radix 4 (Open MPI's default radix)
-  ScatterAllgather,  // bcast: binomial scatter + recursive-doubling (or ring) allgather
+  Linear,               // root talks to everyone (basic_linear)
+  TwoProc,              // the two-process exchange
+  RecursiveDoubling,    // partners rank ^ 2^k (with Open MPI's fold for non-powers of two)
+  Dissemination,        // barrier: rank + 2^k (Open MPI's "bruck" barrier)
+  DoubleRing,           // barrier: two passes around the ring
+  Tree,                 // barrier: binomial fan-in then fan-out
+  Chain,                // pipeline / chain (unsegmented: a linear chain from the root)
+  BinaryTree,           // Open MPI's level-ordered binary tree (build_tree, fanout 2)
+  Binomial,             // Open MPI's binomial tree (build_bmtree)
+  Knomial,              // k-nomial tree, radix 4 (Open MPI's default radix)
+  ScatterAllgather,     // bcast: binomial scatter + recursive-doubling (or ring) allgather
   ScatterAllgatherRing, // bcast: binomial scatter + ring allgather
-  NonOverlapping,    // allreduce: reduce + bcast; reduce_scatter: reduce + scatterv
-  Ring,              // reduce-scatter / allgather around the ring
-  Rabenseifner,      // allreduce: recursive-halving reduce-scatter + recursive-doubling allgather
-  Bruck,             // allgather / alltoall: log2 P rounds at distance 2^k
-  Neighbor,          // allgather: neighbour exchange (even P)
-  Pairwise,          // alltoall: P-1 rounds with rank ± k
-  RecursiveHalving,  // reduce_scatter: halving vectors at doubling distances
+  NonOverlapping,       // allreduce: reduce + bcast; reduce_scatter: reduce + scatterv
+  Ring,                 // reduce-scatter / allgather around the ring
+  Rabenseifner,     // allreduce: recursive-halving reduce-scatter + recursive-doubling allgather
+  Bruck,            // allgather / alltoall: log2 P rounds at distance 2^k
+  Neighbor,         // allgather: neighbour exchange (even P)
+  Pairwise,         // alltoall: P-1 rounds with rank ± k
+  RecursiveHalving, // reduce_scatter: halving vectors at doubling distances
   Count_
 };
 
-std::string_view collective_name(Collective c);        // "allreduce", ...
-std::string_view algorithm_name(Algorithm a);          // "recursive_doubling", ...
+std::string_view collective_name(Collective c); // "allreduce", ...
+std::string_view algorithm_name(Algorithm a);   // "recursive_doubling", ...
 std::optional<Algorithm> algorithm_by_name(std::string_view name);
 std::optional<Collective> collective_by_name(std::string_view name);
 // Whether `a` implements `c`.
@@ -78,9 +91,9 @@ struct CollectiveCall {
   Algorithm algorithm = Algorithm::Linear;
   Algorithm first = Algorithm::Linear;  // NonOverlapping: the reduce's algorithm
   Algorithm second = Algorithm::Linear; // NonOverlapping / Linear allgather: the bcast's
-  std::int64_t size = 1;   // ranks in the communicator
-  std::int64_t rank = 0;   // this rank in the communicator
-  std::int64_t root = 0;   // root rank in the communicator (rooted collectives)
+  std::int64_t size = 1;                // ranks in the communicator
+  std::int64_t rank = 0;                // this rank in the communicator
+  std::int64_t root = 0;                // root rank in the communicator (rooted collectives)
   std::uint64_t bytes = 0; // bcast/reduce/allreduce/scan: the vector; gather/scatter/allgather/
                            // alltoall: one rank's block; ignored by the v-variants
   // v-variants (gatherv, scatterv, allgatherv, alltoallv, reduce_scatter): the size of rank
@@ -94,7 +107,7 @@ struct CollectiveCall {
 };
 
 struct Round {
-  std::int64_t recv_peer = -1; // -1: none
+  std::int64_t recv_peer = -1;  // -1: none
   std::uint64_t recv_bytes = 0; // the expected size (the message's own size is what counts)
   std::int64_t send_peer = -1;
   std::uint64_t send_bytes = 0;

@@ -19,11 +19,11 @@ enum class OpaqueMode : std::uint8_t {
 };
 
 struct InterpretOptions {
-  std::int64_t processes = 1;       // logical processes (MPI ranks / PGAS threads)
-  std::int64_t threads = 1;         // logical threads per process (the pool of task groups)
+  std::int64_t processes = 1; // logical processes (MPI ranks / PGAS threads)
+  std::int64_t threads = 1;   // logical threads per process (the pool of task groups)
   std::map<std::string, model::Value> params; // overrides of the model's parameters
   OpaqueMode opaque = OpaqueMode::Expected;
-  std::uint64_t seed = 1;           // OpaqueMode::Sampled
+  std::uint64_t seed = 1; // OpaqueMode::Sampled
   // Collective algorithm overrides: collective name ("allreduce", "bcast", ...) -> algorithm
   // name ("recursive_doubling", ...). A leaf's own `algorithm` argument wins over these.
   std::map<std::string, std::string> algorithms;
@@ -34,7 +34,7 @@ struct InterpretOptions {
   // ejection link (the occupancy T(n) - T(0) of one message blocks the next). Off gives the
   // textbook contention-free model (every message T(n) on its own). LogGP has its own gaps.
   bool endpoint_contention = true;
-  bool record_trace = false;        // build a model trace (Prediction::trace)
+  bool record_trace = false; // build a model trace (Prediction::trace)
   // Stop with a Usage error after this many events (0: no limit), a guard for runaway models.
   std::uint64_t max_events = 0;
   // Entry point: a function name (default: the model's entry) or, for partial interpretation,
