@@ -745,18 +745,18 @@ void recursive_halving(const CollectiveCall &c, Rounds &out) {
   }
 }
 
-void neighbor_allgather(const CollectiveCall &c, Rounds &out) {
-  // coll_base_allgather.c, neighborexchange (even sizes): one block with the first neighbour,
-  // then two blocks per round alternating neighbours.
+// coll_base_allgather.c, neighborexchange (even sizes): one block with the first neighbour,
+// then two blocks per round alternating neighbours (size / 2 rounds, computed directly).
+Round neighbor_round(const CollectiveCall &c, std::uint32_t i) {
   const bool even = c.rank % 2 == 0;
   const std::array<std::int64_t, 2> neighbour = {
       even ? mod(c.rank + 1, c.size) : mod(c.rank - 1, c.size),
       even ? mod(c.rank - 1, c.size) : mod(c.rank + 1, c.size)};
-  out.push_back(exchange_round(neighbour[0], c.block(c.rank), neighbour[0], c.block(neighbour[0])));
-  for (std::int64_t i = 1; i < c.size / 2; ++i) {
-    const std::int64_t n = neighbour[static_cast<std::size_t>(i % 2)];
-    out.push_back(exchange_round(n, 2 * c.bytes, n, 2 * c.bytes));
+  if (i == 0) {
+    return exchange_round(neighbour[0], c.block(c.rank), neighbour[0], c.block(neighbour[0]));
   }
+  const std::int64_t n = neighbour[i % 2];
+  return exchange_round(n, 2 * c.bytes, n, 2 * c.bytes);
 }
 
 void scan_linear(const CollectiveCall &c, bool exclusive, Rounds &out) {
@@ -840,8 +840,6 @@ const Rounds &build(const CollectiveCall &c) {
   case Collective::Allgatherv:
     if (c.algorithm == Algorithm::Bruck) {
       bruck_allgather(c, out);
-    } else if (c.algorithm == Algorithm::Neighbor) {
-      neighbor_allgather(c, out);
     } else if (c.algorithm == Algorithm::TwoProc) {
       out.push_back(exchange_round(1 - c.rank, c.block(c.rank), 1 - c.rank, c.block(1 - c.rank)));
     } else {
@@ -1029,7 +1027,8 @@ bool is_direct(const CollectiveCall &c) {
   case Collective::Barrier:
     return c.algorithm == Algorithm::Dissemination;
   case Collective::Allgather:
-    return c.algorithm == Algorithm::Bruck && c.block_bytes == nullptr;
+    return (c.algorithm == Algorithm::Bruck && c.block_bytes == nullptr) ||
+           c.algorithm == Algorithm::Neighbor;
   case Collective::Alltoall:
     return c.algorithm == Algorithm::Bruck;
   default:
@@ -1046,6 +1045,9 @@ std::uint32_t log_rounds(std::int64_t size) {
 }
 
 std::uint32_t direct_count(const CollectiveCall &c) {
+  if (c.algorithm == Algorithm::Neighbor) {
+    return static_cast<std::uint32_t>(c.size / 2);
+  }
   if (c.kind == Collective::Allreduce) {
     const FoldedRounds f = folded(c, c.algorithm == Algorithm::Rabenseifner ? 2 : 1);
     return 2 * f.pre + f.main;
@@ -1054,6 +1056,9 @@ std::uint32_t direct_count(const CollectiveCall &c) {
 }
 
 Round direct_round(const CollectiveCall &c, std::uint32_t i) {
+  if (c.algorithm == Algorithm::Neighbor) {
+    return neighbor_round(c, i);
+  }
   if (c.kind == Collective::Allreduce) {
     const bool raben = c.algorithm == Algorithm::Rabenseifner;
     const FoldedRounds f = folded(c, raben ? 2 : 1);
