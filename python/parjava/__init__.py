@@ -31,17 +31,22 @@ from .prediction import Prediction, interpret, interpret_node  # noqa: E402
 
 __version__ = "0.1.0"
 
+from .machine import Machine, Network, ThreadCosts  # noqa: E402
+
 __all__ = [
     "AnalysisError",
     "DeadlockError",
     "Error",
     "FrontendError",
+    "Machine",
     "MachineError",
     "MissingDependencyError",
     "Model",
     "ModelError",
+    "Network",
     "Prediction",
     "RunError",
+    "ThreadCosts",
     "TraceError",
     "UsageError",
     "__version__",
