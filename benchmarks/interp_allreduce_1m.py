@@ -12,9 +12,8 @@ import resource
 import sys
 import time
 
-from interp_machine import cluster
-
 import parjava as pj
+from interp_machine import cluster
 
 
 def main() -> None:
@@ -34,7 +33,8 @@ def main() -> None:
     # The machine is shared: CPU time is what the engine needs, wall time what it got.
     print(f"wall time           {wall:.2f} s (engine {engine['wall_seconds']:.2f} s)")
     print(f"CPU time            {cpu:.2f} s")
-    print(f"events              {engine['events']} ({engine['events'] / engine['wall_seconds']:.3g}/s)")
+    rate = engine["events"] / engine["wall_seconds"]
+    print(f"events              {engine['events']} ({rate:.3g}/s)")
     print(f"messages            {engine['messages']}")
     print(f"engine state        {engine['state_bytes'] / 2**20:.0f} MiB")
     print(f"peak RSS            {rss_mb:.0f} MiB")

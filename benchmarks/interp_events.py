@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import time
 
-from interp_machine import cluster
-
 import parjava as pj
+from interp_machine import cluster
 
 
 def stencil() -> pj.Model:

@@ -188,7 +188,8 @@ class Prediction:
         times = self.times
         if baseline is None:
             baseline = float(times[int(np.argmin(self._resources()))])
-        return baseline / times
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(times > 0, baseline / np.where(times > 0, times, 1.0), np.nan)
 
     def efficiency(self, baseline: float | None = None) -> np.ndarray:
         """Parallel efficiency: speedup divided by the resources relative to the baseline."""

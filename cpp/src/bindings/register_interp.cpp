@@ -73,22 +73,24 @@ py::dict blocked_dict(const BlockedOperation &b) {
 } // namespace
 
 void register_interp(py::module_ &m) {
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) {
-        std::rethrow_exception(p);
-      }
-    } catch (const DeadlockError &e) {
-      py::object cls = py::module_::import("parjava.errors").attr("DeadlockError");
-      py::object error = cls(py::str(e.what()));
-      py::list blocked;
-      for (const auto &b : e.blocked()) {
-        blocked.append(blocked_dict(b));
-      }
-      error.attr("blocked") = blocked;
-      PyErr_SetObject(cls.ptr(), error.ptr());
-    }
-  });
+  // pybind11 needs exactly void(std::exception_ptr) here.
+  py::register_exception_translator(
+      [](std::exception_ptr p) { // NOLINT(performance-unnecessary-value-param)
+        try {
+          if (p) {
+            std::rethrow_exception(p);
+          }
+        } catch (const DeadlockError &e) {
+          py::object cls = py::module_::import("parjava.errors").attr("DeadlockError");
+          py::object error = cls(py::str(e.what()));
+          py::list blocked;
+          for (const auto &b : e.blocked()) {
+            blocked.append(blocked_dict(b));
+          }
+          error.attr("blocked") = blocked;
+          PyErr_SetObject(cls.ptr(), error.ptr());
+        }
+      });
 
   py::class_<Prediction, std::shared_ptr<Prediction>>(m, "Prediction",
                                                       "One interpretation's result (private)")

@@ -363,13 +363,11 @@ std::int64_t binomial_subtree(std::int64_t child, std::int64_t size) {
 void kary(std::int64_t v, std::int64_t size, std::int64_t fanout, TreeNode &out) {
   out.parent = -1;
   out.children.clear();
-  std::int64_t level = 0;
   std::int64_t before = 0; // nodes on the levels above v's
   std::int64_t width = 1;  // nodes on v's level
   while (before + width <= v) {
     before += width;
     width *= fanout;
-    ++level;
   }
   const std::int64_t delta = width; // fanout^level
   for (std::int64_t i = 0; i < fanout; ++i) {
@@ -1319,22 +1317,23 @@ Algorithm decide(Collective c, std::int64_t size, std::uint64_t bytes) {
 }
 
 std::vector<std::string> algorithm_substitutions() {
-  return {
-      "bcast/reduce: chain (2) and pipeline (3) -> chain: the fixed decision passes segsize 0 "
-      "and fanout 0, i.e. one segment down a chain of fanout 1",
-      "bcast: split_binary_tree (4) -> binary_tree; reduce: in-order_binary (6) -> binary_tree",
-      "reduce: rabenseifner (7) -> binomial",
-      "allreduce: segmented_ring (5) -> ring (segsize 0 does not segment)",
-      "alltoall: modified_bruck (3) -> bruck; linear_sync (4) -> linear",
-      "gather: linear_sync (3) -> linear; scatter: linear_nb (3) -> linear",
-      "reduce_scatter: butterfly (4) -> recursive_halving",
-      "allgatherv: default (1) -> linear (gatherv to rank 0, then bcast)",
-      "bcast scatter_allgather (8): the allgather is recursive doubling for powers of two, "
-      "ring otherwise",
-      "allgather recursive_doubling on a non-power of two -> bruck (as Open MPI); neighbor on an "
-      "odd size -> ring (as Open MPI); allreduce ring with fewer bytes than ranks -> recursive "
-      "doubling (as Open MPI with count < size)",
-  };
+  std::vector<std::string> out;
+  out.emplace_back("bcast/reduce: chain (2) and pipeline (3) -> chain: the fixed decision passes "
+                   "segsize 0 and fanout 0, i.e. one segment down a chain of fanout 1");
+  out.emplace_back("bcast: split_binary_tree (4) -> binary_tree; reduce: in-order_binary (6) -> "
+                   "binary_tree");
+  out.emplace_back("reduce: rabenseifner (7) -> binomial");
+  out.emplace_back("allreduce: segmented_ring (5) -> ring (segsize 0 does not segment)");
+  out.emplace_back("alltoall: modified_bruck (3) -> bruck; linear_sync (4) -> linear");
+  out.emplace_back("gather: linear_sync (3) -> linear; scatter: linear_nb (3) -> linear");
+  out.emplace_back("reduce_scatter: butterfly (4) -> recursive_halving");
+  out.emplace_back("allgatherv: default (1) -> linear (gatherv to rank 0, then bcast)");
+  out.emplace_back("bcast scatter_allgather (8): the allgather is recursive doubling for powers "
+                   "of two, ring otherwise");
+  out.emplace_back("allgather recursive_doubling on a non-power of two -> bruck, neighbor on an "
+                   "odd size -> ring, allreduce ring with fewer bytes than ranks -> recursive "
+                   "doubling (all as Open MPI falls back)");
+  return out;
 }
 
 namespace {

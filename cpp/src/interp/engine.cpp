@@ -13,7 +13,6 @@
 namespace parjava::interp {
 
 using model::NodeIndex;
-using model::Operation;
 using model::ValueType;
 
 namespace {
@@ -666,9 +665,9 @@ std::string Engine::describe_wait(std::uint32_t ctx) {
     const std::string from =
         q.source == model::kAnySource ? "any rank" : "rank " + std::to_string(q.source);
     const std::string tag = q.tag == model::kAnyTag ? "any tag" : "tag " + std::to_string(q.tag);
-    return prefix +
-           (q.kind == RequestKind::Probe ? "a probe of a message from " : "a message from ") +
-           from + " (" + (q.collective ? "" : tag + ", ") + comm_name(q.context) + ")";
+    prefix += q.kind == RequestKind::Probe ? "a probe of a message from " : "a message from ";
+    prefix += from + " (" + (q.collective ? "" : tag + ", ") + comm_name(q.context) + ")";
+    return prefix;
   }
   return "requests that never complete";
 }

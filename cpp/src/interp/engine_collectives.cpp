@@ -143,7 +143,7 @@ void Engine::start_collective(std::uint32_t ctx, const CommOp &op, Collective ki
   if (alg == Algorithm::Auto) {
     const auto it = options_.algorithms.find(std::string(collective_name(kind)));
     if (it != options_.algorithms.end()) {
-      alg = *algorithm_by_name(it->second);
+      alg = algorithm_by_name(it->second).value_or(Algorithm::Auto);
       if (!supports(kind, alg)) {
         alg = Algorithm::Auto; // an override for another collective family; keep the decision
       }
@@ -376,7 +376,7 @@ bool Engine::run_collective(std::uint32_t ctx, const CommOp &op) {
 bool Engine::execute_collective(std::uint32_t ctx, const CommOp &op) {
   if (phase_[ctx] == 1) {
     const std::uint32_t comm = comm_id(ctx, op.comm, op.node);
-    const Collective kind = *collective_kind(op.op);
+    const Collective kind = collective_kind(op.op).value_or(Collective::Barrier);
     const std::int64_t size = comm_size(comm);
     std::int64_t root = 0;
     if (rooted(kind)) {

@@ -26,8 +26,9 @@ void check_options(const InterpretOptions &options) {
       for (auto k : algorithms_for(*c)) {
         known += (known.empty() ? "" : ", ") + std::string(algorithm_name(k));
       }
-      throw Error(ErrorKind::Usage, "'" + algorithm + "' is not an algorithm of " + collective +
-                                        " (known: " + known + ")");
+      std::string message = "'" + algorithm + "' is not an algorithm of ";
+      message += collective + " (known: " + known + ")";
+      throw Error(ErrorKind::Usage, message);
     }
   }
   if (options.reduction_seconds_per_byte < 0.0) {
