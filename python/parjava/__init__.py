@@ -28,15 +28,24 @@ from .errors import (  # noqa: E402
 )
 from .model import Model, measured  # noqa: E402
 from .prediction import Prediction, interpret, interpret_node  # noqa: E402
+from .trace import Category, EventKind, Trace  # noqa: E402
 
 __version__ = "0.1.0"
 
 from .machine import Machine, Network, ThreadCosts  # noqa: E402
+from .scan import Findings, patterns, scan  # noqa: E402
+
+# `parjava.trace` is the function that runs a program under the tracer (the module of that
+# name, if present, must be imported before this line so the function wins).
+from .tracing import include_dir, trace  # noqa: E402
 
 __all__ = [
     "AnalysisError",
+    "Category",
     "DeadlockError",
     "Error",
+    "EventKind",
+    "Findings",
     "FrontendError",
     "Machine",
     "MachineError",
@@ -47,10 +56,15 @@ __all__ = [
     "Prediction",
     "RunError",
     "ThreadCosts",
+    "Trace",
     "TraceError",
     "UsageError",
     "__version__",
+    "include_dir",
     "interpret",
     "interpret_node",
     "measured",
+    "patterns",
+    "scan",
+    "trace",
 ]

@@ -8,9 +8,10 @@
 // Irecv takes its place at the MPI_Irecv, not at the Wait that completed it, so several Irecvs
 // completed by one Waitall in any order still pair in the order they were posted.
 //
-// Cost: two linear passes to list the messages, three stable counting sorts by rank (O(n + P)),
-// then one merge; only groups that mix communicators or tags between one pair of ranks are
-// sorted by (communicator, tag).
+// Cost: the lists come from the per-location pass; each is put in (receiver, sender) order by
+// one stable counting sort on the pair (two by rank for very large process counts), then one
+// merge. A pair of ranks that mixes a few communicators or tags pairs each (communicator, tag)
+// stream in turn; only one mixing many is sorted by stream.
 #include <algorithm>
 #include <cstddef>
 #include <limits>
@@ -21,30 +22,94 @@
 namespace parjava::trace::detail {
 namespace {
 
-struct Message {
-  EventIndex event;  // the Send/IsendPost or Recv/IrecvComplete event
-  std::int32_t self; // rank of the process that holds the event
-  std::int32_t peer; // destination of a send, actual source of a receive
-  std::uint32_t comm;
-  std::int32_t tag;
+using MessageList = std::vector<Message> MatchingLists::*;
+
+// Which process is at which end of a message: (receiver, sender) of an entry of a list of
+// process `rank`.
+struct Ends {
+  std::int32_t receiver;
+  std::int32_t sender;
 };
 
-// Stable counting sort of `v` by key(m) in [0, buckets).
-template <typename Key>
-void counting_sort(std::vector<Message> &v, std::vector<Message> &scratch, std::size_t buckets,
-                   Key key) {
-  std::vector<std::size_t> start(buckets + 1, 0);
-  for (const auto &m : v) {
-    ++start[key(m) + 1];
+// All messages of `member` in every list, in (receiver, sender) order and stable otherwise
+// (MPI order within a pair of ranks), without those whose peer is no rank of the trace
+// (counted in `unpaired`). With `pair_buckets`, one counting sort on the pair and
+// `pair_start` gives where each pair (receiver * ranks + sender) begins; else two counting
+// sorts on the ranks. Frees the lists.
+template <typename EndsOf, typename RankOf>
+Column<Message> order_by_pair(std::vector<MatchingLists> &lists, MessageList member,
+                              std::size_t ranks, bool pair_buckets, EndsOf ends_of, RankOf rank_of,
+                              std::uint64_t &unpaired, std::vector<std::size_t> &pair_start) {
+  auto valid = [ranks](const Message &m) {
+    return m.peer >= 0 && static_cast<std::size_t>(m.peer) < ranks;
+  };
+  std::size_t count = 0;
+  std::size_t total = 0;
+  for (const auto &l : lists) {
+    total += (l.*member).size();
+    if (l.rank < 0) {
+      continue; // messages of locations without a process were counted as unmatched
+    }
+    for (const auto &m : l.*member) {
+      count += valid(m) ? 1U : 0U;
+    }
   }
-  for (std::size_t b = 0; b < buckets; ++b) {
-    start[b + 1] += start[b];
+  unpaired += total - count;
+  // Visit the valid messages of the lists with the ends of each.
+  auto from_lists = [&](auto visit) {
+    for (const auto &l : lists) {
+      if (l.rank < 0) {
+        continue;
+      }
+      for (const auto &m : l.*member) {
+        if (valid(m)) {
+          visit(m, ends_of(m, l.rank));
+        }
+      }
+    }
+  };
+  // Scatter what `for_each` visits into `out` by key, counting first; `start` ends up as the
+  // start of each bucket.
+  auto scatter = [count](auto for_each, std::size_t buckets, auto key, Column<Message> &out,
+                         std::vector<std::size_t> &start) {
+    start.assign(buckets + 1, 0);
+    for_each([&](const Message & /*m*/, Ends ends) { ++start[key(ends) + 1]; });
+    for (std::size_t b = 0; b < buckets; ++b) {
+      start[b + 1] += start[b];
+    }
+    auto next = start;
+    out.resize_for_overwrite(count);
+    for_each([&](const Message &m, Ends ends) { out[next[key(ends)]++] = m; });
+  };
+  Column<Message> ordered;
+  if (pair_buckets) {
+    scatter(
+        from_lists, ranks * ranks,
+        [ranks](Ends ends) {
+          return static_cast<std::size_t>(ends.receiver) * ranks +
+                 static_cast<std::size_t>(ends.sender);
+        },
+        ordered, pair_start);
+  } else {
+    std::vector<std::size_t> start;
+    Column<Message> by_sender;
+    scatter(
+        from_lists, ranks, [](Ends ends) { return static_cast<std::size_t>(ends.sender); },
+        by_sender, start);
+    // Second pass: the process holding an entry is found from its event's location.
+    auto from_senders = [&](auto visit) {
+      for (const auto &m : by_sender) {
+        visit(m, ends_of(m, rank_of(m.event)));
+      }
+    };
+    scatter(
+        from_senders, ranks, [](Ends ends) { return static_cast<std::size_t>(ends.receiver); },
+        ordered, start);
   }
-  scratch.resize(v.size());
-  for (const auto &m : v) {
-    scratch[start[key(m)]++] = m;
+  for (auto &l : lists) {
+    l.*member = {};
   }
-  v.swap(scratch);
+  return ordered;
 }
 
 bool same_stream(const Message &a, const Message &b) { return a.comm == b.comm && a.tag == b.tag; }
@@ -58,18 +123,39 @@ public:
 
   // Pair the messages between one sender and one receiver.
   void pair_group(Message *sends, std::size_t ns, Message *recvs, std::size_t nr) {
-    const Message &first = ns != 0 ? sends[0] : recvs[0];
-    bool uniform = true;
-    for (std::size_t i = 0; i < ns && uniform; ++i) {
-      uniform = same_stream(sends[i], first);
+    // The (communicator, tag) streams present: usually one, a few when a pair of ranks mixes
+    // tags (a halo exchange and a Sendrecv). Each stream pairs in order on its own.
+    streams_.clear();
+    auto note = [this](const Message &m) {
+      for (const auto &s : streams_) {
+        if (same_stream(s, m)) {
+          return true;
+        }
+      }
+      if (streams_.size() == kFewStreams) {
+        return false;
+      }
+      streams_.push_back(m);
+      return true;
+    };
+    bool few = true;
+    for (std::size_t i = 0; i < ns && few; ++i) {
+      few = note(sends[i]);
     }
-    for (std::size_t i = 0; i < nr && uniform; ++i) {
-      uniform = same_stream(recvs[i], first);
+    for (std::size_t i = 0; i < nr && few; ++i) {
+      few = note(recvs[i]);
     }
-    if (uniform) {
-      zip(sends, ns, recvs, nr);
+    if (few) {
+      if (streams_.size() == 1) {
+        zip(sends, ns, recvs, nr);
+        return;
+      }
+      for (const auto &stream : streams_) {
+        zip_stream(stream, sends, ns, recvs, nr);
+      }
       return;
     }
+    // Many streams between two ranks: sort each side by stream, then zip equal streams.
     std::stable_sort(sends, sends + ns, stream_before);
     std::stable_sort(recvs, recvs + nr, stream_before);
     std::size_t a = 0;
@@ -92,6 +178,40 @@ public:
   }
 
 private:
+  static constexpr std::size_t kFewStreams = 8;
+
+  // Pair the k-th send of `stream` with its k-th receive.
+  void zip_stream(const Message &stream, const Message *sends, std::size_t ns, const Message *recvs,
+                  std::size_t nr) {
+    std::size_t a = 0;
+    std::size_t b = 0;
+    std::uint64_t unpaired_sends = 0;
+    std::uint64_t unpaired_receives = 0;
+    for (;;) {
+      while (a < ns && !same_stream(sends[a], stream)) {
+        ++a;
+      }
+      while (b < nr && !same_stream(recvs[b], stream)) {
+        ++b;
+      }
+      if (a == ns || b == nr) {
+        break;
+      }
+      match_[static_cast<std::size_t>(sends[a].event)] = recvs[b].event;
+      match_[static_cast<std::size_t>(recvs[b].event)] = sends[a].event;
+      ++a;
+      ++b;
+    }
+    for (; a < ns; ++a) {
+      unpaired_sends += same_stream(sends[a], stream) ? 1U : 0U;
+    }
+    for (; b < nr; ++b) {
+      unpaired_receives += same_stream(recvs[b], stream) ? 1U : 0U;
+    }
+    report_.sends += unpaired_sends;
+    report_.receives += unpaired_receives;
+  }
+
   void zip(const Message *sends, std::size_t ns, const Message *recvs, std::size_t nr) {
     const auto paired = std::min(ns, nr);
     for (std::size_t i = 0; i < paired; ++i) {
@@ -104,105 +224,65 @@ private:
 
   Column<EventIndex> &match_;
   MatchReport &report_;
+  std::vector<Message> streams_; // one message of each stream of the current pair
 };
-
-bool is_send(EventKind k) { return k == EventKind::Send || k == EventKind::IsendPost; }
-bool is_receive(EventKind k) {
-  return k == EventKind::Recv || k == EventKind::IrecvPost || k == EventKind::IrecvComplete;
-}
 
 } // namespace
 
-void match_messages(Trace &trace, const Processes &processes) {
-  const auto &e = trace.events;
+void pair_messages(Trace &trace, std::vector<MatchingLists> &lists, std::int32_t ranks) {
   auto &report = trace.unmatched;
-  const auto ranks = processes.count();
-  std::vector<Message> sends;
-  std::vector<Message> recvs;
-  std::vector<EventIndex> scratch;
-
-  // Messages in (own rank, order) order.
-  for (std::int32_t r = 0; r < ranks; ++r) {
-    const auto &locations = processes.locations_of_rank[static_cast<std::size_t>(r)];
-    if (locations.empty()) {
-      continue;
-    }
-    auto message_of = [&](EventIndex i) {
-      const auto u = static_cast<std::size_t>(i);
-      return Message{i, r, e.peer[u], e.comm[u], e.tag[u]};
-    };
-    for_each_in_process(
-        trace, locations, is_send,
-        [&](EventIndex i) {
-          const auto done = e.link[static_cast<std::size_t>(i)];
-          // Cancelled sends never arrive (Scalasca ignores them too).
-          if (done == kNoEvent ||
-              e.kind[static_cast<std::size_t>(done)] != EventKind::RequestCancelled) {
-            sends.push_back(message_of(i));
-          }
-        },
-        scratch);
-    for_each_in_process(
-        trace, locations, is_receive,
-        [&](EventIndex i) {
-          const auto u = static_cast<std::size_t>(i);
-          const auto kind = e.kind[u];
-          const auto linked = e.link[u];
-          if (kind == EventKind::IrecvPost) {
-            // The receive takes the place of its post; cancelled or never completed posts
-            // receive nothing.
-            if (linked != kNoEvent &&
-                e.kind[static_cast<std::size_t>(linked)] == EventKind::IrecvComplete) {
-              recvs.push_back(message_of(linked));
-            }
-            return;
-          }
-          // A Recv, or a completion without its post (placed where it completed); completions
-          // of a post were placed at the post.
-          if (kind == EventKind::Recv || linked == kNoEvent) {
-            recvs.push_back(message_of(i));
-          }
-        },
-        scratch);
+  const auto n = static_cast<std::size_t>(std::max(ranks, 0));
+  std::size_t messages = 0;
+  for (const auto &l : lists) {
+    messages += l.sends.size() + l.receives.size();
   }
-  // Message events outside any process (no rank) cannot be paired.
-  for (std::uint32_t l = 0; l < trace.locations.size(); ++l) {
-    if (is_process_location(trace.locations[l])) {
-      continue;
-    }
-    for (auto i = trace.location_begin(l); i < trace.location_end(l); ++i) {
-      const auto kind = e.kind[static_cast<std::size_t>(i)];
-      report.sends += is_send(kind) ? 1U : 0U;
-      report.receives += kind == EventKind::Recv || kind == EventKind::IrecvComplete ? 1U : 0U;
-    }
+  // One bucket per pair of ranks while that table is not larger than the messages.
+  const bool pair_buckets = n * n <= std::max<std::size_t>(messages, std::size_t{1} << 16U);
+  std::vector<std::int32_t> rank_of_location;
+  rank_of_location.reserve(trace.locations.size());
+  for (const auto &loc : trace.locations) {
+    rank_of_location.push_back(loc.rank);
   }
-
-  // A peer that is not a rank of this trace (a truncated trace, MPI_PROC_NULL) has no partner.
-  auto in_range = [ranks](const Message &m) { return m.peer >= 0 && m.peer < ranks; };
-  const auto valid_sends = std::stable_partition(sends.begin(), sends.end(), in_range);
-  report.sends += static_cast<std::uint64_t>(sends.end() - valid_sends);
-  sends.erase(valid_sends, sends.end());
-  const auto valid_recvs = std::stable_partition(recvs.begin(), recvs.end(), in_range);
-  report.receives += static_cast<std::uint64_t>(recvs.end() - valid_recvs);
-  recvs.erase(valid_recvs, recvs.end());
-
-  // Both lists into (receiver, sender, order) order.
-  std::vector<Message> tmp;
-  const auto buckets = static_cast<std::size_t>(ranks);
-  auto peer_key = [](const Message &m) { return static_cast<std::size_t>(m.peer); };
-  auto self_key = [](const Message &m) { return static_cast<std::size_t>(m.self); };
-  counting_sort(sends, tmp, buckets, peer_key); // (src, order) -> (dst, src, order)
-  counting_sort(recvs, tmp, buckets, peer_key); // (dst, order) -> (src, dst, order)
-  counting_sort(recvs, tmp, buckets, self_key); // -> (dst, src, order)
-  tmp = {};
-
-  auto send_group = [](const Message &m) {
-    return (static_cast<std::uint64_t>(m.peer) << 32U) | static_cast<std::uint32_t>(m.self);
+  auto rank_of = [&](EventIndex i) {
+    return rank_of_location[trace.events.location[static_cast<std::size_t>(i)]];
   };
-  auto recv_group = [](const Message &m) {
-    return (static_cast<std::uint64_t>(m.self) << 32U) | static_cast<std::uint32_t>(m.peer);
-  };
+  std::vector<std::size_t> send_start;
+  std::vector<std::size_t> recv_start;
+  // A send of process `rank` goes to its peer; a receive of process `rank` comes from its peer.
+  auto sends = order_by_pair(
+      lists, &MatchingLists::sends, n, pair_buckets,
+      [](const Message &m, std::int32_t rank) {
+        return Ends{m.peer, rank};
+      },
+      rank_of, report.sends, send_start);
+  auto recvs = order_by_pair(
+      lists, &MatchingLists::receives, n, pair_buckets,
+      [](const Message &m, std::int32_t rank) {
+        return Ends{rank, m.peer};
+      },
+      rank_of, report.receives, recv_start);
+
   Matcher matcher(trace.events.match, report);
+  if (pair_buckets) {
+    for (std::size_t pair = 0; pair < n * n; ++pair) {
+      const auto ns = send_start[pair + 1] - send_start[pair];
+      const auto nr = recv_start[pair + 1] - recv_start[pair];
+      if (ns + nr != 0) {
+        matcher.pair_group(sends.data() + send_start[pair], ns, recvs.data() + recv_start[pair],
+                           nr);
+      }
+    }
+    return;
+  }
+  // Many ranks: find the pairs again from the events' locations.
+  auto send_group = [&](const Message &m) {
+    return (static_cast<std::uint64_t>(m.peer) << 32U) |
+           static_cast<std::uint32_t>(rank_of(m.event));
+  };
+  auto recv_group = [&](const Message &m) {
+    return (static_cast<std::uint64_t>(rank_of(m.event)) << 32U) |
+           static_cast<std::uint32_t>(m.peer);
+  };
   constexpr auto kEnd = std::numeric_limits<std::uint64_t>::max();
   std::size_t a = 0;
   std::size_t b = 0;
