@@ -27,6 +27,7 @@ from .errors import (  # noqa: E402
     UsageError,
 )
 from .model import Model, measured  # noqa: E402
+from .prediction import Prediction, interpret, interpret_node  # noqa: E402
 from .trace import Category, EventKind, Trace  # noqa: E402
 
 __version__ = "0.1.0"
@@ -52,6 +53,7 @@ __all__ = [
     "Model",
     "ModelError",
     "Network",
+    "Prediction",
     "RunError",
     "ThreadCosts",
     "Trace",
@@ -59,6 +61,8 @@ __all__ = [
     "UsageError",
     "__version__",
     "include_dir",
+    "interpret",
+    "interpret_node",
     "measured",
     "patterns",
     "scan",
