@@ -1,9 +1,21 @@
-// The simulator's event queue: a 4-ary min-heap of 24-byte entries ordered by (time, seq), seq
-// being LogGOPSim's insertion counter `aqtime` (anchor §4), so the order is total and equal to
-// LogGOPSim's. A 4-ary heap halves the depth of a binary heap and keeps the four children of a
-// node in one or two cache lines. Private to the loggp part.
+// The simulator's event queue, ordered by (time, seq) with seq LogGOPSim's insertion counter
+// `aqtime` (anchor §4), so the order is total and equal to LogGOPSim's.
+//
+// A binary or 4-ary heap of a million pending events is a random walk through megabytes of
+// memory on every pop. Simulated time almost never goes backwards, so this is a radix heap
+// (Ahuja, Mehlhorn, Orlin, Tarjan 1990) on the time: bucket i >= 1 holds the events whose time
+// first differs from the last extracted time in bit i-1, and bucket 0 ("now") the events at
+// exactly that time, sorted by seq. Pushes append to a bucket; a pop that empties "now"
+// redistributes the lowest non-empty bucket, so each event moves a few times, sequentially.
+// Events scheduled in the past (an op on an idle CPU of a multi-CPU host is scheduled at that
+// CPU's old free time, anchor §4 "In words") go to a small ordinary heap: every one of them is
+// earlier than everything in the radix buckets, so it is served first.
+// Private to the loggp part.
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -41,61 +53,118 @@ struct Event {
 
 class EventQueue {
 public:
-  [[nodiscard]] bool empty() const noexcept { return heap_.empty(); }
-  [[nodiscard]] std::size_t size() const noexcept { return heap_.size(); }
-  [[nodiscard]] const Event &top() const noexcept { return heap_.front(); }
-  void reserve(std::size_t n) { heap_.reserve(n); }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
 
   void push(const Event &e) {
-    std::size_t hole = heap_.size();
-    heap_.push_back(e);
-    while (hole > 0) {
-      const std::size_t parent = (hole - 1U) / 4U;
-      if (!earlier(e, heap_[parent])) {
-        break;
-      }
-      heap_[hole] = heap_[parent];
-      hole = parent;
+    ++size_;
+    if (e.time < last_) {
+      past_.push_back(e);
+      std::push_heap(past_.begin(), past_.end(), later);
+    } else if (e.time == last_) {
+      push_now(e);
+    } else {
+      const unsigned b = bucket_of(e.time);
+      buckets_[b].push_back(e);
+      occupied_ |= std::uint64_t{1} << (b - 1U);
     }
-    heap_[hole] = e;
+  }
+
+  // The earliest event (the queue must not be empty).
+  const Event &top() {
+    if (!past_.empty()) {
+      return past_.front();
+    }
+    if (now_head_ == now_.size()) {
+      refill();
+    }
+    return now_[now_head_];
+  }
+
+  // The event `k` places after the earliest one when it is already known cheaply (same time
+  // bucket), else nullptr. Used only to prefetch the memory upcoming events will touch.
+  [[nodiscard]] const Event *peek_ahead(std::size_t k) const noexcept {
+    if (!past_.empty() || now_head_ + k >= now_.size()) {
+      return nullptr;
+    }
+    return &now_[now_head_ + k];
   }
 
   Event pop() {
-    const Event result = heap_.front();
-    const Event last = heap_.back();
-    heap_.pop_back();
-    const std::size_t n = heap_.size();
-    if (n > 0) {
-      std::size_t hole = 0;
-      for (;;) {
-        const std::size_t first_child = 4U * hole + 1U;
-        if (first_child >= n) {
-          break;
-        }
-        std::size_t best = first_child;
-        const std::size_t end = first_child + 4U < n ? first_child + 4U : n;
-        for (std::size_t c = first_child + 1U; c < end; ++c) {
-          if (earlier(heap_[c], heap_[best])) {
-            best = c;
-          }
-        }
-        if (!earlier(heap_[best], last)) {
-          break;
-        }
-        heap_[hole] = heap_[best];
-        hole = best;
-      }
-      heap_[hole] = last;
+    const Event e = top();
+    --size_;
+    if (!past_.empty()) {
+      std::pop_heap(past_.begin(), past_.end(), later);
+      past_.pop_back();
+    } else {
+      ++now_head_;
     }
-    return result;
+    return e;
   }
 
   [[nodiscard]] std::size_t capacity_bytes() const noexcept {
-    return heap_.capacity() * sizeof(Event);
+    std::size_t n = now_.capacity() + past_.capacity();
+    for (const auto &b : buckets_) {
+      n += b.capacity();
+    }
+    return n * sizeof(Event);
   }
 
 private:
-  std::vector<Event> heap_;
+  static bool later(const Event &a, const Event &b) noexcept { return earlier(b, a); }
+
+  // Bucket 1..64 of a time after last_: 1 + the highest bit in which it differs from last_.
+  [[nodiscard]] unsigned bucket_of(SimTime time) const noexcept {
+    return 64U - static_cast<unsigned>(std::countl_zero(time ^ last_));
+  }
+
+  void push_now(const Event &e) {
+    // New events carry the largest seq so far and append; re-inserted group entries may not.
+    if (now_head_ == now_.size() || now_.back().seq < e.seq) {
+      now_.push_back(e);
+      return;
+    }
+    const auto at =
+        std::upper_bound(now_.begin() + static_cast<std::ptrdiff_t>(now_head_), now_.end(), e.seq,
+                         [](std::uint64_t s, const Event &x) { return s < x.seq; });
+    now_.insert(at, e);
+  }
+
+  // "now" is exhausted: advance last_ to the earliest pending time and split its bucket.
+  void refill() {
+    now_.clear();
+    now_head_ = 0;
+    const unsigned b = static_cast<unsigned>(std::countr_zero(occupied_)) + 1U;
+    std::vector<Event> &bucket = buckets_[b];
+    SimTime earliest = bucket.front().time;
+    for (const Event &e : bucket) {
+      earliest = std::min(earliest, e.time);
+    }
+    last_ = earliest;
+    for (const Event &e : bucket) {
+      if (e.time == last_) {
+        now_.push_back(e);
+      } else {
+        const unsigned lower = bucket_of(e.time); // < b: the events share bits above b-1
+        buckets_[lower].push_back(e);
+        occupied_ |= std::uint64_t{1} << (lower - 1U);
+      }
+    }
+    bucket.clear();
+    occupied_ &= ~(std::uint64_t{1} << (b - 1U));
+    if (now_.size() > 1) {
+      std::sort(now_.begin(), now_.end(),
+                [](const Event &x, const Event &y) { return x.seq < y.seq; });
+    }
+  }
+
+  SimTime last_ = 0;
+  std::size_t size_ = 0;
+  std::vector<Event> now_; // events at time last_, sorted by seq from now_head_
+  std::size_t now_head_ = 0;
+  std::array<std::vector<Event>, 65> buckets_;
+  std::uint64_t occupied_ = 0; // bit i-1 set: bucket i is not empty
+  std::vector<Event> past_;    // min-heap of events before last_
 };
 
 } // namespace parjava::loggp

@@ -270,11 +270,9 @@ private:
         newline();
       } else if (p_ + 1 < end_ && p_[0] == '/' && p_[1] == '*') {
         const char *open = p_;
-        const std::uint64_t open_line = line_;
         p_ += 2;
         for (;;) {
           if (p_ >= end_) {
-            line_ = open_line;
             fail_at(open, "comment opened here is never closed with '*/'");
           }
           if (p_ + 1 < end_ && p_[0] == '*' && p_[1] == '/') {

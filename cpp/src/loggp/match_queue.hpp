@@ -81,6 +81,14 @@ public:
 
   [[nodiscard]] std::uint64_t total() const noexcept { return total_; }
 
+  void prefetch(std::uint32_t host) const noexcept {
+    const HostQueue &q = hosts_[host];
+    __builtin_prefetch(&q);
+    if (!q.entries.empty()) {
+      __builtin_prefetch(q.entries.data() + q.head);
+    }
+  }
+
   // Visit the entries left on every host, in host order and FIFO order.
   template <class Visit> void for_each(Visit visit) const {
     for (std::uint32_t h = 0; h < hosts_.size(); ++h) {

@@ -16,9 +16,6 @@ namespace parjava::loggp {
 
 namespace {
 
-// Runtime state of an op (one byte per op, for reports).
-enum OpState : std::uint8_t { kWaiting = 0, kQueued = 1, kStarted = 2, kDone = 3 };
-
 // Resource sets a blocked entry can wait for (see blocked_groups.hpp).
 enum class Waits : std::uint32_t { Cpu = 1, CpuAndSendNic = 2, CpuAndReceiveNic = 3 };
 
@@ -37,10 +34,8 @@ public:
       : schedule_(schedule), ops_(schedule.ops().data()), deps_(schedule.dependents().data()),
         p_(options.parameters), order_(options.order), progress_(options.progress),
         hosts_(schedule.num_ranks()), cpus_(schedule.num_cpus()), nics_(schedule.num_nics()),
-        remaining_(schedule.num_ops()), state_(schedule.num_ops(), kWaiting),
-        nexto_(static_cast<std::size_t>(hosts_) * cpus_, 0),
-        nextgs_(static_cast<std::size_t>(hosts_) * nics_, 0),
-        nextgr_(static_cast<std::size_t>(hosts_) * nics_, 0), receive_queue_(hosts_),
+        stride_(cpus_ + 2U * nics_), remaining_(schedule.num_ops()),
+        clocks_(static_cast<std::size_t>(hosts_) * stride_, 0), receive_queue_(hosts_),
         unexpected_queue_(hosts_), groups_(hosts_) {
     for (OpId i = 0; i < schedule.num_ops(); ++i) {
       remaining_[i] = ops_[i].dependency_count;
@@ -52,6 +47,7 @@ public:
     start_up();
     std::uint64_t next_report = kReportEvery;
     while (!queue_.empty()) {
+      prefetch_upcoming();
       const Event e = queue_.pop();
       ++pops_;
       if (e.kind() == EntryKind::Group) {
@@ -80,6 +76,33 @@ public:
 
 private:
   static constexpr std::uint64_t kReportEvery = std::uint64_t{1} << 20U;
+  static constexpr std::size_t kPrefetchFar = 12;
+  static constexpr std::size_t kPrefetchNear = 5;
+
+  // Lockstep patterns keep thousands of events at the same time, sorted: start loading the
+  // memory of the events a few places ahead (op record, then the host's clocks and queue), so
+  // their cache misses overlap with the work on the current one.
+  void prefetch_upcoming() const noexcept {
+    if (const Event *far = queue_.peek_ahead(kPrefetchFar);
+        far != nullptr && far->kind() != EntryKind::Group) {
+      __builtin_prefetch(ops_ + far->op);
+    }
+    const Event *near = queue_.peek_ahead(kPrefetchNear);
+    if (near == nullptr || near->kind() == EntryKind::Group) {
+      return;
+    }
+    const GoalOp &op = ops_[near->op];
+    if (near->kind() == EntryKind::Message) {
+      __builtin_prefetch(clocks_.data() + static_cast<std::size_t>(op.peer) * stride_);
+      receive_queue_.prefetch(op.peer);
+    } else {
+      __builtin_prefetch(clocks_.data() + static_cast<std::size_t>(near->host()) * stride_);
+      __builtin_prefetch(deps_ + op.requires_begin);
+      if (op.kind == OpKind::Recv) {
+        unexpected_queue_.prefetch(near->host());
+      }
+    }
+  }
 
   // ---- releasing dependents (anchor §4, "Releasing dependents") -------------------------
   void started(OpId op, std::uint32_t host) {
@@ -89,9 +112,6 @@ private:
       if (--remaining_[d] == 0) {
         released_.push_back({host, d});
       }
-    }
-    if (state_[op] < kStarted) {
-      state_[op] = kStarted;
     }
   }
 
@@ -104,10 +124,6 @@ private:
       if (--remaining_[d] == 0) {
         released_.push_back({host, d});
       }
-    }
-    if (state_[op] != kDone) {
-      state_[op] = kDone;
-      ++completed_;
     }
   }
 
@@ -151,14 +167,12 @@ private:
       const GoalOp &op = ops_[id];
       SimTime time = 0;
       if (!at_start) { // at start-up every op gets time 0
-        const std::size_t cpu = static_cast<std::size_t>(host) * cpus_ + op.cpu;
-        time = nexto_[cpu];
+        time = cpu_free(host, op.cpu);
         if (op.kind == OpKind::Send) {
-          time = std::max(time, nextgs_[static_cast<std::size_t>(host) * nics_ + op.nic]);
+          time = std::max(time, send_gap_free(host, op.nic));
         }
       }
       queue_.push(Event{time, seq_++, id, Event::pack(EntryKind::Operation, host)});
-      state_[id] = kQueued;
     }
   }
 
@@ -190,7 +204,6 @@ private:
   }
 
   void start_up() {
-    queue_.reserve(static_cast<std::size_t>(hosts_) * 4U);
     for (std::uint32_t h = 0; h < hosts_; ++h) {
       ready_.clear();
       for (OpId id = schedule_.rank_begin(h); id < schedule_.rank_begin(h + 1); ++id) {
@@ -212,7 +225,7 @@ private:
     const OpId id = e.op;
     const GoalOp &op = ops_[id];
     const std::uint32_t h = e.host();
-    SimTime &cpu = nexto_[static_cast<std::size_t>(h) * cpus_ + op.cpu];
+    SimTime &cpu = cpu_free(h, op.cpu);
     switch (op.kind) {
     case OpKind::Calc:
       if (cpu > t) {
@@ -224,7 +237,7 @@ private:
       done(id, h);
       return true;
     case OpKind::Send: {
-      SimTime &nic = nextgs_[static_cast<std::size_t>(h) * nics_ + op.nic];
+      SimTime &nic = send_gap_free(h, op.nic);
       const SimTime ready = std::max(cpu, nic);
       if (ready > t) {
         free_at = ready;
@@ -249,8 +262,8 @@ private:
         if (is_rendezvous(p_, op.size)) {
           const std::uint32_t sender = message.aux;
           done(message.op, sender);
-          raise(nexto_[static_cast<std::size_t>(sender) * cpus_ + op.cpu], t);
-          raise(nextgs_[static_cast<std::size_t>(sender) * nics_ + op.nic], t);
+          raise(cpu_free(sender, op.cpu), t);
+          raise(send_gap_free(sender, op.nic), t);
         }
         done(id, h);
       } else {
@@ -260,6 +273,25 @@ private:
     }
     }
     return true;
+  }
+
+  SimTime &cpu_free(std::uint32_t host, std::uint8_t cpu) noexcept {
+    return clocks_[static_cast<std::size_t>(host) * stride_ + cpu];
+  }
+  SimTime &send_gap_free(std::uint32_t host, std::uint8_t nic) noexcept {
+    return clocks_[static_cast<std::size_t>(host) * stride_ + cpus_ + nic];
+  }
+  SimTime &receive_gap_free(std::uint32_t host, std::uint8_t nic) noexcept {
+    return clocks_[static_cast<std::size_t>(host) * stride_ + cpus_ + nics_ + nic];
+  }
+  [[nodiscard]] SimTime cpu_free(std::uint32_t host, std::uint8_t cpu) const noexcept {
+    return clocks_[static_cast<std::size_t>(host) * stride_ + cpu];
+  }
+  [[nodiscard]] SimTime send_gap_free(std::uint32_t host, std::uint8_t nic) const noexcept {
+    return clocks_[static_cast<std::size_t>(host) * stride_ + cpus_ + nic];
+  }
+  [[nodiscard]] SimTime receive_gap_free(std::uint32_t host, std::uint8_t nic) const noexcept {
+    return clocks_[static_cast<std::size_t>(host) * stride_ + cpus_ + nics_ + nic];
   }
 
   static void raise(SimTime &slot, SimTime t) noexcept { slot = std::max(slot, t); }
@@ -272,8 +304,8 @@ private:
     const GoalOp &send = ops_[send_id];
     const std::uint32_t sender = e.host();
     const std::uint32_t h = send.peer;
-    SimTime &cpu = nexto_[static_cast<std::size_t>(h) * cpus_ + send.cpu];
-    SimTime &nic = nextgr_[static_cast<std::size_t>(h) * nics_ + send.nic];
+    SimTime &cpu = cpu_free(h, send.cpu);
+    SimTime &nic = receive_gap_free(h, send.nic);
     const SimTime ready = std::max(cpu, nic);
     if (ready > t) {
       free_at = ready;
@@ -286,8 +318,8 @@ private:
       // Recv posted first: rendezvous decided by the message size (quirk 3).
       if (is_rendezvous(p_, send.size)) {
         done(send_id, sender);
-        raise(nexto_[static_cast<std::size_t>(sender) * cpus_ + send.cpu], t);
-        raise(nextgs_[static_cast<std::size_t>(sender) * nics_ + send.nic], t);
+        raise(cpu_free(sender, send.cpu), t);
+        raise(send_gap_free(sender, send.nic), t);
       }
       done(recv.op, h);
     } else {
@@ -367,24 +399,46 @@ private:
     }
   }
 
+  // Whether no other queue entry at time t can change when the group's resources free up:
+  // every resource of its signature is busy beyond t (an op needs all of its resources free to
+  // run, and a rendezvous only raises a free time to t), or the only free one is a NIC that is
+  // always used together with the busy CPU (hosts with one CPU).
+  [[nodiscard]] bool frozen_at(const BlockedGroup &g, SimTime t) const noexcept {
+    const auto waits = static_cast<Waits>(g.signature >> 16U);
+    const auto cpu = static_cast<std::uint8_t>(g.signature >> 8U);
+    const auto nic = static_cast<std::uint8_t>(g.signature);
+    if (waits == Waits::Cpu) {
+      return true;
+    }
+    const SimTime nic_free =
+        waits == Waits::CpuAndSendNic ? send_gap_free(g.host, nic) : receive_gap_free(g.host, nic);
+    if (cpu_free(g.host, cpu) <= t) {
+      return false;
+    }
+    return nic_free > t || cpus_ == 1;
+  }
+
   // The first member of group `id` (queue time t) is blocked until free_at. It and every member
-  // that would be popped before any other queue entry move to free_at.
+  // that would be popped before anything that can change its resources move to free_at.
   void move_blocked(std::uint32_t id, SimTime free_at) {
     BlockedGroup &g = groups_[id];
     const SimTime t = g.time;
     std::uint64_t limit = 0; // members with seq < limit move (besides the first)
-    if (queue_.empty() || queue_.top().time > t) {
+    if (frozen_at(g, t) || queue_.empty() || queue_.top().time > t) {
       limit = ~std::uint64_t{0};
     } else if (queue_.top().time == t) {
       limit = queue_.top().seq;
     }
     const std::uint32_t dest = groups_.find(g.host, g.signature, free_at);
-    if (dest == BlockedGroups::kNone && g.max_seq < limit) {
-      // Everyone moves and nobody waits at free_at yet: relabel the group.
+    if (g.max_seq < limit) {
       blocked_checks_ += g.members.size();
-      g.time = free_at;
-      g.proxy_seq = g.first().seq;
-      queue_.push(Event{free_at, g.proxy_seq, id, Event::pack(EntryKind::Group, 0)});
+      if (dest == BlockedGroups::kNone) { // nobody waits at free_at yet: relabel the group
+        g.time = free_at;
+        g.proxy_seq = g.first().seq;
+        queue_.push(Event{free_at, g.proxy_seq, id, Event::pack(EntryKind::Group, 0)});
+        return;
+      }
+      merge_into(dest, id);
       return;
     }
     std::uint32_t target = dest;
@@ -406,12 +460,31 @@ private:
     queue_.push(Event{t, source.proxy_seq, id, Event::pack(EntryKind::Group, 0)});
   }
 
+  // All members of group `from` join group `into` (same host and signature), moving the
+  // smaller member heap into the larger one.
+  void merge_into(std::uint32_t into, std::uint32_t from) {
+    BlockedGroup &d = groups_[into];
+    BlockedGroup &s = groups_[from];
+    if (d.members.size() < s.members.size()) {
+      d.members.swap(s.members);
+      std::swap(d.max_seq, s.max_seq);
+    }
+    for (const BlockedMember &m : s.members) {
+      d.push(m);
+    }
+    if (d.first().seq != d.proxy_seq) {
+      d.proxy_seq = d.first().seq;
+      queue_.push(Event{d.time, d.proxy_seq, into, Event::pack(EntryKind::Group, 0)});
+    }
+    groups_.release(from);
+  }
+
   // ---- the result ------------------------------------------------------------------------
   SimulationResult collect() {
     SimulationResult r;
     r.end_times.assign(hosts_, 0);
     for (std::uint32_t h = 0; h < hosts_; ++h) {
-      const auto *cpu = nexto_.data() + static_cast<std::size_t>(h) * cpus_;
+      const auto *cpu = clocks_.data() + static_cast<std::size_t>(h) * stride_;
       r.end_times[h] = *std::max_element(cpu, cpu + cpus_);
       if (r.end_times[h] > r.max_end_time) {
         r.max_end_time = r.end_times[h];
@@ -421,37 +494,34 @@ private:
     r.events = seq_;
     r.queue_pops = pops_;
     r.blocked_checks = blocked_checks_;
-    r.ops_completed = completed_;
     r.receive_queue_left = receive_queue_.total();
     r.unexpected_queue_left = unexpected_queue_.total();
 
-    // Eager sends whose message nobody received are "done" for LogGOPSim but still unfinished.
-    std::vector<OpId> lost_messages;
-    unexpected_queue_.for_each(
-        [&lost_messages](std::uint32_t, const QueueEntry &e) { lost_messages.push_back(e.op); });
-    std::sort(lost_messages.begin(), lost_messages.end());
-    std::size_t lost = 0;
+    // Without per-op state: an op that never became ready still counts dependencies (a double
+    // done, quirk 3, wraps a counter below zero: that op did run); a started op that did not
+    // complete is a recv left in a receive queue or a rendezvous send whose message is left in
+    // an unexpected queue (every message is delivered before the queue drains). Eager sends
+    // whose message is left unreceived are reported too.
+    std::vector<std::pair<OpId, UnfinishedReason>> left;
+    receive_queue_.for_each([&left](std::uint32_t, const QueueEntry &e) {
+      left.emplace_back(e.op, UnfinishedReason::ReceiveNotMatched);
+    });
+    unexpected_queue_.for_each([&left](std::uint32_t, const QueueEntry &e) {
+      left.emplace_back(e.op, UnfinishedReason::MessageNotReceived);
+    });
+    std::sort(left.begin(), left.end());
+    std::size_t next_left = 0;
+    constexpr std::uint32_t kWrapped = 0x80000000U;
     for (OpId id = 0; id < schedule_.num_ops(); ++id) {
       UnfinishedOp u;
       u.op = id;
-      bool stuck = true;
-      while (lost < lost_messages.size() && lost_messages[lost] < id) {
-        ++lost;
-      }
-      const bool message_left = lost < lost_messages.size() && lost_messages[lost] == id;
-      if (message_left) {
-        u.reason = UnfinishedReason::MessageNotReceived;
-      } else if (state_[id] == kDone) {
-        stuck = false;
-      } else if (state_[id] == kWaiting) {
+      if (next_left < left.size() && left[next_left].first == id) {
+        u.reason = left[next_left].second;
+        ++next_left;
+      } else if (remaining_[id] != 0 && remaining_[id] < kWrapped) {
         u.reason = UnfinishedReason::NeverReady;
         u.waiting_for = remaining_[id];
-      } else if (ops_[id].kind == OpKind::Recv) {
-        u.reason = UnfinishedReason::ReceiveNotMatched;
       } else {
-        u.reason = UnfinishedReason::RendezvousNotMatched;
-      }
-      if (!stuck) {
         continue;
       }
       ++r.unfinished_count;
@@ -460,6 +530,7 @@ private:
         r.unfinished.push_back(u);
       }
     }
+    r.ops_completed = schedule_.num_ops() - r.unfinished_count;
     r.complete =
         r.unfinished_count == 0 && r.receive_queue_left == 0 && r.unexpected_queue_left == 0;
     return r;
@@ -474,12 +545,12 @@ private:
   std::uint32_t hosts_;
   std::size_t cpus_;
   std::size_t nics_;
+  std::size_t stride_; // clocks per host
 
   std::vector<std::uint32_t> remaining_; // unsatisfied dependencies per op
-  std::vector<std::uint8_t> state_;      // OpState per op
-  std::vector<SimTime> nexto_;           // [host][cpu] CPU free time
-  std::vector<SimTime> nextgs_;          // [host][nic] send gap free time
-  std::vector<SimTime> nextgr_;          // [host][nic] receive gap free time
+  // Per host, side by side so one cache line serves an event: the CPU free times (nexto), the
+  // send-gap free times (nextgs) and the receive-gap free times (nextgr) of its NICs.
+  std::vector<SimTime> clocks_;
   EventQueue queue_;
   MatchQueues receive_queue_;
   MatchQueues unexpected_queue_;
@@ -491,7 +562,6 @@ private:
   std::uint64_t seq_ = 0;          // LogGOPSim's aqtime: the next queue sequence number
   std::uint64_t pops_ = 0;
   std::uint64_t blocked_checks_ = 0;
-  std::uint64_t completed_ = 0;
 };
 
 const char *reason_text(UnfinishedReason reason) {
