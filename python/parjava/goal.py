@@ -133,7 +133,7 @@ class SimulationResult:
 
     ``end_times`` are per host, in nanoseconds: the time its last CPU became free (LogGOPSim's
     "Host i"). ``events`` is LogGOPSim's event count, ``events_per_second`` it divided by the
-    wall-clock time of the event loop.
+    wall-clock time of the event loop (``seconds``; ``cpu_seconds`` is the loop's CPU time).
     """
 
     def __init__(self, core: Any, schedule: Schedule, parameters: LogGP, order: str) -> None:
@@ -146,6 +146,7 @@ class SimulationResult:
         self.max_host = int(core.max_host)
         self.events = int(core.events)
         self.seconds = float(core.seconds)
+        self.cpu_seconds = float(core.cpu_seconds)
         self.complete = bool(core.complete)
         self.queue_pops = int(core.queue_pops)
         self.blocked_checks = int(core.blocked_checks)

@@ -195,6 +195,7 @@ void register_loggp(py::module_ &m) {
       .def_readonly("blocked_checks", &lg::SimulationResult::blocked_checks)
       .def_readonly("ops_completed", &lg::SimulationResult::ops_completed)
       .def_readonly("seconds", &lg::SimulationResult::seconds)
+      .def_readonly("cpu_seconds", &lg::SimulationResult::cpu_seconds)
       .def_readonly("complete", &lg::SimulationResult::complete)
       .def_readonly("unfinished_count", &lg::SimulationResult::unfinished_count)
       .def_readonly("receive_queue_left", &lg::SimulationResult::receive_queue_left)
