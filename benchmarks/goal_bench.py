@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,7 +85,7 @@ class Measured:
     loop_cpu_seconds: float  # parjava: the loop's CPU time; LogGOPSim: the whole process's
     wall_seconds: float  # whole process, wall clock
     cpu_seconds: float  # whole process, CPU
-    max_rss_mb: float
+    max_rss_mb: float  # peak resident memory since exec (VmHWM)
     events: int
     max_end_time: int | None
     max_host: int | None
@@ -92,10 +93,40 @@ class Measured:
     complete: bool
 
 
-def _wait(proc: subprocess.Popen[str]) -> tuple[int, float, float]:
+def _vm_hwm_mb(pid: int | str = "self") -> float:
+    """Peak resident memory of a process since its exec (VmHWM), in MB; 0 if gone.
+
+    getrusage's ru_maxrss would also count the memory of this (large) parent at fork time.
+    """
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return 0.0
+
+
+class _PeakMemory(threading.Thread):
+    """Samples a child's VmHWM until it exits (VmHWM only grows, so the last sample wins)."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.peak = 0.0
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            self.peak = max(self.peak, _vm_hwm_mb(self.pid))
+            self.stop.wait(0.02)
+
+
+def _wait(proc: subprocess.Popen[str]) -> tuple[int, float]:
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
+    return proc.returncode, usage.ru_utime + usage.ru_stime
 
 
 def run_parjava(binary: Path, order: str) -> Measured:
@@ -113,7 +144,7 @@ def run_parjava(binary: Path, order: str) -> Measured:
     )
     assert proc.stdout is not None
     out = proc.stdout.read()
-    code, cpu, rss = _wait(proc)
+    code, cpu = _wait(proc)
     wall = time.perf_counter() - start
     if code != 0:
         raise RuntimeError(f"parjava child failed with status {code}")
@@ -123,7 +154,7 @@ def run_parjava(binary: Path, order: str) -> Measured:
         r["cpu_seconds"],
         wall,
         cpu,
-        rss,
+        r["peak_mb"],
         r["events"],
         r["max"],
         r["max_host"],
@@ -137,6 +168,7 @@ def child(binary: str, order: str) -> None:
 
     schedule = goal.load(binary)
     r = schedule.simulate(order=order, check=False, progress=False)
+    peak = _vm_hwm_mb()
     print(
         json.dumps(
             {
@@ -147,6 +179,7 @@ def child(binary: str, order: str) -> None:
                 "max_host": r.max_host if r.complete else None,
                 "hosts": r.end_times.tolist() if r.complete and schedule.ranks <= 16 else [],
                 "complete": r.complete,
+                "peak_mb": peak,
             }
         )
     )
@@ -167,6 +200,8 @@ def run_loggopsim(tools: Path, text: Path, workdir: Path, timeout: float) -> Mea
         ([stdbuf, "-oL"] if stdbuf else []) + command, stdout=subprocess.PIPE, text=True
     )
     assert proc.stdout is not None
+    memory = _PeakMemory(proc.pid)
+    memory.start()
     lines: list[tuple[float, str]] = []
     deadline = start + timeout
     while True:
@@ -177,9 +212,13 @@ def run_loggopsim(tools: Path, text: Path, workdir: Path, timeout: float) -> Mea
         if time.perf_counter() > deadline:
             proc.kill()
             _wait(proc)
+            memory.stop.set()
             binary.unlink(missing_ok=True)
             return f"killed after {timeout:.0f} s"
-    code, cpu, rss = _wait(proc)
+    code, cpu = _wait(proc)
+    memory.stop.set()
+    memory.join()
+    rss = memory.peak
     wall = time.perf_counter() - start
     binary.unlink(missing_ok=True)
     text_out = "".join(line for _, line in lines)
@@ -271,8 +310,8 @@ def main() -> int:
                 parser.error(f"{tools / name} not found (build LogGOPSim outside the project)")
     rows = []
     header = (
-        f"{'case':44} {'events':>10} | {'pj wall':>7} {'pj cpu':>7} {'Mev/s':>6} {'RSS MB':>6} "
-        f"| {'LGS wall':>8} {'LGS cpu':>7} {'Mev/s':>6} {'RSS MB':>6} | {'x cpu':>5} "
+        f"{'case':44} {'events':>10} | {'pj wall':>7} {'pj cpu':>7} {'Mev/s':>6} {'peak MB':>7} "
+        f"| {'LGS wall':>8} {'LGS cpu':>7} {'Mev/s':>6} {'peak MB':>7} | {'x cpu':>5} "
         f"{'x wall':>6} {'result':>9}"
     )
     print(header)
@@ -289,22 +328,23 @@ def main() -> int:
             "schedule_mb": schedule.memory_bytes / 1e6,
             "build_seconds": build_s,
         }
-        mine = best(lambda binary=binary: run_parjava(binary, args.order), args.repeat)
-        row["parjava"] = mine.__dict__
-        theirs: Measured | str | None = None
         skip = pattern == "linear_alltoall" and ranks > args.loggopsim_max_alltoall
+        text = workdir / f"{pattern}-{ranks}.goal"
         if tools is not None and not skip:
-            text = workdir / f"{pattern}-{ranks}.goal"
             t0 = time.perf_counter()
             schedule.save(text)
             row["write_text_seconds"] = time.perf_counter() - t0
+        del schedule  # free this process's copy before the children run
+        mine = best(lambda binary=binary: run_parjava(binary, args.order), args.repeat)
+        row["parjava"] = mine.__dict__
+        theirs: Measured | str | None = None
+        if tools is not None and not skip:
             theirs = best(
                 lambda text=text: run_loggopsim(tools, text, workdir, args.timeout), args.repeat
             )
             text.unlink(missing_ok=True)
             row["loggopsim"] = theirs.__dict__ if isinstance(theirs, Measured) else theirs
         binary.unlink(missing_ok=True)
-        del schedule
         if isinstance(theirs, Measured):
             x_cpu = theirs.loop_cpu_seconds / max(mine.loop_cpu_seconds, 1e-9)
             x_wall = theirs.loop_seconds / max(mine.loop_seconds, 1e-9)
@@ -314,15 +354,15 @@ def main() -> int:
             row["result"] = verdict
             lgs = (
                 f"| {theirs.loop_seconds:8.2f} {theirs.loop_cpu_seconds:7.2f} "
-                f"{rate(theirs.events, theirs.loop_cpu_seconds)} {theirs.max_rss_mb:6.0f} | "
+                f"{rate(theirs.events, theirs.loop_cpu_seconds)} {theirs.max_rss_mb:7.0f} | "
                 f"{x_cpu:5.1f} {x_wall:6.1f} {verdict:>9}"
             )
         else:
             note = theirs if isinstance(theirs, str) else ("skipped" if skip else "-")
-            lgs = f"| {'':8} {'':7} {'':6} {'':6} | {'':5} {'':6} {note:>9}"
+            lgs = f"| {'':8} {'':7} {'':6} {'':7} | {'':5} {'':6} {note:>9}"
         print(
             f"{label:44} {mine.events:10d} | {mine.loop_seconds:7.2f} {mine.loop_cpu_seconds:7.2f} "
-            f"{rate(mine.events, mine.loop_cpu_seconds)} {mine.max_rss_mb:6.0f} {lgs}",
+            f"{rate(mine.events, mine.loop_cpu_seconds)} {mine.max_rss_mb:7.0f} {lgs}",
             flush=True,
         )
         rows.append(row)

@@ -191,6 +191,29 @@ def test_save_and_load_text_and_binary(tmp_path: Path) -> None:
         s.save(tmp_path / "x", format="json")
 
 
+def test_machine_loggp_network_converts_to_nanoseconds() -> None:
+    # The shape of parjava.Machine's networks (kind, parameters in SI units).
+    class Network:
+        kind = "loggp"
+        parameters: ClassVar[dict[str, float]] = {
+            "L": 2.5e-6,
+            "o": 1.5e-6,
+            "g": 1e-6,
+            "G": 6e-9,
+            "O": 0.0,
+            "S": 65535,
+        }
+
+    class TwoNodes:
+        inter_node = Network()
+        intra_node = None
+
+    assert goal.LogGP.from_machine(TwoNodes()) == goal.LogGP()
+    s = goal.parse("num_ranks 2\nrank 0 {\nsend 8b to 1\n}\nrank 1 {\nrecv 8b from 0\n}\n")
+    assert s.simulate(TwoNodes()).end_times.tolist() == [1500, 5542]
+    assert s.simulate(TwoNodes(), G=0).end_times.tolist() == [1500, 5500]
+
+
 def test_machine_without_loggp_is_refused() -> None:
     class Network:
         kind = "hockney"

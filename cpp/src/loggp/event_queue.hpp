@@ -75,10 +75,13 @@ public:
     if (!past_.empty()) {
       return past_.front();
     }
-    if (now_head_ == now_.size()) {
+    if (now_head_ == now_.size() && late_.empty()) {
       refill();
     }
-    return now_[now_head_];
+    if (late_.empty() || (now_head_ < now_.size() && now_[now_head_].seq < late_.front().seq)) {
+      return now_[now_head_];
+    }
+    return late_.front();
   }
 
   // The event `k` places after the earliest one when it is already known cheaply (same time
@@ -96,14 +99,17 @@ public:
     if (!past_.empty()) {
       std::pop_heap(past_.begin(), past_.end(), later);
       past_.pop_back();
-    } else {
+    } else if (now_head_ < now_.size() && now_[now_head_].seq == e.seq) {
       ++now_head_;
+    } else {
+      std::pop_heap(late_.begin(), late_.end(), later);
+      late_.pop_back();
     }
     return e;
   }
 
   [[nodiscard]] std::size_t capacity_bytes() const noexcept {
-    std::size_t n = now_.capacity() + past_.capacity();
+    std::size_t n = now_.capacity() + past_.capacity() + late_.capacity();
     for (const auto &b : buckets_) {
       n += b.capacity();
     }
@@ -119,15 +125,14 @@ private:
   }
 
   void push_now(const Event &e) {
-    // New events carry the largest seq so far and append; re-inserted group entries may not.
+    // New events carry the largest seq so far and append; re-inserted group entries (an older
+    // seq) go to a small heap beside the sorted run, so no insertion shifts it.
     if (now_head_ == now_.size() || now_.back().seq < e.seq) {
       now_.push_back(e);
       return;
     }
-    const auto at =
-        std::upper_bound(now_.begin() + static_cast<std::ptrdiff_t>(now_head_), now_.end(), e.seq,
-                         [](std::uint64_t s, const Event &x) { return s < x.seq; });
-    now_.insert(at, e);
+    late_.push_back(e);
+    std::push_heap(late_.begin(), late_.end(), later);
   }
 
   // "now" is exhausted: advance last_ to the earliest pending time and split its bucket.
@@ -162,6 +167,7 @@ private:
   std::size_t size_ = 0;
   std::vector<Event> now_; // events at time last_, sorted by seq from now_head_
   std::size_t now_head_ = 0;
+  std::vector<Event> late_; // min-heap of events at time last_ pushed out of seq order
   std::array<std::vector<Event>, 65> buckets_;
   std::uint64_t occupied_ = 0; // bit i-1 set: bucket i is not empty
   std::vector<Event> past_;    // min-heap of events before last_

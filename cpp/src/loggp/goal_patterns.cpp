@@ -127,7 +127,7 @@ GoalSchedule binomial_tree_reduce(const PatternOptions &o) {
 }
 
 GoalSchedule dissemination(const PatternOptions &o) {
-  return build("dissemination", o, 2U * ceil_log2(o.ranks), [&](RankWriter &w, std::uint32_t r) {
+  return build("dissemination", o, 2ULL * ceil_log2(o.ranks), [&](RankWriter &w, std::uint32_t r) {
     std::uint32_t previous = kNoOp;
     for (std::uint64_t dist = 1; dist < o.ranks; dist <<= 1U) {
       const std::uint32_t send = w.send(o.bytes, static_cast<std::uint32_t>((r + dist) % o.ranks));
@@ -144,29 +144,30 @@ GoalSchedule allreduce_recursive_doubling(const PatternOptions &o) {
           std::to_string(o.ranks));
   }
   const std::uint32_t steps = ceil_log2(o.ranks);
-  return build("allreduce_recursive_doubling", o, 4U * steps, [&](RankWriter &w, std::uint32_t r) {
-    std::uint64_t bytes = o.bytes;
-    std::uint32_t previous = kNoOp;
-    for (std::uint32_t s = 0; s < steps; ++s) { // reduce-scatter, halving
-      bytes /= 2U;
-      const std::uint32_t peer = r ^ (1U << s);
-      const std::uint32_t send = w.send(bytes, peer);
-      w.requires_op(send, previous);
-      previous = w.reduce_after(w.recv(bytes, peer));
-    }
-    for (std::uint32_t s = steps; s-- > 0;) { // allgather, doubling
-      const std::uint32_t peer = r ^ (1U << s);
-      const std::uint32_t send = w.send(bytes, peer);
-      w.requires_op(send, previous);
-      previous = w.recv(bytes, peer);
-      bytes *= 2U;
-    }
-  });
+  return build("allreduce_recursive_doubling", o, 4ULL * steps,
+               [&](RankWriter &w, std::uint32_t r) {
+                 std::uint64_t bytes = o.bytes;
+                 std::uint32_t previous = kNoOp;
+                 for (std::uint32_t s = 0; s < steps; ++s) { // reduce-scatter, halving
+                   bytes /= 2U;
+                   const std::uint32_t peer = r ^ (1U << s);
+                   const std::uint32_t send = w.send(bytes, peer);
+                   w.requires_op(send, previous);
+                   previous = w.reduce_after(w.recv(bytes, peer));
+                 }
+                 for (std::uint32_t s = steps; s-- > 0;) { // allgather, doubling
+                   const std::uint32_t peer = r ^ (1U << s);
+                   const std::uint32_t send = w.send(bytes, peer);
+                   w.requires_op(send, previous);
+                   previous = w.recv(bytes, peer);
+                   bytes *= 2U;
+                 }
+               });
 }
 
 GoalSchedule allreduce_ring(const PatternOptions &o) {
   const std::uint64_t chunk = o.bytes / o.ranks;
-  return build("allreduce_ring", o, 4U * o.ranks, [&](RankWriter &w, std::uint32_t r) {
+  return build("allreduce_ring", o, 4ULL * o.ranks, [&](RankWriter &w, std::uint32_t r) {
     const std::uint32_t next = (r + 1U) % o.ranks;
     const std::uint32_t prev = (r + o.ranks - 1U) % o.ranks;
     std::uint32_t previous = kNoOp;
@@ -182,7 +183,7 @@ GoalSchedule allreduce_ring(const PatternOptions &o) {
 }
 
 GoalSchedule linear_alltoall(const PatternOptions &o) {
-  return build("linear_alltoall", o, 2U * o.ranks, [&](RankWriter &w, std::uint32_t r) {
+  return build("linear_alltoall", o, 2ULL * o.ranks, [&](RankWriter &w, std::uint32_t r) {
     for (std::uint32_t step = 1; step < o.ranks; ++step) {
       w.send(o.bytes, (r + step) % o.ranks);
       w.recv(o.bytes, (r + o.ranks - step) % o.ranks);

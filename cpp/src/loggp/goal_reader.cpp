@@ -605,6 +605,7 @@ std::vector<GoalSourcePosition> locate_goal_ops(const GoalSchedule &schedule,
   try {
     const MappedFile file(path, ErrorKind::Model);
     std::vector<std::uint32_t> ranks;
+    ranks.reserve(positions.size());
     for (const GoalSourcePosition &p : positions) {
       ranks.push_back(p.rank);
     }

@@ -165,22 +165,22 @@ void GoalScheduleBuilder::end_rank() {
   const std::uint32_t n = rank_size();
   edge_counts_.assign(2U * static_cast<std::size_t>(n), 0U);
   for (const Edge &e : rank_edges_) {
-    ++edge_counts_[2U * e.prerequisite + (e.start ? 1U : 0U)];
+    ++edge_counts_[2ULL * e.prerequisite + (e.start ? 1U : 0U)];
     ++schedule_.ops_[base + e.dependent].dependency_count;
   }
   auto cursor = static_cast<std::uint32_t>(schedule_.dependents_.size());
   for (std::uint32_t i = 0; i < n; ++i) {
     GoalOp &op = schedule_.ops_[base + i];
     op.requires_begin = cursor;
-    op.irequires_begin = cursor + edge_counts_[2U * i];
-    const std::uint32_t total = edge_counts_[2U * i] + edge_counts_[2U * i + 1U];
-    edge_counts_[2U * i] = op.requires_begin; // now: next free slot for each list
-    edge_counts_[2U * i + 1U] = op.irequires_begin;
+    op.irequires_begin = cursor + edge_counts_[2ULL * i];
+    const std::uint32_t total = edge_counts_[2ULL * i] + edge_counts_[2ULL * i + 1U];
+    edge_counts_[2ULL * i] = op.requires_begin; // now: next free slot for each list
+    edge_counts_[2ULL * i + 1U] = op.irequires_begin;
     cursor += total;
   }
   schedule_.dependents_.resize(cursor);
   for (const Edge &e : rank_edges_) {
-    std::uint32_t &slot = edge_counts_[2U * e.prerequisite + (e.start ? 1U : 0U)];
+    std::uint32_t &slot = edge_counts_[2ULL * e.prerequisite + (e.start ? 1U : 0U)];
     schedule_.dependents_[slot++] = base + e.dependent;
   }
   in_rank_ = false;

@@ -36,8 +36,7 @@ public:
         p_(options.parameters), order_(options.order), progress_(options.progress),
         hosts_(schedule.num_ranks()), cpus_(schedule.num_cpus()), nics_(schedule.num_nics()),
         stride_(cpus_ + 2U * nics_), remaining_(schedule.num_ops()),
-        clocks_(static_cast<std::size_t>(hosts_) * stride_, 0), receive_queue_(hosts_),
-        unexpected_queue_(hosts_), groups_(hosts_) {
+        clocks_(static_cast<std::size_t>(hosts_) * stride_, 0), queues_(hosts_), groups_(hosts_) {
     for (OpId i = 0; i < schedule.num_ops(); ++i) {
       remaining_[i] = ops_[i].dependency_count;
     }
@@ -108,12 +107,12 @@ private:
     const GoalOp &op = ops_[near->op];
     if (near->kind() == EntryKind::Message) {
       __builtin_prefetch(clocks_.data() + static_cast<std::size_t>(op.peer) * stride_);
-      receive_queue_.prefetch(op.peer);
+      queues_.prefetch(MatchQueue::Receive, op.peer);
     } else {
       __builtin_prefetch(clocks_.data() + static_cast<std::size_t>(near->host()) * stride_);
       __builtin_prefetch(deps_ + op.requires_begin);
       if (op.kind == OpKind::Recv) {
-        unexpected_queue_.prefetch(near->host());
+        queues_.prefetch(MatchQueue::Unexpected, near->host());
       }
     }
   }
@@ -270,7 +269,7 @@ private:
       // A recv never waits for its CPU and charges nothing (anchor §4 quirk 4).
       started(id, h);
       QueueEntry message{};
-      if (unexpected_queue_.take_first_match(h, op.peer, op.tag, message)) {
+      if (queues_.take_first_match(MatchQueue::Unexpected, h, op.peer, op.tag, message)) {
         // Rendezvous decided by the recv's own size when the message came first (quirk 3);
         // the sender's CPU/NIC indices are the recv's.
         if (is_rendezvous(p_, op.size)) {
@@ -281,7 +280,7 @@ private:
         }
         done(id, h);
       } else {
-        receive_queue_.append(h, QueueEntry{op.peer, op.tag, id, 0});
+        queues_.append(MatchQueue::Receive, h, QueueEntry{op.peer, op.tag, id, 0});
       }
       return true;
     }
@@ -328,7 +327,7 @@ private:
     cpu = receive_cpu_free(p_, t, send.size);
     nic = receive_nic_free(p_, t, send.size);
     QueueEntry recv{};
-    if (receive_queue_.take_first_match(h, sender, send.tag, recv)) {
+    if (queues_.take_first_match(MatchQueue::Receive, h, sender, send.tag, recv)) {
       // Recv posted first: rendezvous decided by the message size (quirk 3).
       if (is_rendezvous(p_, send.size)) {
         done(send_id, sender);
@@ -337,7 +336,7 @@ private:
       }
       done(recv.op, h);
     } else {
-      unexpected_queue_.append(h, QueueEntry{sender, send.tag, send_id, sender});
+      queues_.append(MatchQueue::Unexpected, h, QueueEntry{sender, send.tag, send_id, sender});
     }
     return true;
   }
@@ -508,8 +507,8 @@ private:
     r.events = seq_;
     r.queue_pops = pops_;
     r.blocked_checks = blocked_checks_;
-    r.receive_queue_left = receive_queue_.total();
-    r.unexpected_queue_left = unexpected_queue_.total();
+    r.receive_queue_left = queues_.total(MatchQueue::Receive);
+    r.unexpected_queue_left = queues_.total(MatchQueue::Unexpected);
 
     // Without per-op state: an op that never became ready still counts dependencies (a double
     // done, quirk 3, wraps a counter below zero: that op did run); a started op that did not
@@ -517,10 +516,10 @@ private:
     // an unexpected queue (every message is delivered before the queue drains). Eager sends
     // whose message is left unreceived are reported too.
     std::vector<std::pair<OpId, UnfinishedReason>> left;
-    receive_queue_.for_each([&left](std::uint32_t, const QueueEntry &e) {
+    queues_.for_each(MatchQueue::Receive, [&left](std::uint32_t, const QueueEntry &e) {
       left.emplace_back(e.op, UnfinishedReason::ReceiveNotMatched);
     });
-    unexpected_queue_.for_each([&left](std::uint32_t, const QueueEntry &e) {
+    queues_.for_each(MatchQueue::Unexpected, [&left](std::uint32_t, const QueueEntry &e) {
       left.emplace_back(e.op, UnfinishedReason::MessageNotReceived);
     });
     std::sort(left.begin(), left.end());
@@ -566,8 +565,7 @@ private:
   // send-gap free times (nextgs) and the receive-gap free times (nextgr) of its NICs.
   std::vector<SimTime> clocks_;
   EventQueue queue_;
-  MatchQueues receive_queue_;
-  MatchQueues unexpected_queue_;
+  MatchQueues queues_; // receive and unexpected queues of every host
   BlockedGroups groups_;
 
   std::vector<Released> released_; // ops released by the current event, in release order
