@@ -491,8 +491,13 @@ def pattern(
 # ---- command line (used by `parjava predict --goal FILE`) ---------------------------------
 
 
-def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the GOAL simulation options (``--goal``, ``-L`` ... ``-S``, ``--order``)."""
+def add_cli_arguments(parser: argparse.ArgumentParser, short_flags: bool = True) -> None:
+    """Add the GOAL simulation options (``--goal``, ``-L`` ... ``-S``, ``--order``).
+
+    The LogGP parameters take LogGOPSim's flags: ``-L -o -g -G -O -S`` and its long forms
+    ``--LogGOPS_L`` ... ``--LogGOPS_S``. A verb that needs one of the short letters for
+    something else passes ``short_flags=False`` and keeps only the long forms.
+    """
     group = parser.add_argument_group("GOAL schedules (LogGOPSim-compatible LogGP simulation)")
     group.add_argument(
         "--goal",
@@ -509,7 +514,8 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
         ("-S", "S", "eager/rendezvous threshold, bytes"),
     ):
         group.add_argument(
-            flag,
+            *((flag,) if short_flags else ()),
+            f"--LogGOPS_{name}",
             dest=f"loggp_{name}",
             type=int,
             metavar="N",

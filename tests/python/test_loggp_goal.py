@@ -235,6 +235,22 @@ def test_cli_predict_goal(reduce_file: Path, capsys: pytest.CaptureFixture[str])
     assert "Events: 21" in out and "Host 1: 24776" in out
     assert main(["predict", "--goal", str(reduce_file), "-L", "-5"]) == 2
     assert "must be >= 0" in capsys.readouterr().err
+    # LogGOPSim's long flags work too (anchor ex1 with -O 1 -S 0: rendezvous, 4000 on host 0).
+    one = reduce_file.with_name("one.goal")
+    one.write_text("num_ranks 2\nrank 0 {\nsend 8b to 1\n}\nrank 1 {\nrecv 8b from 0\n}\n")
+    assert main(["predict", "--goal", str(one), "--LogGOPS_O", "1", "--LogGOPS_S", "0"]) == 0
+    assert "Host 0: 4000" in capsys.readouterr().out
+
+
+def test_cli_arguments_without_short_flags() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("-o", dest="output")
+    goal.add_cli_arguments(parser, short_flags=False)
+    args = parser.parse_args(["-o", "out.txt", "--goal", "x.goal", "--LogGOPS_o", "100"])
+    assert (args.output, args.goal, args.loggp_o) == ("out.txt", "x.goal", 100)
+    assert args.order == "stable"
 
 
 def test_cli_deadlock_exit_status(tmp_path: Path) -> None:

@@ -101,6 +101,12 @@ public:
       past_.pop_back();
     } else if (now_head_ < now_.size() && now_[now_head_].seq == e.seq) {
       ++now_head_;
+      // Events keep arriving at the current time while it is served (a chain of irequires
+      // releases a whole rank at time 0): drop the served prefix once it is half the run.
+      if (now_head_ >= kCompactAfter && 2U * now_head_ >= now_.size()) {
+        now_.erase(now_.begin(), now_.begin() + static_cast<std::ptrdiff_t>(now_head_));
+        now_head_ = 0;
+      }
     } else {
       std::pop_heap(late_.begin(), late_.end(), later);
       late_.pop_back();
@@ -117,6 +123,8 @@ public:
   }
 
 private:
+  static constexpr std::size_t kCompactAfter = 4096;
+
   static bool later(const Event &a, const Event &b) noexcept { return earlier(b, a); }
 
   // Bucket 1..64 of a time after last_: 1 + the highest bit in which it differs from last_.
