@@ -7,9 +7,12 @@
 // queue. When that entry comes up, the group's ops are processed in seq order exactly as the
 // individual pops would be; as soon as one finds the resource busy until F, every further member
 // that LogGOPSim would pop before any other queue entry finds the same state (a blocked pop
-// changes nothing), so they all move to time F at once -- in O(1) when they all move and no group
-// waits at F yet, which is the steady state of a host with many pending sends. The event order,
-// hence every result, is the same as retrying one by one. Private to the loggp part.
+// changes nothing), so they all move to time F at once. When every resource of the signature is
+// busy beyond T (or the only free one, a NIC, is always used together with the busy CPU), no
+// entry at time T can change F at all, so all members move regardless of what else is queued at
+// T (Engine::frozen_at). Moving is O(1) when no group waits at F yet, the steady state of a host
+// with many pending sends. The event order, hence every result, is the same as retrying one by
+// one. Private to the loggp part.
 #pragma once
 
 #include <cstdint>
