@@ -14,6 +14,7 @@ _build_dir = _os.environ.get("PARJAVA_BUILD_DIR")
 if _build_dir:
     __path__.append(_os.path.join(_build_dir, "parjava"))
 
+from . import goal, scaling  # noqa: E402  (pure Python until used; _core loads lazily)
 from .errors import (  # noqa: E402
     AnalysisError,
     DeadlockError,
@@ -60,11 +61,13 @@ __all__ = [
     "TraceError",
     "UsageError",
     "__version__",
+    "goal",
     "include_dir",
     "interpret",
     "interpret_node",
     "measured",
     "patterns",
+    "scaling",
     "scan",
     "trace",
 ]

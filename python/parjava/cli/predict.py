@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from .. import goal
 from ..errors import UsageError
 
 EPILOG = """examples:
@@ -102,12 +103,7 @@ def register(subparsers: Any) -> None:
         metavar="PATH",
         help="write the model trace of the largest process count as OTF2 to PATH",
     )
-    try:
-        from .. import goal  # type: ignore[attr-defined]
-    except ImportError:  # the loggp part is not in this build
-        goal = None
-    if goal is not None:
-        goal.add_cli_arguments(parser)
+    goal.add_cli_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -185,8 +181,6 @@ def _checks(items: list[str]) -> list[tuple[int, str, float]]:
 def run(args: argparse.Namespace) -> int:
     """Run the verb; returns the exit status."""
     if getattr(args, "goal", None):
-        from .. import goal  # type: ignore[attr-defined]
-
         return int(goal.run_cli(args))
     if not args.model:
         raise UsageError("give a model JSON file (or --goal FILE for a GOAL schedule)")
