@@ -11,6 +11,13 @@ add_library(OTF2::otf2 UNKNOWN IMPORTED)
 set_target_properties(OTF2::otf2 PROPERTIES IMPORTED_LOCATION "${OTF2_LIBRARY}"
                                             INTERFACE_INCLUDE_DIRECTORIES "${OTF2_INCLUDE_DIR}")
 
+# JSON for the machine description (and other versioned files); header-only.
+find_package(nlohmann_json 3.9 QUIET)
+if(NOT nlohmann_json_FOUND)
+  message(FATAL_ERROR "nlohmann-json not found: `apt-get install -y nlohmann-json3-dev` "
+                      "(or run `make deps`)")
+endif()
+
 set(PARJAVA_HAVE_MPI OFF)
 if(NOT PARJAVA_WITH_MPI STREQUAL "OFF")
   find_package(MPI COMPONENTS C CXX)

@@ -11,6 +11,7 @@ APT_PACKAGES=(
   libgtest-dev                        # C++ unit tests
   libclang-cpp16-dev libclang-16-dev llvm-16-dev clang-16   # the model builder (frontend)
   libdw-dev                           # call-site resolution (return address -> file:line)
+  nlohmann-json3-dev                  # JSON (machine descriptions)
 )
 PY_MODULES=(numpy matplotlib pandas pytest nbclient nbformat ipykernel pybind11 scikit_build_core
             ninja cmake)

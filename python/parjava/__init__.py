@@ -26,6 +26,7 @@ from .errors import (  # noqa: E402
     TraceError,
     UsageError,
 )
+from .model import Model, measured  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -36,9 +37,11 @@ __all__ = [
     "FrontendError",
     "MachineError",
     "MissingDependencyError",
+    "Model",
     "ModelError",
     "RunError",
     "TraceError",
     "UsageError",
     "__version__",
+    "measured",
 ]

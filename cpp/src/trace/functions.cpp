@@ -20,8 +20,10 @@ using M = SendMode;
 using S = CollectiveShape;
 
 constexpr FunctionInfo kUserCode{F::None, "user code", P::User, C::UserCode, G::None,
-                                 M::None,  S::None,     true,    false};
+                                 M::None, S::None,     true,    false};
 
+// One row per line, even past 100 columns: the table is read across.
+// clang-format off
 constexpr std::array kTable = std::to_array<FunctionInfo>({
     {F::MPI_Init, "MPI_Init", P::Mpi, C::Other, G::Other, M::None, S::None, true, false},
     {F::MPI_Init_thread, "MPI_Init_thread", P::Mpi, C::Other, G::Other, M::None, S::None, true, false},
@@ -121,6 +123,7 @@ constexpr std::array kTable = std::to_array<FunctionInfo>({
     {F::ShmemFence, "shmem_fence", P::Shmem, C::Other, G::Shmem, M::None, S::None, true, false},
     {F::ShmemWaitUntil, "shmem_wait_until", P::Shmem, C::Other, G::Shmem, M::None, S::None, true, false},
 });
+// clang-format on
 
 static_assert(kTable.size() == static_cast<std::size_t>(Function::Count_) - 1,
               "every Function needs exactly one row in kTable");
@@ -246,8 +249,8 @@ Function function_by_name(std::string_view name) {
 }
 
 std::optional<Group> group_by_name(std::string_view name) {
-  for (auto g : {G::Collective, G::P2PBlocking, G::P2PNonblocking, G::WaitTest, G::Other,
-                 G::Shmem}) {
+  for (auto g :
+       {G::Collective, G::P2PBlocking, G::P2PNonblocking, G::WaitTest, G::Other, G::Shmem}) {
     if (group_name(g) == name) {
       return g;
     }

@@ -6,6 +6,69 @@
 
 namespace parjava::trace {
 
+const char *event_kind_name(EventKind kind) {
+  switch (kind) {
+  case EventKind::Enter:
+    return "Enter";
+  case EventKind::Leave:
+    return "Leave";
+  case EventKind::Send:
+    return "Send";
+  case EventKind::IsendPost:
+    return "IsendPost";
+  case EventKind::IsendComplete:
+    return "IsendComplete";
+  case EventKind::IrecvPost:
+    return "IrecvPost";
+  case EventKind::Recv:
+    return "Recv";
+  case EventKind::IrecvComplete:
+    return "IrecvComplete";
+  case EventKind::RequestTest:
+    return "RequestTest";
+  case EventKind::RequestCancelled:
+    return "RequestCancelled";
+  case EventKind::CollectiveBegin:
+    return "CollectiveBegin";
+  case EventKind::CollectiveEnd:
+    return "CollectiveEnd";
+  case EventKind::LockRequest:
+    return "LockRequest";
+  case EventKind::LockAcquire:
+    return "LockAcquire";
+  case EventKind::LockRelease:
+    return "LockRelease";
+  case EventKind::RmaPut:
+    return "RmaPut";
+  case EventKind::RmaGet:
+    return "RmaGet";
+  case EventKind::IntervalBegin:
+    return "IntervalBegin";
+  case EventKind::IntervalEnd:
+    return "IntervalEnd";
+  case EventKind::ProgramBegin:
+    return "ProgramBegin";
+  case EventKind::ProgramEnd:
+    return "ProgramEnd";
+  case EventKind::MeasurementOnOff:
+    return "MeasurementOnOff";
+  case EventKind::Metric:
+    return "Metric";
+  case EventKind::Generic:
+    return "Generic";
+  }
+  return "Unknown";
+}
+
+std::uint32_t Trace::location_by_id(std::uint64_t id) const {
+  for (std::uint32_t l = 0; l < locations.size(); ++l) {
+    if (locations[l].id == id) {
+      return l;
+    }
+  }
+  return kNoRef;
+}
+
 std::int32_t Trace::process_count() const {
   std::unordered_set<std::int32_t> ranks;
   for (const auto &loc : locations) {

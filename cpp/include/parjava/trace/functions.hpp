@@ -26,12 +26,12 @@ enum class Category : std::uint8_t {
 // Tracer function groups (seed 000 §5.2: wrappers are divided into groups switched on and off).
 enum class Group : std::uint8_t {
   None = 0,
-  Collective,           // "coll"
-  P2PBlocking,          // "p2p-blocking"
-  P2PNonblocking,       // "p2p-nonblocking"
-  WaitTest,             // "wait-test"
-  Other,                // "other": init, finalize, communicators, probes, persistent requests
-  Shmem,                // "shmem"
+  Collective,     // "coll"
+  P2PBlocking,    // "p2p-blocking"
+  P2PNonblocking, // "p2p-nonblocking"
+  WaitTest,       // "wait-test"
+  Other,          // "other": init, finalize, communicators, probes, persistent requests
+  Shmem,          // "shmem"
 };
 
 // Send mode of a point-to-point send (seed 000 §5.5: standard, buffered, synchronous, ready).
@@ -41,18 +41,20 @@ enum class SendMode : std::uint8_t { None, Standard, Buffered, Synchronous, Read
 // Early Reduce is N-to-1, Wait at NxN is N-to-N) and the PGAS patterns of seed 001.
 enum class CollectiveShape : std::uint8_t {
   None,
-  Barrier,      // pure synchronisation
-  OneToAll,     // Bcast, Scatter(v), shmem_broadcast
-  AllToOne,     // Reduce, Gather(v)
-  AllToAll,     // Allreduce, Allgather(v), Alltoall(v/w), Reduce_scatter(_block), collect, to_all
-  Prefix,       // Scan, Exscan
-  Allocation,   // shmem_malloc / shmem_free: collective allocation (seed 001 P12)
+  Barrier,    // pure synchronisation
+  OneToAll,   // Bcast, Scatter(v), shmem_broadcast
+  AllToOne,   // Reduce, Gather(v)
+  AllToAll,   // Allreduce, Allgather(v), Alltoall(v/w), Reduce_scatter(_block), collect, to_all
+  Prefix,     // Scan, Exscan
+  Allocation, // shmem_malloc / shmem_free: collective allocation (seed 001 P12)
 };
 
 enum class Paradigm : std::uint8_t { User, Mpi, Shmem, Pthread, OpenMP, Measurement, Unknown };
 
 // Every function parjava classifies. Keep grouped by family; the table in functions.cpp gives
 // each one its properties. `None` marks a region that is not a known runtime function.
+// One family per line reads better than one name per line.
+// clang-format off
 enum class Function : std::uint16_t {
   None = 0,
   // MPI environment and communicators
@@ -84,6 +86,7 @@ enum class Function : std::uint16_t {
   ShmemMalloc, ShmemFree, ShmemPut, ShmemGet, ShmemQuiet, ShmemFence, ShmemWaitUntil,
   Count_
 };
+// clang-format on
 
 struct FunctionInfo {
   Function function;
@@ -91,10 +94,10 @@ struct FunctionInfo {
   Paradigm paradigm;
   Category category;
   Group group;
-  SendMode send_mode;     // for sends (blocking and non-blocking)
-  CollectiveShape shape;  // for collectives
-  bool blocking;          // false for MPI_I*, Test*, Iprobe and the non-blocking collectives
-  bool receives;          // Recv, Irecv, Sendrecv*: the call receives a message
+  SendMode send_mode;    // for sends (blocking and non-blocking)
+  CollectiveShape shape; // for collectives
+  bool blocking;         // false for MPI_I*, Test*, Iprobe and the non-blocking collectives
+  bool receives;         // Recv, Irecv, Sendrecv*: the call receives a message
 };
 
 // Properties of a function; function_info(Function::None) describes user code.

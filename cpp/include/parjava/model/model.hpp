@@ -1,0 +1,98 @@
+// The program model (seed 000 notes §2.3, Def. 3.1.1-3.1.6; ARCHITECTURE §3 "Program model"):
+// program parameters, global control variables, functions whose bodies are control trees, and
+// the node arena. Models come from the frontend (Clang), from the Python builder, or from JSON
+// (model_json.hpp); validate() checks everything the interpreter relies on and names the node id
+// and field of each defect.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "parjava/model/bytecode.hpp"
+#include "parjava/model/node.hpp"
+
+namespace parjava::model {
+
+inline constexpr int kModelSchemaVersion = 1;
+
+// A program parameter: a value fixed for one interpretation (N, niter, ...), overridable.
+struct Parameter {
+  std::string name;
+  Value value;
+  std::string doc;
+};
+
+// A global control variable (notes 000 §3.5 GCVariables): one copy per logical process,
+// initialised before the entry function runs.
+struct GlobalVariable {
+  std::string name;
+  Expression init;
+};
+
+// A calling context (Remark 3.1.8, Def. 3.1.14): constant actual parameters of one call shape.
+struct CallingContext {
+  std::int32_t number = 0;
+  std::vector<Expression> args;
+};
+
+struct Function {
+  std::string name;
+  std::vector<std::string> params;
+  NodeIndex body = kNoNode;
+  SourceRange source;
+  std::vector<CallingContext> contexts;
+};
+
+class Model {
+public:
+  std::string name;
+  std::vector<std::string> files; // source files referred to by SourceRange::file
+  std::vector<Parameter> parameters;
+  std::vector<GlobalVariable> globals;
+  std::vector<Function> functions;
+  std::string entry = "main";
+  std::vector<Node> nodes;
+
+  // Structural and semantic validation; throws Error(Model) naming the node id and field.
+  // Also rebuilds the id index and parent links, so call it after editing nodes.
+  void validate();
+
+  [[nodiscard]] NodeIndex index_of(NodeId id) const; // throws Error(Usage) if unknown
+  [[nodiscard]] bool has_node(NodeId id) const { return index_.contains(id); }
+  [[nodiscard]] const Node &node(NodeId id) const { return nodes[index_of(id)]; }
+  [[nodiscard]] NodeIndex parent(NodeIndex n) const { return parents_[n]; }
+  // The function whose body contains node n.
+  [[nodiscard]] std::size_t function_of(NodeIndex n) const { return owner_[n]; }
+  [[nodiscard]] const Function *function(std::string_view fname) const;
+  [[nodiscard]] std::size_t function_index(std::string_view fname) const; // npos if none
+  [[nodiscard]] const Parameter *parameter(std::string_view pname) const;
+  [[nodiscard]] NodeId max_id() const;
+
+  // "node 12 (jacobi.c:40)" for messages.
+  [[nodiscard]] std::string describe(NodeIndex n) const;
+  [[nodiscard]] std::string location(const SourceRange &range) const; // "file:line" or ""
+
+  // Append a node and return its index (ids must be unique; validate() checks).
+  NodeIndex add(Node node);
+
+  // Local variables of each function (params, loop variables, assigned names, operation
+  // outputs), computed by validate(), in order of first appearance.
+  [[nodiscard]] const std::vector<std::string> &locals(std::size_t function) const {
+    return locals_[function];
+  }
+  // Names of communicators created by Comm_split / Comm_dup anywhere in the model.
+  [[nodiscard]] const std::vector<std::string> &communicator_names() const { return comms_; }
+
+private:
+  std::unordered_map<NodeId, NodeIndex> index_;
+  std::vector<NodeIndex> parents_;
+  std::vector<std::size_t> owner_;
+  std::vector<std::vector<std::string>> locals_;
+  std::vector<std::string> comms_;
+  friend class ModelValidator;
+};
+
+} // namespace parjava::model

@@ -1,0 +1,19 @@
+// Reading the events of every location of an OTF2 archive into a TraceBuilder.
+#pragma once
+
+#include <otf2/otf2.h>
+
+#include "otf2_files.hpp"
+#include "otf2_status.hpp"
+#include "otf2_translation.hpp"
+#include "parjava/trace/builder.hpp"
+
+namespace parjava::trace::detail {
+
+// Read each location's local definitions (mapping tables, clock offsets) and events, location
+// by location (OTF2_Reader_ReadAllLocalEvents: no merge by time across locations, which the
+// global reader would do at a large cost). Throws TraceError for a missing or damaged file.
+void read_events(OTF2_Reader *reader, const ArchiveFiles &files, const EventTranslation &x,
+                 Otf2ErrorScope &errors, TraceBuilder &builder);
+
+} // namespace parjava::trace::detail

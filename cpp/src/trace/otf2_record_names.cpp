@@ -1,0 +1,19 @@
+// Names of OTF2 event records, for Generic events (EventKind::Generic, aux = record id).
+#include "otf2_records.hpp"
+#include "parjava/trace/otf2.hpp"
+
+namespace parjava::trace {
+
+std::string_view otf2_record_name(std::uint64_t record) {
+  switch (record) {
+#define PARJAVA_NAME(Name, NAME, ID)                                                               \
+  case ID:                                                                                         \
+    return #NAME;
+    PARJAVA_OTF2_EVENT_RECORDS(PARJAVA_NAME)
+#undef PARJAVA_NAME
+  default:
+    return "UNKNOWN";
+  }
+}
+
+} // namespace parjava::trace
