@@ -26,6 +26,7 @@ from .errors import (  # noqa: E402
     TraceError,
     UsageError,
 )
+from .frontend import SourceModel, build_model  # noqa: E402
 from .model import Model, measured  # noqa: E402
 
 __version__ = "0.1.0"
@@ -40,8 +41,10 @@ __all__ = [
     "Model",
     "ModelError",
     "RunError",
+    "SourceModel",
     "TraceError",
     "UsageError",
     "__version__",
+    "build_model",
     "measured",
 ]

@@ -249,9 +249,9 @@ ClassifiedCall CallClassifier::classify(const clang::Expr *call, clang::ASTConte
     }
   }
 
-  const bool global_c_name = !out.callee->isCXXClassMember() &&
-                             (out.callee->getDeclContext()->isTranslationUnit() ||
-                              out.callee->isExternC() || is_std(out.callee));
+  const bool global_c_name =
+      !out.callee->isCXXClassMember() && (out.callee->getDeclContext()->isTranslationUnit() ||
+                                          out.callee->isExternC() || is_std(out.callee));
   if (global_c_name && is_mpi_name(name)) {
     out.kind = CallClass::Mpi;
     out.mpi = find_mpi_function(name);
@@ -271,8 +271,8 @@ ClassifiedCall CallClassifier::classify(const clang::Expr *call, clang::ASTConte
       out.kind = CallClass::ThreadJoin;
       return out;
     }
-    if (is_one_of(name, {"pthread_mutex_lock", "pthread_spin_lock", "sem_wait",
-                         "omp_set_lock", "pthread_rwlock_wrlock", "pthread_rwlock_rdlock"})) {
+    if (is_one_of(name, {"pthread_mutex_lock", "pthread_spin_lock", "sem_wait", "omp_set_lock",
+                         "pthread_rwlock_wrlock", "pthread_rwlock_rdlock"})) {
       out.kind = CallClass::ThreadOp;
       out.operation = "lock";
       out.object = out.args.empty() ? nullptr : out.args.front();

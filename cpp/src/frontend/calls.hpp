@@ -31,17 +31,17 @@ enum class CallClass : std::uint8_t {
 
 struct ClassifiedCall {
   CallClass kind = CallClass::External;
-  const clang::Expr *expr = nullptr;             // CallExpr or CXXConstructExpr
+  const clang::Expr *expr = nullptr; // CallExpr or CXXConstructExpr
   const clang::FunctionDecl *callee = nullptr;
-  std::string name;                              // callee name as written in messages
-  const MpiFunction *mpi = nullptr;              // Mpi
-  FunctionId user = kNoFunction;                 // User
-  std::string operation;                         // ThreadOp: model operation name
-  const clang::Expr *object = nullptr;           // ThreadOp/ScopedLock: the lock or atomic
-  int argv_index = -1;                           // ArgvNumber
-  bool argv_floating = false;                    // ArgvNumber: atof / strtod
-  std::string math;                              // Math: expression-language function
-  std::vector<const clang::Expr *> args;         // the call's arguments
+  std::string name;                      // callee name as written in messages
+  const MpiFunction *mpi = nullptr;      // Mpi
+  FunctionId user = kNoFunction;         // User
+  std::string operation;                 // ThreadOp: model operation name
+  const clang::Expr *object = nullptr;   // ThreadOp/ScopedLock: the lock or atomic
+  int argv_index = -1;                   // ArgvNumber
+  bool argv_floating = false;            // ArgvNumber: atof / strtod
+  std::string math;                      // Math: expression-language function
+  std::vector<const clang::Expr *> args; // the call's arguments
 };
 
 class CallClassifier {

@@ -191,8 +191,8 @@ ParsedSources parse_sources(const BuildOptions &options) {
       throw Error(ErrorKind::Usage, "no source files given (pass files, or a "
                                     "compile_commands.json)");
     }
-    db = std::make_unique<clang::tooling::FixedCompilationDatabase>(
-        fs::current_path().string(), parse_flags);
+    db = std::make_unique<clang::tooling::FixedCompilationDatabase>(fs::current_path().string(),
+                                                                    parse_flags);
   }
   if (sources.empty()) {
     throw Error(ErrorKind::Usage, "the compilation database lists no source files");

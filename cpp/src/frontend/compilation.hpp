@@ -16,8 +16,8 @@ namespace parjava::frontend {
 // How one source file is compiled: the compiler command line as the user gave it (for the
 // instrumented copy) and the directory it runs in.
 struct CompileCommand {
-  std::string file;      // absolute path
-  std::string directory; // working directory of the command
+  std::string file;                   // absolute path
+  std::string directory;              // working directory of the command
   std::vector<std::string> arguments; // argv, compiler first, including the source file
 };
 

@@ -63,8 +63,7 @@ bool global_like(const Variable &v) {
 
 class Analysis {
 public:
-  Analysis(Program &program, const ExpressionWriter &writer)
-      : p_(program), writer_(writer) {}
+  Analysis(Program &program, const ExpressionWriter &writer) : p_(program), writer_(writer) {}
 
   void run() {
     mark_builtins();
@@ -200,17 +199,19 @@ private:
         }
         const clang::Expr *arg = i < node.args.size() ? node.args[i] : nullptr;
         if (arg == nullptr) {
-          changed = knock_out(param, "parameter '" + p_.variables[param].source_name +
-                                         "' of " + callee.name + "() gets no value from " +
-                                         p_.functions[f].name + "()",
-                              p_.variables[param].location) ||
-                    changed;
+          changed =
+              knock_out(param,
+                        "parameter '" + p_.variables[param].source_name + "' of " + callee.name +
+                            "() gets no value from " + p_.functions[f].name + "()",
+                        p_.variables[param].location) ||
+              changed;
           continue;
         }
         const WriteResult r = writer_.write(arg, f, o);
         if (!r.ok) {
-          changed = knock_out(param, "parameter '" + p_.variables[param].source_name + "' of " +
-                                         callee.name + "() receives " + r.why,
+          changed = knock_out(param,
+                              "parameter '" + p_.variables[param].source_name + "' of " +
+                                  callee.name + "() receives " + r.why,
                               r.where) ||
                     changed;
         }
@@ -221,8 +222,11 @@ private:
       if (slot != kNoVar && p_.variables[slot].representable) {
         const WriteResult r = writer_.write(node.return_value, f);
         if (!r.ok) {
-          changed = knock_out(slot, "the value " + p_.functions[f].name + "() returns depends "
-                                                                          "on " + r.why,
+          changed = knock_out(slot,
+                              "the value " + p_.functions[f].name +
+                                  "() returns depends "
+                                  "on " +
+                                  r.why,
                               r.where) ||
                     changed;
         }
@@ -315,9 +319,8 @@ private:
     for (FunctionId f = 0; f < p_.functions.size(); ++f) {
       for (StructIndex n : nodes_of(f)) {
         StructNode &node = p_.nodes[n];
-        const bool has_condition =
-            node.kind == StructKind::If || node.kind == StructKind::IfElse ||
-            node.kind == StructKind::Switch || is_loop(node.kind);
+        const bool has_condition = node.kind == StructKind::If || node.kind == StructKind::IfElse ||
+                                   node.kind == StructKind::Switch || is_loop(node.kind);
         if (!has_condition) {
           continue;
         }
@@ -589,8 +592,7 @@ private:
     // Recursion: a function that reaches itself through the call graph.
     for (FunctionId f = 0; f < p_.functions.size(); ++f) {
       std::set<FunctionId> seen;
-      std::vector<FunctionId> stack(p_.functions[f].callees.begin(),
-                                    p_.functions[f].callees.end());
+      std::vector<FunctionId> stack(p_.functions[f].callees.begin(), p_.functions[f].callees.end());
       while (!stack.empty()) {
         const FunctionId g = stack.back();
         stack.pop_back();
@@ -655,15 +657,16 @@ private:
         for (const Effect &e : node.effects) {
           if (e.kept) {
             ++kept;
-          } else if (e.kind != Effect::Kind::Operation) {
+          } else if (e.kind != Effect::Kind::Operation &&
+                     p_.variables[e.var].scope != VarScope::Builtin) {
             removed.insert(p_.variables[e.var].source_name);
           }
         }
         if (node.opaque) {
           const bool loop = is_loop(node.kind);
           const auto where = opaque_where_.find(n);
-          std::string msg = std::string(loop ? "trip count" : "branch") + " of '" +
-                            node.label + "' depends on " + node.opaque_reason;
+          std::string msg = std::string(loop ? "trip count" : "branch") + " of '" + node.label +
+                            "' depends on " + node.opaque_reason;
           if (where != opaque_where_.end() && where->second.isValid()) {
             const clang::SourceManager &sm = fn.context->getSourceManager();
             const auto ploc = sm.getPresumedLoc(sm.getExpansionLoc(where->second));
@@ -698,8 +701,9 @@ private:
         }
       }
       if (statements > 0 || !data.empty()) {
-        std::string msg = std::to_string(statements) + " statements reduced to their measured "
-                                                       "time, " +
+        std::string msg = std::to_string(statements) +
+                          " statements reduced to their measured "
+                          "time, " +
                           std::to_string(kept) + " control assignments kept";
         if (!data.empty()) {
           std::sort(data.begin(), data.end());
@@ -712,8 +716,8 @@ private:
             msg += ", ... (" + std::to_string(data.size()) + " in all)";
           }
         }
-        p_.diagnostics.push_back(at(f, fn.decl->getBeginLoc(), DiagnosticKind::Reduced,
-                                    Severity::Note, msg));
+        p_.diagnostics.push_back(
+            at(f, fn.decl->getBeginLoc(), DiagnosticKind::Reduced, Severity::Note, msg));
       }
     }
   }

@@ -1,5 +1,7 @@
 #include "parjava/frontend/diagnostic.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace parjava::frontend {
 
 std::string_view diagnostic_kind_name(DiagnosticKind kind) {
@@ -62,6 +64,21 @@ std::vector<Diagnostic> filter(const std::vector<Diagnostic> &all, DiagnosticKin
     }
   }
   return out;
+}
+
+std::string diagnostics_to_json(const std::vector<Diagnostic> &all, int indent) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto &d : all) {
+    list.push_back({{"kind", std::string(diagnostic_kind_name(d.kind))},
+                    {"severity", std::string(severity_name(d.severity))},
+                    {"file", d.file},
+                    {"line", d.line},
+                    {"column", d.column},
+                    {"function", d.function},
+                    {"node", d.node},
+                    {"message", d.message}});
+  }
+  return list.dump(indent);
 }
 
 } // namespace parjava::frontend

@@ -228,8 +228,10 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
   case CallClass::Mpi: {
     const MpiFunction *mpi = call.mpi;
     if (mpi == nullptr) {
-      out_arguments(call, vars, out, "written by " + call.name + "(), which the model does "
-                                                                 "not know");
+      out_arguments(call, vars, out,
+                    "written by " + call.name +
+                        "(), which the model does "
+                        "not know");
       break;
     }
     const auto arg = [&](int i) -> const clang::Expr * {
@@ -354,16 +356,16 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
         for (int b : buffers) {
           const VarId var = out_var(b);
           if (var != kNoVar) {
-            out.push_back(havoc(var, "received by " + call.name +
-                                         " (the model does not transfer data)",
-                                where));
+            out.push_back(havoc(
+                var, "received by " + call.name + " (the model does not transfer data)", where));
           }
         }
       }
       break;
-    case MpiRole::Init:
+    case MpiRole::Init: // MPI_Init(&argc, &argv) leaves the program's arguments alone
     case MpiRole::Finalize:
     case MpiRole::Wtime:
+      break;
     case MpiRole::Local:
       out_arguments(call, vars, out, "written by " + call.name + "()");
       break;
@@ -371,8 +373,7 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
     break;
   }
   case CallClass::User:
-    out_arguments(call, vars, out, "written through a pointer or reference by " + call.name +
-                                       "()");
+    out_arguments(call, vars, out, "written through a pointer or reference by " + call.name + "()");
     break;
   case CallClass::External:
   case CallClass::Indirect: {
@@ -384,8 +385,7 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
       if (sub != nullptr && var != kNoVar) {
         const auto *base =
             llvm::dyn_cast<clang::DeclRefExpr>(sub->getBase()->IgnoreParenImpCasts());
-        const auto *param =
-            base ? llvm::dyn_cast<clang::ParmVarDecl>(base->getDecl()) : nullptr;
+        const auto *param = base ? llvm::dyn_cast<clang::ParmVarDecl>(base->getDecl()) : nullptr;
         clang::Expr::EvalResult index;
         if (param != nullptr && param->getFunctionScopeIndex() == 1 &&
             sub->getIdx()->EvaluateAsInt(index, vars.context())) {
@@ -420,9 +420,8 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
             e.text = "0";
             e.location = where;
             out.push_back(std::move(e));
-          } else if (m == "push_back" || m == "emplace_back" || m == "pop_back" ||
-                     m == "insert" || m == "erase" || m == "assign" || m == "swap" ||
-                     m == "emplace") {
+          } else if (m == "push_back" || m == "emplace_back" || m == "pop_back" || m == "insert" ||
+                     m == "erase" || m == "assign" || m == "swap" || m == "emplace") {
             out.push_back(havoc(size, "the size of a vector changed by " + m + "()", where));
           }
         }

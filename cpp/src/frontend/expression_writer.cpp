@@ -129,8 +129,9 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
     }
     const VarId var = vars.lvalue(e);
     if (var == kNoVar) {
-      return fail("'" + source_text(e, ctx, 40) + "' is data the model does not keep (an "
-                                                   "array, pointer or record)",
+      return fail("'" + source_text(e, ctx, 40) +
+                      "' is data the model does not keep (an "
+                      "array, pointer or record)",
                   e);
     }
     if (o.rank_as_peer && program_.variables[var].scope == VarScope::Builtin &&
@@ -184,8 +185,9 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
       if (const auto *ewc = llvm::dyn_cast<clang::ImplicitCastExpr>(cast)) {
         (void)ewc;
       }
-      return fail("'" + source_text(e, ctx, 40) + "' is a conversion the model does not "
-                                                   "follow",
+      return fail("'" + source_text(e, ctx, 40) +
+                      "' is a conversion the model does not "
+                      "follow",
                   e);
     }
   }
@@ -210,12 +212,12 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
       op = "~";
       break;
     case clang::UO_Deref:
-      return fail("'" + source_text(e, ctx, 40) + "' reads through a pointer (data the model "
-                                                   "does not keep)",
+      return fail("'" + source_text(e, ctx, 40) +
+                      "' reads through a pointer (data the model "
+                      "does not keep)",
                   e);
     default:
-      return fail("'" + source_text(e, ctx, 40) + "' changes a variable inside an expression",
-                  e);
+      return fail("'" + source_text(e, ctx, 40) + "' changes a variable inside an expression", e);
     }
     WriteResult r = expr(unary->getSubExpr(), f, o, ctx);
     return r.ok ? ok("(" + std::string(op) + r.text + ")") : r;
@@ -233,8 +235,9 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
     }
     if (binary->getLHS()->getType()->isPointerType() ||
         binary->getRHS()->getType()->isPointerType()) {
-      return fail("'" + source_text(e, ctx, 40) + "' is pointer arithmetic or a pointer "
-                                                   "comparison (data the model does not keep)",
+      return fail("'" + source_text(e, ctx, 40) +
+                      "' is pointer arithmetic or a pointer "
+                      "comparison (data the model does not keep)",
                   e);
     }
     WriteResult l = expr(binary->getLHS(), f, o, ctx);
@@ -284,8 +287,8 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
       if (program_.parameter(pname) == nullptr) {
         ProgramParameter p;
         p.name = pname;
-        p.doc = "argv[" + std::to_string(c.argv_index) + "] read as a number by " + c.name +
-                "()";
+        p.doc = "argv[" + std::to_string(c.argv_index) + "] read as a number by " + c.name + "()";
+        p.floating = c.argv_floating;
         program_.add_parameter(std::move(p));
       }
       return ok(c.argv_floating ? "float(" + pname + ")" : pname);
@@ -308,8 +311,9 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
     }
   }
   if (llvm::isa<clang::ArraySubscriptExpr>(e)) {
-    return fail("'" + source_text(e, ctx, 40) + "' reads an array element (data the model "
-                                                 "does not keep)",
+    return fail("'" + source_text(e, ctx, 40) +
+                    "' reads an array element (data the model "
+                    "does not keep)",
                 e);
   }
   return fail("'" + source_text(e, ctx, 40) + "' (" + e->getStmtClassName() +
@@ -342,8 +346,7 @@ WriteResult ExpressionWriter::datatype_size(const clang::Expr *datatype, Functio
       return ok(name(var));
     }
   }
-  return fail("the size of datatype '" + source_text(datatype, ctx, 40) + "' is unknown",
-              datatype);
+  return fail("the size of datatype '" + source_text(datatype, ctx, 40) + "' is unknown", datatype);
 }
 
 WriteResult ExpressionWriter::effect_value(const Effect &effect, FunctionId f,
@@ -360,8 +363,8 @@ WriteResult ExpressionWriter::effect_value(const Effect &effect, FunctionId f,
       return r;
     }
     std::string text = "(" + self + " " +
-                       std::string(clang::BinaryOperator::getOpcodeStr(effect.op)) + " " +
-                       r.text + ")";
+                       std::string(clang::BinaryOperator::getOpcodeStr(effect.op)) + " " + r.text +
+                       ")";
     if (var.type == VarType::Integer && effect.value->getType()->isRealFloatingType()) {
       text = "int(" + text + ")";
     }

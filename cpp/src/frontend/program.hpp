@@ -54,13 +54,13 @@ enum class VarType : std::uint8_t {
 };
 
 struct Variable {
-  std::string source_name;             // as written ("nx_", "status.MPI_SOURCE")
-  std::string model_name;              // unique valid model identifier
+  std::string source_name; // as written ("nx_", "status.MPI_SOURCE")
+  std::string model_name;  // unique valid model identifier
   VarScope scope = VarScope::Local;
   VarType type = VarType::Other;
   const clang::ValueDecl *decl = nullptr; // VarDecl, ParmVarDecl or FieldDecl (null: synthetic)
-  FunctionId function = kNoFunction;    // owner of locals, parameters and return slots
-  std::uint32_t param_index = 0;        // Parameter: position
+  FunctionId function = kNoFunction;      // owner of locals, parameters and return slots
+  std::uint32_t param_index = 0;          // Parameter: position
   clang::SourceLocation location;
   // Analysis results (control_analysis.cpp).
   bool representable = true; // every definition is an expression the model can evaluate
@@ -102,7 +102,14 @@ struct Effect {
 
 // Node kinds of the structured form; each becomes the model node of the same name.
 enum class StructKind : std::uint8_t {
-  Sequence, If, IfElse, Switch, For, While, DoWhile, TaskGroup,
+  Sequence,
+  If,
+  IfElse,
+  Switch,
+  For,
+  While,
+  DoWhile,
+  TaskGroup,
   Block,         // cb: straight-line statements
   UserCall,      // ufc
   ExternalCall,  // efc
@@ -118,14 +125,14 @@ bool is_loop(StructKind kind);
 // One argument of a communication leaf, before translation: a Clang expression to translate, a
 // model text already decided (MPI constants, names), or a bytes product of count × datatype.
 struct CommArg {
-  std::string name;          // the model argument name ("dest", "bytes", "request", ...)
+  std::string name; // the model argument name ("dest", "bytes", "request", ...)
   const clang::Expr *expr = nullptr;
   const clang::Expr *count = nullptr;    // bytes: count expression
   const clang::Expr *datatype = nullptr; // bytes: datatype expression
-  std::string text;          // decided model text (names, constants) when expr is null
-  bool is_name = false;      // Comm / Request / Variable / Lock / Choice argument
-  bool substitute_peer = false; // v-collectives: the block of rank `peer` is its own count
-  VarId var = kNoVar;            // status_source / status_tag / flag / index: the output
+  std::string text;                      // decided model text (names, constants) when expr is null
+  bool is_name = false;                  // Comm / Request / Variable / Lock / Choice argument
+  bool substitute_peer = false;          // v-collectives: the block of rank `peer` is its own count
+  VarId var = kNoVar;                    // status_source / status_tag / flag / index: the output
   std::vector<VarId> uses;
 };
 
@@ -147,22 +154,22 @@ struct StructNode {
   std::vector<VarId> uses; // variables the condition, selector or returned value reads
 
   // Conditions and loops.
-  const clang::Expr *cond = nullptr;      // if, loops; switch selector
-  std::vector<Effect> init, update;       // for
-  const clang::Stmt *stmt = nullptr;      // the Clang statement (loops, if, switch)
-  const clang::Stmt *loop_body = nullptr; // loops: the body statement (iteration probes)
-  std::vector<SwitchLabel> cases;         // switch, parallel to children
-  bool range_for = false;                 // for (x : container): trips from the container
+  const clang::Expr *cond = nullptr;       // if, loops; switch selector
+  std::vector<Effect> init, update;        // for
+  const clang::Stmt *stmt = nullptr;       // the Clang statement (loops, if, switch)
+  const clang::Stmt *loop_body = nullptr;  // loops: the body statement (iteration probes)
+  std::vector<SwitchLabel> cases;          // switch, parallel to children
+  bool range_for = false;                  // for (x : container): trips from the container
   const clang::Expr *trips_hint = nullptr; // range-for: container whose size is the trip count
 
   // Calls.
-  const clang::Expr *call = nullptr; // the call expression
-  FunctionId callee = kNoFunction;   // UserCall
-  std::string callee_name;           // UserCall, ExternalCall, Communication (source name)
-  std::vector<const clang::Expr *> args; // UserCall: actual parameters
+  const clang::Expr *call = nullptr;        // the call expression
+  FunctionId callee = kNoFunction;          // UserCall
+  std::string callee_name;                  // UserCall, ExternalCall, Communication (source name)
+  std::vector<const clang::Expr *> args;    // UserCall: actual parameters
   std::vector<std::vector<VarId>> arg_uses; // UserCall: variables each argument reads
-  VarId result = kNoVar;             // UserCall: variable receiving the return value
-  std::string operation;             // Communication: model operation name ("MPI_Send", "lock")
+  VarId result = kNoVar;                    // UserCall: variable receiving the return value
+  std::string operation; // Communication: model operation name ("MPI_Send", "lock")
   std::vector<CommArg> comm_args;
   bool zero_time = false; // MPI_Init / MPI_Finalize: outside the measured region
 
@@ -172,9 +179,9 @@ struct StructNode {
   std::string tasks_text;
   const clang::Stmt *task_loop = nullptr;
   VarId task_var = kNoVar;
-  bool omp_chunk = false;  // for: an OpenMP work-sharing loop, iterations split among tasks
-  std::string cond_text;   // a condition already in model syntax ("task == 0")
-  VarId counter = kNoVar;  // range-for over a vector: the synthetic iteration counter
+  bool omp_chunk = false; // for: an OpenMP work-sharing loop, iterations split among tasks
+  std::string cond_text;  // a condition already in model syntax ("task == 0")
+  VarId counter = kNoVar; // range-for over a vector: the synthetic iteration counter
 
   // Return: the returned expression (control-return functions keep it).
   const clang::Expr *return_value = nullptr;
@@ -186,15 +193,15 @@ struct StructNode {
   std::string reduced_reason;
 
   // Analysis results.
-  bool control = false;        // the node decides control flow (its condition is kept)
-  bool opaque = false;         // condition depends on data the model does not keep
+  bool control = false; // the node decides control flow (its condition is kept)
+  bool opaque = false;  // condition depends on data the model does not keep
   std::string opaque_reason;
-  bool communicates = false;   // the subtree has a cfc, a task group or a ufc that does
-  std::uint32_t model_id = 0;  // id of the model node emitted for it (0: none yet)
+  bool communicates = false;  // the subtree has a cfc, a task group or a ufc that does
+  std::uint32_t model_id = 0; // id of the model node emitted for it (0: none yet)
 };
 
 struct FunctionInfo {
-  std::string name;         // model name (qualified, disambiguated for overloads)
+  std::string name; // model name (qualified, disambiguated for overloads)
   const clang::FunctionDecl *decl = nullptr;
   clang::ASTContext *context = nullptr;
   std::vector<VarId> params; // one per declared parameter (kNoVar for unnamed)
@@ -204,7 +211,7 @@ struct FunctionInfo {
   std::string unstructured_reason;
   clang::SourceLocation unstructured_at;
   bool recursive = false;
-  bool communicates = false; // calls MPI or thread operations, directly or through callees
+  bool communicates = false;    // calls MPI or thread operations, directly or through callees
   bool returns_control = false; // ControlReturnMethods
   bool called = false;
   std::vector<FunctionId> callees;
@@ -216,7 +223,7 @@ struct FunctionInfo {
 struct ProgramParameter {
   std::string name;
   std::string doc;
-  std::int64_t default_value = 0;
+  bool floating = false; // read with atof / strtod
 };
 
 class Program {

@@ -11,6 +11,7 @@
 
 #include "control_analysis.hpp"
 #include "parjava/error.hpp"
+#include "parjava/model/expression.hpp"
 #include "structure_builder.hpp"
 
 namespace parjava::frontend {
@@ -19,11 +20,7 @@ namespace {
 
 // Names the model reserves (builtins and functions of the expression language).
 bool reserved(const std::string &name) {
-  static const std::set<std::string> names = {
-      "rank", "size", "thread", "nthreads", "peer", "task", "ANY_SOURCE", "ANY_TAG",
-      "PROC_NULL", "min", "max", "abs", "floor", "ceil", "round", "trunc", "log2", "log", "exp",
-      "sqrt", "pow", "int", "float", "true", "false", "argc", "world", "self", "nan", "inf"};
-  if (names.contains(name)) {
+  if (!model::is_valid_variable_name(name) || name == "argc" || name == "world" || name == "self") {
     return true;
   }
   // Program parameters argv1, argv2, ...
@@ -263,9 +260,9 @@ std::string describe_structure(const Program &program) {
   std::ostringstream out;
   const std::function<void(StructIndex, int)> show = [&](StructIndex n, int depth) {
     const StructNode &node = program.nodes[n];
-    static const char *kinds[] = {"seq", "if", "if-else", "switch", "for", "while",
-                                  "do-while", "task_group", "cb", "ufc", "efc", "cfc",
-                                  "ret", "break", "continue", "rb"};
+    static const char *kinds[] = {"seq",      "if",         "if-else",  "switch", "for", "while",
+                                  "do-while", "task_group", "cb",       "ufc",    "efc", "cfc",
+                                  "ret",      "break",      "continue", "rb"};
     out << std::string(static_cast<std::size_t>(depth) * 2, ' ')
         << kinds[static_cast<int>(node.kind)];
     if (!node.label.empty()) {
@@ -307,9 +304,9 @@ std::string describe_structure(const Program &program) {
   }
   out << "variables:\n";
   for (const auto &v : program.variables) {
-    out << "  " << v.model_name << " (" << v.source_name << ")"
-        << (v.control ? " control" : "") << (v.representable ? "" : " data: ")
-        << (v.representable ? "" : v.unrepresentable_reason) << "\n";
+    out << "  " << v.model_name << " (" << v.source_name << ")" << (v.control ? " control" : "")
+        << (v.representable ? "" : " data: ") << (v.representable ? "" : v.unrepresentable_reason)
+        << "\n";
   }
   for (const auto &d : program.diagnostics) {
     out << d.format() << "\n";

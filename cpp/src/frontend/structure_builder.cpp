@@ -134,8 +134,8 @@ class Builder {
 public:
   Builder(Program &program, const CallClassifier &calls, FunctionId function)
       : program_(program), calls_(calls), function_(function),
-        context_(*program.functions[function].context),
-        sm_(context_.getSourceManager()), vars_(program, context_, function) {}
+        context_(*program.functions[function].context), sm_(context_.getSourceManager()),
+        vars_(program, context_, function) {}
 
   void build() {
     FunctionInfo &fn = program_.functions[function_];
@@ -234,8 +234,8 @@ private:
 
   Seq open_sequence(const clang::Stmt *s) {
     Seq seq;
-    seq.node = program_.add(make(StructKind::Sequence, s ? s->getSourceRange()
-                                                         : clang::SourceRange()));
+    seq.node =
+        program_.add(make(StructKind::Sequence, s ? s->getSourceRange() : clang::SourceRange()));
     return seq;
   }
 
@@ -257,8 +257,8 @@ private:
     seq.pending = StructNode();
     seq.has_pending = false;
     if (!block.stmts.empty()) {
-      block.range = clang::SourceRange(block.stmts.front()->getBeginLoc(),
-                                       block.stmts.back()->getEndLoc());
+      block.range =
+          clang::SourceRange(block.stmts.front()->getBeginLoc(), block.stmts.back()->getEndLoc());
       block.label = source_text(block.stmts.front(), context_, 40);
       if (block.stmts.size() > 1) {
         block.label += " (" + std::to_string(block.stmts.size()) + " statements)";
@@ -352,8 +352,8 @@ private:
   }
 
   void append_compound(Seq &seq, const clang::CompoundStmt *compound) {
-    const auto children = std::vector<const clang::Stmt *>(compound->body_begin(),
-                                                           compound->body_end());
+    const auto children =
+        std::vector<const clang::Stmt *>(compound->body_begin(), compound->body_end());
     for (std::size_t i = 0; i < children.size(); ++i) {
       if (const std::size_t consumed = try_thread_group(seq, children, i)) {
         i += consumed - 1;
@@ -372,8 +372,7 @@ private:
       const bool leaf =
           c.kind == CallClass::User || c.kind == CallClass::ThreadOp ||
           c.kind == CallClass::ScopedLock ||
-          (c.kind == CallClass::Mpi && c.mpi != nullptr &&
-           c.mpi->role == MpiRole::Communication);
+          (c.kind == CallClass::Mpi && c.mpi != nullptr && c.mpi->role == MpiRole::Communication);
       if (leaf) {
         out.push_back(std::move(c));
       }
@@ -387,13 +386,13 @@ private:
       const clang::Expr *call = top_call(s);
       if (call != nullptr) {
         const ClassifiedCall c = calls_.classify(call, context_);
-        const bool external =
-            c.kind == CallClass::External || c.kind == CallClass::Indirect ||
-            c.kind == CallClass::ThreadCreate || c.kind == CallClass::ThreadJoin ||
-            (c.kind == CallClass::Mpi && (c.mpi == nullptr || c.mpi->role == MpiRole::Init ||
-                                          c.mpi->role == MpiRole::Finalize ||
-                                          c.mpi->role == MpiRole::Local ||
-                                          c.mpi->role == MpiRole::Wtime));
+        const bool external = c.kind == CallClass::External || c.kind == CallClass::Indirect ||
+                              c.kind == CallClass::ThreadCreate ||
+                              c.kind == CallClass::ThreadJoin ||
+                              (c.kind == CallClass::Mpi &&
+                               (c.mpi == nullptr || c.mpi->role == MpiRole::Init ||
+                                c.mpi->role == MpiRole::Finalize || c.mpi->role == MpiRole::Local ||
+                                c.mpi->role == MpiRole::Wtime));
         if (external) {
           append_external(seq, s, c);
           return;
@@ -555,8 +554,8 @@ private:
     if (type != VarType::Integer && type != VarType::Floating) {
       return kNoVar;
     }
-    const VarId id = program_.synthetic("return:" + std::to_string(callee), type,
-                                        VarScope::ReturnSlot, callee);
+    const VarId id =
+        program_.synthetic("return:" + std::to_string(callee), type, VarScope::ReturnSlot, callee);
     program_.variables[id].source_name = fn.name + "()";
     program_.variables[id].location = fn.decl->getLocation();
     program_.functions[callee].return_slot = id;
@@ -838,12 +837,11 @@ private:
     n.range_for = true;
     n.trips_hint = range->getRangeInit();
     n.label = "for " + source_text(range->getLoopVariable()->getInit() ? range->getRangeInit()
-                                                                        : range->getRangeInit(),
+                                                                       : range->getRangeInit(),
                                    context_, 40);
     const VarId size = vars_.container_size(range->getRangeInit());
     if (size != kNoVar) {
-      const std::string key =
-          "counter:" + std::to_string(reinterpret_cast<std::uintptr_t>(range));
+      const std::string key = "counter:" + std::to_string(reinterpret_cast<std::uintptr_t>(range));
       n.counter = program_.synthetic(key, VarType::Integer, VarScope::Local, function_);
       program_.variables[n.counter].source_name = "iteration";
       n.uses = {size, n.counter};
@@ -864,8 +862,7 @@ private:
     emit_condition_calls(seq, sw->getCond());
     const auto *body = llvm::dyn_cast_or_null<clang::CompoundStmt>(sw->getBody());
     if (body == nullptr) {
-      throw UnstructuredFlow{"a switch whose body is not a compound statement",
-                             sw->getBeginLoc()};
+      throw UnstructuredFlow{"a switch whose body is not a compound statement", sw->getBeginLoc()};
     }
     StructNode n = make(StructKind::Switch, sw->getSourceRange());
     n.stmt = sw;
@@ -892,8 +889,7 @@ private:
             if (cs->getRHS() != nullptr) {
               hi = cs->getRHS()->EvaluateKnownConstInt(context_).getExtValue();
               if (hi - lo.getExtValue() > 256) {
-                throw UnstructuredFlow{"a case range of more than 256 values",
-                                       cs->getBeginLoc()};
+                throw UnstructuredFlow{"a case range of more than 256 values", cs->getBeginLoc()};
               }
             }
             for (std::int64_t v = lo.getExtValue(); v <= hi; ++v) {
@@ -1055,8 +1051,8 @@ private:
     if (create_loop == nullptr) {
       return 0;
     }
-    const auto create = single_call(single_statement(create_loop->getBody()),
-                                    CallClass::ThreadCreate);
+    const auto create =
+        single_call(single_statement(create_loop->getBody()), CallClass::ThreadCreate);
     if (!create) {
       return 0;
     }
@@ -1120,9 +1116,9 @@ private:
       return 0;
     }
     flush(seq);
-    StructNode group = make(StructKind::TaskGroup,
-                            clang::SourceRange(create_loop->getBeginLoc(),
-                                               children[join_at]->getEndLoc()));
+    StructNode group =
+        make(StructKind::TaskGroup,
+             clang::SourceRange(create_loop->getBeginLoc(), children[join_at]->getEndLoc()));
     group.label = "task group " + program_.functions[worker].name;
     group.task_loop = create_loop;
     group.task_var = loop_var ? vars_.declare(loop_var) : kNoVar;
@@ -1235,8 +1231,8 @@ private:
     const clang::OpenMPDirectiveKind kind = d->getDirectiveKind();
     const clang::Stmt *body = captured(d);
     const clang::SourceLocation loc = d->getBeginLoc();
-    const bool parallel_loop = kind == llvm::omp::OMPD_parallel_for ||
-                               kind == llvm::omp::OMPD_parallel_for_simd;
+    const bool parallel_loop =
+        kind == llvm::omp::OMPD_parallel_for || kind == llvm::omp::OMPD_parallel_for_simd;
     if (parallel_loop || kind == llvm::omp::OMPD_parallel) {
       if (in_parallel_) {
         diag(DiagnosticKind::Unsupported, Severity::Warning, loc,
@@ -1349,11 +1345,10 @@ private:
       for (const clang::Expr *var : clause->varlists()) {
         (void)var;
         flush(seq);
-        StructNode n = make(StructKind::Communication, clause->getBeginLoc() .isValid()
-                                                           ? clang::SourceRange(
-                                                                 clause->getBeginLoc(),
-                                                                 clause->getEndLoc())
-                                                           : d->getSourceRange());
+        StructNode n = make(StructKind::Communication,
+                            clause->getBeginLoc().isValid()
+                                ? clang::SourceRange(clause->getBeginLoc(), clause->getEndLoc())
+                                : d->getSourceRange());
         n.operation = "atomic_cas";
         n.label = "reduction " + source_text(var, context_, 20);
         add_child(seq, program_.add(std::move(n)));

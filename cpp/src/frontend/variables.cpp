@@ -148,8 +148,9 @@ VarId VariableResolver::declare(const clang::ValueDecl *decl) {
       v.builtin = "task";
     } else if (v.representable && v.unrepresentable_reason.empty()) {
       v.representable = false;
-      v.unrepresentable_reason = "'" + v.source_name + "' is captured by the lambda from the "
-                                                      "function around it";
+      v.unrepresentable_reason = "'" + v.source_name +
+                                 "' is captured by the lambda from the "
+                                 "function around it";
       v.unrepresentable_at = decl->getLocation();
     }
     return id;
@@ -215,11 +216,11 @@ VarId VariableResolver::status_field(const clang::Expr *status, const std::strin
   }
   const bool global = var->hasGlobalStorage();
   const FunctionId owner = global ? kNoFunction : program_.function_of(owner_function(var));
-  const std::string key = "status:" + std::to_string(reinterpret_cast<std::uintptr_t>(
-                                          var->getCanonicalDecl())) +
-                          ":" + field_name;
-  const VarId id = program_.synthetic(key, VarType::Integer,
-                                      global ? VarScope::Global : VarScope::Local, owner);
+  const std::string key =
+      "status:" + std::to_string(reinterpret_cast<std::uintptr_t>(var->getCanonicalDecl())) + ":" +
+      field_name;
+  const VarId id =
+      program_.synthetic(key, VarType::Integer, global ? VarScope::Global : VarScope::Local, owner);
   Variable &v = program_.variables[id];
   v.source_name = var->getNameAsString() + "." + field_name;
   v.location = var->getLocation();
@@ -257,8 +258,8 @@ VarId VariableResolver::container_size_of(const clang::ValueDecl *decl) {
   if (owner != kNoFunction && owner != function_) {
     return kNoVar;
   }
-  const std::string key = "size:" + std::to_string(reinterpret_cast<std::uintptr_t>(
-                                        decl->getCanonicalDecl()));
+  const std::string key =
+      "size:" + std::to_string(reinterpret_cast<std::uintptr_t>(decl->getCanonicalDecl()));
   const VarId id = program_.synthetic(key, VarType::Integer, scope, owner);
   Variable &v = program_.variables[id];
   std::string name = decl->getNameAsString();
@@ -321,8 +322,7 @@ std::string source_text(const clang::Stmt *stmt, const clang::ASTContext &contex
   const clang::SourceManager &sm = context.getSourceManager();
   const clang::CharSourceRange range = clang::CharSourceRange::getTokenRange(
       sm.getExpansionRange(stmt->getSourceRange()).getAsRange());
-  const llvm::StringRef text =
-      clang::Lexer::getSourceText(range, sm, context.getLangOpts());
+  const llvm::StringRef text = clang::Lexer::getSourceText(range, sm, context.getLangOpts());
   std::string out;
   bool space = false;
   for (char c : text) {

@@ -20,6 +20,10 @@ struct BuildOptions {
   std::string entry = "main";
   // Model name ("" derives it from the first source file).
   std::string name;
+  // The command line the program will run with (argv[0] first): the default values of the
+  // model's program parameters argc and argv1, argv2, ... (empty: argc = 1, the program's own
+  // defaults apply).
+  std::vector<std::string> argv;
   // Add Open MPI's include path (from `mpicc --showme:compile`) so <mpi.h> is found.
   bool find_mpi = true;
 };

@@ -10,13 +10,13 @@
 namespace parjava::frontend {
 
 enum class DiagnosticKind : std::uint8_t {
-  Reduced,      // computation removed from the model (only its time is kept)
-  Opaque,       // a condition or trip count depends on data the model does not keep
-  Unstructured, // goto / longjmp / computed jumps: the function became one measured block
-  Unsupported,  // a construct the builder does not model (exceptions, unknown MPI call, ...)
-  Parameter,    // a program parameter the model reads (argc, argv[k])
-  Approximation,// modelled with a stated simplification (object-insensitive fields, ...)
-  Estimation,   // estimation results: balanced / unbalanced loops, errors, missing samples
+  Reduced,       // computation removed from the model (only its time is kept)
+  Opaque,        // a condition or trip count depends on data the model does not keep
+  Unstructured,  // goto / longjmp / computed jumps: the function became one measured block
+  Unsupported,   // a construct the builder does not model (exceptions, unknown MPI call, ...)
+  Parameter,     // a program parameter the model reads (argc, argv[k])
+  Approximation, // modelled with a stated simplification (object-insensitive fields, ...)
+  Estimation,    // estimation results: balanced / unbalanced loops, errors, missing samples
 };
 
 enum class Severity : std::uint8_t { Note, Warning, Error };
@@ -40,5 +40,8 @@ struct Diagnostic {
 
 // The diagnostics of one kind, for tests and summaries.
 std::vector<Diagnostic> filter(const std::vector<Diagnostic> &all, DiagnosticKind kind);
+
+// JSON list of {kind, severity, file, line, column, function, node, message}.
+std::string diagnostics_to_json(const std::vector<Diagnostic> &all, int indent = 1);
 
 } // namespace parjava::frontend
