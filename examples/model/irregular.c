@@ -1,5 +1,5 @@
 /* Constructs a control tree cannot hold, and data-dependent control flow:
- *  - parse_options() uses goto for its error handling: it becomes one measured block;
+ *  - make_values() uses goto for its error handling: it becomes one measured block;
  *  - tree_sum() is recursive; its depth is a control parameter, so the model follows it;
  *  - newton() iterates `while (fabs(delta) > tol)` on data: its trip count is opaque;
  *  - a data-dependent `if` on the values of an array: its probability is opaque.
@@ -11,25 +11,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int parse_options(int argc, char **argv, int *depth, int *points) {
-  *depth = 16;
-  *points = 2000;
-  if (argc > 1) {
-    *depth = atoi(argv[1]);
-    if (*depth < 1) {
-      goto bad;
+/* Allocates and fills the sample values, releasing what it allocated on failure: C's usual
+ * goto-based cleanup. */
+static double *make_values(int points, int rank) {
+  double *values = malloc((size_t)points * sizeof(double));
+  double *scratch = malloc((size_t)points * sizeof(double));
+  if (values == NULL || scratch == NULL) {
+    goto fail;
+  }
+  for (int i = 0; i < points; i++) {
+    scratch[i] = (double)((i * 7919 + rank * 104729) % 100000);
+  }
+  for (int i = 0; i < points; i++) {
+    values[i] = scratch[points - 1 - i] + 0.5;
+    if (values[i] < 0.0) {
+      goto fail;
     }
   }
-  if (argc > 2) {
-    *points = atoi(argv[2]);
-    if (*points < 1) {
-      goto bad;
-    }
-  }
-  return 0;
-bad:
-  fprintf(stderr, "usage: irregular [depth >= 1] [points >= 1]\n");
-  return 1;
+  free(scratch);
+  return values;
+fail:
+  free(values);
+  free(scratch);
+  return NULL;
 }
 
 static double tree_sum(int depth, double x) {
@@ -56,14 +60,17 @@ int main(int argc, char **argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int depth = 16;
-  int points = 2000;
-  if (parse_options(argc, argv, &depth, &points) != 0) {
+  int depth = argc > 1 ? atoi(argv[1]) : 16;
+  int points = argc > 2 ? atoi(argv[2]) : 2000;
+  if (depth < 1 || points < 1) {
+    if (rank == 0) {
+      fprintf(stderr, "usage: irregular [depth >= 1] [points >= 1]\n");
+    }
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  double *values = malloc((size_t)points * sizeof(double));
-  for (int i = 0; i < points; i++) {
-    values[i] = (double)((i * 7919 + rank * 104729) % 100000) + 0.5;
+  double *values = make_values(points, rank);
+  if (values == NULL) {
+    MPI_Abort(MPI_COMM_WORLD, 1);
   }
 
   MPI_Barrier(MPI_COMM_WORLD);

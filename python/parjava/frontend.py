@@ -162,7 +162,7 @@ class SourceModel(Model):
         return [d for d in self.diagnostics if d.severity in ("warning", "error")]
 
     def arguments(self, argv: Sequence[str]) -> dict[str, int | float]:
-        """The parameters ``argc``/``argv<k>`` for a command line (``argv[0]`` first).
+        """Return the parameters ``argc``/``argv<k>`` of a command line (``argv[0]`` first).
 
         Use the result as ``params=`` of :func:`parjava.interpret` to predict another input,
         e.g. ``model.arguments(["./jacobi2d", "4096", "100"])``.
@@ -267,15 +267,16 @@ class SourceModel(Model):
 
     def __repr__(self) -> str:
         state = "estimated" if self.estimation is not None else "not estimated"
+        files = ", ".join(Path(s).name for s in self.sources)
         return (
-            f"<parjava.SourceModel '{self.name}' from {', '.join(Path(s).name for s in self.sources)}"
+            f"<parjava.SourceModel '{self.name}' from {files}"
             f": {len(self)} nodes, {len(self.functions)} function(s), {state}, "
             f"{len(self.warnings())} warnings>"
         )
 
 
 def _number(text: str, floating: bool) -> int | float:
-    """What atoi / atof make of a command-line argument (0 when it is not a number)."""
+    """Read a command-line argument as atoi / atof do (0 when it is not a number)."""
     text = text.strip()
     if floating:
         try:
@@ -358,7 +359,7 @@ def structure(
     compile_commands: str | os.PathLike[str] | None = None,
     entry: str = "main",
 ) -> str:
-    """A text listing of the control structure and the control-variable analysis results."""
+    """Return a listing of the control structure and the control-variable analysis results."""
     fe = _load_frontend()
     return str(
         fe.describe_structure(

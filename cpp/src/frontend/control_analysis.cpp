@@ -207,11 +207,13 @@ private:
               changed;
           continue;
         }
-        const WriteResult r = writer_.write(arg, f, o);
+        const WriteResult r = p_.variables[param].type == VarType::Datatype
+                                  ? writer_.datatype_size(arg, f)
+                                  : writer_.write(arg, f, o);
         if (!r.ok) {
           changed = knock_out(param,
                               "parameter '" + p_.variables[param].source_name + "' of " +
-                                  callee.name + "() receives " + r.why,
+                                  callee.name + "() is passed data (" + r.why + ")",
                               r.where) ||
                     changed;
         }
@@ -460,6 +462,7 @@ private:
     case StructKind::TaskGroup: {
       VarSet live = node.children.empty() ? out : process(node.children.front(), out, t);
       live.merge(out);
+      add_uses(live, node.uses); // the task count
       return live;
     }
     case StructKind::If:

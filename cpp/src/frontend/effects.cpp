@@ -255,11 +255,12 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
         e.location = where;
         out.push_back(std::move(e));
       } else {
-        out.push_back(havoc(var,
-                            std::string(mpi->role == MpiRole::CommRank ? "rank" : "size") +
-                                " in a communicator other than MPI_COMM_WORLD (the model "
-                                "knows world ranks only)",
-                            where));
+        // Appending to a named string (not `std::string(...) + "..."`): GCC 12 reports a false
+        // -Warray-bounds on the temporary.
+        std::string why = mpi->role == MpiRole::CommRank ? "the rank" : "the size";
+        why.append(" in a communicator other than MPI_COMM_WORLD (the model knows world ranks "
+                   "only)");
+        out.push_back(havoc(var, why, where));
       }
       break;
     }

@@ -459,6 +459,50 @@ private:
     return it == trips_.end() ? 0 : it->second.sum;
   }
 
+  // D over the iteration times. With the runtime's quarter-octave histogram, the 1% slowest
+  // and fastest iterations (page faults, interrupts, the cold first iteration) are left out, so
+  // D describes the loop rather than the machine's noise; without it, D is max |T_i - T_mean|.
+  std::string balance_verdict(const SlotMeasurement &s) const {
+    if (s.count < 2) {
+      return {};
+    }
+    const double mean = static_cast<double>(s.sum) / static_cast<double>(s.count);
+    double lo = static_cast<double>(s.min);
+    double hi = static_cast<double>(s.max);
+    bool trimmed = false;
+    if (!s.histogram.empty() && s.overflow * 50 < s.count) {
+      auto buckets = s.histogram;
+      std::sort(buckets.begin(), buckets.end());
+      const auto value = [](std::int64_t b) {
+        if (b < 4) {
+          return static_cast<double>(b);
+        }
+        const int msb = static_cast<int>(b / 4);
+        return static_cast<double>(4 + (b % 4)) * std::ldexp(1.0, msb - 2) +
+               std::ldexp(0.5, msb - 2); // middle of the bucket
+      };
+      const double cut = 0.01 * static_cast<double>(s.count);
+      double seen = 0.0;
+      lo = -1.0;
+      for (const auto &[b, c] : buckets) {
+        seen += static_cast<double>(c);
+        if (lo < 0.0 && seen > cut) {
+          lo = value(b);
+        }
+        if (seen >= static_cast<double>(s.count) - cut) {
+          hi = value(b);
+          break;
+        }
+      }
+      trimmed = true;
+    }
+    const double d = std::max(hi - mean, mean - lo);
+    const bool balanced = d <= options_.balance_alpha * mean;
+    return std::string(balanced ? "balanced" : "unbalanced") + " (D = " + percent(d / mean) +
+           " of the mean iteration time" + (trimmed ? " over the central 98% of iterations" : "") +
+           (balanced ? ")" : "; the body time is the frequency-weighted mean, §3.7.4)");
+  }
+
   void reduce_loops() {
     // Innermost first: post-order over every timed loop without communication.
     std::vector<NodeId> order;
@@ -556,16 +600,7 @@ private:
     // Balanced-loop test (§3.7.3): D = max |T_i - T_mean| <= alpha * T_mean.
     std::string balance;
     if (const Probe *it = probe(id, ProbeKind::Iterations)) {
-      const SlotMeasurement &s = slot(*it);
-      if (s.count > 1) {
-        const double mean = static_cast<double>(s.sum) / static_cast<double>(s.count);
-        const double d =
-            std::max(static_cast<double>(s.max) - mean, mean - static_cast<double>(s.min));
-        const bool balanced = d <= options_.balance_alpha * mean;
-        balance = std::string(balanced ? "balanced" : "unbalanced") + " (D = " + percent(d / mean) +
-                  " of the mean iteration time" +
-                  (balanced ? ")" : "; the body time is the frequency-weighted mean)");
-      }
+      balance = balance_verdict(slot(*it));
     }
     const double error =
         frag.count > 1 ? 3.0 * sigma_seconds(frag) / std::sqrt(static_cast<double>(frag.count))
@@ -588,13 +623,31 @@ private:
       message += ", " + balance;
     }
     if (!reads_any(per_execution, inside)) {
-      try {
-        model::reduce(m_, id, model::TimeSpec::expression(model::Expression::parse(per_execution)));
-        m_.nodes[m_.index_of(id)].simple = true;
-        note(id, Severity::Note, message + "; reduced to a block of time " + per_execution);
-        return;
-      } catch (const Error &e) {
-        message += "; not reduced (" + std::string(e.what()) + ")";
+      // The loop variables of the chain keep their final values for code after the loop.
+      std::vector<model::Assignment> finals;
+      for (NodeIndex c : chain) {
+        const PlannedLoop *planned = plan_.loop(m_.nodes[c].id);
+        if (planned != nullptr && !planned->variable.empty() && !planned->final_value.empty() &&
+            !reads_any(planned->final_value, inside)) {
+          finals.push_back({planned->variable, model::Expression::parse(planned->final_value)});
+        }
+      }
+      for (bool with_finals : {false, true}) {
+        if (with_finals && finals.empty()) {
+          break;
+        }
+        try {
+          model::reduce(m_, id,
+                        model::TimeSpec::expression(model::Expression::parse(per_execution)),
+                        with_finals ? finals : std::vector<model::Assignment>{});
+          m_.nodes[m_.index_of(id)].simple = true;
+          note(id, Severity::Note, message + "; reduced to a block of time " + per_execution);
+          return;
+        } catch (const Error &e) {
+          if (with_finals || finals.empty()) {
+            message += "; not reduced (" + std::string(e.what()) + ")";
+          }
+        }
       }
     }
     // The time depends on the enclosing iteration (e.g. a triangular nest): keep the loop and
@@ -610,8 +663,23 @@ private:
       note(id, Severity::Note,
            message + "; its body is reduced to a block of time " + per_iteration);
     } catch (const Error &e) {
-      note(id, Severity::Warning, message + "; body not reduced (" + e.what() + ")");
+      // The body sets control variables the loop reads: keep it, and charge the loop's own
+      // time (what its measured parts do not account for) to each evaluation of the deepest
+      // loop's condition (B_CE, notes 000 §3.2).
+      const std::uint64_t evaluations = deep_iterations + iterations_executions(deepest);
+      Node &d = m_.nodes[m_.index_of(m_.nodes[deepest].id)];
+      d.cond_time =
+          model::TimeSpec::constant(own / static_cast<double>(evaluations > 0 ? evaluations : 1));
+      note(id, Severity::Warning,
+           message + "; not reducible (" + e.what() + "), its own time goes to its condition: " +
+               seconds(d.cond_time.seconds) + " per evaluation");
+      return;
     }
+  }
+
+  std::uint64_t iterations_executions(NodeIndex loop) const {
+    const auto it = trips_.find(m_.nodes[loop].id);
+    return it == trips_.end() ? 0 : it->second.count;
   }
 
   model::Model &m_;

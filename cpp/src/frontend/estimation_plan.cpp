@@ -76,6 +76,8 @@ std::string EstimationPlan::to_json() const {
   for (const auto &l : loops) {
     loops_json.push_back({{"node", l.node},
                           {"trips", l.trips},
+                          {"variable", l.variable},
+                          {"final", l.final_value},
                           {"timed", l.timed},
                           {"communicates", l.communicates}});
   }
@@ -115,6 +117,8 @@ EstimationPlan EstimationPlan::from_json(std::string_view text) {
       PlannedLoop l;
       l.node = j.at("node").get<model::NodeId>();
       l.trips = j.value("trips", "");
+      l.variable = j.value("variable", "");
+      l.final_value = j.value("final", "");
       l.timed = j.value("timed", false);
       l.communicates = j.value("communicates", false);
       plan.loops.push_back(std::move(l));

@@ -13,6 +13,7 @@
 #include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/AST/StmtCXX.h>
+#include <clang/AST/StmtOpenMP.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Lex/Lexer.h>
 #include <clang/Rewrite/Core/Rewriter.h>
@@ -160,6 +161,12 @@ private:
     return parents[0].get<clang::Stmt>();
   }
 
+  bool in_openmp_directive(const clang::Stmt *s) {
+    const clang::Stmt *parent = parent_of(s);
+    return parent != nullptr && (llvm::isa<clang::CapturedStmt>(parent) ||
+                                 llvm::isa<clang::OMPExecutableDirective>(parent));
+  }
+
   enum class Place { InCompound, AfterLabel, ControlBody };
   Place place_of(const clang::Stmt *s) {
     const clang::Stmt *parent = parent_of(s);
@@ -258,6 +265,9 @@ private:
     const clang::Stmt *loop = node.stmt;
     if (loop == nullptr) {
       throw Skip{"the loop has no statement"};
+    }
+    if (node.omp_chunk || in_openmp_directive(loop)) {
+      throw Skip{"the loop belongs to an OpenMP directive, which must stay next to it"};
     }
     const std::string t = std::to_string(slot[ProbeKind::Trips]);
     const bool timed = slot.contains(ProbeKind::Fragment);

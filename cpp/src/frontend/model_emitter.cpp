@@ -21,6 +21,28 @@ namespace {
 using model::NodeIndex;
 using model::NodeKind;
 
+bool is_integer_literal(const std::string &text) {
+  if (text.empty()) {
+    return false;
+  }
+  const std::size_t start = text.front() == '-' ? 1 : 0;
+  return start < text.size() && text.find_first_not_of("0123456789", start) == std::string::npos;
+}
+
+// count * size, folded when either is a literal 1 or both are integers.
+std::string bytes_text(const std::string &count, const std::string &size) {
+  if (is_integer_literal(count) && is_integer_literal(size)) {
+    return std::to_string(std::stoll(count) * std::stoll(size));
+  }
+  if (count == "1") {
+    return size;
+  }
+  if (size == "1") {
+    return count;
+  }
+  return count + " * " + size;
+}
+
 bool is_literal(const std::string &text) {
   if (text.empty()) {
     return false;
@@ -492,7 +514,8 @@ private:
       std::string text = pv.type == VarType::Floating ? "0.0" : "0";
       const clang::Expr *arg = i < s.args.size() ? s.args[i] : nullptr;
       if (pv.control && pv.representable && arg != nullptr) {
-        const WriteResult r = w_.write(arg, f, o);
+        const WriteResult r =
+            pv.type == VarType::Datatype ? w_.datatype_size(arg, f) : w_.write(arg, f, o);
         if (r.ok) {
           text = r.text;
           if (pv.type == VarType::Floating && !is_literal(text)) {
@@ -646,7 +669,7 @@ private:
           const WriteResult count = w_.write(a.count, f, po);
           const WriteResult size = w_.datatype_size(a.datatype, f);
           if (count.ok && size.ok) {
-            text = size.text == "1" ? count.text : count.text + " * " + size.text;
+            text = bytes_text(count.text, size.text);
           } else {
             why = count.ok ? size.why : count.why;
             if (size.ok && !count.ok) {

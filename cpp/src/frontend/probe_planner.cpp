@@ -1,6 +1,8 @@
 #include "probe_planner.hpp"
 
+#include <algorithm>
 #include <functional>
+#include <set>
 
 #include "loop_shape.hpp"
 
@@ -18,11 +20,14 @@ public:
         analyse_loops(p_.functions[f].body, kNoStruct);
       }
     }
+    find_nest_only_functions();
     for (FunctionId f = 0; f < p_.functions.size(); ++f) {
       if (p_.functions[f].body != kNoStruct) {
+        timing_ = !nest_only_.contains(f);
         walk(p_.functions[f].body, kNoStruct, f);
       }
     }
+    timing_ = true;
     for (const ValueProbeSite &v : a_.value_probes) {
       Probe probe;
       probe.slot = plan_.slots++;
@@ -86,6 +91,11 @@ private:
   }
 
   void add(ProbeKind kind, StructIndex n) {
+    // In functions called only from measured nests, only the cheap counters of opaque loops
+    // run: their statistics describe the model, their time is the nest's.
+    if (!timing_ && !(kind == ProbeKind::Trips && p_.nodes[n].opaque)) {
+      return;
+    }
     Probe probe;
     probe.slot = plan_.slots++;
     probe.kind = kind;
@@ -141,12 +151,20 @@ private:
                          " + task * " + chunk + "))";
           }
         } else {
-          loop.trips = loop_shape(p_, *a_.writer, node.stmt, f).trips;
+          const LoopShape shape = loop_shape(p_, *a_.writer, node.stmt, f);
+          loop.trips = shape.trips;
+          if (!shape.trips.empty()) {
+            loop.variable = shape.variable;
+            loop.final_value = "(" + shape.start + ") " + (shape.decreasing ? "-" : "+") + " (" +
+                               shape.trips + ") * (" + shape.step + ")";
+          }
         }
       }
       if (!node.communicates || node.opaque) {
         add(ProbeKind::Trips, n);
-        plan_.loops.push_back(loop);
+        if (timing_ || node.opaque) {
+          plan_.loops.push_back(loop);
+        }
       }
       if (loop.timed) {
         add(ProbeKind::Fragment, n);
@@ -167,6 +185,44 @@ private:
     }
   }
 
+  // Functions called only from inside loop nests measured as a whole (stencil kernels,
+  // lambdas, accessors): probing them would measure the probes, and their time is in the nest's.
+  void find_nest_only_functions() {
+    std::map<FunctionId, std::vector<std::pair<FunctionId, bool>>> sites; // caller, in nest
+    std::function<void(StructIndex, FunctionId, bool)> collect = [&](StructIndex n, FunctionId f,
+                                                                     bool in_nest) {
+      const StructNode &node = p_.nodes[n];
+      if (node.kind == StructKind::UserCall && node.callee != kNoFunction) {
+        sites[node.callee].emplace_back(f, in_nest);
+      }
+      const bool nest = in_nest || (is_loop(node.kind) && !node.communicates);
+      for (StructIndex c : node.children) {
+        collect(c, f, nest);
+      }
+    };
+    for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+      if (p_.functions[f].body != kNoStruct) {
+        collect(p_.functions[f].body, f, false);
+      }
+    }
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (const auto &[callee, list] : sites) {
+        if (nest_only_.contains(callee) || callee == a_.entry) {
+          continue;
+        }
+        const bool only = std::all_of(list.begin(), list.end(), [&](const auto &site) {
+          return site.second || nest_only_.contains(site.first);
+        });
+        if (only && !list.empty()) {
+          nest_only_.insert(callee);
+          changed = true;
+        }
+      }
+    }
+  }
+
   bool has_inner_loop(StructIndex n) const {
     for (StructIndex c : p_.nodes[n].children) {
       if (is_loop(p_.nodes[c].kind) || has_inner_loop(c)) {
@@ -181,6 +237,8 @@ private:
   const model::Model &m_;
   EstimationPlan plan_;
   std::map<StructIndex, LoopFacts> loops_;
+  std::set<FunctionId> nest_only_;
+  bool timing_ = true;
 };
 
 } // namespace

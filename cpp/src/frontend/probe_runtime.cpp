@@ -112,14 +112,28 @@ static inline void pj_value(unsigned k, double value) {
   s->dsum += value;
 }
 
+/* Quarter-octave bucket of a duration, so the loader can trim outliers (page faults,
+   interrupts) from the balanced-loop test without keeping every iteration time. */
+static inline pj_u64 pj_bucket(pj_u64 dt) {
+  int msb;
+  if (dt < 4) return dt;
+  msb = 63 - __builtin_clzll(dt);
+  return (pj_u64)(4 * msb) + ((dt >> (msb - 2)) & 3u);
+}
+
+static inline void pj_iteration_sample(unsigned k, pj_u64 dt) {
+  pj_sample(k, dt, 0);
+  pj_histogram(pj_slot_of(k), pj_bucket(dt));
+}
+
 static inline void pj_iteration(unsigned k, pj_u64 *last) {
   pj_u64 now = pj_now();
-  if (*last != 0) pj_sample(k, now - *last, 0);
+  if (*last != 0) pj_iteration_sample(k, now - *last);
   *last = now;
 }
 
 static inline void pj_last_iteration(unsigned k, pj_u64 last) {
-  if (last != 0) pj_sample(k, pj_now() - last, 0);
+  if (last != 0) pj_iteration_sample(k, pj_now() - last);
 }
 
 #define PJ_BEGIN(k) pj_u64 pj_t##k, pj_e##k; pj_e##k = pj_events; pj_t##k = pj_now();

@@ -247,6 +247,21 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
     program.files.push_back(file.file);
   }
 
+  // pthread workers take their task number in a pointer: known before any body is walked.
+  for (FunctionId f = 0; f < program.functions.size(); ++f) {
+    for (const clang::Expr *call : calls_in(program.functions[f].decl->getBody())) {
+      const ClassifiedCall c = a->calls->classify(call, *program.functions[f].context);
+      if (c.kind != CallClass::ThreadCreate || c.name != "pthread_create" || c.args.size() != 4) {
+        continue;
+      }
+      const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(c.args[2]->IgnoreParenImpCasts());
+      const auto *worker = ref ? llvm::dyn_cast<clang::FunctionDecl>(ref->getDecl()) : nullptr;
+      const FunctionId w = a->calls->user_function(worker);
+      if (w != kNoFunction) {
+        mark_task_parameter(program, w);
+      }
+    }
+  }
   for (FunctionId f = 0; f < program.functions.size(); ++f) {
     build_structure(program, *a->calls, f);
   }

@@ -369,6 +369,11 @@ private:
     std::vector<ClassifiedCall> out;
     for (const clang::Expr *call : calls_in(s)) {
       ClassifiedCall c = calls_.classify(call, context_);
+      if (c.kind == CallClass::Indirect && reported_indirect_.insert(call).second) {
+        diag(DiagnosticKind::Unsupported, Severity::Note, call->getBeginLoc(),
+             "call through a function pointer: the model does not follow it; its time is part "
+             "of the surrounding block");
+      }
       const bool leaf =
           c.kind == CallClass::User || c.kind == CallClass::ThreadOp ||
           c.kind == CallClass::ScopedLock ||
@@ -431,10 +436,6 @@ private:
            c.name + " outside the create-loop / join-loop pattern is not modelled as a task "
                     "group; write the threads as `for (i...) create(...)` followed by "
                     "`for (i...) join(...)`");
-    } else if (c.kind == CallClass::Indirect) {
-      diag(DiagnosticKind::Unsupported, Severity::Note, s->getBeginLoc(),
-           "call through a function pointer: treated as an external call whose time is "
-           "measured");
     } else if (c.name == "exit" || c.name == "abort" || c.name == "_Exit") {
       diag(DiagnosticKind::Unsupported, Severity::Warning, s->getBeginLoc(),
            c.name + "() ends the process here; the model continues after it");
@@ -668,7 +669,12 @@ private:
     if (cond == nullptr) {
       return;
     }
-    for (const Effect &e : statement_effects(cond, vars_, calls_)) {
+    // Calls that became leaves carry their own effects (out-arguments).
+    std::set<const clang::Expr *> leaves;
+    for (const auto &c : leaf_calls(cond)) {
+      leaves.insert(c.expr);
+    }
+    for (const Effect &e : statement_effects(cond, vars_, calls_, &leaves)) {
       if (e.kind != Effect::Kind::Operation) {
         diag(DiagnosticKind::Unsupported, Severity::Note, e.location,
              "an assignment inside a condition is not modelled; the variable it writes is "
@@ -1122,6 +1128,17 @@ private:
     group.label = "task group " + program_.functions[worker].name;
     group.task_loop = create_loop;
     group.task_var = loop_var ? vars_.declare(loop_var) : kNoVar;
+    // The task count is the creating loop's trip count: its bounds are control variables.
+    vars_.uses(create_loop->getCond(), group.uses);
+    if (const auto *init = llvm::dyn_cast_or_null<clang::DeclStmt>(create_loop->getInit())) {
+      for (const clang::Decl *d : init->decls()) {
+        if (const auto *v = llvm::dyn_cast<clang::VarDecl>(d)) {
+          vars_.uses(v->getInit(), group.uses);
+        }
+      }
+    } else if (const auto *e = llvm::dyn_cast_or_null<clang::Expr>(create_loop->getInit())) {
+      vars_.uses(e, group.uses);
+    }
     group.stmts = {create_loop, children[join_at]};
     const StructIndex gidx = program_.add(std::move(group));
     Seq body = open_sequence(create_loop);
@@ -1190,30 +1207,7 @@ private:
     return kNoFunction;
   }
 
-  // A pthread worker `void *w(void *arg)` reading its task number as `(long)arg`: the
-  // parameter is an integer for the model.
-  void mark_pointer_parameter(FunctionId id) {
-    const FunctionInfo &fn = program_.functions[id];
-    if (fn.decl->getNumParams() != 1 || !fn.decl->getParamDecl(0)->getType()->isPointerType()) {
-      return;
-    }
-    const clang::ParmVarDecl *p = fn.decl->getParamDecl(0);
-    if (program_.variable_of(p) != kNoVar) {
-      return;
-    }
-    Variable v;
-    v.source_name = p->getNameAsString();
-    v.scope = VarScope::Parameter;
-    v.type = VarType::Integer;
-    v.decl = p;
-    v.function = id;
-    v.location = p->getLocation();
-    const VarId var = program_.add(std::move(v));
-    program_.map_variable(p, var);
-    if (!program_.functions[id].params.empty()) {
-      program_.functions[id].params[0] = var;
-    }
-  }
+  void mark_pointer_parameter(FunctionId id) { mark_task_parameter(program_, id); }
 
   // --- OpenMP ----------------------------------------------------------------------------
 
@@ -1364,10 +1358,34 @@ private:
   VariableResolver vars_;
   std::vector<Frame> frames_;
   std::vector<Effect> pending_havoc_;
+  std::set<const clang::Expr *> reported_indirect_;
   bool in_parallel_ = false;
 };
 
 } // namespace
+
+void mark_task_parameter(Program &program, FunctionId id) {
+  FunctionInfo &fn = program.functions[id];
+  if (fn.decl->getNumParams() != 1 || !fn.decl->getParamDecl(0)->getType()->isPointerType()) {
+    return;
+  }
+  const clang::ParmVarDecl *p = fn.decl->getParamDecl(0);
+  if (program.variable_of(p) != kNoVar) {
+    return;
+  }
+  Variable v;
+  v.source_name = p->getNameAsString();
+  v.scope = VarScope::Parameter;
+  v.type = VarType::Integer;
+  v.decl = p;
+  v.function = id;
+  v.location = p->getLocation();
+  const VarId var = program.add(std::move(v));
+  program.map_variable(p, var);
+  if (!fn.params.empty()) {
+    fn.params[0] = var;
+  }
+}
 
 void build_structure(Program &program, const CallClassifier &calls, FunctionId function) {
   Builder(program, calls, function).build();

@@ -17,4 +17,9 @@ namespace parjava::frontend {
 // does not understand: those become diagnostics.
 void build_structure(Program &program, const CallClassifier &calls, FunctionId function);
 
+// A pthread worker `void *w(void *arg)` reads its task number as `(long)arg`: its parameter is
+// an integer for the model. Called for every pthread_create target before any body is walked,
+// so the worker's uses of `arg` are seen.
+void mark_task_parameter(Program &program, FunctionId worker);
+
 } // namespace parjava::frontend

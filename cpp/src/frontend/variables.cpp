@@ -49,6 +49,15 @@ public:
       : resolver_(resolver), out_(out) {}
   bool TraverseLambdaExpr(clang::LambdaExpr *) { return true; }
   bool TraverseUnaryExprOrTypeTraitExpr(clang::UnaryExprOrTypeTraitExpr *) { return true; }
+  // The value of a user call that became a leaf is its return slot, not its arguments.
+  bool TraverseCallExpr(clang::CallExpr *call) {
+    const auto it = resolver_.program().call_results.find(call);
+    if (it != resolver_.program().call_results.end()) {
+      add(it->second);
+      return true;
+    }
+    return clang::RecursiveASTVisitor<UseCollector>::TraverseCallExpr(call);
+  }
   bool VisitDeclRefExpr(clang::DeclRefExpr *ref) {
     add(resolver_.lvalue(ref));
     return true;
@@ -122,10 +131,6 @@ VarId VariableResolver::declare(const clang::ValueDecl *decl) {
   if (decl == nullptr) {
     return kNoVar;
   }
-  const VarId known = program_.variable_of(decl);
-  if (known != kNoVar) {
-    return known;
-  }
   const clang::FunctionDecl *owner = owner_function(decl);
   const FunctionId owner_id = program_.function_of(owner);
   // A lambda reading a variable of the function that encloses it.
@@ -154,6 +159,10 @@ VarId VariableResolver::declare(const clang::ValueDecl *decl) {
       v.unrepresentable_at = decl->getLocation();
     }
     return id;
+  }
+  const VarId known = program_.variable_of(decl);
+  if (known != kNoVar) {
+    return known;
   }
   const VarType type = classify_type(decl->getType());
   if (type == VarType::Other) {

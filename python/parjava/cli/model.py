@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import types
+from collections.abc import Sequence
 from pathlib import Path
 
 from .. import frontend
@@ -43,12 +45,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _parse_with_flags(
+    self: argparse.ArgumentParser,
+    args: Sequence[str] | None = None,
+    namespace: argparse.Namespace | None = None,
+) -> tuple[argparse.Namespace, list[str]]:
+    """Take everything after ``--`` as compiler flags, as clang tools do."""
+    arg_list = list(args or [])
+    flags: list[str] = []
+    if "--" in arg_list:
+        i = arg_list.index("--")
+        flags = arg_list[i + 1 :]
+        arg_list = arg_list[:i]
+    ns, rest = argparse.ArgumentParser.parse_known_args(self, arg_list, namespace)
+    ns.flags = flags
+    return ns, rest
+
+
 def add_build_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments shared by ``parjava model`` and ``parjava estimate``."""
-    p.add_argument("sources", nargs="*", help="C/C++ source files")
     p.add_argument(
-        "flags", nargs=argparse.REMAINDER, help="compiler flags after `--` (-O2, -I, -D, ...)"
+        "sources",
+        nargs="*",
+        metavar="SOURCE",
+        help="C/C++ source files; compiler flags (-O2, -I DIR, -D, -std=) follow `--`",
     )
+    p.parse_known_args = types.MethodType(_parse_with_flags, p)  # type: ignore[method-assign]
     p.add_argument(
         "-p", "--compile-commands", help="compile_commands.json or the directory holding it"
     )
@@ -63,16 +85,8 @@ def add_build_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def split_flags(args: argparse.Namespace) -> tuple[list[str], list[str]]:
-    """Sources and compiler flags (everything after ``--``)."""
-    sources = list(args.sources)
-    flags = list(args.flags or [])
-    if flags and flags[0] == "--":
-        flags = flags[1:]
-    if "--" in sources:
-        i = sources.index("--")
-        flags = sources[i + 1 :] + flags
-        sources = sources[:i]
-    return sources, flags
+    """Return the source files and the compiler flags given after ``--``."""
+    return list(args.sources), list(getattr(args, "flags", []) or [])
 
 
 def print_diagnostics(diagnostics: list[frontend.Diagnostic]) -> None:
