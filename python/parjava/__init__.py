@@ -28,23 +28,38 @@ from .errors import (  # noqa: E402
 )
 from .frontend import SourceModel, build_model  # noqa: E402
 from .model import Model, measured  # noqa: E402
+from .trace import Category, EventKind, Trace  # noqa: E402
+
+# `parjava.trace` is the function that runs a program under the tracer (the module of that
+# name, if present, must be imported before this line so the function wins).
+from .tracing import include_dir, trace  # noqa: E402
 
 __version__ = "0.1.0"
 
+from .machine import Machine, Network, ThreadCosts  # noqa: E402
+
 __all__ = [
     "AnalysisError",
+    "Category",
     "DeadlockError",
     "Error",
+    "EventKind",
     "FrontendError",
+    "Machine",
     "MachineError",
     "MissingDependencyError",
     "Model",
     "ModelError",
+    "Network",
     "RunError",
     "SourceModel",
+    "ThreadCosts",
+    "Trace",
     "TraceError",
     "UsageError",
     "__version__",
     "build_model",
+    "include_dir",
     "measured",
+    "trace",
 ]

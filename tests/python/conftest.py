@@ -24,3 +24,13 @@ def repo() -> Path:
 @pytest.fixture(scope="session")
 def otf2_data() -> Path:
     return OTF2_DATA
+
+
+@pytest.fixture(scope="session")
+def examples_bin() -> Path:
+    """Directory of the built example programs (<build>/examples); skip if not built."""
+    build = os.environ.get("PARJAVA_BUILD_DIR")
+    directory = Path(build).parent / "examples" if build else REPO / "build" / "dev" / "examples"
+    if not (directory / "pingpong").exists():
+        pytest.skip(f"example programs are not built ({directory}); run `make build` with MPI")
+    return directory

@@ -465,6 +465,8 @@ Trace TraceBuilder::finish() {
   e.bytes.shrink_to_fit();
   e.aux.shrink_to_fit();
 
+  trace_.metadata.unknown_events =
+      static_cast<std::uint64_t>(std::count(e.kind.begin(), e.kind.end(), EventKind::Generic));
   match(trace_);
 
   Trace result = std::move(trace_);

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "otf2_records.hpp"
+#include "parjava/trace/otf2_records.hpp"
 
 namespace parjava::trace::detail {
 namespace {
@@ -18,7 +18,6 @@ struct LocationContext {
   const EventTranslation *x;
   std::uint32_t location;
   std::int32_t rank;
-  std::uint64_t generic = 0;
   std::uint64_t unknown_ranks = 0; // message peers outside their communicator
 };
 
@@ -258,7 +257,6 @@ void append_generic(LocationContext &c, OTF2_TimeStamp time, std::uint32_t recor
   auto r = record(c, time, EventKind::Generic);
   r.aux = record_id;
   r.comm = comm;
-  ++c.generic;
   c.builder->append(c.location, r);
 }
 OTF2_CallbackCode on_comm_create(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void *d,
@@ -399,7 +397,6 @@ void read_events(OTF2_Reader *reader, const ArchiveFiles &files, const EventTran
     check_otf2(status, errors, evt,
                "reading the events (after " + std::to_string(read) + " events)");
     OTF2_Reader_CloseEvtReader(reader, events);
-    metadata.unknown_events += context.generic;
     unknown_ranks += context.unknown_ranks;
   }
   OTF2_Reader_CloseEvtFiles(reader);

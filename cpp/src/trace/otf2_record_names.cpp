@@ -1,5 +1,5 @@
 // Names of OTF2 event records, for Generic events (EventKind::Generic, aux = record id).
-#include "otf2_records.hpp"
+#include "parjava/trace/otf2_records.hpp"
 #include "parjava/trace/otf2.hpp"
 
 namespace parjava::trace {

@@ -1,0 +1,116 @@
+"""Nothing recorded is lost when the program fails: a rank crashing with SIGSEGV, MPI_Abort,
+exit() without MPI_Finalize, and the whole run killed with SIGTERM or SIGINT all leave an
+archive that otf2-print reads, with each rank's events up to the failure."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from otf2_text import Archive, marker_line, read
+from parjava import tracing
+
+pytestmark = pytest.mark.mpi
+
+EXAMPLES_SRC = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _program_end(archive: Archive, rank: int) -> int | None:
+    ends = archive.of("PROGRAM_END", rank)
+    return int(ends[0].fields["Exit status"]) if ends else None
+
+
+def _failing_run(examples_bin: Path, tmp_path: Path, mode: str) -> tracing.TracedRunError:
+    with pytest.raises(tracing.TracedRunError) as failure:
+        tracing.run_traced(
+            [str(examples_bin / "ring_faults"), "-m", mode, "-k", "2", "-a", "5"],
+            np=4,
+            output=tmp_path,
+        )
+    assert failure.value.archive is not None and failure.value.archive.exists()
+    assert str(failure.value.archive) in str(failure.value)
+    return failure.value
+
+
+def test_segfault_in_one_rank_keeps_every_rank_trace(examples_bin: Path, tmp_path: Path) -> None:
+    failure = _failing_run(examples_bin, tmp_path, "segv")
+    archive = read(failure.archive)
+    assert archive.stderr == ""
+    # The crashing rank wrote everything up to the crash: 5 ring steps, then SIGSEGV (128+11).
+    assert len(archive.enters("MPI_Recv", 2)) == 5 and len(archive.enters("MPI_Send", 2)) == 5
+    assert _program_end(archive, 2) == 128 + signal.SIGSEGV
+    # Every rank has its location and its MPI_Init; those mpirun killed end by SIGTERM.
+    for rank in range(4):
+        assert archive.enters("MPI_Init", rank)
+    assert "dereferences a null pointer" in failure.stderr_tail
+
+
+def test_mpi_abort_is_recorded_where_it_happened(examples_bin: Path, tmp_path: Path) -> None:
+    failure = _failing_run(examples_bin, tmp_path, "abort")
+    assert failure.returncode == 7
+    archive = read(failure.archive)
+    aborts = archive.enters("MPI_Abort", 2)
+    assert len(aborts) == 1
+    assert aborts[0].callsite[1] == marker_line(EXAMPLES_SRC / "ring_faults.c", "abort")
+    # MPI_Abort does not return: its Enter has no Leave, and the rank ends with the error code.
+    assert not [e for e in archive.of("LEAVE", 2) if e.region == "MPI_Abort"]
+    assert _program_end(archive, 2) == 7
+
+
+def test_exit_without_finalize_is_recorded(examples_bin: Path, tmp_path: Path) -> None:
+    failure = _failing_run(examples_bin, tmp_path, "exit")
+    archive = read(failure.archive)
+    assert _program_end(archive, 2) == 3
+    assert not archive.enters("MPI_Finalize", 2)
+    assert len(archive.enters("MPI_Send", 2)) == 5
+
+
+@pytest.mark.parametrize("signo", [signal.SIGTERM, signal.SIGINT])
+def test_killing_the_traced_run_still_leaves_a_trace(
+    examples_bin: Path, tmp_path: Path, signo: int
+) -> None:
+    """`parjava trace` gets the signal (as from `kill` or Ctrl-C), passes it to mpirun, and
+    assembles what the ranks recorded before they were terminated."""
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "parjava",
+            "trace",
+            "-np",
+            "4",
+            "-o",
+            str(tmp_path),
+            str(examples_bin / "ring_faults"),
+            "-m",
+            "hang",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 60
+    line = ""
+    while "running" not in line and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+    assert "running" in line, "the ring never started"
+    time.sleep(0.3)
+    proc.send_signal(signo)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "partial trace" in err
+    archive = read(tmp_path / "traces.otf2")
+    assert archive.stderr == ""
+    logs = {p.name: p.read_text() for p in (tmp_path / "fragments").glob("p*.defs")}
+    for rank in range(4):
+        assert len(archive.enters("MPI_Send", rank)) >= 4
+        # The ranks were terminated by mpirun with SIGTERM while inside the ring.
+        assert _program_end(archive, rank) == 128 + signal.SIGTERM, (rank, logs, err)
