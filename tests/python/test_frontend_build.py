@@ -189,3 +189,22 @@ def test_cli_model_writes_json_and_diagnostics(tmp_path: Path) -> None:
         check=False,
     )
     assert proc.returncode == 2 and "does not exist" in proc.stderr
+
+
+def test_examples_compile_cleanly(tmp_path: Path) -> None:
+    """The example programs are warning-free C / C++17 (what users will copy)."""
+    for src in sorted(EXAMPLES.iterdir()):
+        if src.suffix == ".c":
+            cmd = ["mpicc", "-O2", "-Wall", "-Wextra", "-Werror"]
+        elif src.suffix == ".cpp":
+            cmd = ["mpicxx", "-O2", "-std=c++17", "-DOMPI_SKIP_MPICXX=1", "-Wall", "-Wextra"]
+            cmd.append("-Werror")
+        else:
+            continue
+        proc = subprocess.run(
+            [*cmd, "-c", str(src), "-o", str(tmp_path / "x.o")],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 0, f"{src.name}: {proc.stderr}"

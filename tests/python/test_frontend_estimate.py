@@ -113,3 +113,38 @@ def test_failing_program_is_a_run_error(tmp_path: Path) -> None:
         model.estimate(run=["./fails"], np=1)
     with pytest.raises(pj.UsageError):
         model.estimate(run=[], np=1)
+
+
+def test_openmp_loop_is_timed_per_thread_and_reduced(tmp_path: Path) -> None:
+    src = tmp_path / "omp_sum.c"
+    src.write_text(
+        "#include <mpi.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+        "int main(int argc, char **argv) {\n"
+        "  MPI_Init(&argc, &argv);\n"
+        "  int n = argc > 1 ? atoi(argv[1]) : 100000;\n"
+        "  double *a = malloc(n * sizeof(double));\n"
+        "  double sum = 0.0;\n"
+        "  for (int rep = 0; rep < 5; rep++) {\n"
+        "    #pragma omp parallel for reduction(+:sum)\n"
+        "    for (int i = 0; i < n; i++) {\n"
+        "      a[i] = 0.5 * i + rep;\n"
+        "      sum += a[i] * a[i];\n"
+        "    }\n"
+        "    MPI_Barrier(MPI_COMM_WORLD);\n"
+        "  }\n"
+        '  printf("%g\\n", sum);\n'
+        "  free(a);\n"
+        "  MPI_Finalize();\n"
+        "  return 0;\n"
+        "}\n"
+    )
+    model = pj.build_model(src, ["-O2", "-fopenmp"])
+    groups = nodes(model, "task_group")
+    assert len(groups) == 1
+    est = model.estimate(run=["./omp_sum", "200000"], np=1)
+    reduced = nodes(model, "rb")
+    assert len(reduced) == 1
+    # Each task's share: the static chunk of the loop times the measured iteration time.
+    assert "task" in reduced[0]["time"] and "ntasks" in reduced[0]["time"]
+    assert any("per iteration over" in d.message for d in est.diagnostics)
+    assert len([n for n in model.nodes() if n["kind"] == "cfc" and n["op"] == "atomic_cas"]) == 1

@@ -233,7 +233,9 @@ ParsedSources parse_sources(const BuildOptions &options) {
   for (const auto &a : options.args) {
     openmp = openmp || a == "-fopenmp";
   }
-  if (openmp) {
+  // Clang's own omp.h (libomp-16-dev) sits in its resource directory; GCC's is the fallback
+  // (it parses with Clang only for the common declarations).
+  if (openmp && !fs::exists(fs::path(PARJAVA_CLANG_RESOURCE_DIR) / "include" / "omp.h")) {
     const std::string omp = gcc_omp_include_dir();
     if (!omp.empty()) {
       extra.push_back("-idirafter" + omp);

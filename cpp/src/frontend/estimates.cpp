@@ -513,7 +513,8 @@ private:
       const Node &node = m_.nodes[n];
       const PlannedLoop *planned = plan_.loop(node.id);
       if (model::is_loop(node.kind) && planned != nullptr && planned->timed &&
-          !planned->communicates && probe(node.id, ProbeKind::Fragment) != nullptr) {
+          !planned->communicates &&
+          (probe(node.id, ProbeKind::Fragment) != nullptr || planned->by_iterations)) {
         order.push_back(node.id);
       }
     };
@@ -529,7 +530,45 @@ private:
     }
   }
 
+  // A loop timed by its iterations alone (OpenMP): trips × the mean iteration time, each
+  // sample less the cost of the probe that took it.
+  void reduce_by_iterations(NodeId id) {
+    const Probe *it = probe(id, ProbeKind::Iterations);
+    static const SlotMeasurement none;
+    const SlotMeasurement &s = it != nullptr ? slot(*it) : none;
+    if (s.count == 0) {
+      note(id, Severity::Warning,
+           "loop " + label(id) + ": no iteration was timed (each thread needs two iterations)");
+      return;
+    }
+    const double ticks = static_cast<double>(s.sum) - static_cast<double>(s.count) * ms_.pair_ticks;
+    const double per = std::max(0.0, ticks) / static_cast<double>(s.count) / ms_.ticks_per_second;
+    const std::string trips = trips_text(id, {});
+    if (trips.empty()) {
+      note(id, Severity::Warning, "loop " + label(id) + " has no trip count; not reduced");
+      return;
+    }
+    const std::string expr = trips + " * (" + number(per) + ")";
+    std::string message = "loop " + label(id) + ": " + seconds(per) + " per iteration over " +
+                          std::to_string(s.count) + " timed iterations";
+    const std::string balance = balance_verdict(s);
+    if (!balance.empty()) {
+      message += ", " + balance;
+    }
+    try {
+      model::reduce(m_, id, model::TimeSpec::expression(model::Expression::parse(expr)));
+      note(id, Severity::Note, message + "; reduced to a block of time " + expr);
+    } catch (const Error &e) {
+      note(id, Severity::Warning, message + "; not reduced (" + e.what() + ")");
+    }
+  }
+
   void reduce_loop(NodeId id) {
+    const PlannedLoop *planned = plan_.loop(id);
+    if (planned != nullptr && planned->by_iterations) {
+      reduce_by_iterations(id);
+      return;
+    }
     const SlotMeasurement &frag = slot(*probe(id, ProbeKind::Fragment));
     if (frag.count == 0) {
       note(id, Severity::Note, "loop " + label(id) + " never ran during the estimation run");
@@ -626,10 +665,10 @@ private:
       // The loop variables of the chain keep their final values for code after the loop.
       std::vector<model::Assignment> finals;
       for (NodeIndex c : chain) {
-        const PlannedLoop *planned = plan_.loop(m_.nodes[c].id);
-        if (planned != nullptr && !planned->variable.empty() && !planned->final_value.empty() &&
-            !reads_any(planned->final_value, inside)) {
-          finals.push_back({planned->variable, model::Expression::parse(planned->final_value)});
+        const PlannedLoop *level = plan_.loop(m_.nodes[c].id);
+        if (level != nullptr && !level->variable.empty() && !level->final_value.empty() &&
+            !reads_any(level->final_value, inside)) {
+          finals.push_back({level->variable, model::Expression::parse(level->final_value)});
         }
       }
       for (bool with_finals : {false, true}) {

@@ -79,6 +79,7 @@ std::string EstimationPlan::to_json() const {
                           {"variable", l.variable},
                           {"final", l.final_value},
                           {"timed", l.timed},
+                          {"by_iterations", l.by_iterations},
                           {"communicates", l.communicates}});
   }
   doc["loops"] = std::move(loops_json);
@@ -120,6 +121,7 @@ EstimationPlan EstimationPlan::from_json(std::string_view text) {
       l.variable = j.value("variable", "");
       l.final_value = j.value("final", "");
       l.timed = j.value("timed", false);
+      l.by_iterations = j.value("by_iterations", false);
       l.communicates = j.value("communicates", false);
       plan.loops.push_back(std::move(l));
     }

@@ -203,7 +203,9 @@ private:
     if (slot.contains(ProbeKind::Block)) {
       block(node, slot[ProbeKind::Block]);
     }
-    if (slot.contains(ProbeKind::Trips)) {
+    if (node.omp_loop && slot.contains(ProbeKind::Iterations)) {
+      openmp_loop(node, slot[ProbeKind::Iterations]);
+    } else if (slot.contains(ProbeKind::Trips)) {
       loop(node, slot);
     }
     if (slot.contains(ProbeKind::Branch)) {
@@ -319,6 +321,26 @@ private:
     }
     insert_after(end, tail);
     (void)node;
+  }
+
+  // An OpenMP loop stays next to its pragma: probes go inside its body and after it.
+  void openmp_loop(const StructNode &node, std::uint32_t k) {
+    const clang::Stmt *loop = node.stmt;
+    if (loop == nullptr) {
+      throw Skip{"the loop has no statement"};
+    }
+    const clang::Stmt *body = body_of(loop);
+    const std::string top = "pj_iteration_tls(" + std::to_string(k) + "); ";
+    const clang::SourceLocation end = after(body);
+    if (const auto *compound = llvm::dyn_cast<clang::CompoundStmt>(body)) {
+      insert_before(clang::Lexer::getLocForEndOfToken(file_loc(compound->getLBracLoc(), false), 0,
+                                                      sm_, ctx_.getLangOpts()),
+                    " " + top);
+    } else {
+      insert_before(file_loc(body->getBeginLoc(), false), "{ " + top);
+      insert_after(end, " }");
+    }
+    insert_after(end, " pj_generation_bump();");
   }
 
   void branch(const StructNode &node, std::uint32_t k) {

@@ -160,6 +160,23 @@ private:
           }
         }
       }
+      if (node.omp_loop && !node.communicates) {
+        // Its probes cannot enclose it (the pragma must stay next to it): each thread times its
+        // iterations, and what is inside is measured with them.
+        loop.timed = true;
+        loop.by_iterations = true;
+        if (timing_) {
+          add(ProbeKind::Iterations, n);
+          plan_.loops.push_back(loop);
+        }
+        const bool saved = timing_;
+        timing_ = false;
+        for (StructIndex c : node.children) {
+          walk(c, n, f);
+        }
+        timing_ = saved;
+        return;
+      }
       if (!node.communicates || node.opaque) {
         add(ProbeKind::Trips, n);
         if (timing_ || node.opaque) {

@@ -29,12 +29,15 @@ typedef struct pj_slot {
   double sumsq;    /* ticks^2 (timed probes), iterations^2 (trips) */
   pj_u64 min, max;
   pj_u64 nested; /* probe events inside the measured intervals */
+  pj_u64 last, generation; /* iterations timed per thread (OpenMP loops) */
   double dsum;     /* values (value probes) */
   pj_u64 values[PJ_HISTOGRAM], counts[PJ_HISTOGRAM], overflow;
 } pj_slot;
 
 extern __thread pj_slot *pj_slots;
 extern __thread pj_u64 pj_events;
+pj_u64 pj_generation;
+extern pj_u64 pj_generation;
 pj_slot *pj_thread_slots(void);
 
 static inline pj_u64 pj_now(void) {
@@ -136,6 +139,25 @@ static inline void pj_last_iteration(unsigned k, pj_u64 last) {
   if (last != 0) pj_iteration_sample(k, pj_now() - last);
 }
 
+/* Iterations of a loop the probes cannot enclose (an OpenMP work-sharing loop, which must stay
+   next to its pragma): each thread times the gap between its consecutive iterations; the
+   generation, bumped after every execution of the loop, keeps a thread from timing across
+   two executions. */
+static inline void pj_iteration_tls(unsigned k) {
+  pj_u64 now = pj_now();
+  pj_slot *s = pj_slot_of(k);
+  pj_u64 generation = __atomic_load_n(&pj_generation, __ATOMIC_RELAXED);
+  if (s->last != 0 && s->generation == generation) {
+    pj_iteration_sample(k, now - s->last);
+  }
+  s->last = now;
+  s->generation = generation;
+}
+
+static inline void pj_generation_bump(void) {
+  __atomic_add_fetch(&pj_generation, 1, __ATOMIC_RELAXED);
+}
+
 #define PJ_BEGIN(k) pj_u64 pj_t##k, pj_e##k; pj_e##k = pj_events; pj_t##k = pj_now();
 #define PJ_END(k) pj_end(k, pj_t##k, pj_e##k);
 
@@ -165,6 +187,7 @@ std::string_view probe_runtime_source() {
 
 __thread pj_slot *pj_slots;
 __thread pj_u64 pj_events;
+pj_u64 pj_generation;
 
 typedef struct pj_thread_entry { pj_slot *slots; struct pj_thread_entry *next; } pj_thread_entry;
 static pj_thread_entry *pj_threads;

@@ -180,6 +180,7 @@ struct StructNode {
   const clang::Stmt *task_loop = nullptr;
   VarId task_var = kNoVar;
   bool omp_chunk = false; // for: an OpenMP work-sharing loop, iterations split among tasks
+  bool omp_loop = false;  // the loop of an OpenMP directive (probes cannot enclose it)
   std::string cond_text;  // a condition already in model syntax ("task == 0")
   VarId counter = kNoVar; // range-for over a vector: the synthetic iteration counter
 

@@ -1254,7 +1254,10 @@ private:
     }
     if (kind == llvm::omp::OMPD_for || kind == llvm::omp::OMPD_for_simd) {
       if (!in_parallel_) {
-        append(seq, body); // an orphaned `omp for` outside a parallel region runs serially
+        // An orphaned `omp for` outside a parallel region runs serially.
+        const std::size_t before = program_.nodes.size();
+        append(seq, body);
+        mark_openmp_loop(before, body, false);
         return;
       }
       append_worksharing_loop(seq, body, d);
@@ -1320,6 +1323,16 @@ private:
     add_child(seq, program_.add(std::move(n)));
   }
 
+  void mark_openmp_loop(std::size_t first_new_node, const clang::Stmt *loop, bool chunked) {
+    for (std::size_t k = first_new_node; k < program_.nodes.size(); ++k) {
+      if (program_.nodes[k].stmt == loop) {
+        program_.nodes[k].omp_chunk = chunked;
+        program_.nodes[k].omp_loop = true;
+        break;
+      }
+    }
+  }
+
   void append_worksharing_loop(Seq &seq, const clang::Stmt *loop,
                                const clang::OMPExecutableDirective *d) {
     const auto *fors = llvm::dyn_cast_or_null<clang::ForStmt>(loop);
@@ -1329,12 +1342,7 @@ private:
     }
     const std::size_t before = program_.nodes.size();
     append_for(seq, fors);
-    for (std::size_t k = before; k < program_.nodes.size(); ++k) {
-      if (program_.nodes[k].stmt == fors) {
-        program_.nodes[k].omp_chunk = true;
-        break;
-      }
-    }
+    mark_openmp_loop(before, fors, true);
     for (const auto *clause : d->getClausesOfKind<clang::OMPReductionClause>()) {
       for (const clang::Expr *var : clause->varlists()) {
         (void)var;

@@ -49,14 +49,18 @@ public:
       : resolver_(resolver), out_(out) {}
   bool TraverseLambdaExpr(clang::LambdaExpr *) { return true; }
   bool TraverseUnaryExprOrTypeTraitExpr(clang::UnaryExprOrTypeTraitExpr *) { return true; }
-  // The value of a user call that became a leaf is its return slot, not its arguments.
+  // The value of a user call that became a leaf is its return slot, not its arguments. (The
+  // visitor dispatches on the exact class, so each call class needs its override.)
   bool TraverseCallExpr(clang::CallExpr *call) {
-    const auto it = resolver_.program().call_results.find(call);
-    if (it != resolver_.program().call_results.end()) {
-      add(it->second);
-      return true;
-    }
-    return clang::RecursiveASTVisitor<UseCollector>::TraverseCallExpr(call);
+    return result(call) || clang::RecursiveASTVisitor<UseCollector>::TraverseCallExpr(call);
+  }
+  bool TraverseCXXMemberCallExpr(clang::CXXMemberCallExpr *call) {
+    return result(call) ||
+           clang::RecursiveASTVisitor<UseCollector>::TraverseCXXMemberCallExpr(call);
+  }
+  bool TraverseCXXOperatorCallExpr(clang::CXXOperatorCallExpr *call) {
+    return result(call) ||
+           clang::RecursiveASTVisitor<UseCollector>::TraverseCXXOperatorCallExpr(call);
   }
   bool VisitDeclRefExpr(clang::DeclRefExpr *ref) {
     add(resolver_.lvalue(ref));
@@ -75,6 +79,14 @@ public:
   }
 
 private:
+  bool result(const clang::CallExpr *call) {
+    const auto it = resolver_.program().call_results.find(call);
+    if (it == resolver_.program().call_results.end()) {
+      return false;
+    }
+    add(it->second);
+    return true;
+  }
   void add(VarId id) {
     if (id == kNoVar) {
       return;

@@ -38,10 +38,11 @@ struct Probe {
 // communication, and opaque loops whose trip counts the model needs.
 struct PlannedLoop {
   model::NodeId node = 0;
-  std::string trips;       // the trip count per execution in model syntax; "" if not known
-  std::string variable;    // a counted loop's variable ...
-  std::string final_value; // ... and its value after the loop, for code that reads it
-  bool timed = false;      // has a Fragment probe of its own
+  std::string trips;          // the trip count per execution in model syntax; "" if not known
+  std::string variable;       // a counted loop's variable ...
+  std::string final_value;    // ... and its value after the loop, for code that reads it
+  bool timed = false;         // has a Fragment probe of its own
+  bool by_iterations = false; // timed by its Iterations probe alone (OpenMP work-sharing)
   bool communicates = false;
 };
 
