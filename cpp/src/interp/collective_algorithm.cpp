@@ -1409,4 +1409,41 @@ Round round_at(const CollectiveCall &call, std::uint32_t index) {
   return rounds[index];
 }
 
+std::optional<Collective> collective_of(model::Operation op) {
+  switch (op) {
+  case model::Operation::Barrier:
+    return Collective::Barrier;
+  case model::Operation::Bcast:
+    return Collective::Bcast;
+  case model::Operation::Reduce:
+    return Collective::Reduce;
+  case model::Operation::Allreduce:
+    return Collective::Allreduce;
+  case model::Operation::Gather:
+    return Collective::Gather;
+  case model::Operation::Gatherv:
+    return Collective::Gatherv;
+  case model::Operation::Scatter:
+    return Collective::Scatter;
+  case model::Operation::Scatterv:
+    return Collective::Scatterv;
+  case model::Operation::Allgather:
+    return Collective::Allgather;
+  case model::Operation::Allgatherv:
+    return Collective::Allgatherv;
+  case model::Operation::Alltoall:
+    return Collective::Alltoall;
+  case model::Operation::Alltoallv:
+    return Collective::Alltoallv;
+  case model::Operation::Scan:
+    return Collective::Scan;
+  case model::Operation::Exscan:
+    return Collective::Exscan;
+  case model::Operation::ReduceScatter:
+    return Collective::ReduceScatter;
+  default:
+    return std::nullopt;
+  }
+}
+
 } // namespace parjava::interp

@@ -16,43 +16,6 @@ namespace {
 
 constexpr std::int64_t kAnyPeer = -3; // Round::recv_peer: a receive from any rank (permute)
 
-std::optional<Collective> collective_kind(Operation op) {
-  switch (op) {
-  case Operation::Barrier:
-    return Collective::Barrier;
-  case Operation::Bcast:
-    return Collective::Bcast;
-  case Operation::Reduce:
-    return Collective::Reduce;
-  case Operation::Allreduce:
-    return Collective::Allreduce;
-  case Operation::Gather:
-    return Collective::Gather;
-  case Operation::Gatherv:
-    return Collective::Gatherv;
-  case Operation::Scatter:
-    return Collective::Scatter;
-  case Operation::Scatterv:
-    return Collective::Scatterv;
-  case Operation::Allgather:
-    return Collective::Allgather;
-  case Operation::Allgatherv:
-    return Collective::Allgatherv;
-  case Operation::Alltoall:
-    return Collective::Alltoall;
-  case Operation::Alltoallv:
-    return Collective::Alltoallv;
-  case Operation::Scan:
-    return Collective::Scan;
-  case Operation::Exscan:
-    return Collective::Exscan;
-  case Operation::ReduceScatter:
-    return Collective::ReduceScatter;
-  default:
-    return std::nullopt;
-  }
-}
-
 OTF2_CollectiveOp otf2_op(Operation op) {
   switch (op) {
   case Operation::Barrier:
@@ -376,7 +339,7 @@ bool Engine::run_collective(std::uint32_t ctx, const CommOp &op) {
 bool Engine::execute_collective(std::uint32_t ctx, const CommOp &op) {
   if (phase_[ctx] == 1) {
     const std::uint32_t comm = comm_id(ctx, op.comm, op.node);
-    const Collective kind = collective_kind(op.op).value_or(Collective::Barrier);
+    const Collective kind = collective_of(op.op).value_or(Collective::Barrier);
     const std::int64_t size = comm_size(comm);
     std::int64_t root = 0;
     if (rooted(kind)) {

@@ -25,43 +25,6 @@ using model::ValueType;
 
 namespace {
 
-std::optional<Collective> collective_of(Operation op) {
-  switch (op) {
-  case Operation::Barrier:
-    return Collective::Barrier;
-  case Operation::Bcast:
-    return Collective::Bcast;
-  case Operation::Reduce:
-    return Collective::Reduce;
-  case Operation::Allreduce:
-    return Collective::Allreduce;
-  case Operation::Gather:
-    return Collective::Gather;
-  case Operation::Gatherv:
-    return Collective::Gatherv;
-  case Operation::Scatter:
-    return Collective::Scatter;
-  case Operation::Scatterv:
-    return Collective::Scatterv;
-  case Operation::Allgather:
-    return Collective::Allgather;
-  case Operation::Allgatherv:
-    return Collective::Allgatherv;
-  case Operation::Alltoall:
-    return Collective::Alltoall;
-  case Operation::Alltoallv:
-    return Collective::Alltoallv;
-  case Operation::Scan:
-    return Collective::Scan;
-  case Operation::Exscan:
-    return Collective::Exscan;
-  case Operation::ReduceScatter:
-    return Collective::ReduceScatter;
-  default:
-    return std::nullopt;
-  }
-}
-
 std::optional<Arg> arg_by_name(std::string_view name) {
   static const std::map<std::string_view, Arg> table = {{"dest", Arg::Dest},
                                                         {"source", Arg::Source},

@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "parjava/model/operation.hpp"
+
 namespace parjava::interp {
 
 enum class Collective : std::uint8_t {
@@ -70,6 +72,8 @@ std::string_view collective_name(Collective c); // "allreduce", ...
 std::string_view algorithm_name(Algorithm a);   // "recursive_doubling", ...
 std::optional<Algorithm> algorithm_by_name(std::string_view name);
 std::optional<Collective> collective_by_name(std::string_view name);
+// The collective an MPI operation of the model performs; nullopt for any other operation.
+std::optional<Collective> collective_of(model::Operation op);
 // Whether `a` implements `c`.
 bool supports(Collective c, Algorithm a);
 // The algorithms implementing `c`, for messages and documentation.
