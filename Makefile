@@ -40,7 +40,7 @@ test-python:
 
 test-notebooks:
 	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
-	  $(PYTHON) scripts/run_notebooks.py notebooks/*.ipynb; \
+	  $(PYTHON) scripts/run_notebooks.py --executed $(BUILD)/notebooks notebooks/*.ipynb; \
 	else echo "no notebooks yet"; fi
 
 demo: build
