@@ -47,8 +47,8 @@ demo: build
 	$(PYTHON) -m parjava demo
 
 lint:
-	$(PYTHON) -m ruff check python tests/python benchmarks
-	$(PYTHON) -m ruff format --check python tests/python benchmarks
+	$(PYTHON) -m ruff check python tests/python benchmarks scripts notebooks
+	$(PYTHON) -m ruff format --check python tests/python benchmarks scripts notebooks
 	clang-format-16 --dry-run --Werror $$(git ls-files 'cpp/*.cpp' 'cpp/*.hpp' 'tests/cpp/*.cpp' 'examples/*.c' 'examples/*.cpp')
 
 format:
