@@ -55,6 +55,7 @@ int main(int argc, char **argv) {
                 "%llu unmatched\n",
                 trace.size(), trace.location_count(), trace.collectives.size(),
                 static_cast<unsigned long long>(trace.unmatched.total()));
+    std::printf("first open in this process: %.3f s\n", first.count());
     std::printf("memory: memory_bytes() %.1f B/event, RSS growth %.1f B/event, "
                 "peak RSS growth %.1f B/event\n",
                 static_cast<double>(trace.memory_bytes()) / n,

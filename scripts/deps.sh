@@ -14,9 +14,9 @@ APT_PACKAGES=(
   nlohmann-json3-dev                  # JSON (machine descriptions)
 )
 PY_MODULES=(numpy matplotlib pandas pytest nbclient nbformat ipykernel pybind11 scikit_build_core
-            ninja cmake)
+            ninja cmake scipy)
 PY_PACKAGES=(numpy matplotlib pandas pytest nbclient nbformat ipykernel pybind11 scikit-build-core
-             ninja cmake)
+             ninja cmake scipy)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

@@ -14,6 +14,7 @@ _build_dir = _os.environ.get("PARJAVA_BUILD_DIR")
 if _build_dir:
     __path__.append(_os.path.join(_build_dir, "parjava"))
 
+from . import goal, scaling  # noqa: E402  (pure Python until used; _core loads lazily)
 from .errors import (  # noqa: E402
     AnalysisError,
     DeadlockError,
@@ -27,6 +28,7 @@ from .errors import (  # noqa: E402
     UsageError,
 )
 from .model import Model, measured  # noqa: E402
+from .prediction import Prediction, interpret, interpret_node  # noqa: E402
 from .trace import Category, EventKind, Trace  # noqa: E402
 
 __version__ = "0.1.0"
@@ -52,15 +54,20 @@ __all__ = [
     "Model",
     "ModelError",
     "Network",
+    "Prediction",
     "RunError",
     "ThreadCosts",
     "Trace",
     "TraceError",
     "UsageError",
     "__version__",
+    "goal",
     "include_dir",
+    "interpret",
+    "interpret_node",
     "measured",
     "patterns",
+    "scaling",
     "scan",
     "trace",
 ]

@@ -72,6 +72,16 @@ def test_all_columns_have_one_value_per_event(ping_pong: pj.Trace) -> None:
         assert len(ping_pong.events[name]) == len(ping_pong), name
 
 
+def test_reader_threads_do_not_change_the_trace(otf2_data: Path) -> None:
+    one = pj.Trace.open(otf2_data / "tracer-stencil4d-64", threads=1)
+    two = pj.Trace.open(otf2_data / "tracer-stencil4d-64", threads=2)
+    for name in COLUMNS:
+        assert np.array_equal(one.events[name], two.events[name]), name
+    assert one.unmatched == two.unmatched
+    with pytest.raises(pj.UsageError):
+        pj.Trace.open(otf2_data / "tracer-stencil4d-64", threads=0)
+
+
 def test_anchor_and_directory_give_the_same_trace(otf2_data: Path, ping_pong: pj.Trace) -> None:
     other = pj.Trace.open(str(otf2_data / "pipit-ping-pong"))
     assert np.array_equal(other.events.time, ping_pong.events.time)

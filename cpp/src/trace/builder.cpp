@@ -41,7 +41,20 @@ RegionRole default_role(Function function) {
   return RegionRole::Function;
 }
 
+TraceBuilder::TraceBuilder() = default;
+
 TraceBuilder::~TraceBuilder() { wait_for_populate(); }
+
+TraceBuilder::TraceBuilder(TraceBuilder &&other) noexcept
+    : trace_(std::move(other.trace_)), populate_(std::move(other.populate_)),
+      region_by_name_(std::move(other.region_by_name_)),
+      group_by_rank_(std::move(other.group_by_rank_)), world_(other.world_),
+      location_column_sorted_(other.location_column_sorted_), presized_(other.presized_),
+      slice_written_(std::move(other.slice_written_)),
+      slice_generic_(std::move(other.slice_generic_)) {
+  // A matching run refers to the trace it was made for: start it again after a move.
+  other.run_.reset();
+}
 
 TraceBuilder &TraceBuilder::operator=(TraceBuilder &&other) noexcept {
   if (this != &other) {
@@ -54,6 +67,9 @@ TraceBuilder &TraceBuilder::operator=(TraceBuilder &&other) noexcept {
     location_column_sorted_ = other.location_column_sorted_;
     presized_ = other.presized_;
     slice_written_ = std::move(other.slice_written_);
+    slice_generic_ = std::move(other.slice_generic_);
+    run_.reset();
+    other.run_.reset();
   }
   return *this;
 }
@@ -64,7 +80,28 @@ void TraceBuilder::wait_for_populate() {
   }
 }
 
+void LocationSlice::populate() const {
+  const auto n = end_ - begin_;
+  detail::populate_pages(time_ + begin_, n * sizeof(Timestamp));
+  detail::populate_pages(kind_ + begin_, n * sizeof(EventKind));
+  detail::populate_pages(location_ + begin_, n * sizeof(std::uint32_t));
+  detail::populate_pages(region_ + begin_, n * sizeof(std::uint32_t));
+  detail::populate_pages(peer_ + begin_, n * sizeof(std::int32_t));
+  detail::populate_pages(tag_ + begin_, n * sizeof(std::int32_t));
+  detail::populate_pages(comm_ + begin_, n * sizeof(std::uint32_t));
+  detail::populate_pages(bytes_ + begin_, n * sizeof(std::uint64_t));
+  detail::populate_pages(aux_ + begin_, n * sizeof(std::uint64_t));
+  detail::populate_pages(callsite_ + begin_, n * sizeof(std::uint32_t));
+  detail::populate_pages(match_ + begin_, n * sizeof(EventIndex));
+  detail::populate_pages(link_ + begin_, n * sizeof(EventIndex));
+}
+
 void TraceBuilder::reserve(std::size_t events) {
+  reserve_columns(events);
+  start_populate(events);
+}
+
+void TraceBuilder::reserve_columns(std::size_t events) {
   wait_for_populate();
   auto &e = trace_.events;
   e.time.reserve(events);
@@ -79,6 +116,10 @@ void TraceBuilder::reserve(std::size_t events) {
   e.callsite.reserve(events);
   e.match.reserve(events);
   e.link.reserve(events);
+}
+
+void TraceBuilder::start_populate(std::size_t events) {
+  auto &e = trace_.events;
   // Below a million events the faults cost less than starting a thread.
   constexpr std::size_t kPopulateThreshold = 1U << 20U;
   if (events >= kPopulateThreshold) {
@@ -440,7 +481,8 @@ void order_location(EventColumns &e, std::size_t begin, std::size_t end) {
 
 } // namespace
 
-void TraceBuilder::presize(const std::vector<std::uint64_t> &events_per_location) {
+void TraceBuilder::presize(const std::vector<std::uint64_t> &events_per_location,
+                           bool background_prefault) {
   if (events_per_location.size() != trace_.locations.size()) {
     throw Error(ErrorKind::Usage, "presize: " + std::to_string(events_per_location.size()) +
                                       " counts for " + std::to_string(trace_.locations.size()) +
@@ -459,10 +501,15 @@ void TraceBuilder::presize(const std::vector<std::uint64_t> &events_per_location
     throw Error(ErrorKind::Trace, "the trace announces " + std::to_string(total) +
                                       " events; parjava holds at most 2^31 - 1 per trace");
   }
-  reserve(total);
+  reserve_columns(total);
+  if (background_prefault) {
+    start_populate(total);
+  }
   for_each_column(trace_.events, [total](auto &column) { column.resize_for_overwrite(total); });
   presized_ = true;
   slice_written_.assign(events_per_location.size(), 0);
+  slice_generic_.assign(events_per_location.size(), 0);
+  run_ = std::make_unique<detail::MatchingRun>(trace_);
 }
 
 LocationSlice TraceBuilder::slice(std::uint32_t location) {
@@ -485,11 +532,23 @@ LocationSlice TraceBuilder::slice(std::uint32_t location) {
   s.bytes_ = e.bytes.data();
   s.aux_ = e.aux.data();
   s.callsite_ = e.callsite.data();
+  s.match_ = e.match.data();
+  s.link_ = e.link.data();
   return s;
 }
 
 void TraceBuilder::slice_filled(const LocationSlice &filled) {
-  slice_written_.at(filled.location_index_) = filled.written();
+  const auto l = filled.location_index_;
+  slice_written_.at(l) = filled.written();
+  if (run_ && filled.written() == filled.capacity()) {
+    auto &e = trace_.events;
+    order_location(e, filled.begin_, filled.end_);
+    slice_generic_[l] = static_cast<std::uint64_t>(
+        std::count(e.kind.begin() + static_cast<std::ptrdiff_t>(filled.begin_),
+                   e.kind.begin() + static_cast<std::ptrdiff_t>(filled.end_), EventKind::Generic));
+    thread_local detail::LocationScratch scratch;
+    run_->location(l, scratch);
+  }
 }
 
 Trace TraceBuilder::finish(unsigned threads) {
@@ -498,6 +557,19 @@ Trace TraceBuilder::finish(unsigned threads) {
   const std::size_t locations = trace_.locations.size();
   auto &offsets = trace_.location_offsets;
   if (presized_) {
+    bool complete = run_ != nullptr;
+    for (std::size_t l = 0; l < locations && complete; ++l) {
+      complete = slice_written_[l] == offsets[l + 1] - offsets[l];
+    }
+    if (complete) {
+      // Every slice was ordered and matched when it was filled (slice_filled).
+      trace_.metadata.unknown_events =
+          std::accumulate(slice_generic_.begin(), slice_generic_.end(), std::uint64_t{0});
+      run_->complete(std::max(1U, threads));
+      run_.reset();
+      return take_trace();
+    }
+    run_.reset();
     // Slices with fewer events than announced: close the gaps, location by location.
     std::uint64_t to = 0;
     for (std::size_t l = 0; l < locations; ++l) {
@@ -555,8 +627,11 @@ Trace TraceBuilder::finish(unsigned threads) {
   });
   trace_.metadata.unknown_events =
       std::accumulate(generic.begin(), generic.end(), std::uint64_t{0});
-  run.complete();
+  run.complete(threads);
+  return take_trace();
+}
 
+Trace TraceBuilder::take_trace() {
   Trace result = std::move(trace_);
   trace_ = Trace{};
   region_by_name_.clear();
@@ -565,6 +640,7 @@ Trace TraceBuilder::finish(unsigned threads) {
   location_column_sorted_ = true;
   presized_ = false;
   slice_written_.clear();
+  slice_generic_.clear();
   return result;
 }
 

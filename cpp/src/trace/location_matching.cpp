@@ -1,5 +1,6 @@
 // Pass 1 of match(): everything that can be decided looking at one location, in one pass over
-// its events (each event is visited once, while it is in cache):
+// its events (each event is visited once, while it is in cache; it also clears the location's
+// match and link entries):
 //  - the region stack (notes 001 §2.6.2, R^l: Enter pushes, Exit pops the most recent Enter;
 //    `enterptr` gives every inner event its enclosing call, hence its region and call site);
 //  - collective begin/end, and the list of CollectiveEnd events for the instances;
@@ -105,6 +106,10 @@ void match_location(Trace &trace, std::uint32_t l, bool whole_process, LocationS
   for (auto i = trace.location_begin(l); i < end; ++i) {
     const auto u = static_cast<std::size_t>(i);
     const auto kind = e.kind[u];
+    // Links only ever go back to earlier events of the location, so clearing each event's
+    // own entries as it is reached is enough (no separate pass over the columns).
+    e.match[u] = kNoEvent;
+    e.link[u] = kNoEvent;
     switch (kind) {
     case EventKind::Enter:
       open.push_back(i);

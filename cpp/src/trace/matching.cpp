@@ -32,7 +32,7 @@ MatchingRun::MatchingRun(Trace &trace)
     : trace_(trace), processes_(group_processes(trace)), lists_(trace.location_count()),
       reports_(trace.location_count()) {
   const auto n = trace.size();
-  // Every location clears its own slice of these (location()).
+  // Every location's pass clears its own part of these (match_location).
   trace.events.match.resize_for_overwrite(n);
   trace.events.link.resize_for_overwrite(n);
   trace.events.match.shrink_to_fit(); // reserved for the announced event count
@@ -44,10 +44,6 @@ MatchingRun::MatchingRun(Trace &trace)
 }
 
 void MatchingRun::location(std::uint32_t l, LocationScratch &scratch) {
-  const auto begin = static_cast<std::size_t>(trace_.location_begin(l));
-  const auto end = static_cast<std::size_t>(trace_.location_end(l));
-  std::fill(trace_.events.match.begin() + begin, trace_.events.match.begin() + end, kNoEvent);
-  std::fill(trace_.events.link.begin() + begin, trace_.events.link.begin() + end, kNoEvent);
   const auto &loc = trace_.locations[l];
   const bool whole_process =
       is_process_location(loc) &&
@@ -55,7 +51,7 @@ void MatchingRun::location(std::uint32_t l, LocationScratch &scratch) {
   match_location(trace_, l, whole_process, scratch, lists_[l], reports_[l]);
 }
 
-void MatchingRun::complete() {
+void MatchingRun::complete(unsigned threads) {
   auto &total = trace_.unmatched;
   for (const auto &r : reports_) {
     total.sends += r.sends;
@@ -82,8 +78,15 @@ void MatchingRun::complete() {
   for (const auto &lists : lists_) {
     total.request_posts += lists.posts - lists.completed_posts;
   }
-  pair_messages(trace_, lists_, processes_.count());
-  build_collectives(trace_, lists_, processes_);
+  // Pairing writes match and the message counts, collectives write link, the collective
+  // tables and their counts: independent, so they may run at the same time.
+  parallel_for(2, threads, [this](std::size_t task, unsigned /*worker*/) {
+    if (task == 0) {
+      pair_messages(trace_, lists_, processes_.count());
+    } else {
+      build_collectives(trace_, lists_, processes_);
+    }
+  });
 }
 
 } // namespace detail
@@ -101,7 +104,7 @@ void match(Trace &trace, unsigned threads) {
       run.location(static_cast<std::uint32_t>(l), scratch[worker]);
     });
   }
-  run.complete();
+  run.complete(threads);
 }
 
 } // namespace parjava::trace

@@ -84,10 +84,11 @@ void build_collectives(Trace &trace, std::vector<MatchingLists> &lists, const Pr
 class MatchingRun {
 public:
   explicit MatchingRun(Trace &trace);
-  // Pass 1 on location l (clears its match/link slice first). Thread-safe across locations.
+  // Pass 1 on location l. Thread-safe across locations.
   void location(std::uint32_t l, LocationScratch &scratch);
-  // Passes 2-4 and the unmatched report.
-  void complete();
+  // Passes 2-4 and the unmatched report; pairing and collective instances (which touch
+  // different columns) run side by side when threads > 1.
+  void complete(unsigned threads = 1);
 
 private:
   Trace &trace_;

@@ -8,13 +8,16 @@
 // Irecv takes its place at the MPI_Irecv, not at the Wait that completed it, so several Irecvs
 // completed by one Waitall in any order still pair in the order they were posted.
 //
-// Cost: the lists come from the per-location pass; each is put in (receiver, sender) order by
-// one stable counting sort on the pair (two by rank for very large process counts), then one
-// merge. A pair of ranks that mixes a few communicators or tags pairs each (communicator, tag)
-// stream in turn; only one mixing many is sorted by stream.
+// How: the per-location pass lists each process's sends (in start order) and receives (in
+// posting order). The sends are put in (receiver, sender) order by one stable counting sort on
+// the pair (two on the ranks for very many ranks); then each process's receives, in posting
+// order, take the next send of their pair of ranks and (communicator, tag) stream. Receives
+// need no reordering, so only the sends are copied (peak memory), and a pair of ranks mixing a
+// few streams is served by a cursor per stream; one mixing many is sorted by stream once.
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <unordered_map>
 #include <vector>
 
 #include "matching_passes.hpp"
@@ -117,120 +120,115 @@ bool stream_before(const Message &a, const Message &b) {
   return a.comm != b.comm ? a.comm < b.comm : a.tag < b.tag;
 }
 
-class Matcher {
+// The sends of every pair of ranks, in MPI order, handed out to receives one by one: per pair
+// and (communicator, tag) stream, the next send not yet received.
+class SendQueues {
 public:
-  Matcher(Column<EventIndex> &match, MatchReport &report) : match_(match), report_(report) {}
+  explicit SendQueues(Column<Message> &sends) : sends_(sends) {}
 
-  // Pair the messages between one sender and one receiver.
-  void pair_group(Message *sends, std::size_t ns, Message *recvs, std::size_t nr) {
-    // The (communicator, tag) streams present: usually one, a few when a pair of ranks mixes
-    // tags (a halo exchange and a Sendrecv). Each stream pairs in order on its own.
-    streams_.clear();
-    auto note = [this](const Message &m) {
-      for (const auto &s : streams_) {
-        if (same_stream(s, m)) {
-          return true;
-        }
-      }
-      if (streams_.size() == kFewStreams) {
-        return false;
-      }
-      streams_.push_back(m);
-      return true;
-    };
-    bool few = true;
-    for (std::size_t i = 0; i < ns && few; ++i) {
-      few = note(sends[i]);
+  // The next send of `receive`'s stream among the sends of pair `pair` (positions [begin,
+  // end) of the ordered sends), or kNoEvent.
+  EventIndex take(std::size_t pair, std::size_t begin, std::size_t end, const Message &receive) {
+    if (pair >= state_.size()) {
+      state_.resize(pair + 1, State::Unseen);
+      next_.resize(pair + 1, 0);
     }
-    for (std::size_t i = 0; i < nr && few; ++i) {
-      few = note(recvs[i]);
+    if (state_[pair] == State::Unseen) {
+      classify(pair, begin, end);
     }
-    if (few) {
-      if (streams_.size() == 1) {
-        zip(sends, ns, recvs, nr);
-        return;
+    switch (state_[pair]) {
+    case State::OneStream: {
+      auto &next = next_[pair];
+      if (next == end || !same_stream(sends_[next], receive)) {
+        return kNoEvent;
       }
-      for (const auto &stream : streams_) {
-        zip_stream(stream, sends, ns, recvs, nr);
-      }
-      return;
+      ++taken_;
+      return sends_[next++].event;
     }
-    // Many streams between two ranks: sort each side by stream, then zip equal streams.
-    std::stable_sort(sends, sends + ns, stream_before);
-    std::stable_sort(recvs, recvs + nr, stream_before);
-    std::size_t a = 0;
-    std::size_t b = 0;
-    while (a < ns || b < nr) {
-      const Message &key =
-          (b == nr || (a < ns && !stream_before(recvs[b], sends[a]))) ? sends[a] : recvs[b];
-      auto a_end = a;
-      while (a_end < ns && same_stream(sends[a_end], key)) {
-        ++a_end;
+    case State::FewStreams: {
+      // A cursor per stream scans forward, skipping the other streams' sends.
+      auto &cursors = few_[pair];
+      auto it = std::find_if(cursors.begin(), cursors.end(), [&](const Cursor &c) {
+        return c.comm == receive.comm && c.tag == receive.tag;
+      });
+      if (it == cursors.end()) {
+        cursors.push_back({receive.comm, receive.tag, begin});
+        it = cursors.end() - 1;
       }
-      auto b_end = b;
-      while (b_end < nr && same_stream(recvs[b_end], key)) {
-        ++b_end;
+      while (it->next < end && !same_stream(sends_[it->next], receive)) {
+        ++it->next;
       }
-      zip(sends + a, a_end - a, recvs + b, b_end - b);
-      a = a_end;
-      b = b_end;
+      if (it->next == end) {
+        return kNoEvent;
+      }
+      ++taken_;
+      return sends_[it->next++].event;
+    }
+    default: {
+      // Many streams: the pair's sends were sorted by stream; each stream is a run.
+      const auto first = sends_.begin() + static_cast<std::ptrdiff_t>(begin);
+      const auto last = sends_.begin() + static_cast<std::ptrdiff_t>(end);
+      const auto run = std::equal_range(first, last, receive, stream_before);
+      const auto run_begin = static_cast<std::size_t>(run.first - sends_.begin());
+      const auto run_end = static_cast<std::size_t>(run.second - sends_.begin());
+      auto &next = run_next_.try_emplace(run_begin, run_begin).first->second;
+      if (next == run_end) {
+        return kNoEvent;
+      }
+      ++taken_;
+      return sends_[next++].event;
+    }
     }
   }
+
+  [[nodiscard]] std::uint64_t taken() const { return taken_; }
 
 private:
+  enum class State : std::uint8_t { Unseen, OneStream, FewStreams, Sorted };
+  struct Cursor {
+    std::uint32_t comm;
+    std::int32_t tag;
+    std::size_t next;
+  };
   static constexpr std::size_t kFewStreams = 8;
 
-  // Pair the k-th send of `stream` with its k-th receive.
-  void zip_stream(const Message &stream, const Message *sends, std::size_t ns, const Message *recvs,
-                  std::size_t nr) {
-    std::size_t a = 0;
-    std::size_t b = 0;
-    std::uint64_t unpaired_sends = 0;
-    std::uint64_t unpaired_receives = 0;
-    for (;;) {
-      while (a < ns && !same_stream(sends[a], stream)) {
-        ++a;
+  void classify(std::size_t pair, std::size_t begin, std::size_t end) {
+    std::vector<const Message *> streams;
+    for (auto i = begin; i < end; ++i) {
+      const auto &m = sends_[i];
+      if (std::none_of(streams.begin(), streams.end(),
+                       [&](const Message *s) { return same_stream(*s, m); })) {
+        streams.push_back(&m);
+        if (streams.size() > kFewStreams) {
+          break;
+        }
       }
-      while (b < nr && !same_stream(recvs[b], stream)) {
-        ++b;
-      }
-      if (a == ns || b == nr) {
-        break;
-      }
-      match_[static_cast<std::size_t>(sends[a].event)] = recvs[b].event;
-      match_[static_cast<std::size_t>(recvs[b].event)] = sends[a].event;
-      ++a;
-      ++b;
     }
-    for (; a < ns; ++a) {
-      unpaired_sends += same_stream(sends[a], stream) ? 1U : 0U;
+    if (streams.size() <= 1) {
+      state_[pair] = State::OneStream;
+      next_[pair] = begin;
+    } else if (streams.size() <= kFewStreams) {
+      state_[pair] = State::FewStreams;
+    } else {
+      state_[pair] = State::Sorted;
+      std::stable_sort(sends_.begin() + static_cast<std::ptrdiff_t>(begin),
+                       sends_.begin() + static_cast<std::ptrdiff_t>(end), stream_before);
     }
-    for (; b < nr; ++b) {
-      unpaired_receives += same_stream(recvs[b], stream) ? 1U : 0U;
-    }
-    report_.sends += unpaired_sends;
-    report_.receives += unpaired_receives;
   }
 
-  void zip(const Message *sends, std::size_t ns, const Message *recvs, std::size_t nr) {
-    const auto paired = std::min(ns, nr);
-    for (std::size_t i = 0; i < paired; ++i) {
-      match_[static_cast<std::size_t>(sends[i].event)] = recvs[i].event;
-      match_[static_cast<std::size_t>(recvs[i].event)] = sends[i].event;
-    }
-    report_.sends += ns - paired;
-    report_.receives += nr - paired;
-  }
-
-  Column<EventIndex> &match_;
-  MatchReport &report_;
-  std::vector<Message> streams_; // one message of each stream of the current pair
+  Column<Message> &sends_;
+  std::vector<State> state_;
+  std::vector<std::size_t> next_;
+  std::unordered_map<std::size_t, std::vector<Cursor>> few_;
+  std::unordered_map<std::size_t, std::size_t> run_next_;
+  std::uint64_t taken_ = 0;
 };
 
 } // namespace
 
 void pair_messages(Trace &trace, std::vector<MatchingLists> &lists, std::int32_t ranks) {
   auto &report = trace.unmatched;
+  auto &match = trace.events.match;
   const auto n = static_cast<std::size_t>(std::max(ranks, 0));
   std::size_t messages = 0;
   for (const auto &l : lists) {
@@ -246,62 +244,69 @@ void pair_messages(Trace &trace, std::vector<MatchingLists> &lists, std::int32_t
   auto rank_of = [&](EventIndex i) {
     return rank_of_location[trace.events.location[static_cast<std::size_t>(i)]];
   };
-  std::vector<std::size_t> send_start;
-  std::vector<std::size_t> recv_start;
-  // A send of process `rank` goes to its peer; a receive of process `rank` comes from its peer.
+  // The sends in (receiver, sender) order; a send of process `rank` goes to its peer.
+  std::vector<std::size_t> pair_start;
+  std::uint64_t unpaired_sends = 0;
   auto sends = order_by_pair(
       lists, &MatchingLists::sends, n, pair_buckets,
       [](const Message &m, std::int32_t rank) {
         return Ends{m.peer, rank};
       },
-      rank_of, report.sends, send_start);
-  auto recvs = order_by_pair(
-      lists, &MatchingLists::receives, n, pair_buckets,
-      [](const Message &m, std::int32_t rank) {
-        return Ends{rank, m.peer};
-      },
-      rank_of, report.receives, recv_start);
+      rank_of, unpaired_sends, pair_start);
+  report.sends += unpaired_sends;
 
-  Matcher matcher(trace.events.match, report);
-  if (pair_buckets) {
-    for (std::size_t pair = 0; pair < n * n; ++pair) {
-      const auto ns = send_start[pair + 1] - send_start[pair];
-      const auto nr = recv_start[pair + 1] - recv_start[pair];
-      if (ns + nr != 0) {
-        matcher.pair_group(sends.data() + send_start[pair], ns, recvs.data() + recv_start[pair],
-                           nr);
+  // Many ranks: the pairs present and their ranges, found from the sends' locations.
+  std::unordered_map<std::uint64_t, std::size_t> pair_of_key;
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  if (!pair_buckets) {
+    for (std::size_t i = 0; i < sends.size();) {
+      const auto receiver = static_cast<std::uint64_t>(sends[i].peer);
+      const auto sender = rank_of(sends[i].event);
+      auto j = i + 1;
+      while (j < sends.size() && static_cast<std::uint64_t>(sends[j].peer) == receiver &&
+             rank_of(sends[j].event) == sender) {
+        ++j;
       }
+      pair_of_key.emplace((receiver << 32U) | static_cast<std::uint32_t>(sender), ranges.size());
+      ranges.emplace_back(i, j);
+      i = j;
     }
-    return;
   }
-  // Many ranks: find the pairs again from the events' locations.
-  auto send_group = [&](const Message &m) {
-    return (static_cast<std::uint64_t>(m.peer) << 32U) |
-           static_cast<std::uint32_t>(rank_of(m.event));
-  };
-  auto recv_group = [&](const Message &m) {
-    return (static_cast<std::uint64_t>(rank_of(m.event)) << 32U) |
-           static_cast<std::uint32_t>(m.peer);
-  };
-  constexpr auto kEnd = std::numeric_limits<std::uint64_t>::max();
-  std::size_t a = 0;
-  std::size_t b = 0;
-  while (a < sends.size() || b < recvs.size()) {
-    const auto ka = a < sends.size() ? send_group(sends[a]) : kEnd;
-    const auto kb = b < recvs.size() ? recv_group(recvs[b]) : kEnd;
-    const auto key = std::min(ka, kb);
-    auto a_end = a;
-    while (a_end < sends.size() && send_group(sends[a_end]) == key) {
-      ++a_end;
+
+  // Receives in each process's posting order take the next send of their pair and stream.
+  SendQueues queues(sends);
+  for (auto &l : lists) {
+    if (l.rank < 0) {
+      report.receives += l.receives.size();
+      l.receives = {};
+      continue;
     }
-    auto b_end = b;
-    while (b_end < recvs.size() && recv_group(recvs[b_end]) == key) {
-      ++b_end;
+    for (const auto &r : l.receives) {
+      EventIndex send = kNoEvent;
+      if (r.peer >= 0 && static_cast<std::size_t>(r.peer) < n) {
+        if (pair_buckets) {
+          const auto pair = static_cast<std::size_t>(l.rank) * n + static_cast<std::size_t>(r.peer);
+          send = queues.take(pair, pair_start[pair], pair_start[pair + 1], r);
+        } else {
+          const auto key =
+              (static_cast<std::uint64_t>(l.rank) << 32U) | static_cast<std::uint32_t>(r.peer);
+          const auto found = pair_of_key.find(key);
+          if (found != pair_of_key.end()) {
+            const auto [begin, end] = ranges[found->second];
+            send = queues.take(found->second, begin, end, r);
+          }
+        }
+      }
+      if (send == kNoEvent) {
+        ++report.receives;
+        continue;
+      }
+      match[static_cast<std::size_t>(send)] = r.event;
+      match[static_cast<std::size_t>(r.event)] = send;
     }
-    matcher.pair_group(sends.data() + a, a_end - a, recvs.data() + b, b_end - b);
-    a = a_end;
-    b = b_end;
+    l.receives = {};
   }
+  report.sends += sends.size() - queues.taken();
 }
 
 } // namespace parjava::trace::detail

@@ -24,12 +24,14 @@ struct LocationContext {
   std::uint32_t location;
   std::int32_t rank;
   std::uint64_t unknown_ranks = 0; // message peers outside their communicator
+  std::uint64_t events = 0;        // events read so far
   bool overflow = false;           // more events than the archive announced
 };
 
 LocationContext &context(void *data) { return *static_cast<LocationContext *>(data); }
 
 void put(LocationContext &c, const EventRecord &r) {
+  ++c.events;
   if (c.slice == nullptr) {
     c.builder->append(c.location, r);
   } else if (!c.slice->append(r)) {
@@ -384,8 +386,9 @@ public:
   }
 
   // Read location `id`'s local definitions and events through `context`. Returns a warning
-  // when its local definitions are missing (empty string otherwise).
-  std::string read(std::uint64_t id, LocationContext &context) {
+  // when its local definitions are missing (empty string otherwise). `announced`: the event
+  // count of its definition (0: unknown).
+  std::string read(std::uint64_t id, std::uint64_t announced, LocationContext &context) {
     std::string warning;
     const auto def = files_.definitions_of(id);
     if (have_local_definitions_ && file_size(def) >= 0) {
@@ -415,6 +418,16 @@ public:
     if (!context.overflow) {
       check_otf2(status, errors_, evt,
                  "reading the events (after " + std::to_string(read) + " events)");
+      // OTF2 does not always notice a file cut short; its definition's count does (writers
+      // record the exact number: the library counts them).
+      if (announced != 0 && context.events < announced) {
+        throw_trace_error(evt + ": reading the events failed: the file holds " +
+                          std::to_string(context.events) +
+                          " events where its definition "
+                          "announces " +
+                          std::to_string(announced) +
+                          ": it is truncated or damaged (copy the whole archive again)");
+      }
     }
     errors_.take_messages();
     return warning;
@@ -468,14 +481,15 @@ bool read_events(OTF2_Reader *reader, const ArchiveFiles &files, const EventTran
     EventFileReader main_reader(reader, files, selected, errors);
     for (const auto l : to_read) {
       LocationContext context{&builder, nullptr, &x, l, builder.locations()[l].rank};
-      warnings[l] = main_reader.read(x.location_ids[l], context);
+      warnings[l] = main_reader.read(x.location_ids[l], announced[l], context);
       unknown_ranks[l] = context.unknown_ranks;
     }
   } else {
     // Announced counts (Score-P, parjava): exact columns, each location filled in place by
     // one of `threads` readers, the largest locations first (equal ones in column order, the
     // order in which the builder's helper faults the pages in).
-    builder.presize(announced);
+    // One reader: a helper faults the pages in meanwhile; several: each its own slices.
+    builder.presize(announced, threads == 1);
     std::stable_sort(to_read.begin(), to_read.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return announced[a] > announced[b]; });
     std::vector<std::unique_ptr<OTF2_Reader, ReaderCloser>> own_readers(threads);
@@ -503,8 +517,11 @@ bool read_events(OTF2_Reader *reader, const ArchiveFiles &files, const EventTran
       }
       const auto l = to_read[k];
       auto slice = builder.slice(l);
+      if (threads > 1) {
+        slice.populate();
+      }
       LocationContext context{&builder, &slice, &x, l, builder.locations()[l].rank};
-      warnings[l] = readers[worker]->read(x.location_ids[l], context);
+      warnings[l] = readers[worker]->read(x.location_ids[l], announced[l], context);
       unknown_ranks[l] = context.unknown_ranks;
       builder.slice_filled(slice);
       if (context.overflow) {

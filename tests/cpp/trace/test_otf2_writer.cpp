@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include <unistd.h>
+
 #include "parjava/error.hpp"
 #include "parjava/trace/builder.hpp"
 #include "parjava/trace/otf2.hpp"
@@ -22,9 +24,14 @@ const fs::path kData = fs::path(PARJAVA_SOURCE_DIR) / "tests" / "data" / "otf2";
 class TempDir {
 public:
   TempDir() {
+    // Unique per process: other worktrees run these tests at the same time in the same /tmp.
     const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() /
-            (std::string("parjava_write_") + info->test_suite_name() + "_" + info->name());
+    std::string name = std::string("parjava_write_") + std::to_string(getpid()) + "_" +
+                       info->test_suite_name() + "_" + info->name();
+    for (auto &c : name) {
+      c = c == '/' ? '_' : c;
+    }
+    path_ = fs::temp_directory_path() / name;
     fs::remove_all(path_);
     fs::create_directories(path_);
   }

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -26,6 +27,9 @@
 namespace parjava::trace {
 
 class TraceBuilder;
+namespace detail {
+class MatchingRun;
+} // namespace detail
 
 // All columns of one event before matching; the kind-specific meaning is in EventKind.
 struct EventRecord {
@@ -65,6 +69,9 @@ public:
   }
   [[nodiscard]] std::size_t written() const { return next_ - begin_; }
   [[nodiscard]] std::size_t capacity() const { return end_ - begin_; }
+  // Fault in this slice's pages of every column (match and link included) in one go, before
+  // filling it: cheaper than a page fault per 4 KiB on first write.
+  void populate() const;
 
 private:
   friend class TraceBuilder;
@@ -82,15 +89,18 @@ private:
   std::uint64_t *bytes_ = nullptr;
   std::uint64_t *aux_ = nullptr;
   std::uint32_t *callsite_ = nullptr;
+  EventIndex *match_ = nullptr; // filled by matching
+  EventIndex *link_ = nullptr;
 };
 
 class TraceBuilder {
 public:
-  TraceBuilder() = default;
+  TraceBuilder();
   TraceBuilder(const TraceBuilder &) = delete;
   TraceBuilder &operator=(const TraceBuilder &) = delete;
-  // Movable: the prefault helper (see reserve()) holds no reference to the builder.
-  TraceBuilder(TraceBuilder &&other) noexcept = default;
+  // Movable (not while slices are being filled): the prefault helper (see reserve()) holds no
+  // reference to the builder.
+  TraceBuilder(TraceBuilder &&other) noexcept;
   TraceBuilder &operator=(TraceBuilder &&other) noexcept;
   ~TraceBuilder();
 
@@ -207,9 +217,15 @@ public:
   // locations can then be filled from different threads, with no copy afterwards. Call it
   // after the locations are defined and before any append(); a slice filled with fewer
   // events than announced is compacted by finish(). Appends and slices cannot be mixed.
-  void presize(const std::vector<std::uint64_t> &events_per_location);
+  // With `background_prefault`, a helper faults the pages in while the slices are filled (as
+  // reserve() does; best with one filling thread); otherwise whoever fills a slice should
+  // call LocationSlice::populate() first, so each thread faults in the pages it writes.
+  void presize(const std::vector<std::uint64_t> &events_per_location,
+               bool background_prefault = false);
   LocationSlice slice(std::uint32_t location);
-  // Record how many events slice `location` received (call once the slice is filled).
+  // Record how many events slice `location` received (call once the slice is filled, from
+  // the thread that filled it). A slice filled to its announced count is ordered and given
+  // its per-location matching pass right away, while its events are still in cache.
   void slice_filled(const LocationSlice &slice);
 
   // Sort, index and match; the builder is empty afterwards. The per-location work (time
@@ -222,6 +238,9 @@ private:
   [[noreturn]] void throw_unknown_location(std::uint32_t loc) const;
 
   void wait_for_populate();
+  void reserve_columns(std::size_t events);
+  void start_populate(std::size_t events);
+  Trace take_trace(); // the finished trace; the builder starts empty again
 
   Trace trace_;
   std::thread populate_;
@@ -231,6 +250,8 @@ private:
   bool location_column_sorted_ = true; // events appended in non-decreasing location order
   bool presized_ = false;
   std::vector<std::uint64_t> slice_written_; // per location, when presized
+  std::vector<std::uint64_t> slice_generic_; // Generic events per finished slice
+  std::unique_ptr<detail::MatchingRun> run_; // matching of the presized trace
 };
 
 // Default role for a region of a known function: COLLECTIVE/BARRIER for collectives,
