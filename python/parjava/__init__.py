@@ -27,6 +27,7 @@ from .errors import (  # noqa: E402
     TraceError,
     UsageError,
 )
+from .frontend import SourceModel, build_model  # noqa: E402
 from .model import Model, measured  # noqa: E402
 from .prediction import Prediction, interpret, interpret_node  # noqa: E402
 from .trace import Category, EventKind, Trace  # noqa: E402
@@ -56,11 +57,13 @@ __all__ = [
     "Network",
     "Prediction",
     "RunError",
+    "SourceModel",
     "ThreadCosts",
     "Trace",
     "TraceError",
     "UsageError",
     "__version__",
+    "build_model",
     "goal",
     "include_dir",
     "interpret",
