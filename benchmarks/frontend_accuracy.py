@@ -90,33 +90,6 @@ def measure(exe: Path, args: list[str], np: int, repeat: int) -> float:
     return min(times)
 
 
-def region_time(prediction: object, np: int) -> float:
-    """Predicted time of the region the program times: rank 0, first to last MPI_Barrier.
-
-    The examples print the time between the end of the barrier after MPI_Init and the end of
-    the barrier before MPI_Finalize, so the prediction is read from the model trace at the same
-    points; setup before and printing after stay out of both.
-    """
-    trace = prediction.trace(np=np)  # type: ignore[attr-defined]
-    ev = trace.events
-    names = [r.name for r in trace.regions]
-    offsets = trace.location_offsets
-    first, last = int(offsets[0]), int(offsets[1])
-    kinds = ev.kind[first:last]
-    regions = ev.region[first:last]
-    times = ev.time[first:last]
-    ends = [
-        int(times[i])
-        for i in range(len(kinds))
-        if kinds[i] in (pj.EventKind.Leave, pj.EventKind.CollectiveEnd)
-        and regions[i] < len(names)
-        and names[regions[i]] == "MPI_Barrier"
-    ]
-    if len(ends) < 2:
-        raise RuntimeError("the model trace has fewer than two MPI_Barrier ends on rank 0")
-    return (max(ends) - min(ends)) * 1e-9
-
-
 def machine_for(args: argparse.Namespace) -> object:
     """The machine description: a JSON file, a preset, or measured now by netbench."""
     if args.machine:
@@ -153,7 +126,7 @@ def main() -> int:
             exe = compile_example(case, work)
             for np in (1, 2):
                 real = measure(exe, case.large, np, args.repeat)
-                predicted = region_time(prediction, np)
+                predicted = prediction.region_time(np)
                 rows.append((case.name, np, real, predicted, build_seconds))
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -273,6 +273,42 @@ class Prediction:
             return trace_core
         return Trace(trace_core)
 
+    def region_time(
+        self, np: int | None = None, region: str = "MPI_Barrier", rank: int = 0
+    ) -> float:
+        """Predicted seconds between the first and the last end of ``region`` on ``rank``.
+
+        Programs often time themselves between two barriers (after the setup, before the
+        output); this reads the same span from the model trace, so a prediction compares with
+        the program's own measurement. Raises :class:`UsageError` when the model trace has fewer
+        than two ends of ``region`` on that rank.
+        """
+        import numpy
+
+        from .trace import EventKind
+
+        count = np
+        trace = self.trace(np=count)
+        names = [r.name for r in trace.regions]
+        if region not in names:
+            raise UsageError(f"the model trace has no region {region!r}")
+        wanted = names.index(region)
+        offsets = trace.location_offsets
+        if not 0 <= rank < len(offsets) - 1:
+            raise UsageError(f"rank {rank} is not in the model trace ({len(offsets) - 1} ranks)")
+        first, last = int(offsets[rank]), int(offsets[rank + 1])
+        ev = trace.events
+        kinds = numpy.asarray(ev.kind[first:last])
+        regions = numpy.asarray(ev.region[first:last])
+        times = numpy.asarray(ev.time[first:last])
+        ends = (regions == wanted) & (
+            (kinds == int(EventKind.LEAVE)) | (kinds == int(EventKind.COLLECTIVE_END))
+        )
+        if int(ends.sum()) < 2:
+            raise UsageError(f"the model trace has fewer than two {region} ends on rank {rank}")
+        chosen = times[ends]
+        return float(chosen.max() - chosen.min()) * 1e-9
+
     # ---- presentation -----------------------------------------------------------------------
 
     def table(self) -> list[dict[str, float]]:

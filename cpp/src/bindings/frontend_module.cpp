@@ -12,7 +12,7 @@
 namespace py = pybind11;
 using namespace parjava::frontend;
 
-void register_errors(py::module_ &m);
+void register_module_local_errors(py::module_ &m);
 
 namespace {
 
@@ -35,7 +35,7 @@ BuildOptions options_from(const std::vector<std::string> &sources,
 
 PYBIND11_MODULE(_frontend, m) {
   m.doc() = "parjava Clang model builder (private: use parjava.build_model)";
-  register_errors(m);
+  register_module_local_errors(m);
 
   m.def(
       "build_model",

@@ -30,19 +30,29 @@ const char *python_class_name(parjava::ErrorKind kind) {
   return "Error";
 }
 
+void translate_error(std::exception_ptr p) { // NOLINT(performance-unnecessary-value-param)
+  try {
+    if (p) {
+      std::rethrow_exception(p);
+    }
+  } catch (const parjava::Error &e) {
+    py::object errors = py::module_::import("parjava.errors");
+    py::object cls = errors.attr(python_class_name(e.kind()));
+    PyErr_SetObject(cls.ptr(), py::str(e.what()).ptr());
+  }
+}
+
 } // namespace
 
 void register_errors(py::module_ &m) {
   (void)m;
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) {
-        std::rethrow_exception(p);
-      }
-    } catch (const parjava::Error &e) {
-      py::object errors = py::module_::import("parjava.errors");
-      py::object cls = errors.attr(python_class_name(e.kind()));
-      PyErr_SetObject(cls.ptr(), py::str(e.what()).ptr());
-    }
-  });
+  py::register_exception_translator(translate_error);
+}
+
+// pybind11 tries global translators newest first, so a second global one registered by
+// parjava._frontend would shadow the richer ones of _core (DeadlockError.blocked, registered by
+// the interp part). Other extension modules register theirs for their own functions only.
+void register_module_local_errors(py::module_ &m) {
+  (void)m;
+  py::register_local_exception_translator(translate_error);
 }

@@ -36,7 +36,6 @@ typedef struct pj_slot {
 
 extern __thread pj_slot *pj_slots;
 extern __thread pj_u64 pj_events;
-pj_u64 pj_generation;
 extern pj_u64 pj_generation;
 pj_slot *pj_thread_slots(void);
 
