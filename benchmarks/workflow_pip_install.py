@@ -29,15 +29,16 @@ CHECK = f"""
 import pathlib, sys
 import parjava as pj
 from parjava import _core, _paths, tracing
-package = pathlib.Path(pj.__file__).parent
+sources = pathlib.Path(pj.__file__).parent  # the source tree for pip install -e
+package = pathlib.Path(_core.__file__).parent  # the compiled parts: always site-packages
 assert "site-packages" in str(package), package
-print("parjava", pj.__version__, "from", package)
+print("parjava", pj.__version__, "from", sources)
 print("  _core", pathlib.Path(_core.__file__).name)
 for name, kind in (("netbench", "bin"), ("parjava-trace-assemble", "bin")):
     print("  tool", name, _paths.tool_path(name, kind).relative_to(package))
 print("  tracer", tracing.tracer_library().relative_to(package))
 print("  include", (tracing.include_dir() / "parjava" / "interval.h").relative_to(package))
-assert (package / "py.typed").exists() and (package / "_core.pyi").exists()
+assert (sources / "py.typed").exists() and (sources / "_core.pyi").exists()
 model = pj.Model("ring", params={{"N": 4096}}, file="ring.c")
 with model.loop("i", 0, 20, line=3):
     model.compute("1e-6 * N / size", line=4)
@@ -51,7 +52,9 @@ print("  scan ping-pong:", len(findings), "occurrences")
 """
 
 
-def step(title: str, command: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
+def step(
+    title: str, command: list[str], cwd: Path, env: dict[str, str] | None = None, show: bool = True
+) -> float:
     """Run `command`, fail loudly with its output, return the seconds it took."""
     start = time.monotonic()
     proc = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
@@ -60,7 +63,7 @@ def step(title: str, command: list[str], cwd: Path, env: dict[str, str] | None =
         sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
         raise SystemExit(f"FAILED: {title} (exit {proc.returncode}): {' '.join(command)}")
     print(f"{seconds:8.1f} s  {title}")
-    for line in proc.stdout.splitlines():
+    for line in proc.stdout.splitlines() if show else []:
         if line.startswith(("parjava ", "  ")) and len(line) < 160:
             print(f"            {line}")
     return seconds
@@ -88,14 +91,12 @@ def main() -> int:
     install = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     install += ["-e", "."] if args.editable else ["."]
     times["install"] = step(f"pip install {'-e ' if args.editable else ''}.", install, ROOT, env)
-    times["help"] = step("parjava --help", [str(venv / "bin" / "parjava"), "--help"], outside, env)
-    step("python -m parjava --help", [str(python), "-m", "parjava", "--help"], outside, env)
-    step(
-        "python -m parjava predict --help",
-        [str(python), "-m", "parjava", "predict", "-h"],
-        outside,
-        env,
+    times["help"] = step(
+        "parjava --help", [str(venv / "bin" / "parjava"), "--help"], outside, env, False
     )
+    step("python -m parjava --help", [str(python), "-m", "parjava", "--help"], outside, env, False)
+    predict_help = [str(python), "-m", "parjava", "predict", "-h"]
+    step("python -m parjava predict --help", predict_help, outside, env, False)
     times["check"] = step("import, tools, predict, scan", [str(python), "-c", CHECK], outside, env)
     report = outside / "report.html"
     times["report"] = step(

@@ -39,7 +39,8 @@ def register(subparsers: Any) -> None:
     """Add the ``report`` verb."""
     parser = subparsers.add_parser(
         "report",
-        help="write one self-contained HTML report (machine, findings, intervals, timeline)",
+        help="write one self-contained HTML report (machine, prediction, findings, intervals, "
+        "timeline)",
         description="Combine what parjava knows about a run into one HTML file that opens "
         "anywhere without network: the machine, the trace, the pattern findings with the "
         "source lines of each call site, the interval tree and the timeline.",
