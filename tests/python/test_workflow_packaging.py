@@ -98,6 +98,8 @@ def test_the_wheel_holds_every_compiled_part_of_the_build(site: Path) -> None:
     # Typing: PEP 561 marker and the stubs of the extension module.
     assert (installed / "py.typed").exists() and (installed / "_core.pyi").exists()
     assert (installed / "include" / "parjava" / "interval.h").exists()
+    # `parjava demo` after pip install compiles the example it ships.
+    assert (installed / "examples" / "jacobi2d.c").exists()
     # Installed modules, programs and libraries find their shared libraries (OTF2, MPI,
     # libclang-cpp) outside the build tree.
     binaries = [*installed.glob("_*.so"), *installed.glob("bin/*"), *installed.glob("lib/*")]
