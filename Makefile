@@ -13,7 +13,7 @@ export OMPI_MCA_rmaps_base_oversubscribe = 1
 export PYTHONPATH := $(CURDIR)/python$(if $(PYTHONPATH),:$(PYTHONPATH))
 export PARJAVA_BUILD_DIR := $(CURDIR)/$(BUILD)/package
 
-.PHONY: all deps configure build test test-cpp test-python test-notebooks demo lint format clean
+.PHONY: all deps configure build test test-cpp test-python test-notebooks demo lint format stubs clean
 
 all: build
 
@@ -40,20 +40,29 @@ test-python:
 
 test-notebooks:
 	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
-	  $(PYTHON) scripts/run_notebooks.py notebooks/*.ipynb; \
+	  $(PYTHON) scripts/run_notebooks.py --executed $(BUILD)/notebooks notebooks/*.ipynb; \
 	else echo "no notebooks yet"; fi
 
 demo: build
 	$(PYTHON) -m parjava demo
 
 lint:
-	$(PYTHON) -m ruff check python tests/python benchmarks
-	$(PYTHON) -m ruff format --check python tests/python benchmarks
+	$(PYTHON) -m ruff check python tests/python benchmarks scripts notebooks
+	$(PYTHON) -m ruff format --check python tests/python benchmarks scripts notebooks
 	clang-format-16 --dry-run --Werror $$(git ls-files 'cpp/*.cpp' 'cpp/*.hpp' 'tests/cpp/*.cpp' 'examples/*.c' 'examples/*.cpp')
 
 format:
 	$(PYTHON) -m ruff format python tests/python benchmarks
 	clang-format-16 -i $$(git ls-files 'cpp/*.cpp' 'cpp/*.hpp' 'tests/cpp/*.cpp')
+
+# Type stubs of the extension module, shipped in the wheel (python/parjava/_core.pyi); rerun
+# after changing a binding (tests/python/test_workflow_packaging.py says when they are stale).
+stubs:
+	$(PYTHON) -c 'import sys; from mypy.stubgen import main; main(sys.argv[1:])' \
+	  -m parjava._core -o $(BUILD)/stubs
+	cp $(BUILD)/stubs/parjava/_core.pyi python/parjava/_core.pyi
+	$(PYTHON) -m ruff check --fix --select I python/parjava/_core.pyi
+	$(PYTHON) -m ruff format python/parjava/_core.pyi
 
 clean:
 	rm -rf $(BUILD)

@@ -24,11 +24,12 @@ endfunction()
 
 # parjava_install_tool(<target> bin|lib): an executable or shared library the Python package
 # launches (netbench, the tracer, parjava-model). It lands in parjava/bin or parjava/lib.
+# Install rules hold in every build, not only under scikit-build-core: `cmake --install <build>
+# --prefix P` gives P/parjava/ exactly as the wheel holds it, which is how the packaging test
+# checks the wheel's layout without a pip build.
 function(parjava_install_tool target kind)
   set_target_properties(${target} PROPERTIES
     RUNTIME_OUTPUT_DIRECTORY "${PARJAVA_PACKAGE_DIR}/${kind}"
     LIBRARY_OUTPUT_DIRECTORY "${PARJAVA_PACKAGE_DIR}/${kind}")
-  if(SKBUILD)
-    install(TARGETS ${target} RUNTIME DESTINATION parjava/${kind} LIBRARY DESTINATION parjava/${kind})
-  endif()
+  install(TARGETS ${target} RUNTIME DESTINATION parjava/${kind} LIBRARY DESTINATION parjava/${kind})
 endfunction()

@@ -35,6 +35,7 @@ from .trace import Category, EventKind, Trace  # noqa: E402
 __version__ = "0.1.0"
 
 from .machine import Machine, Network, ThreadCosts  # noqa: E402
+from .reporting import Report, report  # noqa: E402
 from .scan import Findings, patterns, scan  # noqa: E402
 
 # `parjava.trace` is the function that runs a program under the tracer (the module of that
@@ -56,6 +57,7 @@ __all__ = [
     "ModelError",
     "Network",
     "Prediction",
+    "Report",
     "RunError",
     "SourceModel",
     "ThreadCosts",
@@ -70,6 +72,7 @@ __all__ = [
     "interpret_node",
     "measured",
     "patterns",
+    "report",
     "scaling",
     "scan",
     "trace",

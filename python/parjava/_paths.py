@@ -15,6 +15,12 @@ from .errors import MissingDependencyError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
+# What a build needs to produce each tool: (library, Debian packages). Tools not listed need MPI.
+_BUILT_WITH = {
+    "parjava-model": ("Clang 16", "apt-get install -y libclang-cpp16-dev llvm-16-dev"),
+    "*": ("MPI", "apt-get install -y libopenmpi-dev openmpi-bin"),
+}
+
 
 def _package_dirs() -> list[Path]:
     """Return the package directory and any build directory added by PARJAVA_BUILD_DIR."""
@@ -38,11 +44,10 @@ def tool_path(name: str, kind: str = "bin") -> Path:
         path = directory / kind / name
         if path.exists():
             return path
+    needs = _BUILT_WITH.get(name, _BUILT_WITH["*"])
     raise MissingDependencyError(
         f"{name} is not built (no {kind}/{name} in {PACKAGE_DIR}): parjava was built without "
-        "it; install "
-        "MPI (`apt-get install -y libopenmpi-dev openmpi-bin`) and rebuild with `make build` "
-        "or `pip install .`"
+        f"{needs[0]}; install it (`{needs[1]}`) and rebuild with `make build` or `pip install .`"
     )
 
 
