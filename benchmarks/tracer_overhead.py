@@ -121,7 +121,8 @@ def main() -> int:
     print(f"target: under 100 ns per wrapped call -> {'met' if worst < 100 else 'NOT met'}")
     if args.record:
         args.record.parent.mkdir(parents=True, exist_ok=True)
-        args.record.write_text(json.dumps(result, indent=2) + "\n")
+        rounded = {k: round(v, 1) if isinstance(v, float) else v for k, v in result.items()}
+        args.record.write_text(json.dumps(rounded, indent=2) + "\n")
     return 0
 
 
