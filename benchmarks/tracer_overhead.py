@@ -100,6 +100,7 @@ def main() -> int:
         "test_untraced_ns": statistics.median(p[1] for p in plain),
         "test_traced_ns": statistics.median(t[1] for t in traced),
         "calibrated_overhead_ns": statistics.median(calibrated) if calibrated else None,
+        "load_average": round(os.getloadavg()[0], 1),  # other work on the machine meanwhile
     }
     result["iprobe_added_ns"] = result["iprobe_traced_ns"] - result["iprobe_untraced_ns"]
     result["test_added_ns"] = result["test_traced_ns"] - result["test_untraced_ns"]
