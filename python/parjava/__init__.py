@@ -34,16 +34,21 @@ from .tracing import include_dir, trace  # noqa: E402
 
 __version__ = "0.1.0"
 
+from .machine import Machine, Network, ThreadCosts  # noqa: E402
+
 __all__ = [
     "AnalysisError",
     "DeadlockError",
     "Error",
     "FrontendError",
+    "Machine",
     "MachineError",
     "MissingDependencyError",
     "Model",
     "ModelError",
+    "Network",
     "RunError",
+    "ThreadCosts",
     "TraceError",
     "UsageError",
     "__version__",

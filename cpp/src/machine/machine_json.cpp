@@ -414,6 +414,11 @@ json write_series(const PingPongSeries &s) {
                                 {"jump_seconds", d.jump_seconds},
                                 {"jump_relative", d.jump_relative}};
   out["eager_bisection"] = write_points(s.eager_bisection);
+  out["eager_probes"] = json::array();
+  for (const EagerProbe &probe : s.eager_probes) {
+    out["eager_probes"].push_back(json{
+        {"bytes", probe.bytes}, {"send_seconds", probe.send_seconds}, {"blocked", probe.blocked}});
+  }
   out["eager_limit"] = s.eager_limit;
   out["eager_limit_source"] = s.eager_limit_source;
   return out;
@@ -423,7 +428,8 @@ PingPongSeries read_series(const Reader &in, const json &value, const std::strin
   in.object(value, field);
   in.only(value, field,
           {"pair", "rank_a", "rank_b", "points", "send_overhead", "gap", "hockney", "loggp",
-           "eager_detection", "eager_bisection", "eager_limit", "eager_limit_source"});
+           "eager_detection", "eager_bisection", "eager_probes", "eager_limit",
+           "eager_limit_source"});
   const auto get = [&](std::string_view key) -> const json & {
     return in.require(value, field, key);
   };
@@ -490,6 +496,18 @@ PingPongSeries read_series(const Reader &in, const json &value, const std::strin
   d.jump_relative =
       in.plain_number(dget("jump_relative"), field_path(detection_field, "jump_relative"));
   s.eager_bisection = read_points(in, get("eager_bisection"), path("eager_bisection"));
+  const json &probes = in.array(get("eager_probes"), path("eager_probes"));
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    const std::string item = path("eager_probes") + "[" + std::to_string(i) + "]";
+    const json &probe = in.object(probes[i], item);
+    in.only(probe, item, {"bytes", "send_seconds", "blocked"});
+    EagerProbe entry;
+    entry.bytes = in.bytes(in.require(probe, item, "bytes"), field_path(item, "bytes"));
+    entry.send_seconds = in.non_negative(in.require(probe, item, "send_seconds"),
+                                         field_path(item, "send_seconds"), Dimension::Time);
+    entry.blocked = in.boolean(in.require(probe, item, "blocked"), field_path(item, "blocked"));
+    s.eager_probes.push_back(entry);
+  }
   s.eager_limit = in.bytes(get("eager_limit"), path("eager_limit"));
   s.eager_limit_source = in.string(get("eager_limit_source"), path("eager_limit_source"));
   return s;
@@ -656,8 +674,8 @@ std::string machine_to_json(const Machine &machine, int indent) {
   out["intra_node"] = write_network(machine.intra_node());
   out["inter_node"] = machine.has_inter_node() ? write_network(machine.inter_node()) : json();
   out["threads"] = write_threads(machine.threads());
-  if (machine.measurement()) {
-    out["measurement"] = write_measurement(*machine.measurement());
+  if (const auto &measurement = machine.measurement(); measurement.has_value()) {
+    out["measurement"] = write_measurement(*measurement);
   }
   return out.dump(indent) + "\n";
 }

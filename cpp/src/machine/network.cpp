@@ -112,7 +112,10 @@ double Network::p2p_time(std::uint64_t bytes) const noexcept {
     const double extra_bytes = bytes == 0 ? 0.0 : static_cast<double>(bytes - 1);
     return p->o + p->L + p->o + extra_bytes * std::max(p->G, p->O);
   }
-  return table_time(std::get<MeasuredTable>(model_).points, bytes);
+  if (const auto *t = std::get_if<MeasuredTable>(&model_)) {
+    return table_time(t->points, bytes);
+  }
+  return 0.0; // unreachable: the variant holds one of the three models
 }
 
 std::uint64_t Network::eager_limit() const noexcept {
@@ -122,7 +125,10 @@ std::uint64_t Network::eager_limit() const noexcept {
   if (const auto *p = std::get_if<LogGPParameters>(&model_)) {
     return p->S;
   }
-  return std::get<MeasuredTable>(model_).eager_limit;
+  if (const auto *t = std::get_if<MeasuredTable>(&model_)) {
+    return t->eager_limit;
+  }
+  return 0; // unreachable: the variant holds one of the three models
 }
 
 const HockneyParameters *Network::as_hockney() const noexcept {

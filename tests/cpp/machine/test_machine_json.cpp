@@ -46,6 +46,7 @@ Machine full_machine() {
       LogGPFit{{0.1e-6, 0.15e-6, 0.25e-6, 0.2e-9, 0.1e-9, 3072}, {0.03, 0.06, 0, 2}, true};
   series.eager_detection = {true, 3072, 4096, 0.7e-6, 0.45};
   series.eager_bisection = {{3584, 2.2e-6, 0.05e-6, 10, 0, 32}};
+  series.eager_probes = {{4096, 2.1e-3, true}, {2048, 1e-6, false}};
   series.eager_limit = 3072;
   series.eager_limit_source = "detected";
   measurement.ping_pong.push_back(series);

@@ -88,8 +88,9 @@ struct EagerLimitOptions {
   std::size_t window = 3;
   double min_relative_jump = 0.15;
   double noise_factor = 3.0;
-  std::uint64_t min_bytes = 64;          // candidates below this are ignored (cache noise)
-  std::uint64_t max_bytes = 1024 * 1024; // and above this (protocol switches for huge sizes)
+  std::uint64_t min_bytes = 64; // candidates below this are ignored (cache noise)
+  std::uint64_t max_bytes = std::uint64_t{1}
+                            << 20; // and above this (protocol switches for huge sizes)
 };
 EagerLimitDetection detect_eager_limit(std::span<const TablePoint> points, double relative_noise,
                                        const EagerLimitOptions &options = {});

@@ -27,6 +27,17 @@ struct MeasuredPoint {
   bool operator==(const MeasuredPoint &) const = default;
 };
 
+// One test of the protocol for a size: an MPI_Isend tested until it completes or the receiver,
+// which has not posted its receive, reports that the message reached it. `blocked` when the
+// send was still incomplete then (it needs the receive: rendezvous). send_seconds is the time
+// to completion, or to the report when blocked.
+struct EagerProbe {
+  std::uint64_t bytes = 0;
+  double send_seconds = 0.0;
+  bool blocked = false;
+  bool operator==(const EagerProbe &) const = default;
+};
+
 // Ping-pong between two ranks: one-way times (half the round trip) and the models fitted.
 struct PingPongSeries {
   std::string pair; // "intra_node" or "inter_node"
@@ -37,10 +48,14 @@ struct PingPongSeries {
   double gap = 0.0;                         // seconds per message when streaming 1-byte messages
   HockneyFit hockney;
   std::optional<LogGPFit> loggp; // absent when the overhead table was too short
+  // The jump of the curve (a protocol or buffer switch), and extra sizes measured around it.
   EagerLimitDetection eager_detection;
-  std::vector<MeasuredPoint> eager_bisection; // extra sizes measured to narrow the switch
-  std::uint64_t eager_limit = 0;              // the value written into the network
-  std::string eager_limit_source;             // "detected", "configured", "largest measured"
+  std::vector<MeasuredPoint> eager_bisection;
+  // The eager limit proper: the largest size whose send completes before the receiver posts
+  // its receive, found by bisection with one probe per size.
+  std::vector<EagerProbe> eager_probes;
+  std::uint64_t eager_limit = 0;  // the value written into the network
+  std::string eager_limit_source; // how it was found, in words
   bool operator==(const PingPongSeries &) const = default;
 };
 
