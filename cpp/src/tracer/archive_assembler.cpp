@@ -197,6 +197,11 @@ void Assembler::prepare(const std::vector<ProcessFragment> &fragments) {
     p.summary.end_reason = f->end.reason;
     p.summary.end_status = f->end.status;
     p.summary.reached_finalize = f->finalize_time.has_value();
+    for (const auto thread : f->incomplete_threads) {
+      warn("rank " + std::to_string(rank) + " thread " + std::to_string(thread) +
+           ": the tracer could not write all its events (disk full or quota?); its trace is "
+           "incomplete");
+    }
     if (f->memory_map.empty()) {
       warn("rank " + std::to_string(rank) +
            " left no memory map: its call sites and lock ids cannot be resolved");

@@ -286,6 +286,12 @@ void flush_all_threads(bool with_unfinished) {
     if (with_unfinished) {
       write_unfinished_call(ts);
     }
+    if (ts->buffer.write_failed()) {
+      // Said once per thread and path; the assembler warns that this thread is incomplete.
+      LineWriter w;
+      w.text("write-failed ").number(i).end();
+      defs_line_from_signal(w);
+    }
   }
 }
 
@@ -374,7 +380,9 @@ ThreadState *thread_state() {
   return ts;
 }
 
-void defs_line(const LineWriter &line) {
+void defs_line(const LineWriter &line) { defs_text({line.data(), line.size()}); }
+
+void defs_text(std::string_view lines) {
   int fd = g_defs_fd.load(std::memory_order_acquire);
   if (fd < 0) {
     const std::lock_guard lock(g_files_mutex);
@@ -383,8 +391,8 @@ void defs_line(const LineWriter &line) {
     }
     fd = g_defs_fd.load();
   }
-  // One write per line on an O_APPEND file: lines from several threads never interleave.
-  write_all(fd, line.data(), line.size());
+  // One write per call on an O_APPEND file: lines from several threads never interleave.
+  write_all(fd, lines.data(), lines.size());
 }
 
 void defs_line_from_signal(const LineWriter &line) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <ctime>
+#include <string_view>
 
 #include "line_writer.hpp"
 #include "parjava/tracer/event_buffer.hpp"
@@ -68,6 +69,8 @@ bool process_has_rank();
 
 // Append one line to the definitions log (thread-safe; creates the files if needed).
 void defs_line(const LineWriter &line);
+// Any number of whole lines (each ending in '\n') in one write (not from signal handlers).
+void defs_text(std::string_view lines);
 // The same from a signal handler: writes only if the log already exists.
 void defs_line_from_signal(const LineWriter &line);
 
