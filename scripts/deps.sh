@@ -10,13 +10,14 @@ APT_PACKAGES=(
   libotf2-trace-dev otf2-tools        # OTF2 reading/writing, otf2-print for cross-checks
   libgtest-dev                        # C++ unit tests
   libclang-cpp16-dev libclang-16-dev llvm-16-dev clang-16   # the model builder (frontend)
+  libomp-16-dev                       # omp.h for Clang when the frontend parses -fopenmp code
   libdw-dev                           # call-site resolution (return address -> file:line)
   nlohmann-json3-dev                  # JSON (machine descriptions)
 )
 PY_MODULES=(numpy matplotlib pandas pytest nbclient nbformat ipykernel pybind11 scikit_build_core
-            ninja cmake)
+            ninja cmake scipy)
 PY_PACKAGES=(numpy matplotlib pandas pytest nbclient nbformat ipykernel pybind11 scikit-build-core
-             ninja cmake)
+             ninja cmake scipy)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

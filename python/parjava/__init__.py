@@ -14,6 +14,7 @@ _build_dir = _os.environ.get("PARJAVA_BUILD_DIR")
 if _build_dir:
     __path__.append(_os.path.join(_build_dir, "parjava"))
 
+from . import goal, scaling  # noqa: E402  (pure Python until used; _core loads lazily)
 from .errors import (  # noqa: E402
     AnalysisError,
     DeadlockError,
@@ -26,20 +27,27 @@ from .errors import (  # noqa: E402
     TraceError,
     UsageError,
 )
+from .frontend import SourceModel, build_model  # noqa: E402
 from .model import Model, measured  # noqa: E402
+from .prediction import Prediction, interpret, interpret_node  # noqa: E402
+from .trace import Category, EventKind, Trace  # noqa: E402
+
+__version__ = "0.1.0"
+
+from .machine import Machine, Network, ThreadCosts  # noqa: E402
+from .scan import Findings, patterns, scan  # noqa: E402
 
 # `parjava.trace` is the function that runs a program under the tracer (the module of that
 # name, if present, must be imported before this line so the function wins).
 from .tracing import include_dir, trace  # noqa: E402
 
-__version__ = "0.1.0"
-
-from .machine import Machine, Network, ThreadCosts  # noqa: E402
-
 __all__ = [
     "AnalysisError",
+    "Category",
     "DeadlockError",
     "Error",
+    "EventKind",
+    "Findings",
     "FrontendError",
     "Machine",
     "MachineError",
@@ -47,12 +55,22 @@ __all__ = [
     "Model",
     "ModelError",
     "Network",
+    "Prediction",
     "RunError",
+    "SourceModel",
     "ThreadCosts",
+    "Trace",
     "TraceError",
     "UsageError",
     "__version__",
+    "build_model",
+    "goal",
     "include_dir",
+    "interpret",
+    "interpret_node",
     "measured",
+    "patterns",
+    "scaling",
+    "scan",
     "trace",
 ]

@@ -17,7 +17,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def _package_dirs() -> list[Path]:
-    """The package directory and any build directory added by PARJAVA_BUILD_DIR."""
+    """Return the package directory and any build directory added by PARJAVA_BUILD_DIR."""
     from . import __path__ as package_path
 
     return [Path(p) for p in package_path]
@@ -39,10 +39,10 @@ def tool_path(name: str, kind: str = "bin") -> Path:
         if path.exists():
             return path
     raise MissingDependencyError(
-            f"{name} is not built (no {kind}/{name} in {PACKAGE_DIR}): parjava was built without "
-            "it; install "
-            "MPI (`apt-get install -y libopenmpi-dev openmpi-bin`) and rebuild with `make build` "
-            "or `pip install .`"
+        f"{name} is not built (no {kind}/{name} in {PACKAGE_DIR}): parjava was built without "
+        "it; install "
+        "MPI (`apt-get install -y libopenmpi-dev openmpi-bin`) and rebuild with `make build` "
+        "or `pip install .`"
     )
 
 

@@ -64,7 +64,9 @@ class Progress:
         sys.stderr.flush()
 
 
-def progress(items: Iterable[T], total: int, label: str, enabled: bool | None = None) -> Iterator[T]:
+def progress(
+    items: Iterable[T], total: int, label: str, enabled: bool | None = None
+) -> Iterator[T]:
     """Iterate over ``items`` while showing a progress bar (see :class:`Progress`)."""
     with Progress(total, label, enabled) as bar:
         for item in items:

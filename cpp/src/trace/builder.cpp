@@ -7,6 +7,8 @@
 #include <numeric>
 #include <set>
 
+#include "matching_passes.hpp"
+#include "parallel.hpp"
 #include "parjava/error.hpp"
 #include "parjava/trace/matching.hpp"
 
@@ -39,7 +41,38 @@ RegionRole default_role(Function function) {
   return RegionRole::Function;
 }
 
+TraceBuilder::TraceBuilder() = default;
+
 TraceBuilder::~TraceBuilder() { wait_for_populate(); }
+
+TraceBuilder::TraceBuilder(TraceBuilder &&other) noexcept
+    : trace_(std::move(other.trace_)), populate_(std::move(other.populate_)),
+      region_by_name_(std::move(other.region_by_name_)),
+      group_by_rank_(std::move(other.group_by_rank_)), world_(other.world_),
+      location_column_sorted_(other.location_column_sorted_), presized_(other.presized_),
+      slice_written_(std::move(other.slice_written_)),
+      slice_generic_(std::move(other.slice_generic_)) {
+  // A matching run refers to the trace it was made for: start it again after a move.
+  other.run_.reset();
+}
+
+TraceBuilder &TraceBuilder::operator=(TraceBuilder &&other) noexcept {
+  if (this != &other) {
+    wait_for_populate(); // a joinable std::thread must not be overwritten
+    trace_ = std::move(other.trace_);
+    populate_ = std::move(other.populate_);
+    region_by_name_ = std::move(other.region_by_name_);
+    group_by_rank_ = std::move(other.group_by_rank_);
+    world_ = other.world_;
+    location_column_sorted_ = other.location_column_sorted_;
+    presized_ = other.presized_;
+    slice_written_ = std::move(other.slice_written_);
+    slice_generic_ = std::move(other.slice_generic_);
+    run_.reset();
+    other.run_.reset();
+  }
+  return *this;
+}
 
 void TraceBuilder::wait_for_populate() {
   if (populate_.joinable()) {
@@ -47,7 +80,28 @@ void TraceBuilder::wait_for_populate() {
   }
 }
 
+void LocationSlice::populate() const {
+  const auto n = end_ - begin_;
+  detail::populate_pages(time_ + begin_, n * sizeof(Timestamp));
+  detail::populate_pages(kind_ + begin_, n * sizeof(EventKind));
+  detail::populate_pages(location_ + begin_, n * sizeof(std::uint32_t));
+  detail::populate_pages(region_ + begin_, n * sizeof(std::uint32_t));
+  detail::populate_pages(peer_ + begin_, n * sizeof(std::int32_t));
+  detail::populate_pages(tag_ + begin_, n * sizeof(std::int32_t));
+  detail::populate_pages(comm_ + begin_, n * sizeof(std::uint32_t));
+  detail::populate_pages(bytes_ + begin_, n * sizeof(std::uint64_t));
+  detail::populate_pages(aux_ + begin_, n * sizeof(std::uint64_t));
+  detail::populate_pages(callsite_ + begin_, n * sizeof(std::uint32_t));
+  detail::populate_pages(match_ + begin_, n * sizeof(EventIndex));
+  detail::populate_pages(link_ + begin_, n * sizeof(EventIndex));
+}
+
 void TraceBuilder::reserve(std::size_t events) {
+  reserve_columns(events);
+  start_populate(events);
+}
+
+void TraceBuilder::reserve_columns(std::size_t events) {
   wait_for_populate();
   auto &e = trace_.events;
   e.time.reserve(events);
@@ -62,6 +116,10 @@ void TraceBuilder::reserve(std::size_t events) {
   e.callsite.reserve(events);
   e.match.reserve(events);
   e.link.reserve(events);
+}
+
+void TraceBuilder::start_populate(std::size_t events) {
+  auto &e = trace_.events;
   // Below a million events the faults cost less than starting a thread.
   constexpr std::size_t kPopulateThreshold = 1U << 20U;
   if (events >= kPopulateThreshold) {
@@ -387,92 +445,202 @@ template <typename T> void permute(Column<T> &column, const std::vector<EventInd
   column = std::move(sorted);
 }
 
+template <typename F> void for_each_column(EventColumns &e, F f) {
+  f(e.time);
+  f(e.kind);
+  f(e.location);
+  f(e.region);
+  f(e.peer);
+  f(e.tag);
+  f(e.comm);
+  f(e.bytes);
+  f(e.aux);
+  f(e.callsite);
+}
+
+// Put events [begin, end) of one location in stable time order, if they are not.
+void order_location(EventColumns &e, std::size_t begin, std::size_t end) {
+  if (std::is_sorted(e.time.begin() + static_cast<std::ptrdiff_t>(begin),
+                     e.time.begin() + static_cast<std::ptrdiff_t>(end))) {
+    return;
+  }
+  std::vector<std::size_t> order(end - begin);
+  std::iota(order.begin(), order.end(), begin);
+  std::stable_sort(order.begin(), order.end(),
+                   [&e](std::size_t a, std::size_t b) { return e.time[a] < e.time[b]; });
+  for_each_column(e, [&](auto &column) {
+    using T = typename std::decay_t<decltype(column)>::value_type;
+    std::vector<T> sorted;
+    sorted.reserve(order.size());
+    for (const auto i : order) {
+      sorted.push_back(column[i]);
+    }
+    std::copy(sorted.begin(), sorted.end(), column.begin() + static_cast<std::ptrdiff_t>(begin));
+  });
+}
+
 } // namespace
 
-Trace TraceBuilder::finish() {
+void TraceBuilder::presize(const std::vector<std::uint64_t> &events_per_location,
+                           bool background_prefault) {
+  if (events_per_location.size() != trace_.locations.size()) {
+    throw Error(ErrorKind::Usage, "presize: " + std::to_string(events_per_location.size()) +
+                                      " counts for " + std::to_string(trace_.locations.size()) +
+                                      " locations");
+  }
+  if (size() != 0 || presized_) {
+    throw Error(ErrorKind::Usage, "presize: call it once, before any event is appended");
+  }
+  auto &offsets = trace_.location_offsets;
+  offsets.assign(events_per_location.size() + 1, 0);
+  for (std::size_t l = 0; l < events_per_location.size(); ++l) {
+    offsets[l + 1] = offsets[l] + events_per_location[l];
+  }
+  const auto total = offsets.back();
+  if (total > static_cast<std::uint64_t>(std::numeric_limits<EventIndex>::max())) {
+    throw Error(ErrorKind::Trace, "the trace announces " + std::to_string(total) +
+                                      " events; parjava holds at most 2^31 - 1 per trace");
+  }
+  reserve_columns(total);
+  if (background_prefault) {
+    start_populate(total);
+  }
+  for_each_column(trace_.events, [total](auto &column) { column.resize_for_overwrite(total); });
+  presized_ = true;
+  slice_written_.assign(events_per_location.size(), 0);
+  slice_generic_.assign(events_per_location.size(), 0);
+  run_ = std::make_unique<detail::MatchingRun>(trace_);
+}
+
+LocationSlice TraceBuilder::slice(std::uint32_t location) {
+  if (!presized_ || location >= trace_.locations.size()) {
+    throw Error(ErrorKind::Usage, "slice: presize() the builder first and name an existing "
+                                  "location");
+  }
+  auto &e = trace_.events;
+  LocationSlice s;
+  s.begin_ = s.next_ = trace_.location_offsets[location];
+  s.end_ = trace_.location_offsets[location + 1];
+  s.location_index_ = location;
+  s.time_ = e.time.data();
+  s.kind_ = e.kind.data();
+  s.location_ = e.location.data();
+  s.region_ = e.region.data();
+  s.peer_ = e.peer.data();
+  s.tag_ = e.tag.data();
+  s.comm_ = e.comm.data();
+  s.bytes_ = e.bytes.data();
+  s.aux_ = e.aux.data();
+  s.callsite_ = e.callsite.data();
+  s.match_ = e.match.data();
+  s.link_ = e.link.data();
+  return s;
+}
+
+void TraceBuilder::slice_filled(const LocationSlice &filled) {
+  const auto l = filled.location_index_;
+  slice_written_.at(l) = filled.written();
+  if (run_ && filled.written() == filled.capacity()) {
+    auto &e = trace_.events;
+    order_location(e, filled.begin_, filled.end_);
+    slice_generic_[l] = static_cast<std::uint64_t>(
+        std::count(e.kind.begin() + static_cast<std::ptrdiff_t>(filled.begin_),
+                   e.kind.begin() + static_cast<std::ptrdiff_t>(filled.end_), EventKind::Generic));
+    thread_local detail::LocationScratch scratch;
+    run_->location(l, scratch);
+  }
+}
+
+Trace TraceBuilder::finish(unsigned threads) {
   wait_for_populate();
   auto &e = trace_.events;
-  const std::size_t n = e.time.size();
-  if (n > static_cast<std::size_t>(std::numeric_limits<EventIndex>::max())) {
-    throw Error(ErrorKind::Trace, "the trace has " + std::to_string(n) +
-                                      " events; parjava holds at most 2^31 - 1 per trace: "
-                                      "filter the trace or trace fewer functions");
-  }
   const std::size_t locations = trace_.locations.size();
-
-  // Events per location -> offsets.
   auto &offsets = trace_.location_offsets;
-  offsets.assign(locations + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    ++offsets[e.location[i] + 1];
-  }
-  std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
-
-  // Is each location's run already in time order (the usual case)?
-  std::vector<EventIndex> order;
-  if (!location_column_sorted_) {
-    // Stable counting sort by location keeps append order within a location.
-    order.resize(n);
-    std::vector<std::uint64_t> next(offsets.begin(), offsets.end() - 1);
+  if (presized_) {
+    bool complete = run_ != nullptr;
+    for (std::size_t l = 0; l < locations && complete; ++l) {
+      complete = slice_written_[l] == offsets[l + 1] - offsets[l];
+    }
+    if (complete) {
+      // Every slice was ordered and matched when it was filled (slice_filled).
+      trace_.metadata.unknown_events =
+          std::accumulate(slice_generic_.begin(), slice_generic_.end(), std::uint64_t{0});
+      run_->complete(std::max(1U, threads));
+      run_.reset();
+      return take_trace();
+    }
+    run_.reset();
+    // Slices with fewer events than announced: close the gaps, location by location.
+    std::uint64_t to = 0;
+    for (std::size_t l = 0; l < locations; ++l) {
+      const auto from = offsets[l];
+      const auto n = slice_written_[l];
+      if (from != to && n != 0) {
+        for_each_column(e, [&](auto &column) {
+          std::copy(column.begin() + static_cast<std::ptrdiff_t>(from),
+                    column.begin() + static_cast<std::ptrdiff_t>(from + n),
+                    column.begin() + static_cast<std::ptrdiff_t>(to));
+        });
+      }
+      offsets[l] = to;
+      to += n;
+    }
+    offsets[locations] = to;
+    for_each_column(e, [to](auto &column) { column.resize_for_overwrite(to); });
+  } else {
+    const std::size_t n = e.time.size();
+    if (n > static_cast<std::size_t>(std::numeric_limits<EventIndex>::max())) {
+      throw Error(ErrorKind::Trace, "the trace has " + std::to_string(n) +
+                                        " events; parjava holds at most 2^31 - 1 per trace: "
+                                        "filter the trace or trace fewer functions");
+    }
+    offsets.assign(locations + 1, 0);
     for (std::size_t i = 0; i < n; ++i) {
-      order[next[e.location[i]]++] = static_cast<EventIndex>(i);
+      ++offsets[e.location[i] + 1];
     }
-  }
-  auto time_of = [&](std::size_t pos) {
-    return order.empty() ? e.time[pos] : e.time[static_cast<std::size_t>(order[pos])];
-  };
-  for (std::size_t l = 0; l < locations; ++l) {
-    bool sorted = true;
-    for (auto pos = offsets[l] + 1; pos < offsets[l + 1]; ++pos) {
-      if (time_of(pos) < time_of(pos - 1)) {
-        sorted = false;
-        break;
+    std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
+    if (!location_column_sorted_) {
+      // Stable counting sort by location keeps append order within a location.
+      std::vector<EventIndex> order(n);
+      std::vector<std::uint64_t> next(offsets.begin(), offsets.end() - 1);
+      for (std::size_t i = 0; i < n; ++i) {
+        order[next[e.location[i]]++] = static_cast<EventIndex>(i);
       }
-    }
-    if (!sorted) {
-      if (order.empty()) {
-        order.resize(n);
-        std::iota(order.begin(), order.end(), 0);
-      }
-      std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(offsets[l]),
-                       order.begin() + static_cast<std::ptrdiff_t>(offsets[l + 1]),
-                       [&](EventIndex a, EventIndex b) {
-                         return e.time[static_cast<std::size_t>(a)] <
-                                e.time[static_cast<std::size_t>(b)];
-                       });
+      for_each_column(e, [&order](auto &column) { permute(column, order); });
     }
   }
-  if (!order.empty()) {
-    permute(e.time, order);
-    permute(e.kind, order);
-    permute(e.location, order);
-    permute(e.region, order);
-    permute(e.peer, order);
-    permute(e.tag, order);
-    permute(e.comm, order);
-    permute(e.bytes, order);
-    permute(e.aux, order);
-    permute(e.callsite, order);
-    order = {};
-  }
-  for (auto *column : {&e.location, &e.region, &e.comm, &e.callsite}) {
-    column->shrink_to_fit();
-  }
-  e.time.shrink_to_fit();
-  e.kind.shrink_to_fit();
-  e.peer.shrink_to_fit();
-  e.tag.shrink_to_fit();
-  e.bytes.shrink_to_fit();
-  e.aux.shrink_to_fit();
+  for_each_column(e, [](auto &column) { column.shrink_to_fit(); });
 
-  match(trace_);
+  // Per location, in parallel: time order, then the per-location matching pass.
+  threads = std::max(1U, threads);
+  detail::MatchingRun run(trace_);
+  std::vector<detail::LocationScratch> scratch(threads);
+  std::vector<std::uint64_t> generic(threads, 0);
+  detail::parallel_for(locations, threads, [&](std::size_t l, unsigned worker) {
+    const auto begin = static_cast<std::size_t>(offsets[l]);
+    const auto end = static_cast<std::size_t>(offsets[l + 1]);
+    order_location(e, begin, end);
+    generic[worker] += static_cast<std::uint64_t>(
+        std::count(e.kind.begin() + static_cast<std::ptrdiff_t>(begin),
+                   e.kind.begin() + static_cast<std::ptrdiff_t>(end), EventKind::Generic));
+    run.location(static_cast<std::uint32_t>(l), scratch[worker]);
+  });
+  trace_.metadata.unknown_events =
+      std::accumulate(generic.begin(), generic.end(), std::uint64_t{0});
+  run.complete(threads);
+  return take_trace();
+}
 
+Trace TraceBuilder::take_trace() {
   Trace result = std::move(trace_);
   trace_ = Trace{};
   region_by_name_.clear();
   group_by_rank_.clear();
   world_ = kNoRef;
   location_column_sorted_ = true;
+  presized_ = false;
+  slice_written_.clear();
+  slice_generic_.clear();
   return result;
 }
 

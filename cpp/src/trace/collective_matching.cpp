@@ -17,7 +17,7 @@ namespace parjava::trace::detail {
 namespace {
 
 struct Member {
-  std::uint32_t sequence_key; // see match_collectives
+  std::uint32_t sequence_key; // see build_collectives
   std::uint32_t sequence;
   EventIndex event;
 };
@@ -26,7 +26,8 @@ constexpr std::size_t kMaxWarnings = 10;
 
 } // namespace
 
-void match_collectives(Trace &trace, const Processes &processes) {
+void build_collectives(Trace &trace, std::vector<MatchingLists> &lists,
+                       const Processes &processes) {
   auto &e = trace.events;
   // Sequences: one per communicator [0, comms), one for collectives without a communicator
   // (`none`), and one per location for MPI_COMM_SELF collectives (`none` + 1 + location).
@@ -37,13 +38,28 @@ void match_collectives(Trace &trace, const Processes &processes) {
   std::vector<std::uint32_t> instances_of(sequences, 0);
   std::vector<std::uint32_t> touched;
   std::vector<Member> members;
+  std::size_t ends = 0;
+  for (const auto &l : lists) {
+    ends += l.collective_ends.size();
+  }
+  members.reserve(ends);
 
-  for (std::uint32_t l = 0; l < trace.locations.size(); ++l) {
-    const auto end = trace.location_end(l);
-    for (auto i = trace.location_begin(l); i < end; ++i) {
+  // The ends come location by location, each location's in time order.
+  auto close_location = [&] {
+    for (const auto key : touched) {
+      instances_of[key] = std::max(instances_of[key], seen_here[key]);
+      seen_here[key] = 0;
+    }
+    touched.clear();
+  };
+  std::uint32_t current = kNoRef;
+  for (const auto &list : lists) {
+    for (const auto i : list.collective_ends) {
       const auto u = static_cast<std::size_t>(i);
-      if (e.kind[u] != EventKind::CollectiveEnd) {
-        continue;
+      const auto l = e.location[u];
+      if (l != current) {
+        close_location();
+        current = l;
       }
       const auto comm = e.comm[u];
       const auto key = comm >= comms ? none : trace.communicators[comm].self ? none + 1 + l : comm;
@@ -52,11 +68,10 @@ void match_collectives(Trace &trace, const Processes &processes) {
       }
       members.push_back({key, seen_here[key]++, i});
     }
-    for (const auto key : touched) {
-      instances_of[key] = std::max(instances_of[key], seen_here[key]);
-      seen_here[key] = 0;
-    }
-    touched.clear();
+  }
+  close_location();
+  for (auto &l : lists) {
+    l.collective_ends = {};
   }
 
   // Instance ids: communicator by communicator, in sequence order.

@@ -1,9 +1,12 @@
-// match(): reset the derived columns, then run the passes in dependency order. Nesting first
-// (it fills the enclosing regions collectives are checked with), then requests (an Irecv's
-// receive is ordered by its post), then messages and collectives.
+// match(): the passes of matching_passes.hpp in order: one pass per location (nesting,
+// enclosing regions, requests and message lists of single-threaded processes; in parallel),
+// then multi-threaded processes, message pairing and collective instances.
 #include "parjava/trace/matching.hpp"
 
+#include <algorithm>
+
 #include "matching_passes.hpp"
+#include "parallel.hpp"
 
 namespace parjava::trace {
 
@@ -25,24 +28,83 @@ Processes group_processes(const Trace &trace) {
   return p;
 }
 
-} // namespace detail
-
-void match(Trace &trace) {
+MatchingRun::MatchingRun(Trace &trace)
+    : trace_(trace), processes_(group_processes(trace)), lists_(trace.location_count()),
+      reports_(trace.location_count()) {
   const auto n = trace.size();
-  trace.events.match.assign(n, kNoEvent);
-  trace.events.link.assign(n, kNoEvent);
+  // Every location's pass clears its own part of these (match_location).
+  trace.events.match.resize_for_overwrite(n);
+  trace.events.link.resize_for_overwrite(n);
   trace.events.match.shrink_to_fit(); // reserved for the announced event count
   trace.events.link.shrink_to_fit();
   trace.unmatched = MatchReport{};
   trace.collectives.clear();
   trace.collective_members.clear();
   trace.collective_members.shrink_to_fit();
+}
 
-  detail::match_nesting(trace);
-  const auto processes = detail::group_processes(trace);
-  detail::match_requests(trace, processes);
-  detail::match_messages(trace, processes);
-  detail::match_collectives(trace, processes);
+void MatchingRun::location(std::uint32_t l, LocationScratch &scratch) {
+  const auto &loc = trace_.locations[l];
+  const bool whole_process =
+      is_process_location(loc) &&
+      processes_.locations_of_rank[static_cast<std::size_t>(loc.rank)].size() == 1;
+  match_location(trace_, l, whole_process, scratch, lists_[l], reports_[l]);
+}
+
+void MatchingRun::complete(unsigned threads) {
+  auto &total = trace_.unmatched;
+  for (const auto &r : reports_) {
+    total.sends += r.sends;
+    total.receives += r.receives;
+    total.request_posts += r.request_posts;
+    total.request_completions += r.request_completions;
+    total.collective_ends_unopened += r.collective_ends_unopened;
+    total.enters_unclosed += r.enters_unclosed;
+    total.leaves_unopened += r.leaves_unopened;
+    total.locks_unreleased += r.locks_unreleased;
+    total.lock_releases_unacquired += r.lock_releases_unacquired;
+    total.intervals_unclosed += r.intervals_unclosed;
+    total.intervals_unopened += r.intervals_unopened;
+  }
+  // Processes with several threads: their requests and messages in the process's order,
+  // listed after the others (pairing only needs each process's messages in MPI order).
+  for (std::int32_t r = 0; r < processes_.count(); ++r) {
+    const auto &locations = processes_.locations_of_rank[static_cast<std::size_t>(r)];
+    if (locations.size() > 1) {
+      lists_.emplace_back();
+      match_process(trace_, r, locations, lists_.back());
+    }
+  }
+  for (const auto &lists : lists_) {
+    total.request_posts += lists.posts - lists.completed_posts;
+  }
+  // Pairing writes match and the message counts, collectives write link, the collective
+  // tables and their counts: independent, so they may run at the same time.
+  parallel_for(2, threads, [this](std::size_t task, unsigned /*worker*/) {
+    if (task == 0) {
+      pair_messages(trace_, lists_, processes_.count());
+    } else {
+      build_collectives(trace_, lists_, processes_);
+    }
+  });
+}
+
+} // namespace detail
+
+void match(Trace &trace, unsigned threads) {
+  detail::MatchingRun run(trace);
+  if (threads <= 1) {
+    detail::LocationScratch scratch;
+    for (std::uint32_t l = 0; l < trace.location_count(); ++l) {
+      run.location(l, scratch);
+    }
+  } else {
+    std::vector<detail::LocationScratch> scratch(threads);
+    detail::parallel_for(trace.location_count(), threads, [&](std::size_t l, unsigned worker) {
+      run.location(static_cast<std::uint32_t>(l), scratch[worker]);
+    });
+  }
+  run.complete(threads);
 }
 
 } // namespace parjava::trace

@@ -1,4 +1,12 @@
-// The passes of match() (matching.hpp), one file each. Internal to the trace part.
+// The passes of match() (matching.hpp). Internal to the trace part.
+//
+//   1. match_location(), once per location: Enter<->Leave, enclosing region and call site,
+//      CollectiveBegin<->End, locks, intervals; and, for a process with a single location
+//      (the usual case), its requests and the list of its messages, all in the same pass.
+//   2. match_process(), for processes with several threads: requests and messages in the
+//      process's time order across its threads.
+//   3. pair_messages(): sends with receives per envelope.
+//   4. build_collectives(): collective instances.
 #pragma once
 
 #include <algorithm>
@@ -6,11 +14,13 @@
 #include <vector>
 
 #include "parjava/trace/trace.hpp"
+#include "request_table.hpp"
 
 namespace parjava::trace::detail {
 
-// Locations grouped by world rank: processes[r] lists the locations of rank r in location
-// order. Locations without a rank are not in it (their messages cannot be matched).
+// Locations grouped by world rank: locations_of_rank[r] lists the process locations of rank r
+// in location order. Locations without a rank are not in it (their messages cannot be
+// matched).
 struct Processes {
   std::vector<std::vector<std::uint32_t>> locations_of_rank;
   [[nodiscard]] std::int32_t count() const {
@@ -26,50 +36,70 @@ inline bool is_process_location(const Location &loc) {
   return loc.rank >= 0 && (loc.type == LocationType::CpuThread || loc.type == LocationType::Other);
 }
 
-// Events of one process in time order (ties: location order, then event order) among those
-// whose kind satisfies `wanted`; with one location per process this is just its range. MPI
-// orders messages and requests per process, not per thread.
-template <typename Wanted, typename Visit>
-void for_each_in_process(const Trace &trace, const std::vector<std::uint32_t> &locations,
-                         Wanted wanted, Visit visit, std::vector<EventIndex> &scratch) {
-  const auto &kind = trace.events.kind;
-  if (locations.size() == 1) {
-    const auto end = trace.location_end(locations.front());
-    for (auto i = trace.location_begin(locations.front()); i < end; ++i) {
-      if (wanted(kind[static_cast<std::size_t>(i)])) {
-        visit(i);
-      }
-    }
-    return;
-  }
-  scratch.clear();
-  for (const auto l : locations) {
-    const auto end = trace.location_end(l);
-    for (auto i = trace.location_begin(l); i < end; ++i) {
-      if (wanted(kind[static_cast<std::size_t>(i)])) {
-        scratch.push_back(i);
-      }
-    }
-  }
-  // Locations are visited in order and events are sorted within each, so a stable sort by
-  // time breaks ties by location, then by record order.
-  const auto &time = trace.events.time;
-  std::stable_sort(scratch.begin(), scratch.end(), [&](EventIndex a, EventIndex b) {
-    return time[static_cast<std::size_t>(a)] < time[static_cast<std::size_t>(b)];
-  });
-  for (const auto i : scratch) {
-    visit(i);
-  }
-}
+// A send or a receive to pair (16 bytes: there is one per message end). Lists hold them per
+// process in MPI order: sends by their start, receives by their posting.
+struct Message {
+  EventIndex event;  // Send/IsendPost, or Recv/IrecvComplete (IrecvPost until settled)
+  std::int32_t peer; // destination of a send, actual source of a receive
+  std::uint32_t comm;
+  std::int32_t tag;
+};
 
-// Per location: Enter<->Leave, enclosing region and call site, CollectiveBegin<->End,
-// lock request/acquire/release, interval markers.
-void match_nesting(Trace &trace);
-// Per process: request post<->completion/test/cancellation by request id.
-void match_requests(Trace &trace, const Processes &processes);
-// Sends<->receives per envelope in non-overtaking order (needs requests matched).
-void match_messages(Trace &trace, const Processes &processes);
-// Collective instances per communicator sequence (needs nesting: uses enclosing regions).
-void match_collectives(Trace &trace, const Processes &processes);
+// What the passes hand to each other: the lists of one process (`rank`), and counts.
+struct MatchingLists {
+  std::int32_t rank = kNoRank;
+  std::vector<Message> sends;
+  std::vector<Message> receives;
+  std::vector<EventIndex> collective_ends; // in location order
+  std::uint64_t posts = 0;                 // Isend/Irecv posts seen
+  std::uint64_t completed_posts = 0;       // posts completed or cancelled
+};
+
+// Scratch state reused from one location to the next.
+struct LocationScratch {
+  std::vector<EventIndex> regions;     // open Enter events
+  std::vector<EventIndex> intervals;   // open IntervalBegin events
+  std::vector<EventIndex> collectives; // open CollectiveBegin events
+  std::vector<std::pair<std::uint64_t, EventIndex>> lock_requests;
+  std::vector<std::pair<std::uint64_t, EventIndex>> held_locks;
+  PendingRequests requests;
+};
+
+// Pass 1 on location `l`. `whole_process`: the location is its process's only thread, so its
+// requests are matched and its messages listed here. Writes only location l's part of the
+// columns, `lists` and `report`: different locations may run concurrently.
+void match_location(Trace &trace, std::uint32_t l, bool whole_process, LocationScratch &scratch,
+                    MatchingLists &lists, MatchReport &report);
+// Pass 2 on the locations of rank `rank` (several threads), into its own `lists`.
+void match_process(Trace &trace, std::int32_t rank, const std::vector<std::uint32_t> &locations,
+                   MatchingLists &lists);
+// Pass 3 on the sends and receives of all lists (each list in MPI order, the lists in
+// location order); frees them.
+void pair_messages(Trace &trace, std::vector<MatchingLists> &lists, std::int32_t ranks);
+// Pass 4 on the collective ends of all lists (in location order); frees them.
+void build_collectives(Trace &trace, std::vector<MatchingLists> &lists, const Processes &processes);
+
+// match() in two phases, so that the per-location pass can run in parallel (and, when a trace
+// is read, right after each location): location(l) for every location, then complete().
+class MatchingRun {
+public:
+  explicit MatchingRun(Trace &trace);
+  // Pass 1 on location l. Thread-safe across locations.
+  void location(std::uint32_t l, LocationScratch &scratch);
+  // Passes 2-4 and the unmatched report; pairing and collective instances (which touch
+  // different columns) run side by side when threads > 1.
+  void complete(unsigned threads = 1);
+
+private:
+  Trace &trace_;
+  Processes processes_;
+  std::vector<MatchingLists> lists_; // per location
+  std::vector<MatchReport> reports_; // per location
+};
+
+// Request matching shared by passes 1 and 2: apply one request event (kind is a post, a
+// completion, a test or a cancellation) of a process to its pending table.
+void apply_request(EventColumns &e, EventIndex i, PendingRequests &pending, MatchingLists &lists,
+                   MatchReport &report);
 
 } // namespace parjava::trace::detail

@@ -8,12 +8,16 @@
 // Irecv takes its place at the MPI_Irecv, not at the Wait that completed it, so several Irecvs
 // completed by one Waitall in any order still pair in the order they were posted.
 //
-// Cost: two linear passes to list the messages, three stable counting sorts by rank (O(n + P)),
-// then one merge; only groups that mix communicators or tags between one pair of ranks are
-// sorted by (communicator, tag).
+// How: the per-location pass lists each process's sends (in start order) and receives (in
+// posting order). The sends are put in (receiver, sender) order by one stable counting sort on
+// the pair (two on the ranks for very many ranks); then each process's receives, in posting
+// order, take the next send of their pair of ranks and (communicator, tag) stream. Receives
+// need no reordering, so only the sends are copied (peak memory), and a pair of ranks mixing a
+// few streams is served by a cursor per stream; one mixing many is sorted by stream once.
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <unordered_map>
 #include <vector>
 
 #include "matching_passes.hpp"
@@ -21,30 +25,94 @@
 namespace parjava::trace::detail {
 namespace {
 
-struct Message {
-  EventIndex event;  // the Send/IsendPost or Recv/IrecvComplete event
-  std::int32_t self; // rank of the process that holds the event
-  std::int32_t peer; // destination of a send, actual source of a receive
-  std::uint32_t comm;
-  std::int32_t tag;
+using MessageList = std::vector<Message> MatchingLists::*;
+
+// Which process is at which end of a message: (receiver, sender) of an entry of a list of
+// process `rank`.
+struct Ends {
+  std::int32_t receiver;
+  std::int32_t sender;
 };
 
-// Stable counting sort of `v` by key(m) in [0, buckets).
-template <typename Key>
-void counting_sort(std::vector<Message> &v, std::vector<Message> &scratch, std::size_t buckets,
-                   Key key) {
-  std::vector<std::size_t> start(buckets + 1, 0);
-  for (const auto &m : v) {
-    ++start[key(m) + 1];
+// All messages of `member` in every list, in (receiver, sender) order and stable otherwise
+// (MPI order within a pair of ranks), without those whose peer is no rank of the trace
+// (counted in `unpaired`). With `pair_buckets`, one counting sort on the pair and
+// `pair_start` gives where each pair (receiver * ranks + sender) begins; else two counting
+// sorts on the ranks. Frees the lists.
+template <typename EndsOf, typename RankOf>
+Column<Message> order_by_pair(std::vector<MatchingLists> &lists, MessageList member,
+                              std::size_t ranks, bool pair_buckets, EndsOf ends_of, RankOf rank_of,
+                              std::uint64_t &unpaired, std::vector<std::size_t> &pair_start) {
+  auto valid = [ranks](const Message &m) {
+    return m.peer >= 0 && static_cast<std::size_t>(m.peer) < ranks;
+  };
+  std::size_t count = 0;
+  std::size_t total = 0;
+  for (const auto &l : lists) {
+    total += (l.*member).size();
+    if (l.rank < 0) {
+      continue; // messages of locations without a process were counted as unmatched
+    }
+    for (const auto &m : l.*member) {
+      count += valid(m) ? 1U : 0U;
+    }
   }
-  for (std::size_t b = 0; b < buckets; ++b) {
-    start[b + 1] += start[b];
+  unpaired += total - count;
+  // Visit the valid messages of the lists with the ends of each.
+  auto from_lists = [&](auto visit) {
+    for (const auto &l : lists) {
+      if (l.rank < 0) {
+        continue;
+      }
+      for (const auto &m : l.*member) {
+        if (valid(m)) {
+          visit(m, ends_of(m, l.rank));
+        }
+      }
+    }
+  };
+  // Scatter what `for_each` visits into `out` by key, counting first; `start` ends up as the
+  // start of each bucket.
+  auto scatter = [count](auto for_each, std::size_t buckets, auto key, Column<Message> &out,
+                         std::vector<std::size_t> &start) {
+    start.assign(buckets + 1, 0);
+    for_each([&](const Message & /*m*/, Ends ends) { ++start[key(ends) + 1]; });
+    for (std::size_t b = 0; b < buckets; ++b) {
+      start[b + 1] += start[b];
+    }
+    auto next = start;
+    out.resize_for_overwrite(count);
+    for_each([&](const Message &m, Ends ends) { out[next[key(ends)]++] = m; });
+  };
+  Column<Message> ordered;
+  if (pair_buckets) {
+    scatter(
+        from_lists, ranks * ranks,
+        [ranks](Ends ends) {
+          return static_cast<std::size_t>(ends.receiver) * ranks +
+                 static_cast<std::size_t>(ends.sender);
+        },
+        ordered, pair_start);
+  } else {
+    std::vector<std::size_t> start;
+    Column<Message> by_sender;
+    scatter(
+        from_lists, ranks, [](Ends ends) { return static_cast<std::size_t>(ends.sender); },
+        by_sender, start);
+    // Second pass: the process holding an entry is found from its event's location.
+    auto from_senders = [&](auto visit) {
+      for (const auto &m : by_sender) {
+        visit(m, ends_of(m, rank_of(m.event)));
+      }
+    };
+    scatter(
+        from_senders, ranks, [](Ends ends) { return static_cast<std::size_t>(ends.receiver); },
+        ordered, start);
   }
-  scratch.resize(v.size());
-  for (const auto &m : v) {
-    scratch[start[key(m)]++] = m;
+  for (auto &l : lists) {
+    l.*member = {};
   }
-  v.swap(scratch);
+  return ordered;
 }
 
 bool same_stream(const Message &a, const Message &b) { return a.comm == b.comm && a.tag == b.tag; }
@@ -52,176 +120,193 @@ bool stream_before(const Message &a, const Message &b) {
   return a.comm != b.comm ? a.comm < b.comm : a.tag < b.tag;
 }
 
-class Matcher {
+// The sends of every pair of ranks, in MPI order, handed out to receives one by one: per pair
+// and (communicator, tag) stream, the next send not yet received.
+class SendQueues {
 public:
-  Matcher(Column<EventIndex> &match, MatchReport &report) : match_(match), report_(report) {}
+  explicit SendQueues(Column<Message> &sends) : sends_(sends) {}
 
-  // Pair the messages between one sender and one receiver.
-  void pair_group(Message *sends, std::size_t ns, Message *recvs, std::size_t nr) {
-    const Message &first = ns != 0 ? sends[0] : recvs[0];
-    bool uniform = true;
-    for (std::size_t i = 0; i < ns && uniform; ++i) {
-      uniform = same_stream(sends[i], first);
+  // The next send of `receive`'s stream among the sends of pair `pair` (positions [begin,
+  // end) of the ordered sends), or kNoEvent.
+  EventIndex take(std::size_t pair, std::size_t begin, std::size_t end, const Message &receive) {
+    if (pair >= state_.size()) {
+      state_.resize(pair + 1, State::Unseen);
+      next_.resize(pair + 1, 0);
     }
-    for (std::size_t i = 0; i < nr && uniform; ++i) {
-      uniform = same_stream(recvs[i], first);
+    if (state_[pair] == State::Unseen) {
+      classify(pair, begin, end);
     }
-    if (uniform) {
-      zip(sends, ns, recvs, nr);
-      return;
-    }
-    std::stable_sort(sends, sends + ns, stream_before);
-    std::stable_sort(recvs, recvs + nr, stream_before);
-    std::size_t a = 0;
-    std::size_t b = 0;
-    while (a < ns || b < nr) {
-      const Message &key =
-          (b == nr || (a < ns && !stream_before(recvs[b], sends[a]))) ? sends[a] : recvs[b];
-      auto a_end = a;
-      while (a_end < ns && same_stream(sends[a_end], key)) {
-        ++a_end;
+    switch (state_[pair]) {
+    case State::OneStream: {
+      auto &next = next_[pair];
+      if (next == end || !same_stream(sends_[next], receive)) {
+        return kNoEvent;
       }
-      auto b_end = b;
-      while (b_end < nr && same_stream(recvs[b_end], key)) {
-        ++b_end;
+      ++taken_;
+      return sends_[next++].event;
+    }
+    case State::FewStreams: {
+      // A cursor per stream scans forward, skipping the other streams' sends.
+      auto &cursors = few_[pair];
+      auto it = std::find_if(cursors.begin(), cursors.end(), [&](const Cursor &c) {
+        return c.comm == receive.comm && c.tag == receive.tag;
+      });
+      if (it == cursors.end()) {
+        cursors.push_back({receive.comm, receive.tag, begin});
+        it = cursors.end() - 1;
       }
-      zip(sends + a, a_end - a, recvs + b, b_end - b);
-      a = a_end;
-      b = b_end;
+      while (it->next < end && !same_stream(sends_[it->next], receive)) {
+        ++it->next;
+      }
+      if (it->next == end) {
+        return kNoEvent;
+      }
+      ++taken_;
+      return sends_[it->next++].event;
+    }
+    default: {
+      // Many streams: the pair's sends were sorted by stream; each stream is a run.
+      const auto first = sends_.begin() + static_cast<std::ptrdiff_t>(begin);
+      const auto last = sends_.begin() + static_cast<std::ptrdiff_t>(end);
+      const auto run = std::equal_range(first, last, receive, stream_before);
+      const auto run_begin = static_cast<std::size_t>(run.first - sends_.begin());
+      const auto run_end = static_cast<std::size_t>(run.second - sends_.begin());
+      auto &next = run_next_.try_emplace(run_begin, run_begin).first->second;
+      if (next == run_end) {
+        return kNoEvent;
+      }
+      ++taken_;
+      return sends_[next++].event;
+    }
     }
   }
+
+  [[nodiscard]] std::uint64_t taken() const { return taken_; }
 
 private:
-  void zip(const Message *sends, std::size_t ns, const Message *recvs, std::size_t nr) {
-    const auto paired = std::min(ns, nr);
-    for (std::size_t i = 0; i < paired; ++i) {
-      match_[static_cast<std::size_t>(sends[i].event)] = recvs[i].event;
-      match_[static_cast<std::size_t>(recvs[i].event)] = sends[i].event;
+  enum class State : std::uint8_t { Unseen, OneStream, FewStreams, Sorted };
+  struct Cursor {
+    std::uint32_t comm;
+    std::int32_t tag;
+    std::size_t next;
+  };
+  static constexpr std::size_t kFewStreams = 8;
+
+  void classify(std::size_t pair, std::size_t begin, std::size_t end) {
+    std::vector<const Message *> streams;
+    for (auto i = begin; i < end; ++i) {
+      const auto &m = sends_[i];
+      if (std::none_of(streams.begin(), streams.end(),
+                       [&](const Message *s) { return same_stream(*s, m); })) {
+        streams.push_back(&m);
+        if (streams.size() > kFewStreams) {
+          break;
+        }
+      }
     }
-    report_.sends += ns - paired;
-    report_.receives += nr - paired;
+    if (streams.size() <= 1) {
+      state_[pair] = State::OneStream;
+      next_[pair] = begin;
+    } else if (streams.size() <= kFewStreams) {
+      state_[pair] = State::FewStreams;
+    } else {
+      state_[pair] = State::Sorted;
+      std::stable_sort(sends_.begin() + static_cast<std::ptrdiff_t>(begin),
+                       sends_.begin() + static_cast<std::ptrdiff_t>(end), stream_before);
+    }
   }
 
-  Column<EventIndex> &match_;
-  MatchReport &report_;
+  Column<Message> &sends_;
+  std::vector<State> state_;
+  std::vector<std::size_t> next_;
+  std::unordered_map<std::size_t, std::vector<Cursor>> few_;
+  std::unordered_map<std::size_t, std::size_t> run_next_;
+  std::uint64_t taken_ = 0;
 };
-
-bool is_send(EventKind k) { return k == EventKind::Send || k == EventKind::IsendPost; }
-bool is_receive(EventKind k) {
-  return k == EventKind::Recv || k == EventKind::IrecvPost || k == EventKind::IrecvComplete;
-}
 
 } // namespace
 
-void match_messages(Trace &trace, const Processes &processes) {
-  const auto &e = trace.events;
+void pair_messages(Trace &trace, std::vector<MatchingLists> &lists, std::int32_t ranks) {
   auto &report = trace.unmatched;
-  const auto ranks = processes.count();
-  std::vector<Message> sends;
-  std::vector<Message> recvs;
-  std::vector<EventIndex> scratch;
+  auto &match = trace.events.match;
+  const auto n = static_cast<std::size_t>(std::max(ranks, 0));
+  std::size_t messages = 0;
+  for (const auto &l : lists) {
+    messages += l.sends.size() + l.receives.size();
+  }
+  // One bucket per pair of ranks while that table is not larger than the messages.
+  const bool pair_buckets = n * n <= std::max<std::size_t>(messages, std::size_t{1} << 16U);
+  std::vector<std::int32_t> rank_of_location;
+  rank_of_location.reserve(trace.locations.size());
+  for (const auto &loc : trace.locations) {
+    rank_of_location.push_back(loc.rank);
+  }
+  auto rank_of = [&](EventIndex i) {
+    return rank_of_location[trace.events.location[static_cast<std::size_t>(i)]];
+  };
+  // The sends in (receiver, sender) order; a send of process `rank` goes to its peer.
+  std::vector<std::size_t> pair_start;
+  std::uint64_t unpaired_sends = 0;
+  auto sends = order_by_pair(
+      lists, &MatchingLists::sends, n, pair_buckets,
+      [](const Message &m, std::int32_t rank) {
+        return Ends{m.peer, rank};
+      },
+      rank_of, unpaired_sends, pair_start);
+  report.sends += unpaired_sends;
 
-  // Messages in (own rank, order) order.
-  for (std::int32_t r = 0; r < ranks; ++r) {
-    const auto &locations = processes.locations_of_rank[static_cast<std::size_t>(r)];
-    if (locations.empty()) {
+  // Many ranks: the pairs present and their ranges, found from the sends' locations.
+  std::unordered_map<std::uint64_t, std::size_t> pair_of_key;
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  if (!pair_buckets) {
+    for (std::size_t i = 0; i < sends.size();) {
+      const auto receiver = static_cast<std::uint64_t>(sends[i].peer);
+      const auto sender = rank_of(sends[i].event);
+      auto j = i + 1;
+      while (j < sends.size() && static_cast<std::uint64_t>(sends[j].peer) == receiver &&
+             rank_of(sends[j].event) == sender) {
+        ++j;
+      }
+      pair_of_key.emplace((receiver << 32U) | static_cast<std::uint32_t>(sender), ranges.size());
+      ranges.emplace_back(i, j);
+      i = j;
+    }
+  }
+
+  // Receives in each process's posting order take the next send of their pair and stream.
+  SendQueues queues(sends);
+  for (auto &l : lists) {
+    if (l.rank < 0) {
+      report.receives += l.receives.size();
+      l.receives = {};
       continue;
     }
-    auto message_of = [&](EventIndex i) {
-      const auto u = static_cast<std::size_t>(i);
-      return Message{i, r, e.peer[u], e.comm[u], e.tag[u]};
-    };
-    for_each_in_process(
-        trace, locations, is_send,
-        [&](EventIndex i) {
-          const auto done = e.link[static_cast<std::size_t>(i)];
-          // Cancelled sends never arrive (Scalasca ignores them too).
-          if (done == kNoEvent ||
-              e.kind[static_cast<std::size_t>(done)] != EventKind::RequestCancelled) {
-            sends.push_back(message_of(i));
+    for (const auto &r : l.receives) {
+      EventIndex send = kNoEvent;
+      if (r.peer >= 0 && static_cast<std::size_t>(r.peer) < n) {
+        if (pair_buckets) {
+          const auto pair = static_cast<std::size_t>(l.rank) * n + static_cast<std::size_t>(r.peer);
+          send = queues.take(pair, pair_start[pair], pair_start[pair + 1], r);
+        } else {
+          const auto key =
+              (static_cast<std::uint64_t>(l.rank) << 32U) | static_cast<std::uint32_t>(r.peer);
+          const auto found = pair_of_key.find(key);
+          if (found != pair_of_key.end()) {
+            const auto [begin, end] = ranges[found->second];
+            send = queues.take(found->second, begin, end, r);
           }
-        },
-        scratch);
-    for_each_in_process(
-        trace, locations, is_receive,
-        [&](EventIndex i) {
-          const auto u = static_cast<std::size_t>(i);
-          const auto kind = e.kind[u];
-          const auto linked = e.link[u];
-          if (kind == EventKind::IrecvPost) {
-            // The receive takes the place of its post; cancelled or never completed posts
-            // receive nothing.
-            if (linked != kNoEvent &&
-                e.kind[static_cast<std::size_t>(linked)] == EventKind::IrecvComplete) {
-              recvs.push_back(message_of(linked));
-            }
-            return;
-          }
-          // A Recv, or a completion without its post (placed where it completed); completions
-          // of a post were placed at the post.
-          if (kind == EventKind::Recv || linked == kNoEvent) {
-            recvs.push_back(message_of(i));
-          }
-        },
-        scratch);
+        }
+      }
+      if (send == kNoEvent) {
+        ++report.receives;
+        continue;
+      }
+      match[static_cast<std::size_t>(send)] = r.event;
+      match[static_cast<std::size_t>(r.event)] = send;
+    }
+    l.receives = {};
   }
-  // Message events outside any process (no rank) cannot be paired.
-  for (std::uint32_t l = 0; l < trace.locations.size(); ++l) {
-    if (is_process_location(trace.locations[l])) {
-      continue;
-    }
-    for (auto i = trace.location_begin(l); i < trace.location_end(l); ++i) {
-      const auto kind = e.kind[static_cast<std::size_t>(i)];
-      report.sends += is_send(kind) ? 1U : 0U;
-      report.receives += kind == EventKind::Recv || kind == EventKind::IrecvComplete ? 1U : 0U;
-    }
-  }
-
-  // A peer that is not a rank of this trace (a truncated trace, MPI_PROC_NULL) has no partner.
-  auto in_range = [ranks](const Message &m) { return m.peer >= 0 && m.peer < ranks; };
-  const auto valid_sends = std::stable_partition(sends.begin(), sends.end(), in_range);
-  report.sends += static_cast<std::uint64_t>(sends.end() - valid_sends);
-  sends.erase(valid_sends, sends.end());
-  const auto valid_recvs = std::stable_partition(recvs.begin(), recvs.end(), in_range);
-  report.receives += static_cast<std::uint64_t>(recvs.end() - valid_recvs);
-  recvs.erase(valid_recvs, recvs.end());
-
-  // Both lists into (receiver, sender, order) order.
-  std::vector<Message> tmp;
-  const auto buckets = static_cast<std::size_t>(ranks);
-  auto peer_key = [](const Message &m) { return static_cast<std::size_t>(m.peer); };
-  auto self_key = [](const Message &m) { return static_cast<std::size_t>(m.self); };
-  counting_sort(sends, tmp, buckets, peer_key); // (src, order) -> (dst, src, order)
-  counting_sort(recvs, tmp, buckets, peer_key); // (dst, order) -> (src, dst, order)
-  counting_sort(recvs, tmp, buckets, self_key); // -> (dst, src, order)
-  tmp = {};
-
-  auto send_group = [](const Message &m) {
-    return (static_cast<std::uint64_t>(m.peer) << 32U) | static_cast<std::uint32_t>(m.self);
-  };
-  auto recv_group = [](const Message &m) {
-    return (static_cast<std::uint64_t>(m.self) << 32U) | static_cast<std::uint32_t>(m.peer);
-  };
-  Matcher matcher(trace.events.match, report);
-  constexpr auto kEnd = std::numeric_limits<std::uint64_t>::max();
-  std::size_t a = 0;
-  std::size_t b = 0;
-  while (a < sends.size() || b < recvs.size()) {
-    const auto ka = a < sends.size() ? send_group(sends[a]) : kEnd;
-    const auto kb = b < recvs.size() ? recv_group(recvs[b]) : kEnd;
-    const auto key = std::min(ka, kb);
-    auto a_end = a;
-    while (a_end < sends.size() && send_group(sends[a_end]) == key) {
-      ++a_end;
-    }
-    auto b_end = b;
-    while (b_end < recvs.size() && recv_group(recvs[b_end]) == key) {
-      ++b_end;
-    }
-    matcher.pair_group(sends.data() + a, a_end - a, recvs.data() + b, b_end - b);
-    a = a_end;
-    b = b_end;
-  }
+  report.sends += sends.size() - queues.taken();
 }
 
 } // namespace parjava::trace::detail

@@ -434,6 +434,11 @@ EventTranslation read_definitions(OTF2_Reader *reader, const ArchiveFiles &files
     }
     region.paradigm = paradigm_of(r.paradigm);
     region.role = role_of(r.role);
+    if (region.function != Function::None &&
+        (region.role == RegionRole::Function || region.role == RegionRole::Unknown)) {
+      // Score-P marks e.g. shmem_set_lock as a plain FUNCTION; use parjava's role for it.
+      region.role = default_role(region.function);
+    }
     region.file = raw_defs.string(r.file);
     region.line_begin = r.begin;
     region.line_end = r.end;
@@ -490,6 +495,10 @@ EventTranslation read_definitions(OTF2_Reader *reader, const ArchiveFiles &files
     }
     x.comm_members.push_back(members);
     x.comm_is_self.push_back(self ? 1U : 0U);
+    // Groups of other paradigms (Score-P's "Process x Threads" of the measurement system) may
+    // list locations that are no MPI rank: the Trace lists only members with a world rank,
+    // while the translation above keeps their positions.
+    members.erase(std::remove(members.begin(), members.end(), kNoRank), members.end());
     const auto index = self ? builder.add_self_communicator(std::move(name))
                             : builder.add_communicator(
                                   std::move(name), std::move(members),

@@ -12,8 +12,12 @@ namespace parjava::trace::detail {
 
 // Read each location's local definitions (mapping tables, clock offsets) and events, location
 // by location (OTF2_Reader_ReadAllLocalEvents: no merge by time across locations, which the
-// global reader would do at a large cost). Throws TraceError for a missing or damaged file.
-void read_events(OTF2_Reader *reader, const ArchiveFiles &files, const EventTranslation &x,
-                 Otf2ErrorScope &errors, TraceBuilder &builder);
+// global reader would do at a large cost). When the archive announces its event counts, the
+// columns are presized and `threads` readers fill the locations in parallel (threads == 0:
+// read sequentially, appending). Returns false when a location holds more events than
+// announced (the builder is then unusable: read again with threads == 0). Throws TraceError
+// for a missing or damaged file.
+bool read_events(OTF2_Reader *reader, const ArchiveFiles &files, const EventTranslation &x,
+                 Otf2ErrorScope &errors, TraceBuilder &builder, unsigned threads);
 
 } // namespace parjava::trace::detail

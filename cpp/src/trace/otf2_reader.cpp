@@ -1,9 +1,15 @@
 // open(): an OTF2 archive -> Trace. Definitions first (they say how to read the events and
-// how many to expect), then events location by location, then finish() (matching).
+// how many to expect), then the events of every location (in parallel into presized columns
+// when their counts are announced), then finish() (matching, its per-location part parallel).
 #include <memory>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "otf2_definitions_reader.hpp"
 #include "otf2_events_reader.hpp"
+#include "parallel.hpp"
 #include "parjava/trace/otf2.hpp"
 
 namespace parjava::trace {
@@ -12,9 +18,12 @@ namespace {
 struct ReaderCloser {
   void operator()(OTF2_Reader *reader) const { OTF2_Reader_Close(reader); }
 };
+struct CountsDisagree {};
 } // namespace
 
-Trace open(const std::string &path) {
+namespace {
+
+Trace read_archive(const std::string &path, unsigned threads, bool trust_announced_counts) {
   detail::Otf2ErrorScope errors;
   const auto files = detail::find_archive(path);
   const std::unique_ptr<OTF2_Reader, ReaderCloser> reader(OTF2_Reader_Open(files.anchor.c_str()));
@@ -32,8 +41,35 @@ Trace open(const std::string &path) {
   TraceBuilder builder;
   builder.metadata().path = files.anchor;
   const auto translation = detail::read_definitions(reader.get(), files, errors, builder);
-  detail::read_events(reader.get(), files, translation, errors, builder);
-  return builder.finish();
+  if (!detail::read_events(reader.get(), files, translation, errors, builder,
+                           trust_announced_counts ? threads : 0)) {
+    throw CountsDisagree{};
+  }
+  return builder.finish(threads);
+}
+
+} // namespace
+
+Trace open(const std::string &path, unsigned threads) {
+  if (threads == 0) {
+    threads = detail::default_threads();
+  }
+  try {
+    auto trace = read_archive(path, threads, true);
+#if defined(__GLIBC__)
+    // Give back the reading and matching scratch memory that the allocator's per-thread
+    // arenas would otherwise keep resident next to the trace.
+    malloc_trim(0);
+#endif
+    return trace;
+  } catch (const CountsDisagree &) {
+    // A location holds more events than its definition announces: read again, appending.
+    auto trace = read_archive(path, threads, false);
+    trace.metadata.warnings.insert(trace.metadata.warnings.begin(),
+                                   "the archive announces fewer events than some locations "
+                                   "hold; it was read without the announced counts");
+    return trace;
+  }
 }
 
 } // namespace parjava::trace

@@ -1,6 +1,6 @@
 // Names of OTF2 event records, for Generic events (EventKind::Generic, aux = record id).
-#include "otf2_records.hpp"
 #include "parjava/trace/otf2.hpp"
+#include "parjava/trace/otf2_records.hpp"
 
 namespace parjava::trace {
 

@@ -9,10 +9,14 @@
 namespace parjava::trace::detail {
 namespace {
 
-OTF2_ErrorCode collect(void *user_data, const char * /*file*/, uint64_t /*line*/,
+// The library's callback is process-wide; each thread reading an archive keeps its own
+// messages.
+thread_local std::string t_messages; // NOLINT(cppcoreguidelines-avoid-non-const-global-variables)
+
+OTF2_ErrorCode collect(void * /*user_data*/, const char * /*file*/, uint64_t /*line*/,
                        const char * /*function*/, OTF2_ErrorCode code, const char *format,
                        va_list arguments) {
-  auto &messages = *static_cast<std::string *>(user_data);
+  auto &messages = t_messages;
   char text[512];
   // The format comes from the OTF2 library, which passes its own printf-style messages.
 #pragma GCC diagnostic push
@@ -32,17 +36,19 @@ OTF2_ErrorCode collect(void *user_data, const char * /*file*/, uint64_t /*line*/
 } // namespace
 
 Otf2ErrorScope::Otf2ErrorScope() {
-  previous_callback_ = OTF2_Error_RegisterCallback(collect, &messages_);
+  previous_callback_ = OTF2_Error_RegisterCallback(collect, nullptr);
   previous_data_ = nullptr;
+  t_messages.clear();
 }
 
 Otf2ErrorScope::~Otf2ErrorScope() {
   OTF2_Error_RegisterCallback(previous_callback_, previous_data_);
 }
 
-std::string Otf2ErrorScope::take_messages() {
+std::string
+Otf2ErrorScope::take_messages() { // NOLINT(readability-convert-member-functions-to-static)
   std::string out;
-  out.swap(messages_);
+  out.swap(t_messages);
   return out;
 }
 

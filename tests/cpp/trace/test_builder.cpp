@@ -1,6 +1,8 @@
 // TraceBuilder: definitions, grouping and ordering of events, enclosing regions, Column.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "parjava/error.hpp"
 #include "parjava/trace/builder.hpp"
 
@@ -157,4 +159,91 @@ TEST(Builder, IsReusableAfterFinish) {
 TEST(Builder, EventKindNames) {
   EXPECT_STREQ(event_kind_name(EventKind::IrecvComplete), "IrecvComplete");
   EXPECT_STREQ(event_kind_name(EventKind::Generic), "Generic");
+}
+
+TEST(Builder, PresizedSlicesFilledFromThreadsGiveTheSameTrace) {
+  // The same events appended, and written into presized slices by two threads, one location
+  // announcing more events than it gets (its slice is compacted).
+  auto define = [](TraceBuilder &b) {
+    b.add_ranks(3);
+    b.world_communicator();
+    b.region("MPI_Send");
+    b.region("MPI_Recv");
+    b.region("main");
+  };
+  auto events_of = [](std::uint32_t loc) {
+    std::vector<EventRecord> out;
+    const auto main_region = 2U;
+    out.push_back({0, EventKind::Enter, main_region});
+    for (int k = 0; k < 50; ++k) {
+      const auto t = Timestamp{10} * (k + 1);
+      const bool sender = loc == 0;
+      out.push_back({t, EventKind::Enter, sender ? 0U : 1U});
+      EventRecord m{t + 1, sender ? EventKind::Send : EventKind::Recv};
+      m.peer = sender ? 1 : 0;
+      m.comm = 0;
+      m.tag = 3;
+      if (loc != 2) {
+        out.push_back(m);
+      }
+      out.push_back({t + 2, EventKind::Leave, sender ? 0U : 1U});
+    }
+    out.push_back({1000, EventKind::Leave, main_region});
+    return out;
+  };
+  TraceBuilder appended;
+  define(appended);
+  for (std::uint32_t l = 0; l < 3; ++l) {
+    for (const auto &r : events_of(l)) {
+      appended.append(l, r);
+    }
+  }
+  const auto expected = appended.finish();
+
+  TraceBuilder sliced;
+  define(sliced);
+  std::vector<std::uint64_t> announced;
+  for (std::uint32_t l = 0; l < 3; ++l) {
+    announced.push_back(events_of(l).size() + (l == 1 ? 7 : 0));
+  }
+  sliced.presize(announced);
+  std::vector<std::thread> writers;
+  for (std::uint32_t l = 0; l < 3; ++l) {
+    writers.emplace_back([&sliced, &events_of, l] {
+      auto slice = sliced.slice(l);
+      for (const auto &r : events_of(l)) {
+        EXPECT_TRUE(slice.append(r));
+      }
+      if (l == 0) {
+        EXPECT_FALSE(slice.append(EventRecord{})) << "a full slice refuses more events";
+      }
+      sliced.slice_filled(slice);
+    });
+  }
+  for (auto &w : writers) {
+    w.join();
+  }
+  const auto got = sliced.finish(2);
+  EXPECT_EQ(got.location_offsets, expected.location_offsets);
+  EXPECT_EQ(got.events.time, expected.events.time);
+  EXPECT_EQ(got.events.kind, expected.events.kind);
+  EXPECT_EQ(got.events.match, expected.events.match);
+  EXPECT_EQ(got.events.region, expected.events.region);
+  EXPECT_EQ(got.unmatched, expected.unmatched);
+  EXPECT_EQ(got.unmatched.sends, 0U);
+  EXPECT_EQ(got.memory_bytes(), expected.memory_bytes());
+}
+
+TEST(Builder, MovesWithItsEvents) {
+  TraceBuilder a;
+  a.add_ranks(1);
+  a.reserve(std::size_t{1} << 21U); // large enough to start the prefault helper
+  a.enter(0, 1, a.region("main"));
+  TraceBuilder b(std::move(a));
+  b.leave(0, 2);
+  TraceBuilder c;
+  c = std::move(b);
+  const auto t = c.finish();
+  EXPECT_EQ(t.size(), 2U);
+  EXPECT_EQ(t.unmatched.total(), 0U);
 }

@@ -11,8 +11,12 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>
+
 #include "parjava/error.hpp"
 #include "parjava/trace/otf2.hpp"
+
+#include <otf2/otf2.h>
 
 using namespace parjava::trace;
 namespace fs = std::filesystem;
@@ -185,19 +189,42 @@ TEST(Otf2Reader, PingPongMessagesAreMatchedBetweenWorldRanks) {
 }
 
 TEST(Otf2Reader, TimestampsAreNanosecondsSinceTheGlobalOffset) {
-  // otf2-print shows raw ticks; the first event of the pipit trace and the archive's clock
-  // properties give the expected value.
-  const auto t = open((kData / "pipit-ping-pong").string());
-  ASSERT_GT(t.metadata.timer_resolution, 0U);
-  Timestamp first = INT64_MAX;
-  Timestamp last = 0;
-  for (const auto time : t.events.time) {
-    first = std::min(first, time);
-    last = std::max(last, time);
+  // The archive counts 2,095,197,216 ticks per second from a global offset (otf2-print -G).
+  // Every event of location 0 must be (ticks - offset) * 1e9 / resolution, to the ns.
+  if (!have_otf2_print()) {
+    GTEST_SKIP() << "otf2-print is not installed (apt-get install otf2-tools)";
   }
-  EXPECT_GE(first, 0);
-  // The ping-pong program runs for well under a minute.
-  EXPECT_LT(last, 60'000'000'000LL);
+  const auto archive = kData / "pipit-ping-pong" / "traces.otf2";
+  const auto t = open(archive.string());
+  const std::uint64_t resolution = 2095197216ULL;
+  const std::uint64_t offset = 7397466976977800ULL;
+  ASSERT_EQ(t.metadata.timer_resolution, resolution);
+  ASSERT_EQ(static_cast<std::uint64_t>(t.metadata.time_origin), offset);
+  const auto command = "otf2-print -L 0 '" + archive.string() + "' 2>/dev/null";
+  std::unique_ptr<FILE, int (*)(FILE *)> pipe(popen(command.c_str(), "r"), pclose);
+  ASSERT_TRUE(pipe);
+  char line[4096];
+  std::size_t i = t.location_begin(0);
+  int number = 0;
+  int checked = 0;
+  while (std::fgets(line, sizeof line, pipe.get()) != nullptr) {
+    std::istringstream words(line);
+    std::string name;
+    std::uint64_t location = 0;
+    std::uint64_t ticks = 0;
+    if (++number <= 5 || !(words >> name >> location >> ticks) || name == "ADDITIONAL") {
+      continue;
+    }
+    __extension__ using Wide = unsigned __int128;
+    const auto expected =
+        static_cast<Timestamp>(static_cast<Wide>(ticks - offset) * 1'000'000'000U / resolution);
+    ASSERT_LT(i, static_cast<std::size_t>(t.location_end(0)));
+    EXPECT_NEAR(static_cast<double>(t.events.time[i]), static_cast<double>(expected), 1.0)
+        << "event " << i << " (" << name << ")";
+    ++i;
+    ++checked;
+  }
+  EXPECT_EQ(checked, t.location_end(0) - t.location_begin(0));
 }
 
 TEST(Otf2Reader, ScoreP2ArchiveWithNonblockingCallsAndSubCommunicators) {
@@ -320,10 +347,10 @@ TEST(Otf2Reader, PapiCountersBecomeMetricEvents) {
 class BadArchive : public ::testing::Test {
 protected:
   void SetUp() override {
-    dir_ =
-        fs::temp_directory_path() /
-        ("parjava_bad_otf2_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-         "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // Unique per process: other worktrees run these tests at the same time in the same /tmp.
+    dir_ = fs::temp_directory_path() /
+           ("parjava_bad_otf2_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     fs::copy(kData / "pipit-ping-pong", dir_ / "a", fs::copy_options::recursive);
@@ -403,10 +430,16 @@ TEST_F(BadArchive, MissingEventFile) {
 }
 
 TEST_F(BadArchive, TruncatedEventFile) {
-  truncate_half(dir_ / "a" / "traces" / "0.evt");
-  const auto m = error_of(dir_ / "a");
-  EXPECT_CONTAINS(m, "0.evt");
-  EXPECT_CONTAINS(m, "reading the events");
+  // OTF2 itself notices only some cuts; the announced event count catches the others.
+  for (const auto fraction : {2, 3, 5}) {
+    fs::remove_all(dir_ / "a");
+    fs::copy(kData / "pipit-ping-pong", dir_ / "a", fs::copy_options::recursive);
+    const auto evt = dir_ / "a" / "traces" / "0.evt";
+    fs::resize_file(evt, fs::file_size(evt) * (fraction - 1) / fraction);
+    const auto m = error_of(dir_ / "a");
+    EXPECT_CONTAINS(m, "0.evt");
+    EXPECT_CONTAINS(m, "reading the events");
+  }
 }
 
 TEST_F(BadArchive, EmptyEventFile) {
@@ -423,4 +456,90 @@ TEST_F(BadArchive, MissingLocalDefinitionsIsAWarningNotAnError) {
   EXPECT_EQ(t.size(), 120U);
   ASSERT_FALSE(t.metadata.warnings.empty());
   EXPECT_CONTAINS(t.metadata.warnings.front(), "1.def");
+}
+
+namespace {
+
+// A two-rank archive written with the OTF2 library whose Location definitions announce
+// `announced` events while the files hold 4 (rank 0) and 2 (rank 1).
+void write_archive_announcing(const fs::path &dir, std::uint64_t announced0,
+                              std::uint64_t announced1) {
+  OTF2_Archive *a = OTF2_Archive_Open(dir.c_str(), "traces", OTF2_FILEMODE_WRITE, 1 << 20, 1 << 22,
+                                      OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  ASSERT_NE(a, nullptr);
+  static OTF2_FlushCallbacks flush = {
+      [](void *, OTF2_FileType, OTF2_LocationRef, void *, bool) -> OTF2_FlushType {
+        return OTF2_FLUSH;
+      },
+      [](void *, OTF2_FileType, OTF2_LocationRef) -> OTF2_TimeStamp { return 0; }};
+  OTF2_Archive_SetFlushCallbacks(a, &flush, nullptr);
+  OTF2_Archive_SetSerialCollectiveCallbacks(a);
+  OTF2_Archive_OpenEvtFiles(a);
+  auto *w0 = OTF2_Archive_GetEvtWriter(a, 0);
+  OTF2_EvtWriter_Enter(w0, nullptr, 10, 0);
+  OTF2_EvtWriter_MpiSend(w0, nullptr, 11, 1, 0, 5, 8);
+  OTF2_EvtWriter_Leave(w0, nullptr, 12, 0);
+  OTF2_EvtWriter_ProgramEnd(w0, nullptr, 13, 0);
+  OTF2_Archive_CloseEvtWriter(a, w0);
+  auto *w1 = OTF2_Archive_GetEvtWriter(a, 1);
+  OTF2_EvtWriter_MpiRecv(w1, nullptr, 20, 0, 0, 5, 8);
+  OTF2_EvtWriter_ProgramEnd(w1, nullptr, 21, 0);
+  OTF2_Archive_CloseEvtWriter(a, w1);
+  OTF2_Archive_CloseEvtFiles(a);
+  auto *d = OTF2_Archive_GetGlobalDefWriter(a);
+  OTF2_GlobalDefWriter_WriteClockProperties(d, 1'000'000'000, 0, 100, OTF2_UNDEFINED_TIMESTAMP);
+  OTF2_GlobalDefWriter_WriteString(d, 0, "");
+  OTF2_GlobalDefWriter_WriteString(d, 1, "MPI_Send");
+  OTF2_GlobalDefWriter_WriteString(d, 2, "MPI_COMM_WORLD");
+  OTF2_GlobalDefWriter_WriteSystemTreeNode(d, 0, 0, 0, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  for (std::uint64_t r = 0; r < 2; ++r) {
+    OTF2_GlobalDefWriter_WriteLocationGroup(d, r, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocation(d, r, 0, OTF2_LOCATION_TYPE_CPU_THREAD,
+                                       r == 0 ? announced0 : announced1, r);
+  }
+  OTF2_GlobalDefWriter_WriteRegion(d, 0, 1, 1, 0, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI,
+                                   OTF2_REGION_FLAG_NONE, 0, 0, 0);
+  const std::uint64_t members[] = {0, 1};
+  OTF2_GlobalDefWriter_WriteGroup(d, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                  OTF2_GROUP_FLAG_NONE, 2, members);
+  OTF2_GlobalDefWriter_WriteGroup(d, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                  OTF2_GROUP_FLAG_NONE, 2, members);
+  OTF2_GlobalDefWriter_WriteComm(d, 0, 2, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+  OTF2_Archive_CloseGlobalDefWriter(a, d);
+  OTF2_Archive_Close(a);
+}
+
+} // namespace
+
+TEST_F(BadArchive, AnnouncedEventCountsAreChecked) {
+  // The files hold 4 (rank 0) and 2 (rank 1) events. Exact or missing counts read normally;
+  // more events than announced are read again by appending, with a warning; fewer means a
+  // file cut short: a TraceError naming it, whatever OTF2 noticed.
+  for (const auto &[announced0, announced1] :
+       {std::pair<std::uint64_t, std::uint64_t>{4, 2}, {2, 2}, {0, 0}, {4, 9}, {9, 2}}) {
+    const auto dir =
+        dir_ / ("counts_" + std::to_string(announced0) + "_" + std::to_string(announced1));
+    write_archive_announcing(dir, announced0, announced1);
+    for (const unsigned threads : {1U, 2U}) {
+      const bool too_many =
+          (announced0 != 0 && announced0 < 4) || (announced1 != 0 && announced1 < 2);
+      const bool too_few = announced0 > 4 || announced1 > 2;
+      if (too_few && !too_many) {
+        const auto m = error_of(dir);
+        EXPECT_CONTAINS(m, announced0 > 4 ? "0.evt" : "1.evt");
+        EXPECT_CONTAINS(m, "truncated or damaged");
+        continue;
+      }
+      const auto t = open(dir.string(), threads);
+      ASSERT_EQ(t.size(), 6U) << announced0 << "/" << announced1;
+      EXPECT_EQ(t.location_offsets, (std::vector<std::uint64_t>{0, 4, 6}));
+      EXPECT_EQ(t.unmatched.total(), 0U);
+      EXPECT_EQ(t.events.match[1], 4);
+      const bool warned =
+          !t.metadata.warnings.empty() &&
+          t.metadata.warnings.front().find("announces fewer events") != std::string::npos;
+      EXPECT_EQ(warned, too_many);
+    }
+  }
 }

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -24,6 +25,11 @@
 #include "parjava/trace/trace.hpp"
 
 namespace parjava::trace {
+
+class TraceBuilder;
+namespace detail {
+class MatchingRun;
+} // namespace detail
 
 // All columns of one event before matching; the kind-specific meaning is in EventKind.
 struct EventRecord {
@@ -38,11 +44,64 @@ struct EventRecord {
   std::uint32_t callsite = kNoRef;
 };
 
+// The slice of the columns reserved for one location by TraceBuilder::presize(): filled from
+// any one thread, independently of the other locations' slices.
+class LocationSlice {
+public:
+  // False (and nothing written) when the slice is full: the location has more events than
+  // announced.
+  bool append(const EventRecord &r) {
+    if (next_ == end_) {
+      return false;
+    }
+    time_[next_] = r.time;
+    kind_[next_] = r.kind;
+    location_[next_] = location_index_;
+    region_[next_] = r.region;
+    peer_[next_] = r.peer;
+    tag_[next_] = r.tag;
+    comm_[next_] = r.comm;
+    bytes_[next_] = r.bytes;
+    aux_[next_] = r.aux;
+    callsite_[next_] = r.callsite;
+    ++next_;
+    return true;
+  }
+  [[nodiscard]] std::size_t written() const { return next_ - begin_; }
+  [[nodiscard]] std::size_t capacity() const { return end_ - begin_; }
+  // Fault in this slice's pages of every column (match and link included) in one go, before
+  // filling it: cheaper than a page fault per 4 KiB on first write.
+  void populate() const;
+
+private:
+  friend class TraceBuilder;
+  std::size_t begin_ = 0;
+  std::size_t next_ = 0;
+  std::size_t end_ = 0;
+  std::uint32_t location_index_ = 0;
+  Timestamp *time_ = nullptr;
+  EventKind *kind_ = nullptr;
+  std::uint32_t *location_ = nullptr;
+  std::uint32_t *region_ = nullptr;
+  std::int32_t *peer_ = nullptr;
+  std::int32_t *tag_ = nullptr;
+  std::uint32_t *comm_ = nullptr;
+  std::uint64_t *bytes_ = nullptr;
+  std::uint64_t *aux_ = nullptr;
+  std::uint32_t *callsite_ = nullptr;
+  EventIndex *match_ = nullptr; // filled by matching
+  EventIndex *link_ = nullptr;
+};
+
 class TraceBuilder {
 public:
-  TraceBuilder() = default;
+  TraceBuilder();
   TraceBuilder(const TraceBuilder &) = delete;
   TraceBuilder &operator=(const TraceBuilder &) = delete;
+  // Movable (not while slices are being filled): the prefault helper (see reserve()) holds no
+  // reference to the builder.
+  TraceBuilder(TraceBuilder &&other) noexcept;
+  TraceBuilder &operator=(TraceBuilder &&other) noexcept;
   ~TraceBuilder();
 
   // Expected number of events: one allocation of every column (match and link included) up
@@ -152,15 +211,36 @@ public:
   void metric(std::uint32_t loc, Timestamp t, std::uint32_t metric_class, std::uint64_t raw);
   void generic(std::uint32_t loc, Timestamp t, std::uint32_t otf2_record_type);
 
-  // Sort, index and match; the builder is empty afterwards. Throws TraceError when an event
-  // names a location that does not exist or the trace exceeds 2^31 - 1 events.
-  Trace finish();
+  // --- parallel filling -----------------------------------------------------------------
+  // When every location's event count is known (OTF2 declares it), presize() allocates the
+  // columns once, exactly, and slice(l) gives location l its own part of them: different
+  // locations can then be filled from different threads, with no copy afterwards. Call it
+  // after the locations are defined and before any append(); a slice filled with fewer
+  // events than announced is compacted by finish(). Appends and slices cannot be mixed.
+  // With `background_prefault`, a helper faults the pages in while the slices are filled (as
+  // reserve() does; best with one filling thread); otherwise whoever fills a slice should
+  // call LocationSlice::populate() first, so each thread faults in the pages it writes.
+  void presize(const std::vector<std::uint64_t> &events_per_location,
+               bool background_prefault = false);
+  LocationSlice slice(std::uint32_t location);
+  // Record how many events slice `location` received (call once the slice is filled, from
+  // the thread that filled it). A slice filled to its announced count is ordered and given
+  // its per-location matching pass right away, while its events are still in cache.
+  void slice_filled(const LocationSlice &slice);
+
+  // Sort, index and match; the builder is empty afterwards. The per-location work (time
+  // order, nesting, requests) runs on up to `threads` threads. Throws TraceError when an
+  // event names a location that does not exist or the trace exceeds 2^31 - 1 events.
+  Trace finish(unsigned threads = 1);
 
 private:
   std::uint32_t group_of_rank(std::int32_t rank);
   [[noreturn]] void throw_unknown_location(std::uint32_t loc) const;
 
   void wait_for_populate();
+  void reserve_columns(std::size_t events);
+  void start_populate(std::size_t events);
+  Trace take_trace(); // the finished trace; the builder starts empty again
 
   Trace trace_;
   std::thread populate_;
@@ -168,6 +248,10 @@ private:
   std::unordered_map<std::int32_t, std::uint32_t> group_by_rank_;
   std::uint32_t world_ = kNoRef;
   bool location_column_sorted_ = true; // events appended in non-decreasing location order
+  bool presized_ = false;
+  std::vector<std::uint64_t> slice_written_; // per location, when presized
+  std::vector<std::uint64_t> slice_generic_; // Generic events per finished slice
+  std::unique_ptr<detail::MatchingRun> run_; // matching of the presized trace
 };
 
 // Default role for a region of a known function: COLLECTIVE/BARRIER for collectives,

@@ -26,13 +26,16 @@
 namespace parjava::trace {
 
 namespace detail {
-// Ask Linux for transparent huge pages on a large block: a column of millions of events
-// otherwise costs one page fault per 4 KiB on first touch, which the load-time budget
-// cannot afford (trace_load benchmark). Harmless where THP is off or unsupported.
+
+// Ask Linux for transparent huge pages on a large block, if PARJAVA_HUGE_PAGES=1 (see above).
 inline void advise_huge_pages(void *block, std::size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
+  static const bool wanted = [] {
+    const char *value = std::getenv("PARJAVA_HUGE_PAGES");
+    return value != nullptr && value[0] == '1';
+  }();
   constexpr std::size_t kHuge = std::size_t{2} << 20U;
-  if (bytes < 2 * kHuge) {
+  if (!wanted || bytes < 2 * kHuge) {
     return;
   }
   auto *const first = static_cast<char *>(block);

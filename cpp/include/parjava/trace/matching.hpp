@@ -22,7 +22,8 @@ namespace parjava::trace {
 
 // Recompute match, link, the filled region/callsite columns, collectives, collective_members
 // and unmatched. Requires events grouped by location and time-ordered within each location,
-// with location_offsets set (as TraceBuilder::finish and open() leave them).
-void match(Trace &trace);
+// with location_offsets set (as TraceBuilder::finish and open() leave them). The per-location
+// pass runs on up to `threads` threads; the result does not depend on it.
+void match(Trace &trace, unsigned threads = 1);
 
 } // namespace parjava::trace

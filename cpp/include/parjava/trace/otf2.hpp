@@ -17,7 +17,9 @@ namespace parjava::trace {
 // metadata.unknown_events. Matching is computed (matching.hpp).
 // Throws Error(ErrorKind::Trace) naming the file and the defect for a missing, empty,
 // truncated or non-OTF2 archive, a missing global definition file or a missing event file.
-Trace open(const std::string &path);
+// `threads`: readers and matchers working at once (0: the machine's cores, at most 8); the
+// result does not depend on it.
+Trace open(const std::string &path, unsigned threads = 0);
 
 // Write `trace` as an OTF2 archive: `path` is the archive directory (created; it must not
 // exist or be empty) or the anchor path DIR/NAME.otf2. open(path) gives back the same columns

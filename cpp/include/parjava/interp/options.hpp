@@ -1,0 +1,45 @@
+// What an interpretation is asked to do: process and thread counts, parameter values, how
+// opaque conditions are resolved, collective algorithm overrides, tracing.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "parjava/model/bytecode.hpp"
+
+namespace parjava::interp {
+
+// How opaque conditions (profiled branch probabilities and trip counts) become decisions
+// (docs/model-schema.md "Opaque conditions").
+enum class OpaqueMode : std::uint8_t {
+  Expected, // error diffusion: exact long-run frequencies, identical on every process
+  Sampled,  // seeded splitmix64 per logical thread: processes diverge, reproducibly
+};
+
+struct InterpretOptions {
+  std::int64_t processes = 1; // logical processes (MPI ranks / PGAS threads)
+  std::int64_t threads = 1;   // logical threads per process (the pool of task groups)
+  std::map<std::string, model::Value> params; // overrides of the model's parameters
+  OpaqueMode opaque = OpaqueMode::Expected;
+  std::uint64_t seed = 1; // OpaqueMode::Sampled
+  // Collective algorithm overrides: collective name ("allreduce", "bcast", ...) -> algorithm
+  // name ("recursive_doubling", ...). A leaf's own `algorithm` argument wins over these.
+  std::map<std::string, std::string> algorithms;
+  // Time to apply a reduction operator per byte received in reductions (MPI_Reduce, Allreduce,
+  // Reduce_scatter, Scan): not part of any network model, 0 by default.
+  double reduction_seconds_per_byte = 0.0;
+  // Hockney and measured-table networks: serialise messages on each process's injection and
+  // ejection link (the occupancy T(n) - T(0) of one message blocks the next). Off gives the
+  // textbook contention-free model (every message T(n) on its own). LogGP has its own gaps.
+  bool endpoint_contention = true;
+  bool record_trace = false; // build a model trace (Prediction::trace)
+  // Stop with a Usage error after this many events (0: no limit), a guard for runaway models.
+  std::uint64_t max_events = 0;
+  // Entry point: a function name (default: the model's entry) or, for partial interpretation,
+  // a node id (interpret_node).
+  std::string entry;
+};
+
+} // namespace parjava::interp

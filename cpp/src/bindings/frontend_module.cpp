@@ -1,0 +1,129 @@
+// parjava._frontend: the Clang model builder seen from Python. Thin by design: models, plans and
+// diagnostics cross as JSON text (the model part's own schema), and python/parjava/frontend.py
+// wraps them into parjava.Model objects; compiling and running the estimation code happens there.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "parjava/frontend/estimates.hpp"
+#include "parjava/frontend/instrument.hpp"
+#include "parjava/frontend/model_builder.hpp"
+#include "parjava/model/model_json.hpp"
+
+namespace py = pybind11;
+using namespace parjava::frontend;
+
+void register_errors(py::module_ &m);
+
+namespace {
+
+BuildOptions options_from(const std::vector<std::string> &sources,
+                          const std::vector<std::string> &args, const std::string &compile_commands,
+                          const std::string &entry, const std::string &name,
+                          const std::vector<std::string> &argv, bool find_mpi) {
+  BuildOptions o;
+  o.sources = sources;
+  o.args = args;
+  o.compile_commands = compile_commands;
+  o.entry = entry;
+  o.name = name;
+  o.argv = argv;
+  o.find_mpi = find_mpi;
+  return o;
+}
+
+} // namespace
+
+PYBIND11_MODULE(_frontend, m) {
+  m.doc() = "parjava Clang model builder (private: use parjava.build_model)";
+  register_errors(m);
+
+  m.def(
+      "build_model",
+      [](const std::vector<std::string> &sources, const std::vector<std::string> &args,
+         const std::string &compile_commands, const std::string &entry, const std::string &name,
+         const std::vector<std::string> &argv, bool find_mpi) {
+        BuildResult r;
+        {
+          py::gil_scoped_release release;
+          r = build_model(
+              options_from(sources, args, compile_commands, entry, name, argv, find_mpi));
+        }
+        py::dict out;
+        out["model"] = parjava::model::model_to_json(r.model, -1);
+        out["diagnostics"] = diagnostics_to_json(r.diagnostics, -1);
+        out["plan"] = r.plan.to_json();
+        return out;
+      },
+      py::arg("sources"), py::arg("args"), py::arg("compile_commands"), py::arg("entry"),
+      py::arg("name"), py::arg("argv"), py::arg("find_mpi") = true);
+
+  m.def(
+      "describe_structure",
+      [](const std::vector<std::string> &sources, const std::vector<std::string> &args,
+         const std::string &compile_commands, const std::string &entry, bool find_mpi) {
+        py::gil_scoped_release release;
+        return describe_structure_of(
+            options_from(sources, args, compile_commands, entry, "", {}, find_mpi));
+      },
+      py::arg("sources"), py::arg("args"), py::arg("compile_commands"), py::arg("entry"),
+      py::arg("find_mpi") = true);
+
+  m.def(
+      "instrument",
+      [](const std::vector<std::string> &sources, const std::vector<std::string> &args,
+         const std::string &compile_commands, const std::string &entry, const std::string &name,
+         const std::vector<std::string> &argv, bool find_mpi, const std::string &directory) {
+        Instrumentation inst;
+        {
+          py::gil_scoped_release release;
+          inst =
+              instrument(options_from(sources, args, compile_commands, entry, name, argv, find_mpi),
+                         directory);
+        }
+        py::dict out;
+        out["model"] = parjava::model::model_to_json(inst.model, -1);
+        out["plan"] = inst.plan.to_json();
+        out["slots"] = inst.plan.slots;
+        out["diagnostics"] = diagnostics_to_json(inst.diagnostics, -1);
+        py::list files;
+        for (const auto &s : inst.sources) {
+          py::dict f;
+          f["original"] = s.original;
+          f["instrumented"] = s.instrumented;
+          f["directory"] = s.directory;
+          f["command"] = s.command;
+          files.append(f);
+        }
+        out["sources"] = files;
+        out["runtime_source"] = inst.runtime_source;
+        out["directory"] = inst.directory;
+        return out;
+      },
+      py::arg("sources"), py::arg("args"), py::arg("compile_commands"), py::arg("entry"),
+      py::arg("name"), py::arg("argv"), py::arg("find_mpi"), py::arg("directory"));
+
+  m.def(
+      "apply_estimates",
+      [](const std::string &model_json, const std::string &plan_json,
+         const std::vector<std::string> &files, double alpha, bool reduce_loops) {
+        std::string model_out;
+        std::string diagnostics;
+        {
+          py::gil_scoped_release release;
+          parjava::model::Model model = parjava::model::model_from_json(model_json, "<model>");
+          const EstimationPlan plan = EstimationPlan::from_json(plan_json);
+          const Measurements ms = load_estimates(files, plan.slots);
+          ApplyOptions options;
+          options.balance_alpha = alpha;
+          options.reduce_loops = reduce_loops;
+          diagnostics = diagnostics_to_json(apply_estimates(model, plan, ms, options), -1);
+          model_out = parjava::model::model_to_json(model, -1);
+        }
+        py::dict out;
+        out["model"] = model_out;
+        out["diagnostics"] = diagnostics;
+        return out;
+      },
+      py::arg("model"), py::arg("plan"), py::arg("files"), py::arg("alpha") = 0.1,
+      py::arg("reduce_loops") = true);
+}

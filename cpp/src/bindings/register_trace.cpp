@@ -1,0 +1,263 @@
+// parjava._core.Trace: the C++ trace (parjava/trace/trace.hpp) seen from Python, wrapped by
+// python/parjava/trace.py (parjava.Trace). Thin: reading, writing, filtering and summaries are
+// C++ functions; this file only converts.
+//
+// Ownership: the class is held by std::shared_ptr<parjava::trace::Trace>. Other parts'
+// bindings (scan, intervals, the interpreter) take or return that same holder type, so a
+// Trace passes between them without a copy: accept `std::shared_ptr<const Trace>` or
+// `const Trace &` in their functions, and return `std::shared_ptr<Trace>` for new traces
+// (e.g. a model trace). Column views (column()) are NumPy arrays over the C++ memory whose
+// base object is this Trace, so the C++ trace lives as long as any view of it; the views are
+// read-only because matching indices must stay consistent with the columns.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+
+#include "parjava/error.hpp"
+#include "parjava/trace/filter.hpp"
+#include "parjava/trace/otf2.hpp"
+#include "parjava/trace/summary.hpp"
+#include "parjava/trace/trace.hpp"
+
+namespace py = pybind11;
+using parjava::trace::Trace;
+
+namespace {
+
+using TracePtr = std::shared_ptr<Trace>;
+
+// A read-only NumPy view of `size` elements at `data`, keeping `owner` alive.
+template <typename T> py::array view(const T *data, std::size_t size, const py::object &owner) {
+  py::array a(py::dtype::of<T>(), {size}, {sizeof(T)}, data, owner);
+  a.attr("setflags")(py::arg("write") = false);
+  return a;
+}
+
+py::array column(const py::object &self, const std::string &name) {
+  const auto &t = self.cast<const Trace &>();
+  const auto &e = t.events;
+  const auto n = t.size();
+  if (name == "time") {
+    return view(e.time.data(), n, self);
+  }
+  if (name == "kind") {
+    return view(reinterpret_cast<const std::uint8_t *>(e.kind.data()), n, self);
+  }
+  if (name == "location") {
+    return view(e.location.data(), n, self);
+  }
+  if (name == "region") {
+    return view(e.region.data(), n, self);
+  }
+  if (name == "peer") {
+    return view(e.peer.data(), n, self);
+  }
+  if (name == "tag") {
+    return view(e.tag.data(), n, self);
+  }
+  if (name == "comm") {
+    return view(e.comm.data(), n, self);
+  }
+  if (name == "bytes") {
+    return view(e.bytes.data(), n, self);
+  }
+  if (name == "aux") {
+    return view(e.aux.data(), n, self);
+  }
+  if (name == "callsite") {
+    return view(e.callsite.data(), n, self);
+  }
+  if (name == "match") {
+    return view(e.match.data(), n, self);
+  }
+  if (name == "link") {
+    return view(e.link.data(), n, self);
+  }
+  if (name == "location_offsets") {
+    return view(t.location_offsets.data(), t.location_offsets.size(), self);
+  }
+  if (name == "collective_members") {
+    return view(t.collective_members.data(), t.collective_members.size(), self);
+  }
+  throw parjava::Error(parjava::ErrorKind::Usage, "no trace column named '" + name + "'");
+}
+
+py::dict to_dict(const parjava::trace::MatchReport &u) {
+  py::dict d;
+  d["sends"] = u.sends;
+  d["receives"] = u.receives;
+  d["request_posts"] = u.request_posts;
+  d["request_completions"] = u.request_completions;
+  d["collectives_incomplete"] = u.collectives_incomplete;
+  d["collectives_mismatched"] = u.collectives_mismatched;
+  d["collective_ends_unopened"] = u.collective_ends_unopened;
+  d["enters_unclosed"] = u.enters_unclosed;
+  d["leaves_unopened"] = u.leaves_unopened;
+  d["locks_unreleased"] = u.locks_unreleased;
+  d["lock_releases_unacquired"] = u.lock_releases_unacquired;
+  d["intervals_unclosed"] = u.intervals_unclosed;
+  d["intervals_unopened"] = u.intervals_unopened;
+  return d;
+}
+
+template <typename E> int as_int(E e) { return static_cast<int>(e); }
+
+} // namespace
+
+void register_trace(py::module_ &m) {
+  namespace t = parjava::trace;
+  py::class_<Trace, TracePtr> cls(m, "Trace", "The C++ trace (use parjava.Trace)");
+  cls.def_static(
+         "open",
+         [](const std::string &path, unsigned threads) {
+           return std::make_shared<Trace>(t::open(path, threads));
+         },
+         py::arg("path"), py::arg("threads") = 0, py::call_guard<py::gil_scoped_release>())
+      .def(
+          "write", [](const Trace &self, const std::string &path) { t::write(self, path); },
+          py::arg("path"), py::call_guard<py::gil_scoped_release>())
+      .def("__len__", &Trace::size)
+      .def_property_readonly("location_count", &Trace::location_count)
+      .def_property_readonly("process_count", &Trace::process_count)
+      .def_property_readonly("memory_bytes", &Trace::memory_bytes)
+      .def("column", &column, py::arg("name"))
+      .def("locations",
+           [](const Trace &self) {
+             py::list out;
+             for (const auto &l : self.locations) {
+               out.append(py::dict(py::arg("id") = l.id, py::arg("name") = l.name,
+                                   py::arg("type") = as_int(l.type), py::arg("rank") = l.rank,
+                                   py::arg("thread") = l.thread, py::arg("group") = l.group));
+             }
+             return out;
+           })
+      .def("location_groups",
+           [](const Trace &self) {
+             py::list out;
+             for (const auto &g : self.location_groups) {
+               out.append(py::dict(py::arg("name") = g.name, py::arg("rank") = g.rank,
+                                   py::arg("system_node") = g.system_node));
+             }
+             return out;
+           })
+      .def("system_nodes",
+           [](const Trace &self) {
+             py::list out;
+             for (const auto &n : self.system_nodes) {
+               out.append(py::dict(py::arg("name") = n.name, py::arg("class_name") = n.class_name,
+                                   py::arg("parent") = n.parent));
+             }
+             return out;
+           })
+      .def("regions",
+           [](const Trace &self) {
+             py::list out;
+             for (const auto &r : self.regions) {
+               const auto &info = t::function_info(r.function);
+               out.append(py::dict(py::arg("name") = r.name,
+                                   py::arg("function") = r.function == t::Function::None
+                                                             ? py::object(py::none())
+                                                             : py::object(py::str(info.name)),
+                                   py::arg("category") = as_int(r.category),
+                                   py::arg("paradigm") = as_int(r.paradigm),
+                                   py::arg("role") = as_int(r.role),
+                                   py::arg("group") = std::string(t::group_name(info.group)),
+                                   py::arg("file") = r.file, py::arg("line_begin") = r.line_begin,
+                                   py::arg("line_end") = r.line_end));
+             }
+             return out;
+           })
+      .def("communicators",
+           [](const Trace &self) {
+             py::list out;
+             for (const auto &c : self.communicators) {
+               out.append(py::dict(py::arg("name") = c.name, py::arg("members") = c.members,
+                                   py::arg("parent") = c.parent, py::arg("self") = c.self));
+             }
+             return out;
+           })
+      .def("callsites",
+           [](const Trace &self) {
+             py::list out;
+             for (const auto &s : self.callsites) {
+               out.append(py::dict(py::arg("file") = s.file, py::arg("line") = s.line,
+                                   py::arg("function") = s.function));
+             }
+             return out;
+           })
+      .def("metrics",
+           [](const Trace &self) {
+             py::list out;
+             for (const auto &x : self.metrics) {
+               out.append(py::dict(py::arg("name") = x.name, py::arg("unit") = x.unit,
+                                   py::arg("type") = as_int(x.type)));
+             }
+             return out;
+           })
+      .def("collectives",
+           [](const Trace &self) {
+             const auto n = self.collectives.size();
+             py::array_t<std::uint32_t> comm(n), first(n), count(n), expected(n);
+             py::array_t<std::int32_t> op(n), root(n);
+             py::list function;
+             for (std::size_t k = 0; k < n; ++k) {
+               const auto &c = self.collectives[k];
+               comm.mutable_at(k) = c.comm;
+               first.mutable_at(k) = c.first_member;
+               count.mutable_at(k) = c.member_count;
+               expected.mutable_at(k) = c.expected;
+               op.mutable_at(k) = c.op;
+               root.mutable_at(k) = c.root;
+               function.append(std::string(t::function_info(c.function).name));
+             }
+             return py::dict(py::arg("comm") = comm, py::arg("function") = function,
+                             py::arg("op") = op, py::arg("root") = root,
+                             py::arg("first_member") = first, py::arg("member_count") = count,
+                             py::arg("expected") = expected);
+           })
+      .def("unmatched", [](const Trace &self) { return to_dict(self.unmatched); })
+      .def("metadata",
+           [](const Trace &self) {
+             const auto &md = self.metadata;
+             return py::dict(
+                 py::arg("path") = md.path, py::arg("creator") = md.creator,
+                 py::arg("format_version") = md.format_version,
+                 py::arg("timer_resolution") = md.timer_resolution,
+                 py::arg("time_origin") = md.time_origin,
+                 py::arg("tracer_overhead_ns") = md.tracer_overhead_ns,
+                 py::arg("is_model") = md.is_model, py::arg("unknown_events") = md.unknown_events,
+                 py::arg("warnings") = md.warnings, py::arg("properties") = md.properties);
+           })
+      .def(
+          "filter",
+          [](const Trace &self, std::optional<std::pair<t::Timestamp, t::Timestamp>> window,
+             std::vector<std::uint32_t> locations, std::vector<std::uint32_t> regions) {
+            t::TraceFilter keep{window, std::move(locations), std::move(regions)};
+            return std::make_shared<Trace>(t::filter(self, keep));
+          },
+          py::arg("time_window"), py::arg("locations"), py::arg("regions"),
+          py::call_guard<py::gil_scoped_release>())
+      .def("time_by_category", [](const Trace &self) {
+        const auto times = t::time_by_category(self);
+        py::array_t<std::int64_t> out({times.size(), std::size_t{7}});
+        for (std::size_t l = 0; l < times.size(); ++l) {
+          for (std::size_t c = 0; c < 7; ++c) {
+            out.mutable_at(l, c) = times[l][c];
+          }
+        }
+        return out;
+      });
+
+  py::list kinds;
+  for (int k = 0; k < t::kEventKindCount; ++k) {
+    kinds.append(t::event_kind_name(static_cast<t::EventKind>(k)));
+  }
+  m.attr("EVENT_KIND_NAMES") = kinds;
+  m.def(
+      "otf2_record_name",
+      [](std::uint64_t record) { return std::string(t::otf2_record_name(record)); },
+      py::arg("record"));
+}

@@ -1,0 +1,330 @@
+#include "calls.hpp"
+
+#include <clang/AST/DeclCXX.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/AST/StmtVisitor.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Index/USRGeneration.h>
+#include <llvm/ADT/SmallString.h>
+
+namespace parjava::frontend {
+
+namespace {
+
+bool is_one_of(const std::string &name, std::initializer_list<const char *> names) {
+  for (const char *n : names) {
+    if (name == n) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The expression-language function for a pure math call, "" if there is none.
+std::string math_function(const std::string &name, std::size_t nargs) {
+  static const std::vector<std::pair<std::vector<const char *>, const char *>> table = {
+      {{"sqrt", "sqrtf", "sqrtl"}, "sqrt"},
+      {{"abs", "labs", "llabs", "fabs", "fabsf", "fabsl"}, "abs"},
+      {{"floor", "floorf", "floorl"}, "floor"},
+      {{"ceil", "ceilf", "ceill"}, "ceil"},
+      {{"round", "roundf", "roundl", "lround", "llround"}, "round"},
+      {{"trunc", "truncf", "truncl"}, "trunc"},
+      {{"log2", "log2f", "log2l"}, "log2"},
+      {{"log", "logf", "logl"}, "log"},
+      {{"exp", "expf", "expl"}, "exp"},
+      {{"pow", "powf", "powl"}, "pow"},
+      {{"fmin", "fminf", "fminl", "min"}, "min"},
+      {{"fmax", "fmaxf", "fmaxl", "max"}, "max"},
+  };
+  for (const auto &[names, fn] : table) {
+    for (const char *n : names) {
+      if (name == n) {
+        const std::string f(fn);
+        const bool binary = f == "pow" || f == "min" || f == "max";
+        if ((binary && nargs == 2) || (!binary && nargs == 1)) {
+          return f;
+        }
+      }
+    }
+  }
+  return {};
+}
+
+bool is_std(const clang::Decl *decl) {
+  const clang::DeclContext *dc = decl->getDeclContext();
+  while (dc != nullptr) {
+    if (const auto *ns = llvm::dyn_cast<clang::NamespaceDecl>(dc)) {
+      if (ns->isStdNamespace()) {
+        return true;
+      }
+    }
+    dc = dc->getParent();
+  }
+  return false;
+}
+
+// argv[k] with a constant k, where argv is the second parameter of main.
+int argv_index(const clang::Expr *e, clang::ASTContext &ctx) {
+  e = e->IgnoreParenImpCasts();
+  const auto *sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(e);
+  if (sub == nullptr) {
+    return -1;
+  }
+  const auto *base = llvm::dyn_cast<clang::DeclRefExpr>(sub->getBase()->IgnoreParenImpCasts());
+  if (base == nullptr) {
+    return -1;
+  }
+  const auto *param = llvm::dyn_cast<clang::ParmVarDecl>(base->getDecl());
+  if (param == nullptr) {
+    return -1;
+  }
+  const auto *fn = llvm::dyn_cast<clang::FunctionDecl>(param->getDeclContext());
+  if (fn == nullptr || !fn->isMain() || param->getFunctionScopeIndex() != 1) {
+    return -1;
+  }
+  clang::Expr::EvalResult result;
+  if (!sub->getIdx()->EvaluateAsInt(result, ctx)) {
+    return -1;
+  }
+  return static_cast<int>(result.Val.getInt().getExtValue());
+}
+
+class CallCollector : public clang::RecursiveASTVisitor<CallCollector> {
+public:
+  bool shouldTraversePostOrder() const { return true; }
+  bool TraverseLambdaExpr(clang::LambdaExpr *lambda) {
+    // The lambda object itself is data; its body is a function of its own.
+    (void)lambda;
+    return true;
+  }
+  bool TraverseBlockExpr(clang::BlockExpr *) { return true; }
+  bool VisitCallExpr(clang::CallExpr *call) {
+    calls.push_back(call);
+    return true;
+  }
+  bool VisitCXXConstructExpr(clang::CXXConstructExpr *construct) {
+    const clang::CXXConstructorDecl *ctor = construct->getConstructor();
+    if (ctor != nullptr && !ctor->isTrivial() && !ctor->isImplicit()) {
+      calls.push_back(construct);
+    }
+    return true;
+  }
+  std::vector<const clang::Expr *> calls;
+};
+
+} // namespace
+
+std::string usr_of(const clang::Decl *decl) {
+  llvm::SmallString<128> buf;
+  if (clang::index::generateUSRForDecl(decl, buf)) {
+    return {};
+  }
+  return std::string(buf.str());
+}
+
+bool in_user_file(const clang::Decl *decl, const clang::SourceManager &sm) {
+  const clang::SourceLocation loc = sm.getExpansionLoc(decl->getLocation());
+  return loc.isValid() && !sm.isInSystemHeader(loc) && !sm.isInSystemMacro(loc);
+}
+
+std::string record_name(const clang::CXXRecordDecl *record) {
+  return record == nullptr ? std::string() : record->getQualifiedNameAsString();
+}
+
+std::vector<const clang::Expr *> calls_in(const clang::Stmt *stmt) {
+  CallCollector collector;
+  collector.TraverseStmt(const_cast<clang::Stmt *>(stmt));
+  return collector.calls;
+}
+
+FunctionId CallClassifier::user_function(const clang::FunctionDecl *callee) const {
+  if (callee == nullptr) {
+    return kNoFunction;
+  }
+  FunctionId id = program_.function_of(callee);
+  if (id != kNoFunction) {
+    return id;
+  }
+  if (const clang::FunctionDecl *def = callee->getDefinition()) {
+    id = program_.function_of(def);
+    if (id != kNoFunction) {
+      return id;
+    }
+  }
+  const std::string usr = usr_of(callee);
+  const auto it = usr_index_.find(usr);
+  return it == usr_index_.end() ? kNoFunction : it->second;
+}
+
+ClassifiedCall CallClassifier::classify(const clang::Expr *call, clang::ASTContext &context) const {
+  ClassifiedCall out;
+  out.expr = call;
+  if (const auto *construct = llvm::dyn_cast<clang::CXXConstructExpr>(call)) {
+    out.callee = construct->getConstructor();
+    for (const clang::Expr *a : construct->arguments()) {
+      out.args.push_back(a);
+    }
+    const clang::CXXRecordDecl *record = construct->getConstructor()->getParent();
+    const std::string rname = record_name(record);
+    out.name = rname;
+    if (is_one_of(rname, {"std::lock_guard", "std::unique_lock", "std::scoped_lock"}) &&
+        !out.args.empty()) {
+      out.kind = CallClass::ScopedLock;
+      out.object = out.args.front();
+      return out;
+    }
+    if (rname == "std::thread" || rname == "std::jthread") {
+      out.kind = out.args.empty() ? CallClass::External : CallClass::ThreadCreate;
+      return out;
+    }
+    out.user = user_function(out.callee);
+    out.kind = out.user != kNoFunction ? CallClass::User : CallClass::External;
+    return out;
+  }
+  const auto *ce = llvm::cast<clang::CallExpr>(call);
+  for (const clang::Expr *a : ce->arguments()) {
+    out.args.push_back(a);
+  }
+  out.callee = ce->getDirectCallee();
+  if (out.callee == nullptr) {
+    out.kind = CallClass::Indirect;
+    out.name = "(indirect call)";
+    return out;
+  }
+  out.name = out.callee->getNameAsString();
+  const std::string &name = out.name;
+
+  if (const auto *member = llvm::dyn_cast<clang::CXXMemberCallExpr>(ce)) {
+    const clang::CXXRecordDecl *record = member->getRecordDecl();
+    const std::string rname = record_name(record);
+    out.object = member->getImplicitObjectArgument();
+    if (is_one_of(rname, {"std::mutex", "std::recursive_mutex", "std::timed_mutex",
+                          "std::shared_mutex"})) {
+      if (name == "lock" || name == "lock_shared") {
+        out.kind = CallClass::ThreadOp;
+        out.operation = "lock";
+        return out;
+      }
+      if (name == "unlock" || name == "unlock_shared") {
+        out.kind = CallClass::ThreadOp;
+        out.operation = "unlock";
+        return out;
+      }
+      if (name == "try_lock") {
+        out.kind = CallClass::ThreadOp;
+        out.operation = "trylock";
+        return out;
+      }
+    }
+    if (rname == "std::atomic" || rname == "std::__atomic_base" ||
+        rname.rfind("std::__atomic", 0) == 0 || rname == "std::atomic_flag") {
+      if (name != "load" && name.rfind("operator ", 0) != 0 && name != "is_lock_free") {
+        out.kind = CallClass::ThreadOp;
+        out.operation = "atomic_cas";
+        return out;
+      }
+      out.kind = CallClass::Math; // a plain read: part of the surrounding block
+      return out;
+    }
+    if ((rname == "std::thread" || rname == "std::jthread") && name == "join") {
+      out.kind = CallClass::ThreadJoin;
+      return out;
+    }
+  }
+  if (const auto *op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(ce)) {
+    if (const auto *method = llvm::dyn_cast<clang::CXXMethodDecl>(out.callee)) {
+      const std::string rname = record_name(method->getParent());
+      if (rname == "std::atomic" || rname.rfind("std::__atomic", 0) == 0) {
+        const auto k = op->getOperator();
+        if (k == clang::OO_PlusPlus || k == clang::OO_MinusMinus || k == clang::OO_PlusEqual ||
+            k == clang::OO_MinusEqual || k == clang::OO_AmpEqual || k == clang::OO_PipeEqual ||
+            k == clang::OO_CaretEqual || k == clang::OO_Equal) {
+          out.kind = CallClass::ThreadOp;
+          out.operation = "atomic_cas";
+          out.object = op->getArg(0);
+          return out;
+        }
+      }
+    }
+  }
+
+  const bool global_c_name =
+      !out.callee->isCXXClassMember() && (out.callee->getDeclContext()->isTranslationUnit() ||
+                                          out.callee->isExternC() || is_std(out.callee));
+  if (global_c_name && is_mpi_name(name)) {
+    out.kind = CallClass::Mpi;
+    out.mpi = find_mpi_function(name);
+    return out;
+  }
+  out.user = user_function(out.callee);
+  if (out.user != kNoFunction) {
+    out.kind = CallClass::User;
+    return out;
+  }
+  if (global_c_name) {
+    if (name == "pthread_create") {
+      out.kind = CallClass::ThreadCreate;
+      return out;
+    }
+    if (name == "pthread_join") {
+      out.kind = CallClass::ThreadJoin;
+      return out;
+    }
+    if (is_one_of(name, {"pthread_mutex_lock", "pthread_spin_lock", "sem_wait", "omp_set_lock",
+                         "pthread_rwlock_wrlock", "pthread_rwlock_rdlock"})) {
+      out.kind = CallClass::ThreadOp;
+      out.operation = "lock";
+      out.object = out.args.empty() ? nullptr : out.args.front();
+      return out;
+    }
+    if (is_one_of(name, {"pthread_mutex_unlock", "pthread_spin_unlock", "sem_post",
+                         "omp_unset_lock", "pthread_rwlock_unlock"})) {
+      out.kind = CallClass::ThreadOp;
+      out.operation = "unlock";
+      out.object = out.args.empty() ? nullptr : out.args.front();
+      return out;
+    }
+    if (is_one_of(name, {"pthread_mutex_trylock", "sem_trywait", "omp_test_lock"})) {
+      out.kind = CallClass::ThreadOp;
+      out.operation = "trylock";
+      out.object = out.args.empty() ? nullptr : out.args.front();
+      return out;
+    }
+    if (is_one_of(name, {"pthread_mutex_init", "sem_init", "omp_init_lock"})) {
+      out.kind = CallClass::ThreadOp;
+      out.operation = "semaphore_create";
+      out.object = out.args.empty() ? nullptr : out.args.front();
+      return out;
+    }
+    if (name.rfind("__atomic_", 0) == 0 || name.rfind("__sync_", 0) == 0 ||
+        name.rfind("atomic_fetch_", 0) == 0 || name.rfind("atomic_exchange", 0) == 0 ||
+        name.rfind("atomic_compare_exchange", 0) == 0) {
+      if (name.find("load") == std::string::npos) {
+        out.kind = CallClass::ThreadOp;
+        out.operation = "atomic_cas";
+        return out;
+      }
+    }
+    if (is_one_of(name, {"atoi", "atol", "atoll", "strtol", "strtoll", "strtoul", "strtoull",
+                         "atof", "strtod", "strtof"}) &&
+        !out.args.empty()) {
+      const int k = argv_index(out.args.front(), context);
+      if (k >= 0) {
+        out.kind = CallClass::ArgvNumber;
+        out.argv_index = k;
+        out.argv_floating = name == "atof" || name == "strtod" || name == "strtof";
+        return out;
+      }
+    }
+    out.math = math_function(name, out.args.size());
+    if (!out.math.empty()) {
+      out.kind = CallClass::Math;
+      return out;
+    }
+  }
+  out.kind = CallClass::External;
+  return out;
+}
+
+} // namespace parjava::frontend

@@ -1,0 +1,74 @@
+// Classification of calls (issue 7, "calls classified"): MPI (cfc), user functions defined in
+// the input (ufc), thread primitives (locks, atomics; cfc of the thread family), program inputs
+// read from argv, pure math the expression language has, and everything else (efc).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Expr.h>
+#include <clang/AST/ExprCXX.h>
+
+#include "mpi_calls.hpp"
+#include "program.hpp"
+
+namespace parjava::frontend {
+
+enum class CallClass : std::uint8_t {
+  Mpi,          // a function of mpi.h (see MpiFunction for its role)
+  User,         // defined in the input: a ufc leaf
+  ThreadOp,     // lock / unlock / trylock / semaphore / atomic: a thread cfc leaf
+  ThreadCreate, // pthread_create, std::thread: a task group when the pattern is recognised
+  ThreadJoin,   // pthread_join, std::thread::join
+  ArgvNumber,   // atoi(argv[k]) and friends: a program parameter
+  Math,         // sqrt, fabs, floor, std::min, ...: pure, written into expressions
+  External,     // anything else: an efc leaf (or part of a computational block)
+  Indirect,     // through a function pointer: treated as external
+  ScopedLock,   // std::lock_guard / std::unique_lock / std::scoped_lock construction
+};
+
+struct ClassifiedCall {
+  CallClass kind = CallClass::External;
+  const clang::Expr *expr = nullptr; // CallExpr or CXXConstructExpr
+  const clang::FunctionDecl *callee = nullptr;
+  std::string name;                      // callee name as written in messages
+  const MpiFunction *mpi = nullptr;      // Mpi
+  FunctionId user = kNoFunction;         // User
+  std::string operation;                 // ThreadOp: model operation name
+  const clang::Expr *object = nullptr;   // ThreadOp/ScopedLock: the lock or atomic
+  int argv_index = -1;                   // ArgvNumber
+  bool argv_floating = false;            // ArgvNumber: atof / strtod
+  std::string math;                      // Math: expression-language function
+  std::vector<const clang::Expr *> args; // the call's arguments
+};
+
+class CallClassifier {
+public:
+  explicit CallClassifier(const Program &program) : program_(program) {}
+  // Classify a call or constructor expression; `context` is the AST it belongs to.
+  ClassifiedCall classify(const clang::Expr *call, clang::ASTContext &context) const;
+  // Resolve a callee to a function of the input (across translation units, by USR).
+  FunctionId user_function(const clang::FunctionDecl *callee) const;
+  void register_usr(const std::string &usr, FunctionId id) { usr_index_[usr] = id; }
+
+private:
+  const Program &program_;
+  std::map<std::string, FunctionId> usr_index_;
+};
+
+// The USR of a declaration (stable across translation units), "" if Clang cannot make one.
+std::string usr_of(const clang::Decl *decl);
+
+// True if `decl` is defined in a file the user wrote (not a system header).
+bool in_user_file(const clang::Decl *decl, const clang::SourceManager &sm);
+
+// The record (class) name of a method or constructor's class, qualified ("std::mutex").
+std::string record_name(const clang::CXXRecordDecl *record);
+
+// Every call and constructor inside `stmt` in evaluation order (arguments before the call),
+// not descending into lambda bodies.
+std::vector<const clang::Expr *> calls_in(const clang::Stmt *stmt);
+
+} // namespace parjava::frontend

@@ -1,0 +1,414 @@
+#include "expression_writer.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/ExprCXX.h>
+
+#include "effects.hpp"
+#include "variables.hpp"
+
+namespace parjava::frontend {
+
+namespace {
+
+WriteResult fail(std::string why, const clang::Expr *e) {
+  WriteResult r;
+  r.why = std::move(why);
+  if (e != nullptr) {
+    r.where = e->getBeginLoc();
+  }
+  return r;
+}
+
+WriteResult ok(std::string text) {
+  WriteResult r;
+  r.ok = true;
+  r.text = std::move(text);
+  return r;
+}
+
+bool has_side_effect_free_constant(const clang::Expr *e, const clang::ASTContext &ctx) {
+  return !e->isValueDependent() && !e->isTypeDependent() && !e->HasSideEffects(ctx);
+}
+
+} // namespace
+
+std::string float_literal(double value) {
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof(buf), value);
+  std::string s(buf, res.ptr);
+  if (s.find_first_of(".eEn") == std::string::npos) {
+    s += ".0";
+  }
+  return s;
+}
+
+std::string ExpressionWriter::name(VarId var) const {
+  const Variable &v = program_.variables[var];
+  return v.scope == VarScope::Builtin ? v.builtin : v.model_name;
+}
+
+WriteResult ExpressionWriter::variable(VarId var, const clang::Expr *e,
+                                       const WriteOptions &o) const {
+  if (o.substitutions != nullptr) {
+    const auto it = o.substitutions->find(var);
+    if (it != o.substitutions->end()) {
+      return ok(it->second);
+    }
+  }
+  const Variable &v = program_.variables[var];
+  if (!v.representable) {
+    WriteResult r = fail(v.unrepresentable_reason.empty()
+                             ? "'" + v.source_name + "' is data the model does not keep"
+                             : v.unrepresentable_reason,
+                         e);
+    if (v.unrepresentable_at.isValid()) {
+      r.where = v.unrepresentable_at;
+    }
+    return r;
+  }
+  if (v.type == VarType::Comm || v.type == VarType::Request) {
+    return fail("'" + v.source_name + "' is an MPI handle, not a number", e);
+  }
+  return ok(name(var));
+}
+
+WriteResult ExpressionWriter::write(const clang::Expr *e, FunctionId f,
+                                    const WriteOptions &options) const {
+  if (e == nullptr) {
+    return fail("no expression", nullptr);
+  }
+  return expr(e, f, options, *program_.functions[f].context);
+}
+
+WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const WriteOptions &o,
+                                   clang::ASTContext &ctx) const {
+  e = e->IgnoreParens();
+  // MPI constants the model names.
+  const std::string macro = macro_name(e, ctx);
+  if (macro == "MPI_ANY_SOURCE") {
+    return ok("ANY_SOURCE");
+  }
+  if (macro == "MPI_ANY_TAG") {
+    return ok("ANY_TAG");
+  }
+  if (macro == "MPI_PROC_NULL") {
+    return ok("PROC_NULL");
+  }
+  if (macro == "MPI_UNDEFINED") {
+    return ok("-1");
+  }
+  // Constants (literals, sizeof, enumerators, constexpr) fold to literals.
+  if (has_side_effect_free_constant(e, ctx)) {
+    const clang::QualType type = e->getType();
+    if (type->isIntegralOrEnumerationType()) {
+      clang::Expr::EvalResult result;
+      if (e->EvaluateAsInt(result, ctx)) {
+        return ok(std::to_string(result.Val.getInt().getExtValue()));
+      }
+    } else if (type->isRealFloatingType()) {
+      llvm::APFloat value(0.0);
+      if (e->EvaluateAsFloat(value, ctx) == true) {
+        bool lost = false;
+        value.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &lost);
+        const double d = value.convertToDouble();
+        if (std::isfinite(d)) {
+          return ok(float_literal(d));
+        }
+      }
+    }
+  }
+  VariableResolver vars(program_, ctx, f);
+  if (llvm::isa<clang::DeclRefExpr>(e) || llvm::isa<clang::MemberExpr>(e)) {
+    if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+      if (!llvm::isa<clang::VarDecl>(ref->getDecl())) {
+        return fail("'" + ref->getDecl()->getNameAsString() + "' is not a variable", e);
+      }
+    }
+    const VarId var = vars.lvalue(e);
+    if (var == kNoVar) {
+      return fail("'" + source_text(e, ctx, 40) +
+                      "' is data the model does not keep (an "
+                      "array, pointer or record)",
+                  e);
+    }
+    if (o.rank_as_peer && program_.variables[var].scope == VarScope::Builtin &&
+        program_.variables[var].builtin == "rank") {
+      return ok("peer");
+    }
+    return variable(var, e, o);
+  }
+  if (const auto *member = llvm::dyn_cast<clang::CXXMemberCallExpr>(e)) {
+    const clang::CXXMethodDecl *method = member->getMethodDecl();
+    if (method != nullptr && method->getNameAsString() == "size" && member->getNumArgs() == 0) {
+      const VarId size = vars.container_size(member->getImplicitObjectArgument());
+      if (size != kNoVar) {
+        return variable(size, e, o);
+      }
+    }
+  }
+  if (const auto *cast = llvm::dyn_cast<clang::CastExpr>(e)) {
+    const clang::Expr *sub = cast->getSubExpr();
+    switch (cast->getCastKind()) {
+    case clang::CK_LValueToRValue:
+    case clang::CK_NoOp:
+    case clang::CK_IntegralCast:
+    case clang::CK_FloatingCast:
+    case clang::CK_BooleanToSignedIntegral:
+      return expr(sub, f, o, ctx);
+    case clang::CK_IntegralToFloating: {
+      WriteResult r = expr(sub, f, o, ctx);
+      return r.ok ? ok("float(" + r.text + ")") : r;
+    }
+    case clang::CK_FloatingToIntegral: {
+      WriteResult r = expr(sub, f, o, ctx);
+      return r.ok ? ok("int(" + r.text + ")") : r;
+    }
+    case clang::CK_IntegralToBoolean:
+    case clang::CK_FloatingToBoolean: {
+      WriteResult r = expr(sub, f, o, ctx);
+      return r.ok ? ok("(" + r.text + " != 0)") : r;
+    }
+    case clang::CK_PointerToIntegral: {
+      // A pthread worker's `(long)arg`, where the model passes the task number in arg.
+      const VarId var = vars.lvalue(sub);
+      if (var != kNoVar && program_.variables[var].type == VarType::Integer) {
+        return variable(var, e, o);
+      }
+      return fail("'" + source_text(e, ctx, 40) + "' converts a pointer to an integer", e);
+    }
+    case clang::CK_ConstructorConversion:
+    case clang::CK_UserDefinedConversion:
+    default:
+      if (const auto *ewc = llvm::dyn_cast<clang::ImplicitCastExpr>(cast)) {
+        (void)ewc;
+      }
+      return fail("'" + source_text(e, ctx, 40) +
+                      "' is a conversion the model does not "
+                      "follow",
+                  e);
+    }
+  }
+  if (const auto *temp = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(e)) {
+    return expr(temp->getSubExpr(), f, o, ctx);
+  }
+  if (const auto *cleanups = llvm::dyn_cast<clang::ExprWithCleanups>(e)) {
+    return expr(cleanups->getSubExpr(), f, o, ctx);
+  }
+  if (const auto *unary = llvm::dyn_cast<clang::UnaryOperator>(e)) {
+    const char *op = nullptr;
+    switch (unary->getOpcode()) {
+    case clang::UO_Minus:
+      op = "-";
+      break;
+    case clang::UO_Plus:
+      return expr(unary->getSubExpr(), f, o, ctx);
+    case clang::UO_LNot:
+      op = "!";
+      break;
+    case clang::UO_Not:
+      op = "~";
+      break;
+    case clang::UO_Deref:
+      return fail("'" + source_text(e, ctx, 40) +
+                      "' reads through a pointer (data the model "
+                      "does not keep)",
+                  e);
+    default:
+      return fail("'" + source_text(e, ctx, 40) + "' changes a variable inside an expression", e);
+    }
+    WriteResult r = expr(unary->getSubExpr(), f, o, ctx);
+    return r.ok ? ok("(" + std::string(op) + r.text + ")") : r;
+  }
+  if (const auto *binary = llvm::dyn_cast<clang::BinaryOperator>(e)) {
+    if (binary->isAssignmentOp()) {
+      return fail("'" + source_text(e, ctx, 40) + "' assigns inside an expression", e);
+    }
+    if (binary->getOpcode() == clang::BO_Comma) {
+      return fail("'" + source_text(e, ctx, 40) + "' uses the comma operator", e);
+    }
+    if (binary->getOpcode() == clang::BO_PtrMemD || binary->getOpcode() == clang::BO_PtrMemI ||
+        binary->getOpcode() == clang::BO_Cmp) {
+      return fail("'" + source_text(e, ctx, 40) + "' is not an arithmetic expression", e);
+    }
+    if (binary->getLHS()->getType()->isPointerType() ||
+        binary->getRHS()->getType()->isPointerType()) {
+      return fail("'" + source_text(e, ctx, 40) +
+                      "' is pointer arithmetic or a pointer "
+                      "comparison (data the model does not keep)",
+                  e);
+    }
+    WriteResult l = expr(binary->getLHS(), f, o, ctx);
+    if (!l.ok) {
+      return l;
+    }
+    WriteResult r = expr(binary->getRHS(), f, o, ctx);
+    if (!r.ok) {
+      return r;
+    }
+    return ok("(" + l.text + " " + std::string(binary->getOpcodeStr()) + " " + r.text + ")");
+  }
+  if (const auto *cond = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
+    WriteResult c = expr(cond->getCond(), f, o, ctx);
+    if (!c.ok) {
+      return c;
+    }
+    WriteResult t = expr(cond->getTrueExpr(), f, o, ctx);
+    if (!t.ok) {
+      return t;
+    }
+    WriteResult x = expr(cond->getFalseExpr(), f, o, ctx);
+    if (!x.ok) {
+      return x;
+    }
+    return ok("(" + c.text + " ? " + t.text + " : " + x.text + ")");
+  }
+  if (llvm::isa<clang::CallExpr>(e)) {
+    const ClassifiedCall c = calls_.classify(e, ctx);
+    switch (c.kind) {
+    case CallClass::Math: {
+      if (c.math.empty()) {
+        return fail("'" + source_text(e, ctx, 40) + "' reads an atomic or container", e);
+      }
+      std::string text = c.math + "(";
+      for (std::size_t i = 0; i < c.args.size(); ++i) {
+        WriteResult a = expr(c.args[i], f, o, ctx);
+        if (!a.ok) {
+          return a;
+        }
+        text += (i ? ", " : "") + a.text;
+      }
+      return ok(text + ")");
+    }
+    case CallClass::ArgvNumber: {
+      const std::string pname = "argv" + std::to_string(c.argv_index);
+      if (program_.parameter(pname) == nullptr) {
+        ProgramParameter p;
+        p.name = pname;
+        p.doc = "argv[" + std::to_string(c.argv_index) + "] read as a number by " + c.name + "()";
+        p.floating = c.argv_floating;
+        program_.add_parameter(std::move(p));
+      }
+      return ok(c.argv_floating ? "float(" + pname + ")" : pname);
+    }
+    case CallClass::User: {
+      const auto it = program_.call_results.find(e);
+      if (it != program_.call_results.end()) {
+        return variable(it->second, e, o);
+      }
+      return fail("the value " + c.name + "() returns", e);
+    }
+    case CallClass::Mpi:
+      return fail("the value " + c.name + "() returns (" +
+                      (c.mpi && c.mpi->role == MpiRole::Wtime ? std::string("a clock reading")
+                                                              : std::string("an MPI result")) +
+                      ")",
+                  e);
+    default:
+      return fail("the value " + c.name + "() returns (an external function)", e);
+    }
+  }
+  if (llvm::isa<clang::ArraySubscriptExpr>(e)) {
+    return fail("'" + source_text(e, ctx, 40) +
+                    "' reads an array element (data the model "
+                    "does not keep)",
+                e);
+  }
+  return fail("'" + source_text(e, ctx, 40) + "' (" + e->getStmtClassName() +
+                  ") is not an expression the model can evaluate",
+              e);
+}
+
+WriteResult ExpressionWriter::datatype_size(const clang::Expr *datatype, FunctionId f) const {
+  clang::ASTContext &ctx = *program_.functions[f].context;
+  const std::string macro = macro_name(datatype, ctx);
+  if (!macro.empty()) {
+    if (const auto size = mpi_datatype_size(macro)) {
+      return ok(std::to_string(*size));
+    }
+  }
+  const clang::Expr *e = datatype->IgnoreParenCasts();
+  if (const auto *unary = llvm::dyn_cast<clang::UnaryOperator>(e)) {
+    e = unary->getSubExpr()->IgnoreParenCasts();
+  }
+  if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+    if (const auto size = mpi_datatype_size(ref->getDecl()->getNameAsString())) {
+      return ok(std::to_string(*size));
+    }
+    VariableResolver vars(program_, ctx, f);
+    const VarId var = vars.lvalue(ref);
+    if (var != kNoVar && program_.variables[var].type == VarType::Datatype) {
+      if (!program_.variables[var].representable) {
+        return fail(program_.variables[var].unrepresentable_reason, datatype);
+      }
+      return ok(name(var));
+    }
+  }
+  return fail("the size of datatype '" + source_text(datatype, ctx, 40) + "' is unknown", datatype);
+}
+
+WriteResult ExpressionWriter::effect_value(const Effect &effect, FunctionId f,
+                                           const WriteOptions &o) const {
+  const std::string self = name(effect.var);
+  const Variable &var = program_.variables[effect.var];
+  clang::ASTContext &ctx = *program_.functions[f].context;
+  switch (effect.kind) {
+  case Effect::Kind::Assign:
+    return write(effect.value, f, o);
+  case Effect::Kind::Compound: {
+    WriteResult r = write(effect.value, f, o);
+    if (!r.ok) {
+      return r;
+    }
+    std::string text = "(" + self + " " +
+                       std::string(clang::BinaryOperator::getOpcodeStr(effect.op)) + " " + r.text +
+                       ")";
+    if (var.type == VarType::Integer && effect.value->getType()->isRealFloatingType()) {
+      text = "int(" + text + ")";
+    }
+    return ok(text);
+  }
+  case Effect::Kind::Increment:
+    return ok("(" + self + " + 1)");
+  case Effect::Kind::Decrement:
+    return ok("(" + self + " - 1)");
+  case Effect::Kind::Builtin:
+    if (effect.text.rfind("argv", 0) == 0 && program_.parameter(effect.text) == nullptr) {
+      ProgramParameter p;
+      p.name = effect.text;
+      p.doc = "argv[" + effect.text.substr(4) + "] read as a number by sscanf()";
+      program_.add_parameter(std::move(p));
+    }
+    return ok(effect.text);
+  case Effect::Kind::Product: {
+    std::string text;
+    for (const clang::Expr *factor : effect.factors) {
+      WriteResult r = write(factor, f, o);
+      if (!r.ok) {
+        return r;
+      }
+      text += r.text + " * ";
+    }
+    WriteResult size = datatype_size(effect.datatype, f);
+    if (!size.ok) {
+      return size;
+    }
+    return ok("(" + text + size.text + ")");
+  }
+  case Effect::Kind::Quotient:
+    return fail("a received count", nullptr);
+  case Effect::Kind::Operation:
+    return ok(self);
+  case Effect::Kind::Havoc: {
+    WriteResult r = fail("'" + var.source_name + "' is " + effect.text, nullptr);
+    r.where = effect.location;
+    (void)ctx;
+    return r;
+  }
+  }
+  return fail("unknown effect", nullptr);
+}
+
+} // namespace parjava::frontend

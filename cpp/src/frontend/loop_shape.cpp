@@ -1,0 +1,215 @@
+#include "loop_shape.hpp"
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/AST/StmtCXX.h>
+
+#include "variables.hpp"
+
+namespace parjava::frontend {
+
+namespace {
+
+const clang::VarDecl *referenced_var(const clang::Expr *e) {
+  if (e == nullptr) {
+    return nullptr;
+  }
+  if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts())) {
+    return llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
+  }
+  return nullptr;
+}
+
+// Does the body write the loop variable, or leave the loop other than by its condition?
+class BodyScanner : public clang::RecursiveASTVisitor<BodyScanner> {
+public:
+  explicit BodyScanner(const clang::VarDecl *var) : var_(var) {}
+  bool TraverseLambdaExpr(clang::LambdaExpr *) { return true; }
+  bool TraverseForStmt(clang::ForStmt *s) { return nested(s); }
+  bool TraverseWhileStmt(clang::WhileStmt *s) { return nested(s); }
+  bool TraverseDoStmt(clang::DoStmt *s) { return nested(s); }
+  bool TraverseCXXForRangeStmt(clang::CXXForRangeStmt *s) { return nested(s); }
+  bool TraverseSwitchStmt(clang::SwitchStmt *s) {
+    ++switch_depth_;
+    const bool r = clang::RecursiveASTVisitor<BodyScanner>::TraverseSwitchStmt(s);
+    --switch_depth_;
+    return r;
+  }
+  bool VisitBreakStmt(clang::BreakStmt *) {
+    if (loop_depth_ == 0 && switch_depth_ == 0) {
+      leaves = true;
+    }
+    return true;
+  }
+  bool VisitReturnStmt(clang::ReturnStmt *) {
+    leaves = true;
+    return true;
+  }
+  bool VisitGotoStmt(clang::GotoStmt *) {
+    leaves = true;
+    return true;
+  }
+  bool VisitBinaryOperator(clang::BinaryOperator *op) {
+    if (op->isAssignmentOp() && referenced_var(op->getLHS()) == var_) {
+      writes = true;
+    }
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator *op) {
+    if ((op->isIncrementDecrementOp() || op->getOpcode() == clang::UO_AddrOf) &&
+        referenced_var(op->getSubExpr()) == var_) {
+      writes = true;
+    }
+    return true;
+  }
+  bool writes = false;
+  bool leaves = false;
+
+private:
+  template <typename S> bool nested(S *s) {
+    ++loop_depth_;
+    const bool r = clang::RecursiveASTVisitor<BodyScanner>::TraverseStmt(s->getBody());
+    --loop_depth_;
+    // The nested loop's own header may write the variable too.
+    if constexpr (std::is_same_v<S, clang::ForStmt>) {
+      clang::RecursiveASTVisitor<BodyScanner>::TraverseStmt(s->getInit());
+      clang::RecursiveASTVisitor<BodyScanner>::TraverseStmt(s->getInc());
+    }
+    return r;
+  }
+  const clang::VarDecl *var_;
+  int loop_depth_ = 0;
+  int switch_depth_ = 0;
+};
+
+} // namespace
+
+LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const clang::Stmt *loop,
+                     FunctionId function) {
+  LoopShape shape;
+  const auto *fors = llvm::dyn_cast_or_null<clang::ForStmt>(loop);
+  if (fors == nullptr || fors->getCond() == nullptr || fors->getInc() == nullptr ||
+      fors->getInit() == nullptr) {
+    return shape;
+  }
+  clang::ASTContext &ctx = *program.functions[function].context;
+  // init: `T v = a` or `v = a`
+  const clang::VarDecl *var = nullptr;
+  const clang::Expr *start = nullptr;
+  if (const auto *decl = llvm::dyn_cast<clang::DeclStmt>(fors->getInit())) {
+    if (decl->isSingleDecl()) {
+      var = llvm::dyn_cast<clang::VarDecl>(decl->getSingleDecl());
+      start = var != nullptr ? var->getInit() : nullptr;
+    }
+  } else if (const auto *assign = llvm::dyn_cast<clang::BinaryOperator>(fors->getInit())) {
+    if (assign->getOpcode() == clang::BO_Assign) {
+      var = referenced_var(assign->getLHS());
+      start = assign->getRHS();
+    }
+  }
+  if (var == nullptr || start == nullptr || !var->getType()->isIntegralOrEnumerationType()) {
+    return shape;
+  }
+  // cond: v op b, or b op v
+  const auto *cond = llvm::dyn_cast<clang::BinaryOperator>(fors->getCond()->IgnoreParenImpCasts());
+  if (cond == nullptr || !cond->isComparisonOp()) {
+    return shape;
+  }
+  clang::BinaryOperatorKind op = cond->getOpcode();
+  const clang::Expr *bound = nullptr;
+  if (referenced_var(cond->getLHS()) == var) {
+    bound = cond->getRHS();
+  } else if (referenced_var(cond->getRHS()) == var) {
+    bound = cond->getLHS();
+    switch (op) {
+    case clang::BO_LT:
+      op = clang::BO_GT;
+      break;
+    case clang::BO_LE:
+      op = clang::BO_GE;
+      break;
+    case clang::BO_GT:
+      op = clang::BO_LT;
+      break;
+    case clang::BO_GE:
+      op = clang::BO_LE;
+      break;
+    default:
+      break;
+    }
+  } else {
+    return shape;
+  }
+  // update: ++v, v++, --v, v--, v += s, v -= s, v = v + s
+  const clang::Expr *step = nullptr;
+  bool decreasing = false;
+  const clang::Expr *inc = fors->getInc()->IgnoreParenImpCasts();
+  if (const auto *u = llvm::dyn_cast<clang::UnaryOperator>(inc)) {
+    if (!u->isIncrementDecrementOp() || referenced_var(u->getSubExpr()) != var) {
+      return shape;
+    }
+    decreasing = u->isDecrementOp();
+  } else if (const auto *ca = llvm::dyn_cast<clang::CompoundAssignOperator>(inc)) {
+    if (referenced_var(ca->getLHS()) != var ||
+        (ca->getOpcode() != clang::BO_AddAssign && ca->getOpcode() != clang::BO_SubAssign)) {
+      return shape;
+    }
+    step = ca->getRHS();
+    decreasing = ca->getOpcode() == clang::BO_SubAssign;
+  } else if (const auto *as = llvm::dyn_cast<clang::BinaryOperator>(inc)) {
+    const auto *rhs = llvm::dyn_cast<clang::BinaryOperator>(as->getRHS()->IgnoreParenImpCasts());
+    if (as->getOpcode() != clang::BO_Assign || referenced_var(as->getLHS()) != var ||
+        rhs == nullptr || referenced_var(rhs->getLHS()) != var ||
+        (rhs->getOpcode() != clang::BO_Add && rhs->getOpcode() != clang::BO_Sub)) {
+      return shape;
+    }
+    step = rhs->getRHS();
+    decreasing = rhs->getOpcode() == clang::BO_Sub;
+  } else {
+    return shape;
+  }
+  if (step != nullptr) {
+    clang::Expr::EvalResult value;
+    if (step->EvaluateAsInt(value, ctx) && value.Val.getInt().isNegative()) {
+      return shape; // v += -1: rare enough to leave to the counters
+    }
+  }
+  BodyScanner scanner(var);
+  scanner.TraverseStmt(const_cast<clang::Stmt *>(fors->getBody()));
+  if (scanner.writes) {
+    return shape;
+  }
+  VariableResolver vars(program, ctx, function);
+  const VarId v = vars.declare(var);
+  const WriteResult a = writer.write(start, function);
+  const WriteResult b = writer.write(bound, function);
+  const WriteResult s = step ? writer.write(step, function) : WriteResult{true, "1", "", {}};
+  if (v == kNoVar || !a.ok || !b.ok || !s.ok) {
+    return shape;
+  }
+  shape.variable = writer.name(v);
+  shape.start = a.text;
+  shape.step = s.text;
+  shape.decreasing = decreasing;
+  const bool inclusive = op == clang::BO_LE || op == clang::BO_GE;
+  if (!decreasing && (op == clang::BO_LT || op == clang::BO_LE || op == clang::BO_NE)) {
+    shape.end = inclusive ? "(" + b.text + " + 1)" : b.text;
+    shape.canonical = true;
+  } else if (decreasing && (op == clang::BO_GT || op == clang::BO_GE || op == clang::BO_NE)) {
+    shape.end = inclusive ? "(" + b.text + " - 1)" : b.text;
+    shape.canonical = true;
+  } else {
+    return shape;
+  }
+  if (scanner.leaves) {
+    return shape; // a break or return makes the trip count data dependent
+  }
+  const std::string span = decreasing ? "(" + shape.start + ") - (" + shape.end + ")"
+                                      : "(" + shape.end + ") - (" + shape.start + ")";
+  shape.trips = shape.step == "1"
+                    ? "max(0, " + span + ")"
+                    : "max(0, (" + span + " + (" + shape.step + ") - 1) / (" + shape.step + "))";
+  return shape;
+}
+
+} // namespace parjava::frontend

@@ -1,0 +1,28 @@
+// The shape of a counted loop `for (v = a; v < b; v += s)` (and <=, >, >=, !=, --, -=): its
+// trip count as a model expression, which lets a block time measured at one problem size scale
+// to another (seed 000 notes §3.7.3: per-iteration time = loop time / iterations).
+#pragma once
+
+#include <string>
+
+#include <clang/AST/Stmt.h>
+
+#include "expression_writer.hpp"
+#include "program.hpp"
+
+namespace parjava::frontend {
+
+struct LoopShape {
+  bool canonical = false; // a counted loop whose variable the body does not change
+  std::string variable;   // model name of the loop variable
+  std::string start;      // a (model text)
+  std::string end;        // b, exclusive for increasing loops
+  std::string step = "1"; // s > 0
+  bool decreasing = false;
+  std::string trips; // iterations per execution, "" when not computable (break, return, data)
+};
+
+LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const clang::Stmt *loop,
+                     FunctionId function);
+
+} // namespace parjava::frontend

@@ -1,0 +1,778 @@
+#include "model_emitter.hpp"
+
+#include <filesystem>
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Decl.h>
+#include <clang/AST/DeclCXX.h>
+#include <clang/Basic/SourceManager.h>
+
+#include "effects.hpp"
+#include "loop_shape.hpp"
+#include "parjava/error.hpp"
+#include "parjava/model/operation.hpp"
+#include "probe_planner.hpp"
+#include "variables.hpp"
+
+namespace parjava::frontend {
+
+namespace {
+
+using model::NodeIndex;
+using model::NodeKind;
+
+bool is_integer_literal(const std::string &text) {
+  if (text.empty()) {
+    return false;
+  }
+  const std::size_t start = text.front() == '-' ? 1 : 0;
+  return start < text.size() && text.find_first_not_of("0123456789", start) == std::string::npos;
+}
+
+// count * size, folded when either is a literal 1 or both are integers.
+std::string bytes_text(const std::string &count, const std::string &size) {
+  if (is_integer_literal(count) && is_integer_literal(size)) {
+    return std::to_string(std::stoll(count) * std::stoll(size));
+  }
+  if (count == "1") {
+    return size;
+  }
+  if (size == "1") {
+    return count;
+  }
+  return count + " * " + size;
+}
+
+bool is_literal(const std::string &text) {
+  if (text.empty()) {
+    return false;
+  }
+  std::size_t i = text.front() == '-' ? 1 : 0;
+  bool digit = false;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      digit = true;
+    } else if (c != '.' && c != 'e' && c != 'E' && c != '-' && c != '+') {
+      return false;
+    }
+  }
+  return digit;
+}
+
+class Emitter {
+public:
+  explicit Emitter(AnalysedSources &a) : a_(a), p_(a.program), w_(*a.writer) {}
+
+  EmittedModel run() {
+    EmittedModel out;
+    model::Model &m = out.model;
+    m.name = a_.options.name.empty()
+                 ? std::filesystem::path(a_.parsed.commands.front().file).stem().string()
+                 : a_.options.name;
+    m.entry = p_.functions[a_.entry].name;
+    for (const auto &f : p_.files) {
+      m.files.push_back(f);
+    }
+    model_ = &m;
+    parameters();
+    globals();
+    // Functions and their parameters first: calls need the callee's parameter list.
+    for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+      model::Function fn;
+      fn.name = p_.functions[f].name;
+      fn.source = range(f, p_.functions[f].decl->getSourceRange());
+      if (f != a_.entry || !p_.functions[f].decl->isMain()) {
+        for (VarId param : p_.functions[f].params) {
+          if (emitted_param(param)) {
+            fn.params.push_back(w_.name(param));
+          }
+        }
+      }
+      m.functions.push_back(std::move(fn));
+    }
+    for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+      if (p_.functions[f].body == kNoStruct) {
+        continue;
+      }
+      const std::vector<NodeIndex> body = emit(p_.functions[f].body, f);
+      m.functions[f].body = body.front();
+    }
+    m.validate();
+    return out;
+  }
+
+private:
+  // --- model-level facts ------------------------------------------------------------------
+
+  bool emitted_param(VarId param) const {
+    if (param == kNoVar) {
+      return false;
+    }
+    const Variable &v = p_.variables[param];
+    return v.scope == VarScope::Parameter &&
+           (v.type == VarType::Integer || v.type == VarType::Floating ||
+            v.type == VarType::Datatype);
+  }
+
+  void parameters() {
+    const auto &argv = a_.options.argv;
+    const FunctionInfo &entry = p_.functions[a_.entry];
+    if (entry.decl->isMain() && entry.decl->getNumParams() >= 1) {
+      model::Parameter argc;
+      argc.name = "argc";
+      argc.value = model::Value::of_int(argv.empty() ? 1 : static_cast<std::int64_t>(argv.size()));
+      argc.doc = "number of command-line arguments (argc)";
+      model_->parameters.push_back(std::move(argc));
+    }
+    for (const auto &pp : p_.parameters) {
+      model::Parameter param;
+      param.name = pp.name;
+      param.doc = pp.doc;
+      const std::size_t k = std::stoul(pp.name.substr(4));
+      const std::string text = k < argv.size() ? argv[k] : std::string();
+      if (pp.floating) {
+        param.value = model::Value::of_float(text.empty() ? 0.0 : std::atof(text.c_str()));
+      } else {
+        param.value = model::Value::of_int(text.empty() ? 0 : std::atoll(text.c_str()));
+      }
+      model_->parameters.push_back(std::move(param));
+    }
+  }
+
+  void globals() {
+    for (VarId v = 0; v < p_.variables.size(); ++v) {
+      const Variable &var = p_.variables[v];
+      const bool global = var.scope == VarScope::Global || var.scope == VarScope::Field ||
+                          var.scope == VarScope::ReturnSlot;
+      if (!global || !var.control || !var.representable) {
+        continue;
+      }
+      model::GlobalVariable g;
+      g.name = var.model_name;
+      std::string init = var.type == VarType::Floating ? "0.0" : "0";
+      const clang::Expr *value = nullptr;
+      if (const auto *decl = llvm::dyn_cast_or_null<clang::VarDecl>(var.decl)) {
+        value = decl->getInit();
+      } else if (const auto *field = llvm::dyn_cast_or_null<clang::FieldDecl>(var.decl)) {
+        value = field->getInClassInitializer();
+      }
+      if (value != nullptr && var.decl != nullptr) {
+        clang::Expr::EvalResult result;
+        if (value->EvaluateAsRValue(result, var.decl->getASTContext())) {
+          if (result.Val.isInt()) {
+            init = std::to_string(result.Val.getInt().getExtValue());
+          } else if (result.Val.isFloat()) {
+            init = float_literal(result.Val.getFloat().convertToDouble());
+          }
+        }
+      }
+      g.init = model::Expression::parse(init, "global " + g.name);
+      model_->globals.push_back(std::move(g));
+    }
+  }
+
+  model::SourceRange range(FunctionId f, clang::SourceRange r) {
+    model::SourceRange out;
+    if (r.isInvalid()) {
+      return out;
+    }
+    const clang::SourceManager &sm = p_.functions[f].context->getSourceManager();
+    const clang::SourceLocation b = sm.getExpansionLoc(r.getBegin());
+    const clang::SourceLocation e = sm.getExpansionLoc(r.getEnd());
+    const auto pb = sm.getPresumedLoc(b);
+    if (pb.isInvalid()) {
+      return out;
+    }
+    std::string file = std::filesystem::path(pb.getFilename()).lexically_normal().string();
+    std::error_code ec;
+    const auto absolute = std::filesystem::absolute(file, ec);
+    if (!ec) {
+      file = absolute.lexically_normal().string();
+    }
+    std::size_t idx = 0;
+    for (; idx < model_->files.size(); ++idx) {
+      if (model_->files[idx] == file) {
+        break;
+      }
+    }
+    if (idx == model_->files.size()) {
+      model_->files.push_back(file);
+    }
+    out.file = static_cast<std::int32_t>(idx);
+    out.line = pb.getLine();
+    out.column = pb.getColumn();
+    const auto pe = sm.getPresumedLoc(e);
+    if (pe.isValid()) {
+      out.end_line = pe.getLine();
+      out.end_column = pe.getColumn();
+    }
+    return out;
+  }
+
+  model::Node node(NodeKind kind, const StructNode &s) {
+    model::Node n;
+    n.id = next_id_++;
+    n.kind = kind;
+    n.source = range(s.function, s.range);
+    n.label = s.label;
+    return n;
+  }
+
+  model::Expression parse(const std::string &text, const std::string &where) {
+    return model::Expression::parse(text, where);
+  }
+
+  std::vector<model::Assignment> assignments(const std::vector<Effect> &effects, FunctionId f,
+                                             const WriteOptions &o) {
+    std::vector<model::Assignment> out;
+    for (const Effect &e : effects) {
+      if (!e.kept || e.kind == Effect::Kind::Operation) {
+        continue;
+      }
+      const WriteResult r = w_.effect_value(e, f, o);
+      if (!r.ok) {
+        continue; // unreachable: kept effects are writable
+      }
+      model::Assignment as;
+      as.variable = w_.name(e.var);
+      std::string text = r.text;
+      const Variable &var = p_.variables[e.var];
+      // The model types variables statically: keep C's type of the variable.
+      if (var.type == VarType::Floating && !is_literal(text) && text.rfind("float(", 0) != 0) {
+        text = "float(" + text + ")";
+      } else if (var.type == VarType::Floating && is_literal(text) &&
+                 text.find_first_of(".eE") == std::string::npos) {
+        text += ".0";
+      }
+      as.value = parse(text, "assignment to " + as.variable);
+      out.push_back(std::move(as));
+    }
+    return out;
+  }
+
+  const std::map<VarId, std::string> *substitutions(StructIndex n) const {
+    const auto it = subs_.find(n);
+    return it == subs_.end() ? nullptr : &it->second;
+  }
+
+  // --- nodes ----------------------------------------------------------------------------
+
+  std::vector<NodeIndex> emit(StructIndex idx, FunctionId f) {
+    StructNode &s = p_.nodes[idx];
+    WriteOptions o;
+    o.substitutions = substitutions(idx);
+    switch (s.kind) {
+    case StructKind::Sequence: {
+      model::Node n = node(NodeKind::Sequence, s);
+      s.model_id = n.id;
+      const NodeIndex self = model_->add(std::move(n));
+      std::vector<NodeIndex> children;
+      for (StructIndex c : std::vector<StructIndex>(s.children)) {
+        inherit(idx, c);
+        for (NodeIndex k : emit(c, f)) {
+          children.push_back(k);
+        }
+      }
+      model_->nodes[self].children = std::move(children);
+      return {self};
+    }
+    case StructKind::If:
+    case StructKind::IfElse: {
+      model::Node n = node(s.kind == StructKind::If ? NodeKind::If : NodeKind::IfElse, s);
+      condition(n, s, f, o, /*loop=*/false);
+      s.model_id = n.id;
+      const NodeIndex self = model_->add(std::move(n));
+      std::vector<NodeIndex> children;
+      for (StructIndex c : std::vector<StructIndex>(s.children)) {
+        inherit(idx, c);
+        children.push_back(emit(c, f).front());
+      }
+      model_->nodes[self].children = std::move(children);
+      return {self};
+    }
+    case StructKind::Switch: {
+      model::Node n = node(NodeKind::Switch, s);
+      if (s.opaque) {
+        n.opaque.kind = model::Opaque::Kind::Weights;
+      } else {
+        n.value = parse(w_.write(s.cond, f, o).text, "switch selector");
+      }
+      for (const SwitchLabel &label : s.cases) {
+        model::SwitchCase c;
+        c.labels = label.values;
+        c.is_default = label.is_default;
+        c.weight = s.opaque ? 1.0 : 0.0;
+        n.cases.push_back(std::move(c));
+      }
+      s.model_id = n.id;
+      const NodeIndex self = model_->add(std::move(n));
+      std::vector<NodeIndex> children;
+      for (StructIndex c : std::vector<StructIndex>(s.children)) {
+        inherit(idx, c);
+        children.push_back(emit(c, f).front());
+      }
+      model_->nodes[self].children = std::move(children);
+      return {self};
+    }
+    case StructKind::For:
+    case StructKind::While:
+    case StructKind::DoWhile: {
+      const NodeKind kind = s.kind == StructKind::For     ? NodeKind::For
+                            : s.kind == StructKind::While ? NodeKind::While
+                                                          : NodeKind::DoWhile;
+      model::Node n = node(kind, s);
+      if (s.kind == StructKind::For) {
+        n.init = assignments(s.init, f, o);
+        n.update = assignments(s.update, f, o);
+        if (s.range_for && s.counter != kNoVar && !s.opaque) {
+          const std::string counter = w_.name(s.counter);
+          n.init.push_back({counter, parse("0", "range-for counter")});
+          n.update.push_back({counter, parse(counter + " + 1", "range-for counter")});
+          n.cond = parse(counter + " < " + w_.name(s.uses.front()), "range-for condition");
+        }
+      }
+      if (!s.range_for) {
+        condition(n, s, f, o, /*loop=*/true);
+      } else if (s.opaque) {
+        n.opaque.kind = model::Opaque::Kind::Trips;
+        n.opaque.trips_mean = 1.0;
+      }
+      if (s.omp_chunk) {
+        chunk_worksharing_loop(n, s, f, o);
+      }
+      s.model_id = n.id;
+      const NodeIndex self = model_->add(std::move(n));
+      inherit(idx, s.children.front());
+      model_->nodes[self].children = {emit(s.children.front(), f).front()};
+      return {self};
+    }
+    case StructKind::TaskGroup: {
+      model::Node n = node(NodeKind::TaskGroup, s);
+      if (!s.tasks_text.empty()) {
+        n.tasks = parse(s.tasks_text, "task count");
+      } else if (s.task_loop != nullptr) {
+        const LoopShape shape = loop_shape(p_, w_, s.task_loop, f);
+        if (!shape.trips.empty()) {
+          n.tasks = parse(shape.trips, "task count");
+        }
+      }
+      s.model_id = n.id;
+      const NodeIndex self = model_->add(std::move(n));
+      if (s.task_var != kNoVar) {
+        mark_task_substitution(s.children.front(), s.task_var);
+      }
+      inherit(idx, s.children.front());
+      model_->nodes[self].children = {emit(s.children.front(), f).front()};
+      return {self};
+    }
+    case StructKind::Block: {
+      model::Node n = node(NodeKind::Compute, s);
+      n.assign = assignments(s.effects, f, o);
+      if (n.assign.empty() && s.stmts.empty()) {
+        return {};
+      }
+      s.model_id = n.id;
+      return {model_->add(std::move(n))};
+    }
+    case StructKind::ExternalCall: {
+      model::Node n = node(NodeKind::ExternalCall, s);
+      n.callee = s.callee_name;
+      n.assign = assignments(s.effects, f, o);
+      if (s.zero_time) {
+        n.time = model::TimeSpec::constant(0.0);
+      }
+      s.model_id = n.id;
+      return {model_->add(std::move(n))};
+    }
+    case StructKind::UserCall:
+      return {user_call(s, f, o)};
+    case StructKind::Communication:
+      return {communication(s, f, o)};
+    case StructKind::Return: {
+      std::vector<NodeIndex> out;
+      const VarId slot = p_.functions[f].return_slot;
+      if (s.return_value != nullptr && slot != kNoVar && p_.variables[slot].control &&
+          p_.variables[slot].representable) {
+        const WriteResult r = w_.write(s.return_value, f, o);
+        if (r.ok) {
+          model::Node set = node(NodeKind::Compute, s);
+          set.label = "return value";
+          std::string text = r.text;
+          if (p_.variables[slot].type == VarType::Floating && !is_literal(text)) {
+            text = "float(" + text + ")";
+          }
+          set.assign.push_back({w_.name(slot), parse(text, "returned value")});
+          out.push_back(model_->add(std::move(set)));
+        }
+      }
+      model::Node n = node(NodeKind::Return, s);
+      s.model_id = n.id;
+      out.push_back(model_->add(std::move(n)));
+      return out;
+    }
+    case StructKind::Break:
+    case StructKind::Continue: {
+      model::Node n = node(s.kind == StructKind::Break ? NodeKind::Break : NodeKind::Continue, s);
+      n.target = p_.nodes[s.target].model_id;
+      s.model_id = n.id;
+      return {model_->add(std::move(n))};
+    }
+    case StructKind::Reduced: {
+      model::Node n = node(NodeKind::Reduced, s);
+      n.time = model::TimeSpec::constant(0.0); // replaced by the estimation run
+      s.model_id = n.id;
+      const NodeIndex rb = model_->add(std::move(n));
+      // A function body is a sequence; the reduced block is its only statement.
+      model::Node seq;
+      seq.id = next_id_++;
+      seq.kind = NodeKind::Sequence;
+      seq.source = model_->nodes[rb].source;
+      seq.children = {rb};
+      return {model_->add(std::move(seq))};
+    }
+    }
+    return {};
+  }
+
+  void inherit(StructIndex parent, StructIndex child) {
+    const auto it = subs_.find(parent);
+    if (it != subs_.end()) {
+      for (const auto &[k, v] : it->second) {
+        subs_[child].emplace(k, v);
+      }
+    }
+  }
+
+  void mark_task_substitution(StructIndex root, VarId var) { subs_[root][var] = "task"; }
+
+  void condition(model::Node &n, const StructNode &s, FunctionId f, const WriteOptions &o,
+                 bool loop) {
+    if (!s.cond_text.empty()) {
+      n.cond = parse(s.cond_text, "condition");
+      return;
+    }
+    if (s.cond == nullptr) {
+      if (n.kind != NodeKind::For) {
+        n.cond = parse("1", "condition"); // while (;;)-like forms never reach here
+      }
+      return;
+    }
+    if (s.opaque) {
+      // Placeholders until the estimation run measures them (samples = 0: not measured).
+      if (loop) {
+        n.opaque.kind = model::Opaque::Kind::Trips;
+        n.opaque.trips_mean = 1.0;
+      } else {
+        n.opaque.kind = model::Opaque::Kind::Probability;
+        n.opaque.probability = 0.5;
+      }
+      return;
+    }
+    n.cond = parse(w_.write(s.cond, f, o).text, "condition");
+  }
+
+  // `#pragma omp for` with the default static schedule: task t of T runs the t-th contiguous
+  // chunk of ceil(n / T) iterations (OpenMP 5.2 §11.5.3).
+  void chunk_worksharing_loop(model::Node &n, const StructNode &s, FunctionId f,
+                              const WriteOptions &o) {
+    const LoopShape shape = loop_shape(p_, w_, s.stmt, f);
+    if (!shape.canonical || shape.step != "1" || shape.decreasing) {
+      Diagnostic d;
+      d.kind = DiagnosticKind::Approximation;
+      d.severity = Severity::Warning;
+      d.function = p_.functions[f].name;
+      d.message = "the OpenMP loop '" + s.label +
+                  "' is not of the form for (i = a; i < b; i++): every task runs all its "
+                  "iterations in the model";
+      p_.diagnostics.push_back(d);
+      (void)o;
+      return;
+    }
+    const std::string a = "(" + shape.start + ")";
+    const std::string b = "(" + shape.end + ")";
+    const std::string chunk = "((" + b + " - " + a + " + ntasks - 1) / ntasks)";
+    n.init.clear();
+    n.init.push_back({shape.variable, parse(a + " + task * " + chunk, "omp chunk start")});
+    n.cond = parse(shape.variable + " < min(" + b + ", " + a + " + (task + 1) * " + chunk + ")",
+                   "omp chunk end");
+    n.opaque = model::Opaque();
+  }
+
+  NodeIndex user_call(StructNode &s, FunctionId f, const WriteOptions &o) {
+    model::Node n = node(NodeKind::UserCall, s);
+    const FunctionInfo &callee = p_.functions[s.callee];
+    n.callee = callee.name;
+    std::vector<std::string> args;
+    bool constant = true;
+    for (std::size_t i = 0; i < callee.params.size(); ++i) {
+      const VarId param = callee.params[i];
+      if (!emitted_param(param)) {
+        continue;
+      }
+      const Variable &pv = p_.variables[param];
+      std::string text = pv.type == VarType::Floating ? "0.0" : "0";
+      const clang::Expr *arg = i < s.args.size() ? s.args[i] : nullptr;
+      if (pv.control && pv.representable && arg != nullptr) {
+        const WriteResult r =
+            pv.type == VarType::Datatype ? w_.datatype_size(arg, f) : w_.write(arg, f, o);
+        if (r.ok) {
+          text = r.text;
+          if (pv.type == VarType::Floating && !is_literal(text)) {
+            text = "float(" + text + ")";
+          }
+        }
+      }
+      constant = constant && is_literal(text);
+      args.push_back(text);
+    }
+    // Constant call shapes are calling contexts of the callee (Remark 3.1.8, Def. 3.1.14).
+    if (constant && !args.empty()) {
+      model::Function &fn = model_->functions[s.callee];
+      std::int32_t number = -1;
+      for (const auto &ctx : fn.contexts) {
+        bool same = ctx.args.size() == args.size();
+        for (std::size_t k = 0; same && k < args.size(); ++k) {
+          same = ctx.args[k].text() == args[k];
+        }
+        if (same) {
+          number = ctx.number;
+        }
+      }
+      if (number < 0) {
+        model::CallingContext ctx;
+        ctx.number = static_cast<std::int32_t>(fn.contexts.size());
+        for (const auto &t : args) {
+          ctx.args.push_back(parse(t, "calling context"));
+        }
+        number = ctx.number;
+        fn.contexts.push_back(std::move(ctx));
+      }
+      n.context = number;
+    } else {
+      for (const auto &t : args) {
+        n.args.push_back(parse(t, "argument of " + callee.name));
+      }
+    }
+    s.model_id = n.id;
+    return model_->add(std::move(n));
+  }
+
+  std::string comm_name(const clang::Expr *e, FunctionId f, const StructNode &s) {
+    clang::ASTContext &ctx = *p_.functions[f].context;
+    if (is_comm_world(e, ctx)) {
+      return "world";
+    }
+    const std::string text = source_text(e, ctx, 40);
+    if (text == "MPI_COMM_SELF") {
+      return "self";
+    }
+    VariableResolver vars(p_, ctx, f);
+    const VarId v = vars.lvalue(e);
+    if (v != kNoVar && !p_.variables[v].handle_name.empty()) {
+      return p_.variables[v].handle_name;
+    }
+    warn(f, s,
+         "communicator '" + text + "' of " + s.callee_name +
+             " is not one the model can name (world, or one made by MPI_Comm_split / "
+             "MPI_Comm_dup); the model uses world");
+    return "world";
+  }
+
+  void warn(FunctionId f, const StructNode &s, const std::string &message,
+            Severity severity = Severity::Warning,
+            DiagnosticKind kind = DiagnosticKind::Unsupported) {
+    Diagnostic d;
+    d.kind = kind;
+    d.severity = severity;
+    d.function = p_.functions[f].name;
+    d.message = message;
+    const model::SourceRange r = range(f, s.range);
+    if (r.file >= 0) {
+      d.file = model_->files[static_cast<std::size_t>(r.file)];
+      d.line = r.line;
+      d.column = r.column;
+    }
+    p_.diagnostics.push_back(std::move(d));
+  }
+
+  // A request argument: &req, &reqs[k] or reqs + k.
+  void request(model::Node &n, const clang::Expr *e, FunctionId f, const WriteOptions &o,
+               const StructNode &s) {
+    clang::ASTContext &ctx = *p_.functions[f].context;
+    VariableResolver vars(p_, ctx, f);
+    const clang::Expr *inner = e->IgnoreParenImpCasts();
+    const clang::Expr *base = inner;
+    const clang::Expr *index = nullptr;
+    if (const auto *u = llvm::dyn_cast<clang::UnaryOperator>(inner)) {
+      if (u->getOpcode() == clang::UO_AddrOf) {
+        base = u->getSubExpr()->IgnoreParenImpCasts();
+      }
+    }
+    if (const auto *sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(base)) {
+      base = sub->getBase()->IgnoreParenImpCasts();
+      index = sub->getIdx();
+    } else if (const auto *add = llvm::dyn_cast<clang::BinaryOperator>(base)) {
+      if (add->getOpcode() == clang::BO_Add) {
+        base = add->getLHS()->IgnoreParenImpCasts();
+        index = add->getRHS();
+      }
+    }
+    const VarId v = vars.lvalue(base);
+    model::OperationArg req;
+    req.name = "request";
+    req.kind = model::ArgKind::Request;
+    req.text = v != kNoVar ? w_.name(v) : identifier(source_text(base, ctx, 30));
+    n.op_args.push_back(req);
+    if (index != nullptr) {
+      const WriteResult r = w_.write(index, f, o);
+      model::OperationArg idx;
+      idx.name = "index";
+      idx.kind = model::ArgKind::Expr;
+      if (r.ok) {
+        idx.expr = parse(r.text, "request index");
+      } else {
+        idx.expr = parse("0", "request index");
+        warn(f, s,
+             "the request index '" + source_text(index, ctx, 30) + "' of " + s.callee_name +
+                 " depends on " + r.why + "; the model uses index 0");
+      }
+      if (model::operation_arg(n.op, "index") != nullptr) {
+        n.op_args.push_back(std::move(idx));
+      }
+    }
+  }
+
+  NodeIndex communication(StructNode &s, FunctionId f, const WriteOptions &o) {
+    model::Node n = node(NodeKind::Communication, s);
+    const auto op = model::operation_by_name(s.operation);
+    if (!op) {
+      throw Error(ErrorKind::Frontend, "internal: unknown operation " + s.operation);
+    }
+    n.op = *op;
+    clang::ASTContext &ctx = *p_.functions[f].context;
+    for (CommArg &a : s.comm_args) {
+      const model::ArgSpec *spec = model::operation_arg(n.op, a.name);
+      if (spec == nullptr) {
+        continue;
+      }
+      model::OperationArg arg;
+      arg.name = a.name;
+      arg.kind = spec->kind;
+      switch (spec->kind) {
+      case model::ArgKind::Expr: {
+        std::string text;
+        std::string why;
+        if (a.count != nullptr) {
+          WriteOptions po = o;
+          po.rank_as_peer = a.substitute_peer;
+          const WriteResult count = w_.write(a.count, f, po);
+          const WriteResult size = w_.datatype_size(a.datatype, f);
+          if (count.ok && size.ok) {
+            text = bytes_text(count.text, size.text);
+          } else {
+            why = count.ok ? size.why : count.why;
+            if (size.ok && !count.ok) {
+              value_probes_[n.id].push_back({a.name, size.text, a.count});
+            }
+          }
+        } else if (a.expr != nullptr) {
+          const WriteResult r = w_.write(a.expr, f, o);
+          if (r.ok) {
+            text = r.text;
+          } else {
+            why = r.why;
+            value_probes_[n.id].push_back({a.name, "1", a.expr});
+          }
+        } else if (!a.text.empty()) {
+          text = a.text;
+        }
+        if (text.empty()) {
+          const bool peer = a.name == "dest" || a.name == "source" || a.name == "root";
+          text = a.name == "source" ? "ANY_SOURCE" : "0";
+          warn(f, s,
+               "argument '" + a.name + "' of " + s.callee_name + " depends on " + why +
+                   (peer ? (a.name == "source" ? "; the model receives from ANY_SOURCE"
+                                               : "; the model uses 0")
+                         : "; the model uses the mean value the estimation run measures"),
+               peer ? Severity::Error : Severity::Warning, DiagnosticKind::Opaque);
+        }
+        arg.expr = parse(text, "argument " + a.name);
+        break;
+      }
+      case model::ArgKind::Comm:
+        arg.text = a.name == "newcomm" ? newcomm_name(a.expr, f) : comm_name(a.expr, f, s);
+        break;
+      case model::ArgKind::Request:
+        if (a.name == "request" && a.expr != nullptr) {
+          if (n.op == model::Operation::Waitall || n.op == model::Operation::Waitany ||
+              n.op == model::Operation::Testall) {
+            VariableResolver vars(p_, ctx, f);
+            const VarId v = vars.lvalue(a.expr);
+            arg.text = v != kNoVar ? w_.name(v) : identifier(source_text(a.expr, ctx, 30));
+          } else {
+            request(n, a.expr, f, o, s);
+            continue;
+          }
+        }
+        break;
+      case model::ArgKind::Variable:
+        if (a.var == kNoVar || !p_.variables[a.var].control) {
+          continue; // an output nobody reads
+        }
+        arg.text = w_.name(a.var);
+        break;
+      case model::ArgKind::Lock:
+      case model::ArgKind::Choice:
+        arg.text = a.text;
+        break;
+      }
+      n.op_args.push_back(std::move(arg));
+    }
+    s.model_id = n.id;
+    return model_->add(std::move(n));
+  }
+
+  std::string newcomm_name(const clang::Expr *e, FunctionId f) {
+    clang::ASTContext &ctx = *p_.functions[f].context;
+    VariableResolver vars(p_, ctx, f);
+    const clang::Expr *inner = e->IgnoreParenImpCasts();
+    if (const auto *u = llvm::dyn_cast<clang::UnaryOperator>(inner)) {
+      inner = u->getSubExpr();
+    }
+    const VarId v = vars.lvalue(inner);
+    return v != kNoVar ? w_.name(v) : identifier(source_text(inner, ctx, 30));
+  }
+
+public:
+  struct ValueProbe {
+    std::string argument;
+    std::string unit;
+    const clang::Expr *expr;
+  };
+  std::map<model::NodeId, std::vector<ValueProbe>> value_probes_;
+
+private:
+  AnalysedSources &a_;
+  Program &p_;
+  const ExpressionWriter &w_;
+  model::Model *model_ = nullptr;
+  model::NodeId next_id_ = 1;
+  std::map<StructIndex, std::map<VarId, std::string>> subs_;
+};
+
+} // namespace
+
+EmittedModel emit_model(AnalysedSources &sources) {
+  Emitter emitter(sources);
+  EmittedModel out = emitter.run();
+  for (const auto &[node, probes] : emitter.value_probes_) {
+    for (const auto &v : probes) {
+      sources.value_probes.push_back({node, v.argument, v.unit, v.expr});
+    }
+  }
+  out.plan = plan_probes(sources, out.model);
+  return out;
+}
+
+} // namespace parjava::frontend

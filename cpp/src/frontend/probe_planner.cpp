@@ -1,0 +1,268 @@
+#include "probe_planner.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "loop_shape.hpp"
+
+namespace parjava::frontend {
+
+namespace {
+
+class Planner {
+public:
+  Planner(AnalysedSources &a, const model::Model &m) : a_(a), p_(a.program), m_(m) {}
+
+  EstimationPlan run() {
+    for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+      if (p_.functions[f].body != kNoStruct) {
+        analyse_loops(p_.functions[f].body, kNoStruct);
+      }
+    }
+    find_nest_only_functions();
+    for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+      if (p_.functions[f].body != kNoStruct) {
+        timing_ = !nest_only_.contains(f);
+        walk(p_.functions[f].body, kNoStruct, f);
+      }
+    }
+    timing_ = true;
+    for (const ValueProbeSite &v : a_.value_probes) {
+      Probe probe;
+      probe.slot = plan_.slots++;
+      probe.kind = ProbeKind::Value;
+      probe.node = v.node;
+      probe.argument = v.argument;
+      probe.unit = v.unit;
+      plan_.probes.push_back(probe);
+      for (StructIndex n = 0; n < p_.nodes.size(); ++n) {
+        if (p_.nodes[n].model_id == v.node) {
+          a_.probe_sites.push_back(
+              {probe.slot, static_cast<std::uint8_t>(ProbeKind::Value), n, v.expr});
+          break;
+        }
+      }
+    }
+    return plan_;
+  }
+
+private:
+  struct LoopFacts {
+    StructIndex parent_loop = kNoStruct;
+    bool timed = false;
+    bool imperfect = false; // holds a timed loop at its own level: blocks here are probed
+  };
+
+  bool comm_free_loop(StructIndex n) const {
+    return n != kNoStruct && is_loop(p_.nodes[n].kind) && !p_.nodes[n].communicates;
+  }
+
+  void analyse_loops(StructIndex n, StructIndex enclosing_loop) {
+    const StructNode &node = p_.nodes[n];
+    StructIndex inner = enclosing_loop;
+    if (is_loop(node.kind)) {
+      LoopFacts facts;
+      facts.parent_loop = enclosing_loop;
+      // A loop is timed on its own unless it is the whole body of a loop without
+      // communication (a perfect nest is measured by its outer loop).
+      bool perfect = false;
+      if (comm_free_loop(enclosing_loop)) {
+        const StructNode &parent = p_.nodes[enclosing_loop];
+        const StructNode &body = p_.nodes[parent.children.front()];
+        perfect = body.kind == StructKind::Sequence && body.children.size() == 1 &&
+                  body.children.front() == n;
+      }
+      facts.timed = !node.communicates && !perfect;
+      loops_[n] = facts;
+      if (facts.timed && comm_free_loop(enclosing_loop)) {
+        loops_[enclosing_loop].imperfect = true;
+      }
+      inner = n;
+    }
+    for (StructIndex c : node.children) {
+      analyse_loops(c, inner);
+    }
+  }
+
+  // Is a node at this place folded into a loop that will be measured as a whole?
+  bool inside_measured_nest(StructIndex enclosing_loop) const {
+    return comm_free_loop(enclosing_loop) && !loops_.at(enclosing_loop).imperfect;
+  }
+
+  void add(ProbeKind kind, StructIndex n) {
+    // In functions called only from measured nests, only the cheap counters of opaque loops
+    // run: their statistics describe the model, their time is the nest's.
+    if (!timing_ && !(kind == ProbeKind::Trips && p_.nodes[n].opaque)) {
+      return;
+    }
+    Probe probe;
+    probe.slot = plan_.slots++;
+    probe.kind = kind;
+    probe.node = p_.nodes[n].model_id;
+    plan_.probes.push_back(probe);
+    a_.probe_sites.push_back({probe.slot, static_cast<std::uint8_t>(kind), n, nullptr});
+  }
+
+  void walk(StructIndex n, StructIndex enclosing_loop, FunctionId f) {
+    StructNode &node = p_.nodes[n];
+    if (node.model_id == 0) {
+      return;
+    }
+    switch (node.kind) {
+    case StructKind::Block:
+    case StructKind::ExternalCall:
+      if (!node.stmts.empty() && !node.zero_time && !inside_measured_nest(enclosing_loop)) {
+        add(ProbeKind::Block, n);
+      }
+      return;
+    case StructKind::Reduced:
+      add(ProbeKind::Function, n);
+      return;
+    case StructKind::If:
+    case StructKind::IfElse:
+      if (node.opaque && !inside_measured_nest(enclosing_loop)) {
+        add(ProbeKind::Branch, n);
+      }
+      break;
+    case StructKind::Switch:
+      if (node.opaque && !inside_measured_nest(enclosing_loop)) {
+        add(ProbeKind::Switch, n);
+      }
+      break;
+    case StructKind::For:
+    case StructKind::While:
+    case StructKind::DoWhile: {
+      const LoopFacts &facts = loops_.at(n);
+      PlannedLoop loop;
+      loop.node = node.model_id;
+      loop.communicates = node.communicates;
+      loop.timed = facts.timed;
+      if (node.kind == StructKind::For && !node.opaque) {
+        if (node.range_for && node.counter != kNoVar) {
+          loop.trips = a_.writer->name(node.uses.front());
+        } else if (node.omp_chunk) {
+          const LoopShape shape = loop_shape(p_, *a_.writer, node.stmt, f);
+          if (shape.canonical && shape.step == "1" && !shape.decreasing) {
+            const std::string a = "(" + shape.start + ")";
+            const std::string b = "(" + shape.end + ")";
+            const std::string chunk = "((" + b + " - " + a + " + ntasks - 1) / ntasks)";
+            loop.trips = "max(0, min(" + b + ", " + a + " + (task + 1) * " + chunk + ") - (" + a +
+                         " + task * " + chunk + "))";
+          }
+        } else {
+          const LoopShape shape = loop_shape(p_, *a_.writer, node.stmt, f);
+          loop.trips = shape.trips;
+          if (!shape.trips.empty()) {
+            loop.variable = shape.variable;
+            loop.final_value = "(" + shape.start + ") " + (shape.decreasing ? "-" : "+") + " (" +
+                               shape.trips + ") * (" + shape.step + ")";
+          }
+        }
+      }
+      if (node.omp_loop && !node.communicates) {
+        // Its probes cannot enclose it (the pragma must stay next to it): each thread times its
+        // iterations, and what is inside is measured with them.
+        loop.timed = true;
+        loop.by_iterations = true;
+        if (timing_) {
+          add(ProbeKind::Iterations, n);
+          plan_.loops.push_back(loop);
+        }
+        const bool saved = timing_;
+        timing_ = false;
+        for (StructIndex c : node.children) {
+          walk(c, n, f);
+        }
+        timing_ = saved;
+        return;
+      }
+      if (!node.communicates || node.opaque) {
+        add(ProbeKind::Trips, n);
+        if (timing_ || node.opaque) {
+          plan_.loops.push_back(loop);
+        }
+      }
+      if (loop.timed) {
+        add(ProbeKind::Fragment, n);
+        if (has_inner_loop(n)) {
+          add(ProbeKind::Iterations, n);
+        }
+      }
+      for (StructIndex c : node.children) {
+        walk(c, n, f);
+      }
+      return;
+    }
+    default:
+      break;
+    }
+    for (StructIndex c : node.children) {
+      walk(c, enclosing_loop, f);
+    }
+  }
+
+  // Functions called only from inside loop nests measured as a whole (stencil kernels,
+  // lambdas, accessors): probing them would measure the probes, and their time is in the nest's.
+  void find_nest_only_functions() {
+    std::map<FunctionId, std::vector<std::pair<FunctionId, bool>>> sites; // caller, in nest
+    std::function<void(StructIndex, FunctionId, bool)> collect = [&](StructIndex n, FunctionId f,
+                                                                     bool in_nest) {
+      const StructNode &node = p_.nodes[n];
+      if (node.kind == StructKind::UserCall && node.callee != kNoFunction) {
+        sites[node.callee].emplace_back(f, in_nest);
+      }
+      const bool nest = in_nest || (is_loop(node.kind) && !node.communicates);
+      for (StructIndex c : node.children) {
+        collect(c, f, nest);
+      }
+    };
+    for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+      if (p_.functions[f].body != kNoStruct) {
+        collect(p_.functions[f].body, f, false);
+      }
+    }
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (const auto &[callee, list] : sites) {
+        if (nest_only_.contains(callee) || callee == a_.entry) {
+          continue;
+        }
+        const bool only = std::all_of(list.begin(), list.end(), [&](const auto &site) {
+          return site.second || nest_only_.contains(site.first);
+        });
+        if (only && !list.empty()) {
+          nest_only_.insert(callee);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  bool has_inner_loop(StructIndex n) const {
+    for (StructIndex c : p_.nodes[n].children) {
+      if (is_loop(p_.nodes[c].kind) || has_inner_loop(c)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  AnalysedSources &a_;
+  Program &p_;
+  const model::Model &m_;
+  EstimationPlan plan_;
+  std::map<StructIndex, LoopFacts> loops_;
+  std::set<FunctionId> nest_only_;
+  bool timing_ = true;
+};
+
+} // namespace
+
+EstimationPlan plan_probes(AnalysedSources &sources, const model::Model &model) {
+  sources.probe_sites.clear();
+  return Planner(sources, model).run();
+}
+
+} // namespace parjava::frontend

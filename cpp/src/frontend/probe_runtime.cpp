@@ -1,0 +1,353 @@
+// The run-time side of the estimation code (seed 000 notes §3.7.1, §6; seed 003 notes §6.5):
+// a C header included first by every instrumented source, and a C file linked into the
+// instrumented program. Probes read the cycle counter (rdtsc on x86, cntvct_el0 on AArch64),
+// converted to seconds with the rate measured against CLOCK_MONOTONIC over the whole run
+// (seed 000 notes §3.7.1: a TSC because blocks take less than the clock's resolution); they
+// accumulate per slot and per thread (count, sum, sum of squares, min, max, probe
+// events nested inside), and at exit every thread's slots are merged and written to
+// $PARJAVA_ESTIMATES_DIR/parjava-estimates.<rank>.<pid>.txt. The probe overhead is measured at
+// exit (an empty probe pair, and what a pair costs an enclosing measurement) so the loader can
+// subtract it (seed 003 notes §6.5: "correction").
+#include "probe_runtime.hpp"
+
+namespace parjava::frontend {
+
+std::string_view probe_runtime_header() {
+  return R"PJ(/* parjava estimation probes (generated; do not edit) */
+#ifndef PARJAVA_PROBES_H
+#define PARJAVA_PROBES_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* No system header here: the including file may still define feature macros. */
+typedef unsigned long long pj_u64;
+#define PJ_HISTOGRAM 16
+typedef struct pj_slot {
+  pj_u64 count;  /* samples (timed probes), executions (trips), evaluations (branch) */
+  pj_u64 sum;    /* ticks (timed probes), iterations (trips), trues (branch) */
+  double sumsq;    /* ticks^2 (timed probes), iterations^2 (trips) */
+  pj_u64 min, max;
+  pj_u64 nested; /* probe events inside the measured intervals */
+  pj_u64 last, generation; /* iterations timed per thread (OpenMP loops) */
+  double dsum;     /* values (value probes) */
+  pj_u64 values[PJ_HISTOGRAM], counts[PJ_HISTOGRAM], overflow;
+} pj_slot;
+
+extern __thread pj_slot *pj_slots;
+extern __thread pj_u64 pj_events;
+pj_u64 pj_generation;
+extern pj_u64 pj_generation;
+pj_slot *pj_thread_slots(void);
+
+static inline pj_u64 pj_now(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned lo, hi;
+  __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+  return ((pj_u64)hi << 32) | lo;
+#elif defined(__aarch64__)
+  pj_u64 v;
+  __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+  return v;
+#else
+#error "parjava estimation probes need an x86 or AArch64 cycle counter"
+#endif
+}
+
+static inline pj_slot *pj_slot_of(unsigned k) {
+  pj_slot *s = pj_slots;
+  if (__builtin_expect(s == 0, 0)) {
+    s = pj_thread_slots();
+  }
+  return s + k;
+}
+
+static inline void pj_sample(unsigned k, pj_u64 dt, pj_u64 nested) {
+  pj_slot *s = pj_slot_of(k);
+  if (s->count == 0 || dt < s->min) s->min = dt;
+  if (dt > s->max) s->max = dt;
+  s->count++;
+  s->sum += dt;
+  s->sumsq += (double)dt * (double)dt;
+  s->nested += nested;
+  pj_events++;
+}
+
+static inline void pj_end(unsigned k, pj_u64 t0, pj_u64 e0) {
+  pj_u64 t1 = pj_now();
+  pj_sample(k, t1 - t0, pj_events - e0);
+}
+
+static inline void pj_histogram(pj_slot *s, pj_u64 v) {
+  int i;
+  for (i = 0; i < PJ_HISTOGRAM; ++i) {
+    if (s->counts[i] != 0 && s->values[i] == v) { s->counts[i]++; return; }
+    if (s->counts[i] == 0) { s->values[i] = v; s->counts[i] = 1; return; }
+  }
+  s->overflow++;
+}
+
+static inline void pj_trips(unsigned k, pj_u64 n) {
+  pj_slot *s = pj_slot_of(k);
+  s->count++;
+  s->sum += n;
+  s->sumsq += (double)n * (double)n;
+  pj_histogram(s, n);
+  pj_events++;
+}
+
+static inline int pj_branch(unsigned k, int taken) {
+  pj_slot *s = pj_slot_of(k);
+  s->count++;
+  s->sum += taken ? 1u : 0u;
+  return taken;
+}
+
+static inline void pj_switch(unsigned k, long value) {
+  pj_slot *s = pj_slot_of(k);
+  s->count++;
+  pj_histogram(s, (pj_u64)value);
+}
+
+static inline void pj_value(unsigned k, double value) {
+  pj_slot *s = pj_slot_of(k);
+  s->count++;
+  s->dsum += value;
+}
+
+/* Quarter-octave bucket of a duration, so the loader can trim outliers (page faults,
+   interrupts) from the balanced-loop test without keeping every iteration time. */
+static inline pj_u64 pj_bucket(pj_u64 dt) {
+  int msb;
+  if (dt < 4) return dt;
+  msb = 63 - __builtin_clzll(dt);
+  return (pj_u64)(4 * msb) + ((dt >> (msb - 2)) & 3u);
+}
+
+static inline void pj_iteration_sample(unsigned k, pj_u64 dt) {
+  pj_sample(k, dt, 0);
+  pj_histogram(pj_slot_of(k), pj_bucket(dt));
+}
+
+static inline void pj_iteration(unsigned k, pj_u64 *last) {
+  pj_u64 now = pj_now();
+  if (*last != 0) pj_iteration_sample(k, now - *last);
+  *last = now;
+}
+
+static inline void pj_last_iteration(unsigned k, pj_u64 last) {
+  if (last != 0) pj_iteration_sample(k, pj_now() - last);
+}
+
+/* Iterations of a loop the probes cannot enclose (an OpenMP work-sharing loop, which must stay
+   next to its pragma): each thread times the gap between its consecutive iterations; the
+   generation, bumped after every execution of the loop, keeps a thread from timing across
+   two executions. */
+static inline void pj_iteration_tls(unsigned k) {
+  pj_u64 now = pj_now();
+  pj_slot *s = pj_slot_of(k);
+  pj_u64 generation = __atomic_load_n(&pj_generation, __ATOMIC_RELAXED);
+  if (s->last != 0 && s->generation == generation) {
+    pj_iteration_sample(k, now - s->last);
+  }
+  s->last = now;
+  s->generation = generation;
+}
+
+static inline void pj_generation_bump(void) {
+  __atomic_add_fetch(&pj_generation, 1, __ATOMIC_RELAXED);
+}
+
+#define PJ_BEGIN(k) pj_u64 pj_t##k, pj_e##k; pj_e##k = pj_events; pj_t##k = pj_now();
+#define PJ_END(k) pj_end(k, pj_t##k, pj_e##k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
+)PJ";
+}
+
+std::string_view probe_runtime_source() {
+  return R"PJ(/* parjava estimation runtime (generated; do not edit) */
+#define _GNU_SOURCE
+#include "parjava_probes.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PJ_SLOTS
+#error "PJ_SLOTS must give the number of probe slots"
+#endif
+#define PJ_CALIBRATION_SELF PJ_SLOTS
+#define PJ_CALIBRATION_PAIR (PJ_SLOTS + 1)
+#define PJ_ALL_SLOTS (PJ_SLOTS + 2)
+
+__thread pj_slot *pj_slots;
+__thread pj_u64 pj_events;
+pj_u64 pj_generation;
+
+typedef struct pj_thread_entry { pj_slot *slots; struct pj_thread_entry *next; } pj_thread_entry;
+static pj_thread_entry *pj_threads;
+static pj_u64 pj_start_ticks;
+static struct timespec pj_start_time;
+
+pj_slot *pj_thread_slots(void) {
+  pj_thread_entry *entry;
+  pj_slots = (pj_slot *)calloc(PJ_ALL_SLOTS, sizeof(pj_slot));
+  entry = (pj_thread_entry *)malloc(sizeof(pj_thread_entry));
+  if (pj_slots == 0 || entry == 0) {
+    fprintf(stderr, "parjava estimation: out of memory for probe slots\n");
+    abort();
+  }
+  entry->slots = pj_slots;
+  entry->next = __atomic_load_n(&pj_threads, __ATOMIC_ACQUIRE);
+  while (!__atomic_compare_exchange_n(&pj_threads, &entry->next, entry, 0, __ATOMIC_ACQ_REL,
+                                      __ATOMIC_ACQUIRE)) {
+  }
+  return pj_slots;
+}
+
+static double pj_seconds_since(const struct timespec *t0) {
+  struct timespec t1;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+static const char *pj_rank(void) {
+  const char *names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK"};
+  unsigned i;
+  for (i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
+    const char *v = getenv(names[i]);
+    if (v != 0 && *v != 0) return v;
+  }
+  return "0";
+}
+
+/* Probe overhead: what an empty probe pair reports, and what it adds to an enclosing
+   interval. Measured on this thread, after the program, many times. */
+static void pj_calibrate(void) {
+  enum { N = 20000 };
+  int i;
+  pj_u64 t0, t1;
+  for (i = 0; i < N; ++i) {
+    PJ_BEGIN(0)
+    pj_end(PJ_CALIBRATION_SELF, pj_t0, pj_e0);
+  }
+  t0 = pj_now();
+  for (i = 0; i < N; ++i) {
+    PJ_BEGIN(1)
+    pj_end(PJ_CALIBRATION_SELF, pj_t1, pj_e1);
+  }
+  t1 = pj_now();
+  pj_sample(PJ_CALIBRATION_PAIR, (t1 - t0) / N, 0);
+}
+
+static void pj_merge(pj_slot *into, const pj_slot *from) {
+  int i, j;
+  if (from->count == 0) return;
+  if (into->count == 0 || from->min < into->min) into->min = from->min;
+  if (from->max > into->max) into->max = from->max;
+  into->count += from->count;
+  into->sum += from->sum;
+  into->sumsq += from->sumsq;
+  into->nested += from->nested;
+  into->dsum += from->dsum;
+  into->overflow += from->overflow;
+  for (i = 0; i < PJ_HISTOGRAM && from->counts[i] != 0; ++i) {
+    for (j = 0; j < PJ_HISTOGRAM; ++j) {
+      if (into->counts[j] != 0 && into->values[j] == from->values[i]) {
+        into->counts[j] += from->counts[i];
+        break;
+      }
+      if (into->counts[j] == 0) {
+        into->values[j] = from->values[i];
+        into->counts[j] = from->counts[i];
+        break;
+      }
+    }
+    if (j == PJ_HISTOGRAM) into->overflow += from->counts[i];
+  }
+}
+
+static void pj_write(void) {
+  pj_slot *total;
+  pj_thread_entry *t;
+  double seconds, rate;
+  pj_u64 ticks;
+  const char *dir = getenv("PARJAVA_ESTIMATES_DIR");
+  char path[4096];
+  FILE *out;
+  int k, i;
+  seconds = pj_seconds_since(&pj_start_time);
+  ticks = pj_now() - pj_start_ticks;
+#if defined(__x86_64__) || defined(__i386__)
+  if (seconds < 0.05) { /* too short to measure the TSC rate: wait a little */
+    struct timespec t0;
+    pj_u64 c0 = pj_now();
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (pj_seconds_since(&t0) < 0.05) {
+    }
+    rate = (double)(pj_now() - c0) / pj_seconds_since(&t0);
+  } else {
+    rate = (double)ticks / seconds;
+  }
+#else
+  rate = (double)ticks / seconds;
+#endif
+  pj_calibrate();
+  total = (pj_slot *)calloc(PJ_ALL_SLOTS, sizeof(pj_slot));
+  if (total == 0) return;
+  for (t = __atomic_load_n(&pj_threads, __ATOMIC_ACQUIRE); t != 0; t = t->next) {
+    for (k = 0; k < PJ_ALL_SLOTS; ++k) pj_merge(&total[k], &t->slots[k]);
+  }
+  snprintf(path, sizeof(path), "%s/parjava-estimates.%s.%ld.txt", dir && *dir ? dir : ".",
+           pj_rank(), (long)getpid());
+  out = fopen(path, "w");
+  if (out == 0) {
+    fprintf(stderr, "parjava estimation: cannot write %s\n", path);
+    free(total);
+    return;
+  }
+  fprintf(out, "parjava-estimates 1\n");
+#if defined(__x86_64__) || defined(__i386__)
+  fprintf(out, "clock rdtsc\n");
+#else
+  fprintf(out, "clock cntvct\n");
+#endif
+  fprintf(out, "ticks_per_second %.10g\n", rate);
+  fprintf(out, "slots %d\n", PJ_SLOTS);
+  fprintf(out, "run_seconds %.9g\n", seconds);
+  fprintf(out, "calibration %.6g %.6g\n",
+          total[PJ_CALIBRATION_SELF].count ? (double)total[PJ_CALIBRATION_SELF].sum /
+                                                 (double)total[PJ_CALIBRATION_SELF].count
+                                           : 0.0,
+          (double)total[PJ_CALIBRATION_PAIR].sum);
+  for (k = 0; k < PJ_SLOTS; ++k) {
+    const pj_slot *s = &total[k];
+    if (s->count == 0) continue;
+    fprintf(out, "slot %d %llu %llu %.17g %llu %llu %llu %.17g %llu", k,
+            (unsigned long long)s->count, (unsigned long long)s->sum, s->sumsq,
+            (unsigned long long)s->min, (unsigned long long)s->max,
+            (unsigned long long)s->nested, s->dsum, (unsigned long long)s->overflow);
+    for (i = 0; i < PJ_HISTOGRAM && s->counts[i] != 0; ++i) {
+      fprintf(out, " %lld:%llu", (long long)s->values[i], (unsigned long long)s->counts[i]);
+    }
+    fprintf(out, "\n");
+  }
+  fprintf(out, "end\n");
+  fclose(out);
+  free(total);
+}
+
+__attribute__((constructor)) static void pj_start(void) {
+  clock_gettime(CLOCK_MONOTONIC, &pj_start_time);
+  pj_start_ticks = pj_now();
+  atexit(pj_write);
+}
+)PJ";
+}
+
+} // namespace parjava::frontend

@@ -1,0 +1,56 @@
+// Which C/C++ variables the control-variable analysis tracks and how expressions name them:
+// scalars (integers, floating point), MPI handles (communicators, requests, datatypes), the
+// MPI_SOURCE/MPI_TAG fields of a status, class fields (one variable per field, notes 000 §3.5
+// global control variables), std::vector sizes, and main's argc. Arrays, pointers and records
+// are data: the model never keeps them (notes 000 §3.5: large arrays vanish).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Expr.h>
+
+#include "program.hpp"
+
+namespace parjava::frontend {
+
+VarType classify_type(clang::QualType type);
+
+class VariableResolver {
+public:
+  VariableResolver(Program &program, clang::ASTContext &context, FunctionId function)
+      : program_(program), context_(context), function_(function) {}
+
+  // The variable an lvalue expression names (x, obj.field, this->field, status.MPI_SOURCE),
+  // registering it on first sight; kNoVar for array elements, dereferences and untracked types.
+  VarId lvalue(const clang::Expr *expr);
+  // Register a declared variable (locals, parameters, globals) and return its id; kNoVar for
+  // types the analysis does not track.
+  VarId declare(const clang::ValueDecl *decl);
+  // Every tracked variable `expr` reads, appended to `out` without repeats.
+  void uses(const clang::Expr *expr, std::vector<VarId> &out);
+  // The size variable of a std::vector object expression ("u.size()"), kNoVar if `expr` is not
+  // a named vector.
+  VarId container_size(const clang::Expr *container);
+  VarId container_size_of(const clang::ValueDecl *decl);
+  // The variable of a status field: `status` is the MPI_Status object expression.
+  VarId status_field(const clang::Expr *status, const std::string &field);
+
+  [[nodiscard]] FunctionId function() const { return function_; }
+  [[nodiscard]] clang::ASTContext &context() const { return context_; }
+  [[nodiscard]] Program &program() const { return program_; }
+
+private:
+  VarId field(const clang::FieldDecl *field);
+  Program &program_;
+  clang::ASTContext &context_;
+  FunctionId function_;
+};
+
+// The source text of an expression or statement (for labels and messages), at most `limit`
+// characters.
+std::string source_text(const clang::Stmt *stmt, const clang::ASTContext &context,
+                        std::size_t limit = 60);
+
+} // namespace parjava::frontend

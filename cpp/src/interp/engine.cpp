@@ -1,0 +1,712 @@
+// The engine's core: state layout, the event loop, the instruction interpreter (control flow,
+// block times, calls, opaque decisions), deadlock detection and the result.
+#include "engine.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "parjava/error.hpp"
+
+namespace parjava::interp {
+
+using model::NodeIndex;
+using model::ValueType;
+
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t &state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30U)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27U)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31U);
+}
+
+double uniform(std::uint64_t &state) {
+  return static_cast<double>(splitmix64(state) >> 11U) * 0x1.0p-53;
+}
+
+double slot_float(const std::uint64_t *f, std::uint32_t s) { return std::bit_cast<double>(f[s]); }
+void set_float(std::uint64_t *f, std::uint32_t s, double v) {
+  f[s] = std::bit_cast<std::uint64_t>(v);
+}
+
+} // namespace
+
+Engine::Engine(const model::Model &model, const Program &program, const machine::Machine &machine,
+               const InterpretOptions &options, std::vector<std::string> &warnings)
+    : model_(model), program_(program), machine_(machine), options_(options), warnings_(warnings),
+      processes_(options.processes),
+      contexts_per_process_(program.uses_task_groups ? 1 + options.threads : 1) {
+  const std::int64_t total = processes_ * contexts_per_process_;
+  if (total >= static_cast<std::int64_t>(kNone)) {
+    throw Error(ErrorKind::Usage, "too many logical threads (" + std::to_string(total) +
+                                      "): at most 2^32 - 2 processes x threads");
+  }
+  contexts_ = static_cast<std::uint32_t>(total);
+  const std::size_t n = contexts_;
+  clock_.assign(n, 0.0);
+  error_.assign(n, 0.0);
+  wake_.assign(n, 0.0);
+  wake_error_.assign(n, 0.0);
+  op_start_.assign(n, 0.0);
+  pc_.assign(n, program.entry_pc);
+  status_.assign(n, Status::Idle);
+  wait_.assign(n, WaitKind::None);
+  pending_.assign(n, 0);
+  generation_.assign(n, 0);
+  phase_.assign(n, 0);
+  owned_.assign(n, kNone);
+  depth_.assign(n, 0);
+  returns_.assign(n * program.max_call_depth, ReturnEntry{0, 0.0});
+  frames_.assign(n * program.frame_slots, 0);
+  collective_.assign(n, CollectiveState{});
+  if (program.lock_names.size() > 1) {
+    lock_next_.assign(n, kNone);
+    lock_arrival_.assign(n, 0.0);
+  }
+  const auto np = static_cast<std::size_t>(processes_);
+  posted_head_.assign(np, kNone);
+  posted_tail_.assign(np, kNone);
+  unexpected_head_.assign(np, kNone);
+  unexpected_tail_.assign(np, kNone);
+  cpu_free_.assign(np, 0.0);
+  send_free_.assign(np, 0.0);
+  recv_free_.assign(np, 0.0);
+  model_comm_slots_ = static_cast<std::uint32_t>(program.comm_names.size() - 2);
+  comm_slot_.assign(np * model_comm_slots_, kNone);
+  comm_local_.assign(np * model_comm_slots_, -1);
+  coll_seq_.assign(np * program.comm_names.size(), 0);
+  if (program.uses_task_groups) {
+    task_state_.assign(np, TaskGroupState{});
+  }
+  if (program.uses_pgas) {
+    notify_seq_.assign(np, 0);
+  }
+  comms_.push_back({{}, 0, "world"});
+  comms_.push_back({{}, 0, "self"});
+  node_time_.assign(model.nodes.size(), 0.0);
+  node_freq_.assign(model.nodes.size(), 0);
+  node_error_.assign(model.nodes.size(), 0.0);
+  warned_.assign(model.nodes.size(), false);
+
+  // Placement: block placement, ranks_per_node ranks per node (Machine::node_of). A sweep may
+  // ask for more ranks than the machine holds; the interpreter then adds nodes of the same kind.
+  ranks_per_node_ = std::max(1, machine.ranks_per_node());
+  intra_ = timing_of(machine.intra_node());
+  if (machine.has_inter_node()) {
+    inter_ = timing_of(machine.inter_node());
+  } else {
+    inter_ = intra_;
+    if (processes_ > ranks_per_node_) {
+      warnings_.push_back("machine '" + machine.name() +
+                          "' has no inter-node network: every message uses the intra-node one");
+    }
+  }
+  self_ = intra_;
+  self_.loggp = false;
+  self_.self_copy = true;
+  self_.copy_ns_per_byte = machine.threads().copy_per_byte * 1e9;
+  self_.eager_limit = std::numeric_limits<std::uint64_t>::max();
+  if (processes_ > machine.max_ranks()) {
+    warnings_.push_back("machine '" + machine.name() + "' holds " +
+                        std::to_string(machine.max_ranks()) + " ranks; " +
+                        std::to_string(processes_) + " ranks were placed on " +
+                        std::to_string((processes_ + ranks_per_node_ - 1) / ranks_per_node_) +
+                        " nodes of " + std::to_string(ranks_per_node_) + " ranks each");
+  }
+  if (options.record_trace) {
+    recorder_.start(model, processes_, contexts_per_process_, ranks_per_node_);
+    trace_ = &recorder_;
+    comms_[0].trace_id = recorder_.world();
+  }
+  queue_.reserve(std::min<std::size_t>(np * 2 + 16, std::size_t{1} << 26U));
+}
+
+// ---- small helpers ------------------------------------------------------------------------
+
+model::EvalScope Engine::scope(std::uint32_t ctx, std::int64_t peer) {
+  model::EvalScope s;
+  s.slots = frame(ctx);
+  s.rank = rank_of(ctx);
+  s.thread = thread_of(ctx) == 0 ? 0 : thread_of(ctx) - 1;
+  s.peer = peer;
+  return s;
+}
+
+std::int64_t Engine::eval_int(std::uint32_t ctx, std::int32_t expr, std::int64_t peer) {
+  return program_.exprs[static_cast<std::size_t>(expr)].evaluate_int(scope(ctx, peer));
+}
+
+std::int64_t Engine::arg_int(std::uint32_t ctx, const CommOp &op, Arg a, std::int64_t fallback) {
+  const std::int32_t e = op.expr[static_cast<std::size_t>(a)];
+  return e < 0 ? fallback : eval_int(ctx, e);
+}
+
+std::uint64_t Engine::arg_bytes(std::uint32_t ctx, const CommOp &op, Arg a, std::int64_t peer) {
+  const std::int32_t e = op.expr[static_cast<std::size_t>(a)];
+  if (e < 0) {
+    return 0;
+  }
+  const std::int64_t v = eval_int(ctx, e, peer);
+  if (v < 0) {
+    throw Error(ErrorKind::Model, "model '" + model_.name + "', " + model_.describe(op.node) +
+                                      ": a message size evaluates to " + std::to_string(v) +
+                                      " bytes on rank " + std::to_string(rank_of(ctx)));
+  }
+  return static_cast<std::uint64_t>(v);
+}
+
+double Engine::time_ns(std::uint32_t ctx, const TimeSource &t, NodeIndex node) {
+  double seconds = t.seconds;
+  if (t.expr >= 0) {
+    seconds =
+        program_.exprs[static_cast<std::size_t>(t.expr)].evaluate_number(scope(ctx)) * t.seconds;
+    if (!(seconds >= 0.0) || !std::isfinite(seconds)) {
+      throw Error(ErrorKind::Model, "model '" + model_.name + "', " + model_.describe(node) +
+                                        ": the time evaluates to " + std::to_string(seconds) +
+                                        " s on rank " + std::to_string(rank_of(ctx)) +
+                                        "; a time must be finite and >= 0");
+    }
+  }
+  return seconds * 1e9;
+}
+
+const NetworkTiming &Engine::net(std::int64_t a, std::int64_t b) const {
+  if (a == b) {
+    return self_;
+  }
+  return a / ranks_per_node_ == b / ranks_per_node_ ? intra_ : inter_;
+}
+
+double Engine::cpu_ready(std::uint32_t ctx) const {
+  return thread_of(ctx) == 0 ? cpu_free_[static_cast<std::size_t>(rank_of(ctx))] : 0.0;
+}
+
+bool Engine::must_yield(std::uint32_t ctx) const { return !fresh_ && queue_.due_by(clock_[ctx]); }
+
+void Engine::resume(std::uint32_t ctx, double time) {
+  time = std::max(time, cpu_ready(ctx));
+  status_[ctx] = Status::Runnable;
+  wait_[ctx] = WaitKind::None;
+  ++generation_[ctx];
+  queue_.push(time, EventKind::Resume, ctx, generation_[ctx]);
+}
+
+void Engine::block(std::uint32_t ctx, WaitKind why) {
+  status_[ctx] = Status::Blocked;
+  wait_[ctx] = why;
+  ++generation_[ctx];
+}
+
+void Engine::account(std::uint32_t ctx, NodeIndex node, double start) {
+  node_time_[node] += clock_[ctx] - start;
+}
+
+// ---- opaque decisions (docs/model-schema.md "Opaque conditions") ---------------------------
+
+namespace {
+
+bool decide_probability(std::uint64_t *f, const OpaqueInfo &o, OpaqueMode mode,
+                        std::uint32_t rng_slot) {
+  if (mode == OpaqueMode::Sampled) {
+    return uniform(f[rng_slot]) < o.probability;
+  }
+  double acc = slot_float(f, o.state_slot) + o.probability;
+  const bool taken = acc >= 1.0 - 1e-12;
+  if (taken) {
+    acc -= 1.0;
+  }
+  set_float(f, o.state_slot, acc);
+  return taken;
+}
+
+std::int64_t draw_trips(std::uint64_t *f, const OpaqueInfo &o, OpaqueMode mode,
+                        std::uint32_t rng_slot) {
+  if (mode == OpaqueMode::Sampled) {
+    if (!o.distribution.empty()) {
+      const double u = uniform(f[rng_slot]);
+      for (const auto &[count, cumulative] : o.distribution) {
+        if (u < cumulative) {
+          return count;
+        }
+      }
+      return o.distribution.back().first;
+    }
+    const double base = std::floor(o.trips_mean);
+    return static_cast<std::int64_t>(base) + (uniform(f[rng_slot]) < o.trips_mean - base ? 1 : 0);
+  }
+  const double acc = slot_float(f, o.state_slot) + o.trips_mean;
+  const double n = std::floor(acc + 1e-12);
+  set_float(f, o.state_slot, acc - n);
+  return static_cast<std::int64_t>(n);
+}
+
+std::size_t pick_case(std::uint64_t *f, const OpaqueInfo &o, OpaqueMode mode,
+                      std::uint32_t rng_slot) {
+  if (mode == OpaqueMode::Sampled) {
+    double u = uniform(f[rng_slot]);
+    for (std::size_t i = 0; i < o.weights.size(); ++i) {
+      if (u < o.weights[i]) {
+        return i;
+      }
+      u -= o.weights[i];
+    }
+    return o.weights.size() - 1;
+  }
+  // Smooth weighted round robin: every case gains its weight, the richest is chosen and pays 1.
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < o.weights.size(); ++i) {
+    const double v = slot_float(f, o.state_slot + static_cast<std::uint32_t>(i)) + o.weights[i];
+    set_float(f, o.state_slot + static_cast<std::uint32_t>(i), v);
+    if (v > slot_float(f, o.state_slot + static_cast<std::uint32_t>(best))) {
+      best = i;
+    }
+  }
+  set_float(f, o.state_slot + static_cast<std::uint32_t>(best),
+            slot_float(f, o.state_slot + static_cast<std::uint32_t>(best)) - 1.0);
+  return best;
+}
+
+} // namespace
+
+// ---- the instruction interpreter -----------------------------------------------------------
+
+void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
+  fresh_ = true;
+  popped_seq_ = popped_seq;
+  const Instruction *code = program_.code.data();
+  std::uint64_t *f = frame(ctx);
+  while (true) {
+    const std::uint32_t pc = pc_[ctx];
+    const Instruction &ins = code[pc];
+    ++instructions_;
+    switch (ins.code) {
+    case Code::Enter:
+      ++node_freq_[ins.node];
+      pc_[ctx] = pc + 1;
+      break;
+    case Code::Assign: {
+      const auto &e = program_.exprs[ins.b];
+      model::Value v = e.evaluate(scope(ctx));
+      if (program_.slot_types[ins.a] == ValueType::Float && v.type == ValueType::Int) {
+        v = model::Value::of_float(static_cast<double>(v.as_int()));
+      } else if (program_.slot_types[ins.a] == ValueType::Int && v.type == ValueType::Float) {
+        v = model::Value::of_int(static_cast<std::int64_t>(v.as_float()));
+      }
+      f[ins.a] = v.bits;
+      pc_[ctx] = pc + 1;
+      break;
+    }
+    case Code::JumpIfFalse:
+      pc_[ctx] = program_.exprs[ins.a].evaluate_truth(scope(ctx)) ? pc + 1 : ins.b;
+      break;
+    case Code::Jump:
+      pc_[ctx] = ins.b;
+      break;
+    case Code::OpaqueBranch:
+      pc_[ctx] = decide_probability(f, program_.opaques[ins.a], options_.opaque, program_.rng_slot)
+                     ? pc + 1
+                     : ins.b;
+      break;
+    case Code::TripsStart: {
+      const OpaqueInfo &o = program_.opaques[ins.a];
+      f[o.counter_slot] =
+          static_cast<std::uint64_t>(draw_trips(f, o, options_.opaque, program_.rng_slot));
+      pc_[ctx] = pc + 1;
+      break;
+    }
+    case Code::TripsTest: {
+      const OpaqueInfo &o = program_.opaques[ins.a];
+      if (f[o.counter_slot] == 0) {
+        pc_[ctx] = ins.b;
+      } else {
+        --f[o.counter_slot];
+        pc_[ctx] = pc + 1;
+      }
+      break;
+    }
+    case Code::Switch: {
+      const SwitchTable &t = program_.switches[ins.a];
+      if (t.value_expr < 0) {
+        pc_[ctx] = t.case_pcs[pick_case(f, program_.opaques[t.opaque], options_.opaque,
+                                        program_.rng_slot)];
+      } else {
+        const std::int64_t v = eval_int(ctx, t.value_expr);
+        const auto it = std::lower_bound(
+            t.labels.begin(), t.labels.end(), std::pair<std::int64_t, std::uint32_t>{v, 0},
+            [](const auto &a, const auto &b) { return a.first < b.first; });
+        pc_[ctx] = it != t.labels.end() && it->first == v ? it->second : t.default_pc;
+      }
+      break;
+    }
+    case Code::CondTime:
+    case Code::Compute: {
+      const TimeSource &t = program_.times[ins.a];
+      const double duration = time_ns(ctx, t, ins.node);
+      if (duration > 0.0) {
+        if (must_yield(ctx)) {
+          queue_.push(clock_[ctx], EventKind::Resume, ctx, generation_[ctx]);
+          return;
+        }
+        // LogGP: a computation waits for the CPU (anchors §4 CALC).
+        const double ready = cpu_ready(ctx);
+        if (ready > clock_[ctx]) {
+          queue_.push_with_seq(ready, fresh_ ? popped_seq_ : queue_.next_seq(), EventKind::Resume,
+                               ctx, generation_[ctx]);
+          clock_[ctx] = ready;
+          return;
+        }
+        fresh_ = false;
+      }
+      if (ins.code == Code::Compute) {
+        ++node_freq_[ins.node];
+      }
+      clock_[ctx] += duration;
+      node_time_[ins.node] += duration;
+      if (t.error > 0.0) {
+        error_[ctx] += t.error * 1e9;
+        node_error_[ins.node] += t.error;
+      }
+      pc_[ctx] = pc + 1;
+      break;
+    }
+    case Code::Call: {
+      if (depth_[ctx] >= program_.max_call_depth) {
+        throw Error(ErrorKind::Model, "call stack overflow at " + model_.describe(ins.node));
+      }
+      ++node_freq_[ins.node];
+      returns_[static_cast<std::size_t>(ctx) * program_.max_call_depth + depth_[ctx]] = {
+          pc + 1, clock_[ctx]};
+      ++depth_[ctx];
+      if (trace_ != nullptr) {
+        trace_->builder().enter(ctx, TraceRecorder::ns(clock_[ctx]), trace_->function_region(ins.a),
+                                trace_->callsite(ins.node));
+      }
+      pc_[ctx] = program_.function_entry[ins.a];
+      break;
+    }
+    case Code::Return: {
+      if (depth_[ctx] == 0) {
+        finish_thread(ctx);
+        return;
+      }
+      --depth_[ctx];
+      const ReturnEntry r =
+          returns_[static_cast<std::size_t>(ctx) * program_.max_call_depth + depth_[ctx]];
+      node_time_[code[r.pc - 1].node] += clock_[ctx] - r.start;
+      if (trace_ != nullptr) {
+        trace_->builder().leave(ctx, TraceRecorder::ns(clock_[ctx]));
+      }
+      pc_[ctx] = r.pc;
+      break;
+    }
+    case Code::Comm: {
+      const CommOp &op = program_.comms[ins.a];
+      if (phase_[ctx] == 0) {
+        if (must_yield(ctx)) {
+          queue_.push(clock_[ctx], EventKind::Resume, ctx, generation_[ctx]);
+          return;
+        }
+        ++node_freq_[ins.node];
+        op_start_[ctx] = clock_[ctx];
+        phase_[ctx] = 1;
+        if (trace_ != nullptr) {
+          trace_->builder().enter(ctx, TraceRecorder::ns(clock_[ctx]), trace_->op_region(op.op),
+                                  trace_->callsite(ins.node));
+        }
+        if (op.has_local_time) {
+          const double extra = time_ns(ctx, op.local_time, ins.node);
+          clock_[ctx] += extra;
+          error_[ctx] += op.local_time.error * 1e9;
+          node_error_[ins.node] += op.local_time.error;
+        }
+      }
+      if (!execute(ctx, op)) {
+        return; // blocked, or re-queued behind an earlier event
+      }
+      fresh_ = false;
+      phase_[ctx] = 0;
+      account(ctx, ins.node, op_start_[ctx]);
+      if (trace_ != nullptr) {
+        trace_->builder().leave(ctx, TraceRecorder::ns(clock_[ctx]));
+      }
+      pc_[ctx] = pc + 1;
+      break;
+    }
+    case Code::TaskGroup:
+      task_group(ctx, ins);
+      if (status_[ctx] != Status::Runnable) {
+        return;
+      }
+      break;
+    case Code::TaskEnd:
+      task_end(ctx);
+      if (status_[ctx] != Status::Runnable) {
+        return;
+      }
+      break;
+    case Code::End:
+      finish_thread(ctx);
+      return;
+    }
+  }
+}
+
+void Engine::finish_thread(std::uint32_t ctx) {
+  status_[ctx] = Status::Done;
+  if (trace_ != nullptr && thread_of(ctx) == 0) {
+    trace_->builder().leave(ctx, TraceRecorder::ns(clock_[ctx]));
+  }
+}
+
+// ---- the event loop --------------------------------------------------------------------------
+
+Prediction Engine::run() {
+  const auto started = std::chrono::steady_clock::now();
+  const std::size_t entry_function =
+      model_.function_index(options_.entry.empty() ? model_.entry : options_.entry);
+  for (std::int64_t p = 0; p < processes_; ++p) {
+    const std::uint32_t ctx = ctx_of(p, 0);
+    std::uint64_t *f = frame(ctx);
+    for (std::size_t g = 0; g < program_.global_slots.size(); ++g) {
+      const auto &e = program_.exprs[static_cast<std::size_t>(program_.global_init[g])];
+      model::Value v = e.evaluate(scope(ctx));
+      if (program_.slot_types[program_.global_slots[g]] == ValueType::Float &&
+          v.type == ValueType::Int) {
+        v = model::Value::of_float(static_cast<double>(v.as_int()));
+      }
+      f[program_.global_slots[g]] = v.bits;
+    }
+    for (const auto &o : program_.opaques) {
+      if (o.kind == model::Opaque::Kind::Weights) {
+        for (std::size_t i = 0; i < o.weights.size(); ++i) {
+          set_float(f, o.state_slot + static_cast<std::uint32_t>(i), 0.0);
+        }
+      } else {
+        set_float(f, o.state_slot, 0.5); // error diffusion starts half-way: round(k·p)
+      }
+    }
+    for (const auto &[slot, value] : initial_values_) {
+      model::Value v = value;
+      if (program_.slot_types[slot] == ValueType::Float && v.type == ValueType::Int) {
+        v = model::Value::of_float(static_cast<double>(v.as_int()));
+      } else if (program_.slot_types[slot] == ValueType::Int && v.type == ValueType::Float) {
+        v = model::Value::of_int(static_cast<std::int64_t>(v.as_float()));
+      }
+      f[slot] = v.bits;
+    }
+    std::uint64_t seed = options_.seed ^ (static_cast<std::uint64_t>(p) * 0x9e3779b97f4a7c15ULL);
+    f[program_.rng_slot] = splitmix64(seed);
+    status_[ctx] = Status::Runnable;
+    if (trace_ != nullptr) {
+      trace_->builder().enter(ctx, 0, trace_->function_region(entry_function));
+    }
+    queue_.push(0.0, EventKind::Resume, ctx, generation_[ctx]);
+  }
+  while (!queue_.empty()) {
+    const Event e = queue_.pop();
+    ++events_;
+    now_ = e.time;
+    if (options_.max_events != 0 && events_ > options_.max_events) {
+      throw Error(ErrorKind::Usage, "interpretation stopped after " +
+                                        std::to_string(options_.max_events) +
+                                        " events (max_events); at model time " +
+                                        std::to_string(e.time * 1e-9) + " s");
+    }
+    if (e.kind == EventKind::Envelope) {
+      on_envelope(e.target, e.seq, e.time);
+      continue;
+    }
+    const std::uint32_t ctx = e.target;
+    if (e.aux != generation_[ctx]) {
+      continue; // superseded
+    }
+    if (status_[ctx] == Status::Blocked && wait_[ctx] != WaitKind::AnyRequest) {
+      continue;
+    }
+    if (status_[ctx] == Status::Done || status_[ctx] == Status::Idle) {
+      continue;
+    }
+    status_[ctx] = Status::Runnable;
+    clock_[ctx] = std::max(clock_[ctx], e.time);
+    run_thread(ctx, e.seq);
+  }
+  for (std::uint32_t ctx = 0; ctx < contexts_; ++ctx) {
+    if (status_[ctx] == Status::Blocked) {
+      raise_deadlock();
+    }
+  }
+
+  Prediction out;
+  out.processes = processes_;
+  out.threads = options_.threads;
+  out.end_times.resize(static_cast<std::size_t>(processes_));
+  std::int64_t last = 0;
+  for (std::int64_t p = 0; p < processes_; ++p) {
+    // LogGP: a process ends when its CPU has processed its last message too (LogGOPSim's host
+    // time is the maximum over its CPUs of nexto, anchors §4 Output).
+    double end = cpu_free_[static_cast<std::size_t>(p)];
+    for (std::int64_t t = 0; t < contexts_per_process_; ++t) {
+      end = std::max(end, clock_[ctx_of(p, t)]);
+    }
+    out.end_times[static_cast<std::size_t>(p)] = end * 1e-9;
+    if (end * 1e-9 > out.program_time) {
+      out.program_time = end * 1e-9;
+      last = p;
+    }
+  }
+  out.error_bound = error_[ctx_of(last, 0)] * 1e-9;
+  double max_block = 0.0;
+  for (const auto &t : program_.times) {
+    max_block = std::max(max_block, t.error);
+  }
+  if (max_block > 0.0) {
+    // C_P = number of measured block executions on the deciding path (notes 000 §4 (7)):
+    // bounded here by error_bound / min Δ; the thesis form uses max Δ.
+    double min_block = max_block;
+    for (const auto &t : program_.times) {
+      if (t.error > 0.0) {
+        min_block = std::min(min_block, t.error);
+      }
+    }
+    out.error_bound_thesis = std::ceil(out.error_bound / min_block - 1e-9) * max_block;
+  }
+  // Rollup: a statement's Time and error are its own plus its children's.
+  out.nodes.resize(model_.nodes.size());
+  for (NodeIndex n = 0; n < model_.nodes.size(); ++n) {
+    out.nodes[n] = {model_.nodes[n].id, node_time_[n] * 1e-9, node_freq_[n], node_error_[n]};
+  }
+  std::vector<NodeIndex> order;
+  order.reserve(model_.nodes.size());
+  for (const auto &fn : model_.functions) {
+    std::vector<NodeIndex> stack{fn.body};
+    while (!stack.empty()) {
+      const NodeIndex n = stack.back();
+      stack.pop_back();
+      order.push_back(n);
+      for (NodeIndex c : model_.nodes[n].children) {
+        stack.push_back(c);
+      }
+    }
+  }
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const NodeIndex p = model_.parent(*it);
+    if (p != model::kNoNode) {
+      out.nodes[p].time += out.nodes[*it].time;
+      out.nodes[p].error_bound += out.nodes[*it].error_bound;
+    }
+  }
+  std::uint64_t stray = 0;
+  for (const auto &m : messages_) {
+    stray += m.live ? 1 : 0;
+  }
+  if (stray != 0) {
+    warnings_.push_back(std::to_string(stray) +
+                        " message(s) were sent but never received (the program ends with them "
+                        "pending; MPI calls this erroneous)");
+  }
+  out.engine.events = events_;
+  out.engine.messages = message_count_;
+  out.engine.instructions = instructions_;
+  out.engine.peak_queue = queue_.peak();
+  out.engine.state_bytes =
+      contexts_ * (sizeof(double) * 5 + sizeof(std::uint32_t) * 6 + 3 + sizeof(CollectiveState)) +
+      returns_.size() * sizeof(ReturnEntry) + frames_.size() * sizeof(std::uint64_t) +
+      messages_.capacity() * sizeof(Message) + requests_.capacity() * sizeof(Request) +
+      static_cast<std::size_t>(processes_) * (4 * sizeof(std::uint32_t) + 3 * sizeof(double));
+  out.engine.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  out.warnings = warnings_;
+  if (trace_ != nullptr) {
+    out.trace = recorder_.finish();
+  }
+  return out;
+}
+
+// ---- deadlock ------------------------------------------------------------------------------
+
+std::string Engine::describe_wait(std::uint32_t ctx) {
+  const auto comm_name = [&](std::uint32_t context) {
+    const std::uint32_t id = context / 2;
+    return (context % 2 == 1 ? "collective traffic on " : "") +
+           (id < comms_.size() ? comms_[id].name : std::string("?"));
+  };
+  switch (wait_[ctx]) {
+  case WaitKind::Join:
+    return "the tasks of its task group to finish";
+  case WaitKind::Lock:
+    return "a lock held by another thread";
+  case WaitKind::Notify:
+    return "every thread to reach the split-phase barrier (upc_notify)";
+  case WaitKind::None:
+    return "?";
+  default:
+    break;
+  }
+  for (std::uint32_t r = owned_[ctx]; r != kNone; r = requests_[r].next_owned) {
+    const Request &q = requests_[r];
+    if (!q.awaited || q.complete) {
+      continue;
+    }
+    std::string prefix;
+    if (q.collective) {
+      const CollectiveState &c = collective_[ctx];
+      prefix = "round " + std::to_string(phase_[ctx] >= 2 ? (phase_[ctx] - 2) / 3 : 0) + " of " +
+               std::string(algorithm_name(c.algorithm)) + " " +
+               std::string(collective_name(c.kind)) + ": ";
+    }
+    if (q.kind == RequestKind::Send) {
+      return prefix + "its message to rank " + std::to_string(q.peer_world) +
+             " to be received (rendezvous)";
+    }
+    const std::string from =
+        q.source == model::kAnySource ? "any rank" : "rank " + std::to_string(q.source);
+    const std::string tag = q.tag == model::kAnyTag ? "any tag" : "tag " + std::to_string(q.tag);
+    prefix += q.kind == RequestKind::Probe ? "a probe of a message from " : "a message from ";
+    prefix += from + " (" + (q.collective ? "" : tag + ", ") + comm_name(q.context) + ")";
+    return prefix;
+  }
+  return "requests that never complete";
+}
+
+void Engine::raise_deadlock() {
+  std::vector<BlockedOperation> blocked;
+  for (std::uint32_t ctx = 0; ctx < contexts_; ++ctx) {
+    if (status_[ctx] != Status::Blocked) {
+      continue;
+    }
+    BlockedOperation b;
+    b.rank = rank_of(ctx);
+    b.thread = thread_of(ctx);
+    const Instruction &ins = program_.code[pc_[ctx]];
+    const model::Node &node = model_.nodes[ins.node];
+    b.node = node.id;
+    b.operation = ins.code == Code::Comm        ? std::string(model::operation_info(node.op).name)
+                  : ins.code == Code::TaskGroup ? std::string("task_group")
+                                                : std::string(model::node_kind_name(node.kind));
+    b.location = model_.location(node.source);
+    b.waiting_for = describe_wait(ctx);
+    b.since = clock_[ctx] * 1e-9;
+    blocked.push_back(std::move(b));
+  }
+  std::string message = "deadlock in model '" + model_.name + "' at " + std::to_string(processes_) +
+                        " processes: " + std::to_string(blocked.size()) +
+                        " logical thread(s) blocked, none can proceed:";
+  const std::size_t shown = std::min<std::size_t>(blocked.size(), 16);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto &b = blocked[i];
+    message += "\n  rank " + std::to_string(b.rank) +
+               (b.thread != 0 ? " thread " + std::to_string(b.thread) : "") + ": " + b.operation +
+               " (node " + std::to_string(b.node) + (b.location.empty() ? "" : ", " + b.location) +
+               ") waits for " + b.waiting_for + " since t=" + std::to_string(b.since) + " s";
+  }
+  if (blocked.size() > shown) {
+    message += "\n  ... and " + std::to_string(blocked.size() - shown) + " more";
+  }
+  throw DeadlockError(message, std::move(blocked));
+}
+
+} // namespace parjava::interp

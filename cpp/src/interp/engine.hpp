@@ -1,0 +1,338 @@
+// The interpretation engine: a discrete-event simulation of N logical processes x M logical
+// threads running a compiled Program (notes 000 §2.6-§2.7, §3; notes 003 §4.2).
+//
+// Design for scale (a million processes on one machine): every logical thread is a row of
+// struct-of-arrays state (clock, program counter, status, a fixed frame of variable slots, a
+// fixed return stack), not an object or an OS thread; pending work is one event queue ordered
+// by model time; messages and requests live in pools with free lists, so nothing is allocated
+// per event once the pools have grown.
+//
+// Time order: a logical thread runs ahead without touching the queue only while its clock is
+// strictly before every queued event; otherwise it re-enters the queue with a fresh sequence
+// number. Every communication step therefore happens in model-time order (ties broken by
+// creation order as in LogGOPSim), which is what makes ANY_SOURCE matching, lock contention and
+// the LogGP resource rules exact.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "event_queue.hpp"
+#include "network_timing.hpp"
+#include "program.hpp"
+#include "trace_recorder.hpp"
+
+#include "parjava/interp/collective_algorithm.hpp"
+#include "parjava/interp/prediction.hpp"
+#include "parjava/machine/machine.hpp"
+
+namespace parjava::interp {
+
+inline constexpr std::uint32_t kNone = 0xffffffffU;
+
+enum class Status : std::uint8_t { Runnable, Blocked, Done, Idle };
+
+// Why a blocked thread is blocked (for resumption and for the deadlock report).
+enum class WaitKind : std::uint8_t { None, Requests, AnyRequest, Probe, Join, Lock, Notify };
+
+enum class Protocol : std::uint8_t { Eager, Rendezvous };
+
+// A message between two processes (user or collective traffic).
+struct Message {
+  std::uint32_t next = kNone;    // unexpected-queue link
+  std::int32_t source = 0;       // world rank of the sender
+  std::int32_t source_local = 0; // sender's rank in the communicator (MPI_SOURCE)
+  std::int32_t dest = 0;         // world rank of the receiver
+  std::int32_t tag = 0;
+  std::uint32_t context = 0; // communicator id * 2 (+1 for collective traffic)
+  std::uint64_t bytes = 0;
+  double send_time = 0.0;             // ns: the send started (t_ready of notes 000 §3.9)
+  double data_time = 0.0;             // ns: eager data complete at the receiver
+  double error = 0.0;                 // sender's error bound at the send
+  std::uint32_t send_request = kNone; // completed at the match (rendezvous) or at delivery
+  Protocol protocol = Protocol::Eager;
+  bool loggp = false;
+  bool intra = true;
+  bool ready_mode = false; // MPI_Rsend: the receive must be waiting
+  bool live = false;
+};
+
+enum class RequestKind : std::uint8_t { Send, Recv, Probe };
+
+struct Request {
+  std::uint32_t next_owned = kNone; // the owner's list of live requests (newest first)
+  std::uint32_t prev_owned = kNone;
+  std::uint32_t next_posted = kNone; // the process's posted-receive queue
+  std::uint32_t ctx = 0;
+  std::uint32_t name = 0; // request array name id; 0: internal
+  std::int64_t index = 0;
+  RequestKind kind = RequestKind::Send;
+  bool complete = false;
+  bool awaited = false;
+  bool collective = false; // part of the current collective of its thread
+  bool live = false;
+  bool completes_at_delivery = false; // PGAS OUT_MYSYNC: a send ends when its data arrived
+  std::int32_t source = 0;            // recv/probe: world rank or kAnySource
+  std::int32_t tag = 0;
+  std::uint32_t context = 0;
+  std::uint64_t max_bytes = 0; // recv: buffer size (0: unlimited)
+  double post_time = 0.0;
+  double complete_time = 0.0;
+  double error = 0.0;
+  std::int32_t st_source = 0; // status: source in the communicator
+  std::int32_t st_world = 0;  // status: source world rank
+  std::int32_t st_tag = 0;
+  std::uint64_t st_bytes = 0;
+  std::uint32_t comm_op = kNone; // the leaf that created it (status outputs, trace)
+  std::uint32_t trace_id = 0;
+  std::int32_t peer_world = -1; // send: destination world rank
+  std::uint32_t comm_id = 0;    // send: communicator id (trace)
+};
+
+struct Communicator {
+  std::vector<std::int32_t> members; // local rank -> world rank (empty for world)
+  std::uint32_t trace_id = 0;
+  std::string name;
+};
+
+// Per-thread state of the collective being executed.
+struct CollectiveState {
+  Collective kind = Collective::Barrier;
+  Algorithm algorithm = Algorithm::Linear;
+  Algorithm first = Algorithm::Linear;
+  Algorithm second = Algorithm::Linear;
+  std::uint32_t comm = 0; // communicator id
+  std::int32_t root = 0;  // local root
+  std::uint64_t bytes = 0;
+  std::uint32_t rounds = 0;
+  std::uint32_t pre_rounds = 0;  // PGAS IN_ALLSYNC barrier
+  std::uint32_t post_rounds = 0; // PGAS OUT_ALLSYNC barrier
+  Protocol forced = Protocol::Eager;
+  bool force_protocol = false;
+  bool deliver_sync = false; // PGAS OUT_MYSYNC
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0;
+  Round current;         // the round in progress (computed once per round)
+  std::uint32_t seq = 0; // this collective's number on its communicator (message tags)
+};
+
+struct ReturnEntry {
+  std::uint32_t pc;
+  double start;
+};
+
+class Engine {
+public:
+  Engine(const model::Model &model, const Program &program, const machine::Machine &machine,
+         const InterpretOptions &options, std::vector<std::string> &warnings);
+  // Values given to variables before the run (partial interpretation inputs).
+  void set_initial_values(std::vector<std::pair<std::uint32_t, model::Value>> values) {
+    initial_values_ = std::move(values);
+  }
+  Prediction run();
+
+private:
+  friend class TraceRecorder;
+  // ---- identities
+  [[nodiscard]] std::uint32_t ctx_of(std::int64_t rank, std::int64_t thread) const {
+    return static_cast<std::uint32_t>(rank * contexts_per_process_ + thread);
+  }
+  [[nodiscard]] std::int64_t rank_of(std::uint32_t ctx) const {
+    return ctx / contexts_per_process_;
+  }
+  [[nodiscard]] std::int64_t thread_of(std::uint32_t ctx) const {
+    return ctx % contexts_per_process_;
+  }
+  [[nodiscard]] std::uint64_t *frame(std::uint32_t ctx) {
+    return frames_.data() + static_cast<std::size_t>(ctx) * program_.frame_slots;
+  }
+  [[nodiscard]] model::EvalScope scope(std::uint32_t ctx, std::int64_t peer = 0);
+  [[nodiscard]] std::int64_t eval_int(std::uint32_t ctx, std::int32_t expr, std::int64_t peer = 0);
+  [[nodiscard]] std::int64_t arg_int(std::uint32_t ctx, const CommOp &op, Arg a,
+                                     std::int64_t fallback = 0);
+  [[nodiscard]] std::uint64_t arg_bytes(std::uint32_t ctx, const CommOp &op, Arg a,
+                                        std::int64_t peer = 0);
+  [[nodiscard]] double time_ns(std::uint32_t ctx, const TimeSource &t, model::NodeIndex node);
+
+  // ---- scheduling
+  void run_thread(std::uint32_t ctx, std::uint64_t popped_seq);
+  void resume(std::uint32_t ctx, double time);
+  void block(std::uint32_t ctx, WaitKind why);
+  bool must_yield(std::uint32_t ctx) const;
+  [[nodiscard]] double cpu_ready(std::uint32_t ctx) const;
+  void finish_thread(std::uint32_t ctx);
+  void account(std::uint32_t ctx, model::NodeIndex node, double start);
+  [[noreturn]] void raise_deadlock();
+  std::string describe_wait(std::uint32_t ctx);
+
+  // ---- communication leaves (engine_*.cpp). Return true when the leaf completed and the
+  // thread moves on; false when it blocked (the same leaf continues on resumption).
+  bool execute(std::uint32_t ctx, const CommOp &op);
+  bool execute_p2p(std::uint32_t ctx, const CommOp &op);
+  bool execute_completion(std::uint32_t ctx, const CommOp &op);
+  bool execute_collective(std::uint32_t ctx, const CommOp &op);
+  bool execute_split(std::uint32_t ctx, const CommOp &op);
+  bool execute_thread_op(std::uint32_t ctx, const CommOp &op);
+  bool execute_pgas(std::uint32_t ctx, const CommOp &op);
+  void task_group(std::uint32_t ctx, const Instruction &ins);
+  void task_end(std::uint32_t ctx);
+
+  // ---- point to point
+  std::uint32_t new_request(std::uint32_t ctx, RequestKind kind, std::uint32_t name,
+                            std::int64_t index, std::uint32_t comm_op);
+  void release_request(std::uint32_t req);
+  std::uint32_t post_send(std::uint32_t ctx, std::uint32_t comm, std::int64_t dest_local,
+                          std::int32_t tag, std::uint64_t bytes, model::Operation mode,
+                          std::uint32_t name, std::int64_t index, std::uint32_t comm_op,
+                          bool collective);
+  std::uint32_t post_recv(std::uint32_t ctx, std::uint32_t comm, std::int64_t source_local,
+                          std::int32_t tag, std::uint64_t max_bytes, std::uint32_t name,
+                          std::int64_t index, std::uint32_t comm_op, bool collective,
+                          RequestKind kind = RequestKind::Recv);
+  void on_envelope(std::uint32_t msg, std::uint64_t seq, double now);
+  void match(std::uint32_t msg, std::uint32_t req, double now);
+  void complete(std::uint32_t req, double time, double error);
+  bool wait_requests(std::uint32_t ctx, bool collective_only, std::uint32_t name,
+                     std::int64_t index, bool by_index);
+  bool finish_wait(std::uint32_t ctx);
+  void write_status(std::uint32_t ctx, std::uint32_t req);
+  [[nodiscard]] bool matches(const Request &r, const Message &m) const;
+  [[nodiscard]] const NetworkTiming &net(std::int64_t a, std::int64_t b) const;
+
+  // ---- communicators
+  [[nodiscard]] std::int64_t comm_size(std::uint32_t comm) const;
+  [[nodiscard]] std::int64_t world_rank(std::uint32_t comm, std::int64_t local,
+                                        std::int64_t self) const;
+  [[nodiscard]] std::uint32_t comm_id(std::uint32_t ctx, std::uint32_t slot, model::NodeIndex node);
+  [[nodiscard]] std::int64_t local_rank(std::uint32_t ctx, std::uint32_t slot) const;
+
+  // ---- collectives
+  void start_collective(std::uint32_t ctx, const CommOp &op, Collective kind, std::uint32_t comm,
+                        std::int32_t root, std::uint64_t bytes, std::uint32_t slot);
+  bool run_collective(std::uint32_t ctx, const CommOp &op);
+  [[nodiscard]] CollectiveCall call_of(std::uint32_t ctx, const CommOp &op,
+                                       std::uint32_t segment_round, Round &out_round);
+
+  // ---- data
+  const model::Model &model_;
+  const Program &program_;
+  const machine::Machine &machine_;
+  const InterpretOptions &options_;
+  std::vector<std::string> &warnings_;
+  std::int64_t processes_;
+  std::int64_t contexts_per_process_;
+  std::uint32_t contexts_;
+
+  // per logical thread
+  std::vector<double> clock_;
+  std::vector<double> error_;
+  std::vector<double> wake_;
+  std::vector<double> wake_error_;
+  std::vector<double> op_start_;
+  std::vector<std::uint32_t> pc_;
+  std::vector<Status> status_;
+  std::vector<WaitKind> wait_;
+  std::vector<std::uint32_t> pending_;
+  std::vector<std::uint32_t> generation_;
+  std::vector<std::uint32_t> phase_; // progress inside a multi-step leaf
+  std::vector<std::uint32_t> owned_; // head of the live request list
+  std::vector<std::uint8_t> depth_;
+  std::vector<ReturnEntry> returns_;
+  std::vector<std::uint64_t> frames_;
+  std::vector<CollectiveState> collective_;
+  std::vector<std::uint32_t> lock_next_; // lock waiter queue links
+  std::vector<double> lock_arrival_;     // PGAS lock: when the request reached the home
+
+  // per process
+  std::vector<std::uint32_t> posted_head_, posted_tail_;
+  std::vector<std::uint32_t> unexpected_head_, unexpected_tail_;
+  std::vector<double> cpu_free_;         // LogGP: CPU busy with message overheads until
+  std::vector<double> send_free_;        // LogGP nextgs / delay models: injection link free
+  std::vector<double> recv_free_;        // LogGP nextgr / delay models: ejection link free
+  std::vector<std::uint32_t> comm_slot_; // (slot-2) per process: communicator id
+  std::vector<std::int32_t> comm_local_; // (slot-2) per process: local rank
+  std::vector<std::uint32_t> coll_seq_;  // per process per slot: collectives issued
+  std::uint32_t model_comm_slots_ = 0;
+
+  // task groups (per process)
+  struct TaskGroupState {
+    std::int64_t tasks = 0;
+    std::int64_t next = 0;
+    std::int64_t remaining = 0;
+    double base = 0.0;
+    double join = 0.0;
+    double join_error = 0.0;
+    std::uint32_t group = 0;
+  };
+  std::vector<TaskGroupState> task_state_;
+
+  // locks: key (process or -1 for PGAS, lock id, index)
+  struct LockState {
+    std::int64_t permits = 1;
+    double free_at = 0.0;
+    double free_error = 0.0;
+    std::uint32_t head = kNone, tail = kNone;
+    std::int64_t home = 0;
+  };
+  std::unordered_map<std::uint64_t, LockState> locks_;
+  static std::uint64_t lock_key(std::int64_t process, std::uint32_t lock, std::int64_t index);
+
+  // communicator split instances: key (parent comm, sequence)
+  struct SplitInstance {
+    std::vector<std::int64_t> color, key;
+    std::int64_t arrived = 0;
+    std::int64_t finished = 0;
+    bool built = false;
+    std::vector<std::uint32_t> result_comm;
+    std::vector<std::int32_t> result_rank;
+  };
+  std::unordered_map<std::uint64_t, SplitInstance> splits_;
+
+  // split-phase barrier instances (PGAS notify / wait)
+  struct NotifyInstance {
+    std::int64_t count = 0;
+    double last = 0.0;
+    double error = 0.0;
+    bool released = false;
+    double release = 0.0;
+    std::vector<std::uint32_t> waiters;
+  };
+  std::unordered_map<std::uint32_t, NotifyInstance> notifies_;
+  std::vector<std::uint32_t> notify_seq_; // per process
+
+  std::vector<Communicator> comms_;
+  std::vector<Message> messages_;
+  std::vector<std::uint32_t> free_messages_;
+  std::vector<Request> requests_;
+  std::vector<std::uint32_t> free_requests_;
+
+  NetworkTiming intra_, inter_, self_;
+  std::int64_t ranks_per_node_ = 1;
+  EventQueue queue_;
+  std::uint64_t popped_seq_ = 0;
+  bool fresh_ = false; // the running thread was just popped and has not executed a leaf yet
+  double now_ = 0.0;   // time of the event being processed
+
+  // statistics per node
+  std::vector<double> node_time_;
+  std::vector<std::uint64_t> node_freq_;
+  std::vector<double> node_error_;
+  std::uint64_t instructions_ = 0;
+  std::uint64_t events_ = 0;
+  std::uint64_t message_count_ = 0;
+  std::vector<bool> warned_;
+
+  TraceRecorder *trace_ = nullptr;
+  TraceRecorder recorder_;
+
+  std::vector<std::pair<std::uint32_t, model::Value>> initial_values_;
+  std::function<std::uint64_t(std::int64_t)> block_bytes_; // v-collective sizes
+  std::uint32_t block_ctx_ = 0;
+  const CommOp *block_op_ = nullptr;
+};
+
+} // namespace parjava::interp

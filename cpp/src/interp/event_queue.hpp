@@ -1,0 +1,239 @@
+// The discrete-event queue: events ordered by (time, sequence number). The sequence number is
+// a global counter given to each new event, so ties are broken by creation order, as in
+// LogGOPSim (anchors/loggopsim-semantics.md §4: ts = aqtime++); a re-queued event keeps its
+// number.
+//
+// Layout: events with the same time share a bucket, a FIFO in sequence order; a 4-ary heap
+// orders the distinct times; a flat open-addressing table finds a time's bucket. Parallel
+// programs are full of simultaneous events (every rank of a collective round at the same
+// instant), which then cost O(1) instead of a heap operation each. Buckets and their storage
+// are recycled, so nothing is allocated per event once the pools have grown.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+namespace parjava::interp {
+
+enum class EventKind : std::uint8_t {
+  Resume,   // a logical thread continues (target = context, aux = its wait generation)
+  Envelope, // a message's envelope reaches its receiver (target = message)
+};
+
+struct Event {
+  double time; // ns
+  std::uint64_t seq;
+  std::uint32_t target;
+  std::uint32_t aux;
+  EventKind kind;
+};
+
+class EventQueue {
+public:
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] std::uint64_t next_seq() { return seq_++; }
+  [[nodiscard]] std::size_t peak() const { return peak_; }
+  void reserve(std::size_t n) { (void)n; }
+
+  [[nodiscard]] const Event &top() const {
+    const Bucket &b = buckets_[heap_[0].bucket];
+    return b.items[b.head];
+  }
+
+  // Whether an event is due at or before `time` (ties with a lower sequence number included).
+  [[nodiscard]] bool due_by(double time) const { return size_ != 0 && heap_[0].time <= time; }
+
+  void push(double time, EventKind kind, std::uint32_t target, std::uint32_t aux = 0) {
+    push_with_seq(time, seq_++, kind, target, aux);
+  }
+
+  void push_with_seq(double time, std::uint64_t seq, EventKind kind, std::uint32_t target,
+                     std::uint32_t aux) {
+    time += 0.0; // one bucket for -0.0 and +0.0
+    const Event e{time, seq, target, aux, kind};
+    const std::uint32_t b = bucket_of(time);
+    auto &items = buckets_[b].items;
+    if (items.size() > buckets_[b].head && items.back().seq > seq) {
+      // A re-queued event with an older number: keep the bucket in sequence order.
+      const auto at = std::upper_bound(
+          items.begin() + static_cast<std::ptrdiff_t>(buckets_[b].head), items.end(), seq,
+          [](std::uint64_t s, const Event &x) { return s < x.seq; });
+      items.insert(at, e);
+    } else {
+      items.push_back(e);
+    }
+    if (++size_ > peak_) {
+      peak_ = size_;
+    }
+  }
+
+  Event pop() {
+    const std::uint32_t b = heap_[0].bucket;
+    Bucket &bucket = buckets_[b];
+    const Event out = bucket.items[bucket.head++];
+    --size_;
+    if (bucket.head == bucket.items.size()) {
+      erase_time(bucket.time);
+      bucket.items.clear();
+      bucket.head = 0;
+      free_buckets_.push_back(b);
+      pop_heap();
+    }
+    return out;
+  }
+
+private:
+  struct Bucket {
+    double time = 0.0;
+    std::size_t head = 0;
+    std::vector<Event> items;
+  };
+  struct HeapEntry {
+    double time;
+    std::uint32_t bucket;
+  };
+
+  // The bucket of `time`, created (and its time put in the heap) when new.
+  std::uint32_t bucket_of(double time) {
+    if (table_.empty() || 2 * (used_ + 1) > table_.size()) {
+      grow();
+    }
+    const std::uint64_t key = std::bit_cast<std::uint64_t>(time);
+    std::size_t i = hash(key) & mask_;
+    while (table_[i].bucket != kEmpty) {
+      if (table_[i].key == key) {
+        return table_[i].bucket;
+      }
+      i = (i + 1) & mask_;
+    }
+    std::uint32_t b = 0;
+    if (!free_buckets_.empty()) {
+      b = free_buckets_.back();
+      free_buckets_.pop_back();
+    } else {
+      b = static_cast<std::uint32_t>(buckets_.size());
+      buckets_.emplace_back();
+    }
+    buckets_[b].time = time;
+    buckets_[b].head = 0;
+    table_[i] = {key, b};
+    ++used_;
+    push_heap({time, b});
+    return b;
+  }
+
+  static std::size_t hash(std::uint64_t key) {
+    key ^= key >> 33U;
+    key *= 0xff51afd7ed558ccdULL;
+    key ^= key >> 33U;
+    return static_cast<std::size_t>(key);
+  }
+
+  void erase_time(double time) {
+    const std::uint64_t key = std::bit_cast<std::uint64_t>(time);
+    std::size_t i = hash(key) & mask_;
+    while (table_[i].key != key || table_[i].bucket == kEmpty) {
+      i = (i + 1) & mask_;
+    }
+    // Backward-shift deletion keeps linear probing valid without tombstones.
+    std::size_t j = i;
+    while (true) {
+      table_[i].bucket = kEmpty;
+      while (true) {
+        j = (j + 1) & mask_;
+        if (table_[j].bucket == kEmpty) {
+          --used_;
+          return;
+        }
+        const std::size_t home = hash(table_[j].key) & mask_;
+        const bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!between) {
+          break;
+        }
+      }
+      table_[i] = table_[j];
+      i = j;
+    }
+  }
+
+  void grow() {
+    std::vector<Slot> old = std::move(table_);
+    table_.assign(old.empty() ? 1024 : old.size() * 2, Slot{0, kEmpty});
+    mask_ = table_.size() - 1;
+    used_ = 0;
+    for (const Slot &s : old) {
+      if (s.bucket != kEmpty) {
+        std::size_t i = hash(s.key) & mask_;
+        while (table_[i].bucket != kEmpty) {
+          i = (i + 1) & mask_;
+        }
+        table_[i] = s;
+        ++used_;
+      }
+    }
+  }
+
+  void push_heap(HeapEntry e) {
+    heap_.push_back(e);
+    std::size_t i = heap_.size() - 1;
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / 4;
+      if (!(e.time < heap_[parent].time)) {
+        break;
+      }
+      heap_[i] = heap_[parent];
+      i = parent;
+    }
+    heap_[i] = e;
+  }
+
+  void pop_heap() {
+    const HeapEntry e = heap_.back();
+    heap_.pop_back();
+    const std::size_t n = heap_.size();
+    if (n == 0) {
+      return;
+    }
+    std::size_t i = 0;
+    while (true) {
+      const std::size_t first = 4 * i + 1;
+      if (first >= n) {
+        break;
+      }
+      std::size_t best = first;
+      const std::size_t last = std::min(first + 4, n);
+      for (std::size_t c = first + 1; c < last; ++c) {
+        if (heap_[c].time < heap_[best].time) {
+          best = c;
+        }
+      }
+      if (!(heap_[best].time < e.time)) {
+        break;
+      }
+      heap_[i] = heap_[best];
+      i = best;
+    }
+    heap_[i] = e;
+  }
+
+  static constexpr std::uint32_t kEmpty = 0xffffffffU;
+  struct Slot {
+    std::uint64_t key;
+    std::uint32_t bucket;
+  };
+
+  std::vector<Bucket> buckets_;
+  std::vector<std::uint32_t> free_buckets_;
+  std::vector<HeapEntry> heap_;
+  std::vector<Slot> table_;
+  std::size_t mask_ = 0;
+  std::size_t used_ = 0;
+  std::size_t size_ = 0;
+  std::size_t peak_ = 0;
+  std::uint64_t seq_ = 0;
+};
+
+} // namespace parjava::interp

@@ -1,0 +1,78 @@
+// Entry points: validate the options, compile the model for them, run the engine.
+#include "parjava/interp/interpreter.hpp"
+
+#include "engine.hpp"
+#include "parjava/error.hpp"
+#include "parjava/interp/collective_algorithm.hpp"
+#include "program.hpp"
+
+namespace parjava::interp {
+
+namespace {
+
+void check_options(const InterpretOptions &options) {
+  for (const auto &[collective, algorithm] : options.algorithms) {
+    const auto c = collective_by_name(collective);
+    if (!c) {
+      throw Error(ErrorKind::Usage,
+                  "unknown collective '" + collective +
+                      "' in the algorithm overrides (barrier, bcast, reduce, allreduce, gather, "
+                      "gatherv, scatter, scatterv, allgather, allgatherv, alltoall, alltoallv, "
+                      "scan, exscan, reduce_scatter)");
+    }
+    const auto a = algorithm_by_name(algorithm);
+    if (!a || !supports(*c, *a)) {
+      std::string known;
+      for (auto k : algorithms_for(*c)) {
+        known += (known.empty() ? "" : ", ") + std::string(algorithm_name(k));
+      }
+      std::string message = "'" + algorithm + "' is not an algorithm of ";
+      message += collective + " (known: " + known + ")";
+      throw Error(ErrorKind::Usage, message);
+    }
+  }
+  if (options.reduction_seconds_per_byte < 0.0) {
+    throw Error(ErrorKind::Usage, "reduction_seconds_per_byte must be >= 0");
+  }
+}
+
+} // namespace
+
+Prediction interpret(const model::Model &model, const machine::Machine &machine,
+                     const InterpretOptions &options) {
+  check_options(options);
+  const Program program = compile_program(model, options, machine.power());
+  std::vector<std::string> warnings;
+  Engine engine(model, program, machine, options, warnings);
+  return engine.run();
+}
+
+Prediction interpret_node(const model::Model &model, model::NodeId node,
+                          const machine::Machine &machine, const InterpretOptions &options,
+                          const std::map<std::string, model::Value> &inputs) {
+  check_options(options);
+  const model::NodeIndex index = model.index_of(node);
+  const Program program = compile_program(model, options, machine.power(), index);
+  const std::size_t function = model.function_of(index);
+  std::vector<std::pair<std::uint32_t, model::Value>> values;
+  for (const auto &[name, value] : inputs) {
+    const auto &locals = program.local_slots[function];
+    if (const auto it = locals.find(name); it != locals.end()) {
+      values.emplace_back(it->second, value);
+    } else if (const auto g = program.global_slots_by_name.find(name);
+               g != program.global_slots_by_name.end()) {
+      values.emplace_back(g->second, value);
+    } else {
+      throw Error(ErrorKind::Usage, "input '" + name + "' is not a variable of function '" +
+                                        model.functions[function].name + "' or a global");
+    }
+  }
+  InterpretOptions o = options;
+  o.entry = model.functions[function].name;
+  std::vector<std::string> warnings;
+  Engine engine(model, program, machine, o, warnings);
+  engine.set_initial_values(std::move(values));
+  return engine.run();
+}
+
+} // namespace parjava::interp

@@ -1,0 +1,819 @@
+// Compilation of a model into a Program: parameter binding, slot allocation with static type
+// inference, call-graph checks, flattening of the control trees and decoding of operations.
+#include "program.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+
+#include "parjava/error.hpp"
+#include "parjava/interp/collective_algorithm.hpp"
+
+namespace parjava::interp {
+
+using model::Model;
+using model::Node;
+using model::NodeIndex;
+using model::NodeKind;
+using model::Operation;
+using model::Value;
+using model::ValueType;
+
+namespace {
+
+std::optional<Collective> collective_of(Operation op) {
+  switch (op) {
+  case Operation::Barrier:
+    return Collective::Barrier;
+  case Operation::Bcast:
+    return Collective::Bcast;
+  case Operation::Reduce:
+    return Collective::Reduce;
+  case Operation::Allreduce:
+    return Collective::Allreduce;
+  case Operation::Gather:
+    return Collective::Gather;
+  case Operation::Gatherv:
+    return Collective::Gatherv;
+  case Operation::Scatter:
+    return Collective::Scatter;
+  case Operation::Scatterv:
+    return Collective::Scatterv;
+  case Operation::Allgather:
+    return Collective::Allgather;
+  case Operation::Allgatherv:
+    return Collective::Allgatherv;
+  case Operation::Alltoall:
+    return Collective::Alltoall;
+  case Operation::Alltoallv:
+    return Collective::Alltoallv;
+  case Operation::Scan:
+    return Collective::Scan;
+  case Operation::Exscan:
+    return Collective::Exscan;
+  case Operation::ReduceScatter:
+    return Collective::ReduceScatter;
+  default:
+    return std::nullopt;
+  }
+}
+
+std::optional<Arg> arg_by_name(std::string_view name) {
+  static const std::map<std::string_view, Arg> table = {{"dest", Arg::Dest},
+                                                        {"source", Arg::Source},
+                                                        {"tag", Arg::Tag},
+                                                        {"bytes", Arg::Bytes},
+                                                        {"root", Arg::Root},
+                                                        {"index", Arg::Index},
+                                                        {"color", Arg::Color},
+                                                        {"key", Arg::Key},
+                                                        {"permits", Arg::Permits},
+                                                        {"count", Arg::Count},
+                                                        {"threads", Arg::Threads},
+                                                        {"target", Arg::Target},
+                                                        {"home", Arg::Home},
+                                                        {"sendbytes", Arg::SendBytes},
+                                                        {"sendtag", Arg::SendTag},
+                                                        {"recvtag", Arg::RecvTag},
+                                                        {"recvbytes", Arg::RecvBytes}};
+  const auto it = table.find(name);
+  if (it == table.end()) {
+    return std::nullopt;
+  }
+  return it->second;
+}
+
+class Compiler {
+public:
+  Compiler(const Model &m, const InterpretOptions &o, double scale)
+      : m_(m), options_(o), scale_(scale) {}
+
+  Program run(NodeIndex entry_node) {
+    p_.processes = options_.processes;
+    p_.threads = options_.threads;
+    bind_parameters();
+    allocate_slots();
+    check_calls();
+    p_.comm_names = {"world", "self"};
+    for (const auto &c : m_.communicator_names()) {
+      p_.comm_names.push_back(c);
+    }
+    p_.request_names.emplace_back(""); // id 0: "no name"
+    p_.lock_names.emplace_back("");
+    p_.function_entry.assign(m_.functions.size(), 0);
+    for (std::size_t f = 0; f < m_.functions.size(); ++f) {
+      function_ = f;
+      p_.function_entry[f] = pc();
+      emit(m_.functions[f].body);
+      add(Code::Return, m_.functions[f].body);
+    }
+    if (entry_node != model::kNoNode) {
+      function_ = m_.function_of(entry_node);
+      p_.entry_pc = pc();
+      emit(entry_node);
+      add(Code::End, entry_node);
+    } else {
+      p_.entry_pc = p_.function_entry[m_.function_index(entry_name())];
+    }
+    for (auto &call : pending_calls_) {
+      p_.code[call.first].a = static_cast<std::uint32_t>(call.second);
+    }
+    p_.rng_slot = hidden(ValueType::Int);
+    p_.frame_slots = static_cast<std::uint32_t>(p_.slot_types.size());
+    global_inits();
+    p_.local_slots = local_slots_;
+    p_.global_slots_by_name = global_slot_;
+    return std::move(p_);
+  }
+
+private:
+  [[noreturn]] void fail(NodeIndex n, const std::string &field, const std::string &what) const {
+    throw Error(ErrorKind::Model, "model '" + m_.name + "', " + m_.describe(n) +
+                                      (field.empty() ? "" : ", field '" + field + "'") + ": " +
+                                      what);
+  }
+
+  std::string entry_name() const { return options_.entry.empty() ? m_.entry : options_.entry; }
+
+  // ---- parameters and slots -----------------------------------------------------------------
+
+  void bind_parameters() {
+    for (const auto &p : m_.parameters) {
+      params_[p.name] = p.value;
+    }
+    for (const auto &[name, value] : options_.params) {
+      if (!params_.contains(name)) {
+        std::string known;
+        for (const auto &p : m_.parameters) {
+          known += (known.empty() ? "" : ", ") + p.name;
+        }
+        throw Error(ErrorKind::Usage, "model '" + m_.name + "' has no parameter '" + name +
+                                          "' (its parameters: " + (known.empty() ? "none" : known) +
+                                          ")");
+      }
+      params_[name] = value;
+    }
+  }
+
+  std::uint32_t hidden(ValueType t) {
+    p_.slot_types.push_back(t);
+    return static_cast<std::uint32_t>(p_.slot_types.size() - 1);
+  }
+
+  // Slot of `name` in function f (locals first, then globals); -1 if none.
+  std::int32_t slot_of(std::size_t f, std::string_view name) const {
+    const auto &map = local_slots_[f];
+    if (const auto it = map.find(std::string(name)); it != map.end()) {
+      return static_cast<std::int32_t>(it->second);
+    }
+    if (const auto it = global_slot_.find(std::string(name)); it != global_slot_.end()) {
+      return static_cast<std::int32_t>(it->second);
+    }
+    return -1;
+  }
+
+  std::optional<model::Symbol> resolve(std::size_t f, std::string_view name,
+                                       bool allow_peer) const {
+    using model::Symbol;
+    if (const auto it = params_.find(std::string(name)); it != params_.end()) {
+      return Symbol{Symbol::Kind::Constant, it->second, it->second.type, 0};
+    }
+    const std::int32_t slot = slot_of(f, name);
+    if (slot >= 0) {
+      return Symbol{Symbol::Kind::Slot,
+                    {},
+                    p_.slot_types[static_cast<std::size_t>(slot)],
+                    static_cast<std::uint32_t>(slot)};
+    }
+    if (name == "rank") {
+      return Symbol{Symbol::Kind::Rank, {}, ValueType::Int, 0};
+    }
+    if (name == "thread") {
+      return Symbol{Symbol::Kind::Thread, {}, ValueType::Int, 0};
+    }
+    if (name == "size") {
+      return Symbol{Symbol::Kind::Constant, Value::of_int(options_.processes), ValueType::Int, 0};
+    }
+    if (name == "nthreads") {
+      return Symbol{Symbol::Kind::Constant, Value::of_int(options_.threads), ValueType::Int, 0};
+    }
+    if (name == "task") {
+      return Symbol{Symbol::Kind::Slot, {}, ValueType::Int, task_slot_};
+    }
+    if (name == "ntasks") {
+      return Symbol{Symbol::Kind::Slot, {}, ValueType::Int, ntasks_slot_};
+    }
+    if (name == "peer" && allow_peer) {
+      return Symbol{Symbol::Kind::Peer, {}, ValueType::Int, 0};
+    }
+    if (name == "ANY_SOURCE") {
+      return Symbol{Symbol::Kind::Constant, Value::of_int(model::kAnySource), ValueType::Int, 0};
+    }
+    if (name == "ANY_TAG") {
+      return Symbol{Symbol::Kind::Constant, Value::of_int(model::kAnyTag), ValueType::Int, 0};
+    }
+    if (name == "PROC_NULL") {
+      return Symbol{Symbol::Kind::Constant, Value::of_int(model::kProcNull), ValueType::Int, 0};
+    }
+    return std::nullopt;
+  }
+
+  // Static types of variables: the join (int < float) of everything assigned to them,
+  // iterated to a fixpoint because assignments read other variables.
+  void allocate_slots() {
+    const std::size_t nf = m_.functions.size();
+    local_slots_.assign(nf, {});
+    for (const auto &g : m_.globals) {
+      global_slot_[g.name] = hidden(ValueType::Int);
+      p_.global_slots.push_back(global_slot_[g.name]);
+    }
+    for (std::size_t f = 0; f < nf; ++f) {
+      for (const auto &name : m_.locals(f)) {
+        local_slots_[f][name] = hidden(ValueType::Int);
+      }
+    }
+    task_slot_ = hidden(ValueType::Int);
+    ntasks_slot_ = hidden(ValueType::Int);
+    // Every (slot, expression, function of the expression) that writes a slot.
+    struct Write {
+      std::uint32_t slot;
+      const model::Expression *expr;
+      std::size_t function;
+    };
+    std::vector<Write> writes;
+    for (std::size_t i = 0; i < m_.globals.size(); ++i) {
+      writes.push_back({p_.global_slots[i], &m_.globals[i].init, 0});
+    }
+    for (NodeIndex n = 0; n < m_.nodes.size(); ++n) {
+      const Node &node = m_.nodes[n];
+      const std::size_t f = m_.function_of(n);
+      for (const auto *list : {&node.init, &node.update, &node.assign}) {
+        for (const auto &a : *list) {
+          writes.push_back({static_cast<std::uint32_t>(slot_of(f, a.variable)), &a.value, f});
+        }
+      }
+      if (node.kind == NodeKind::UserCall) {
+        const std::size_t callee = m_.function_index(node.callee);
+        const auto &params = m_.functions[callee].params;
+        const std::vector<model::Expression> *args = &node.args;
+        if (node.context >= 0) {
+          for (const auto &c : m_.functions[callee].contexts) {
+            if (c.number == node.context) {
+              args = &c.args;
+            }
+          }
+        }
+        for (std::size_t i = 0; i < params.size() && i < args->size(); ++i) {
+          writes.push_back(
+              {static_cast<std::uint32_t>(slot_of(callee, params[i])), &(*args)[i], f});
+        }
+      }
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const auto &w : writes) {
+        const auto t = model::infer_type(*w.expr, [&](std::string_view name) {
+          const auto s = resolve(w.function, name, true);
+          return s ? std::optional<ValueType>(
+                         s->kind == model::Symbol::Kind::Constant ? s->constant.type : s->type)
+                   : std::nullopt;
+        });
+        if (t == ValueType::Float && p_.slot_types[w.slot] != ValueType::Float) {
+          p_.slot_types[w.slot] = ValueType::Float;
+          changed = true;
+        }
+      }
+    }
+  }
+
+  void global_inits() {
+    for (const auto &g : m_.globals) {
+      p_.global_init.push_back(expr(0, g.init, "global '" + g.name + "'", model::kNoNode));
+    }
+  }
+
+  // Recursion is not interpretable with static frames (and ParJava's reduced models have
+  // none): report the cycle. Also computes the deepest call chain for the return stack.
+  void check_calls() {
+    const std::size_t nf = m_.functions.size();
+    std::vector<std::vector<std::pair<std::size_t, NodeIndex>>> callees(nf);
+    for (NodeIndex n = 0; n < m_.nodes.size(); ++n) {
+      if (m_.nodes[n].kind == NodeKind::UserCall) {
+        callees[m_.function_of(n)].emplace_back(m_.function_index(m_.nodes[n].callee), n);
+      }
+    }
+    std::vector<int> state(nf, 0); // 0 new, 1 on stack, 2 done
+    std::vector<std::uint32_t> depth(nf, 0);
+    std::vector<std::size_t> stack;
+    std::function<void(std::size_t)> visit = [&](std::size_t f) {
+      state[f] = 1;
+      stack.push_back(f);
+      for (const auto &[g, site] : callees[f]) {
+        if (state[g] == 1) {
+          std::string cycle;
+          const auto from = std::find(stack.begin(), stack.end(), g);
+          for (auto it = from; it != stack.end(); ++it) {
+            cycle += m_.functions[*it].name + " -> ";
+          }
+          fail(site, "callee",
+               "recursive call chain " + cycle + m_.functions[g].name +
+                   ": recursion cannot be interpreted with a fixed frame; replace the call by a "
+                   "reduced block (rb) with a measured time");
+        }
+        if (state[g] == 0) {
+          visit(g);
+        }
+        depth[f] = std::max(depth[f], depth[g] + 1);
+      }
+      stack.pop_back();
+      state[f] = 2;
+    };
+    for (std::size_t f = 0; f < nf; ++f) {
+      if (state[f] == 0) {
+        visit(f);
+      }
+    }
+    p_.max_call_depth = *std::max_element(depth.begin(), depth.end()) + 1;
+  }
+
+  // ---- expressions and times ----------------------------------------------------------------
+
+  std::int32_t expr(std::size_t f, const model::Expression &e, const std::string &where,
+                    NodeIndex n, bool allow_peer = false) {
+    const std::string place = n == model::kNoNode ? where : m_.describe(n) + ", " + where;
+    auto compiled = model::CompiledExpression::compile(
+        e, [&](std::string_view name) { return resolve(f, name, allow_peer); },
+        "model '" + m_.name + "', " + place);
+    p_.exprs.push_back(std::move(compiled));
+    return static_cast<std::int32_t>(p_.exprs.size() - 1);
+  }
+
+  std::uint32_t time_source(NodeIndex n, const model::TimeSpec &t, const std::string &field) {
+    TimeSource s;
+    switch (t.kind) {
+    case model::TimeSpec::Kind::None:
+      break;
+    case model::TimeSpec::Kind::Constant:
+      s.seconds = t.seconds * scale_;
+      break;
+    case model::TimeSpec::Kind::Measured:
+      s.seconds = t.seconds * scale_;
+      s.error = t.error_bound() * scale_;
+      break;
+    case model::TimeSpec::Kind::Expression: {
+      s.expr = expr(function_, t.expr, field, n);
+      const auto &c = p_.exprs[static_cast<std::size_t>(s.expr)];
+      if (c.is_constant()) {
+        s.seconds = c.constant().number() * scale_;
+        s.expr = -1;
+        if (!(s.seconds >= 0.0) || !std::isfinite(s.seconds)) {
+          fail(n, field,
+               "evaluates to " + std::to_string(s.seconds) + " s; a time must be finite and >= 0");
+        }
+      } else {
+        s.seconds = scale_; // multiplier applied to the evaluated expression
+      }
+      break;
+    }
+    }
+    p_.times.push_back(s);
+    return static_cast<std::uint32_t>(p_.times.size() - 1);
+  }
+
+  std::uint32_t opaque(NodeIndex n) {
+    const Node &node = m_.nodes[n];
+    OpaqueInfo o;
+    o.kind = node.opaque.kind;
+    o.probability = node.opaque.probability;
+    o.trips_mean = node.opaque.trips_mean;
+    if (!node.opaque.distribution.empty()) {
+      double total = 0.0;
+      for (const auto &[count, freq] : node.opaque.distribution) {
+        total += freq;
+      }
+      double cumulative = 0.0;
+      for (const auto &[count, freq] : node.opaque.distribution) {
+        cumulative += freq / total;
+        o.distribution.emplace_back(count, cumulative);
+      }
+    }
+    if (o.kind == model::Opaque::Kind::Weights) {
+      double total = 0.0;
+      for (const auto &c : node.cases) {
+        total += c.weight;
+      }
+      for (const auto &c : node.cases) {
+        o.weights.push_back(c.weight / total);
+      }
+      o.state_slot = hidden(ValueType::Float);
+      for (std::size_t i = 1; i < node.cases.size(); ++i) {
+        hidden(ValueType::Float);
+      }
+    } else {
+      o.state_slot = hidden(ValueType::Float);
+    }
+    o.counter_slot = hidden(ValueType::Int);
+    p_.opaques.push_back(std::move(o));
+    return static_cast<std::uint32_t>(p_.opaques.size() - 1);
+  }
+
+  // ---- code emission ------------------------------------------------------------------------
+
+  std::uint32_t pc() const { return static_cast<std::uint32_t>(p_.code.size()); }
+
+  std::uint32_t add(Code c, NodeIndex node, std::uint32_t a = 0, std::uint32_t b = 0) {
+    p_.code.push_back({c, node, a, b});
+    return pc() - 1;
+  }
+
+  void cond_time(NodeIndex n) {
+    const Node &node = m_.nodes[n];
+    if (node.cond_time.given()) {
+      add(Code::CondTime, n, time_source(n, node.cond_time, "cond_time"));
+    }
+  }
+
+  void assignments(NodeIndex n, const std::vector<model::Assignment> &as,
+                   const std::string &field) {
+    for (const auto &a : as) {
+      const std::int32_t slot = slot_of(function_, a.variable);
+      add(Code::Assign, n, static_cast<std::uint32_t>(slot),
+          static_cast<std::uint32_t>(expr(function_, a.value, field, n)));
+    }
+  }
+
+  // Jump targets of enclosing statements, for break/continue.
+  struct Target {
+    NodeIndex node;
+    std::vector<std::uint32_t> breaks;
+    std::vector<std::uint32_t> continues;
+    std::uint32_t continue_pc = 0; // known for while loops at emission start
+    bool continue_known = false;
+  };
+  std::vector<Target> targets_;
+
+  Target *target_of(NodeIndex node) {
+    for (auto it = targets_.rbegin(); it != targets_.rend(); ++it) {
+      if (it->node == node) {
+        return &*it;
+      }
+    }
+    return nullptr;
+  }
+
+  void open_target(NodeIndex n) { targets_.push_back({n, {}, {}, 0, false}); }
+
+  void close_target(std::uint32_t break_pc, std::uint32_t continue_pc) {
+    Target &t = targets_.back();
+    for (auto at : t.breaks) {
+      p_.code[at].b = break_pc;
+    }
+    for (auto at : t.continues) {
+      p_.code[at].b = continue_pc;
+    }
+    targets_.pop_back();
+  }
+
+  void emit_loop(NodeIndex n) {
+    const Node &node = m_.nodes[n];
+    add(Code::Enter, n);
+    open_target(n);
+    const bool trips = node.opaque.kind == model::Opaque::Kind::Trips;
+    const bool probability = node.opaque.kind == model::Opaque::Kind::Probability;
+    std::uint32_t op = 0;
+    if (trips || probability) {
+      op = opaque(n);
+    }
+    if (node.kind == NodeKind::For) {
+      assignments(n, node.init, "init");
+    }
+    if (trips) {
+      add(Code::TripsStart, n, op);
+    }
+    const NodeIndex body = node.children[0];
+    if (node.kind == NodeKind::DoWhile && !trips) {
+      const std::uint32_t body_pc = pc();
+      emit(body);
+      const std::uint32_t cont = pc();
+      cond_time(n);
+      const std::uint32_t test =
+          probability ? add(Code::OpaqueBranch, n, op)
+                      : add(Code::JumpIfFalse, n,
+                            static_cast<std::uint32_t>(expr(function_, node.cond, "cond", n)));
+      add(Code::Jump, n, 0, body_pc);
+      p_.code[test].b = pc();
+      close_target(pc(), cont);
+      return;
+    }
+    const std::uint32_t head = pc();
+    cond_time(n);
+    std::uint32_t test = UINT32_MAX;
+    if (trips) {
+      test = add(Code::TripsTest, n, op);
+    } else if (probability) {
+      test = add(Code::OpaqueBranch, n, op);
+    } else if (!node.cond.empty()) {
+      test = add(Code::JumpIfFalse, n,
+                 static_cast<std::uint32_t>(expr(function_, node.cond, "cond", n)));
+    }
+    emit(body);
+    const std::uint32_t cont = pc();
+    if (node.kind == NodeKind::For) {
+      assignments(n, node.update, "update");
+    }
+    add(Code::Jump, n, 0, head);
+    if (test != UINT32_MAX) {
+      p_.code[test].b = pc();
+    }
+    close_target(pc(), cont);
+  }
+
+  void emit_switch(NodeIndex n) {
+    const Node &node = m_.nodes[n];
+    add(Code::Enter, n);
+    open_target(n);
+    cond_time(n);
+    SwitchTable table;
+    if (node.opaque.kind == model::Opaque::Kind::Weights) {
+      table.opaque = opaque(n);
+    } else {
+      table.value_expr = expr(function_, node.value, "value", n);
+      if (p_.exprs[static_cast<std::size_t>(table.value_expr)].type() != ValueType::Int) {
+        fail(n, "value", "a switch selector must be an integer expression");
+      }
+    }
+    const std::uint32_t index = static_cast<std::uint32_t>(p_.switches.size());
+    p_.switches.push_back({});
+    add(Code::Switch, n, index);
+    bool has_default = false;
+    for (std::size_t i = 0; i < node.children.size(); ++i) {
+      const std::uint32_t at = pc();
+      table.case_pcs.push_back(at);
+      for (auto label : node.cases[i].labels) {
+        table.labels.emplace_back(label, at);
+      }
+      if (node.cases[i].is_default) {
+        table.default_pc = at;
+        has_default = true;
+      }
+      emit(node.children[i]);
+    }
+    if (!has_default) {
+      table.default_pc = pc();
+    }
+    std::sort(table.labels.begin(), table.labels.end());
+    p_.switches[index] = std::move(table);
+    close_target(pc(), pc());
+  }
+
+  void emit_call(NodeIndex n) {
+    const Node &node = m_.nodes[n];
+    const std::size_t callee = m_.function_index(node.callee);
+    const auto &params = m_.functions[callee].params;
+    const std::vector<model::Expression> *args = &node.args;
+    if (node.context >= 0) {
+      for (const auto &c : m_.functions[callee].contexts) {
+        if (c.number == node.context) {
+          args = &c.args;
+        }
+      }
+    }
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      const std::int32_t slot = slot_of(callee, params[i]);
+      add(Code::Assign, n, static_cast<std::uint32_t>(slot),
+          static_cast<std::uint32_t>(expr(function_, (*args)[i], "args", n)));
+    }
+    pending_calls_.emplace_back(add(Code::Call, n), callee);
+  }
+
+  void emit_comm(NodeIndex n) {
+    const Node &node = m_.nodes[n];
+    CommOp c;
+    c.op = node.op;
+    c.node = n;
+    c.expr.fill(-1);
+    const auto name_id = [](std::vector<std::string> &names, const std::string &name) {
+      const auto it = std::find(names.begin(), names.end(), name);
+      if (it != names.end()) {
+        return static_cast<std::uint32_t>(it - names.begin());
+      }
+      names.push_back(name);
+      return static_cast<std::uint32_t>(names.size() - 1);
+    };
+    const auto comm_slot = [&](const std::string &name) {
+      const auto it = std::find(p_.comm_names.begin(), p_.comm_names.end(), name);
+      return static_cast<std::uint32_t>(it - p_.comm_names.begin());
+    };
+    const bool v_collective = node.op == Operation::Gatherv || node.op == Operation::Scatterv ||
+                              node.op == Operation::Allgatherv || node.op == Operation::Alltoallv ||
+                              node.op == Operation::ReduceScatter;
+    // Defaults of absent arguments, compiled like given ones.
+    for (const auto &spec : model::operation_info(node.op).args) {
+      if (spec.kind == model::ArgKind::Expr && !spec.default_text.empty() &&
+          node.arg(spec.name) == nullptr) {
+        const auto a = arg_by_name(spec.name);
+        c.expr[static_cast<std::size_t>(*a)] =
+            expr(function_, model::Expression::parse(spec.default_text), std::string(spec.name), n);
+      }
+    }
+    for (const auto &a : node.op_args) {
+      const std::string field = "args." + a.name;
+      switch (a.kind) {
+      case model::ArgKind::Expr: {
+        const auto which = arg_by_name(a.name);
+        if (!which) {
+          fail(n, field, "argument not understood by the interpreter");
+        }
+        c.expr[static_cast<std::size_t>(*which)] =
+            expr(function_, a.expr, field, n, v_collective && a.name == "bytes");
+        break;
+      }
+      case model::ArgKind::Comm:
+        if (a.name == "newcomm") {
+          c.newcomm = comm_slot(a.text);
+        } else {
+          c.comm = comm_slot(a.text);
+        }
+        break;
+      case model::ArgKind::Request:
+        c.request = name_id(p_.request_names, a.text);
+        break;
+      case model::ArgKind::Lock:
+        c.lock = name_id(p_.lock_names, a.text);
+        break;
+      case model::ArgKind::Variable: {
+        const std::int32_t slot = slot_of(function_, a.text);
+        if (a.name == "status_source") {
+          c.out_source = slot;
+        } else if (a.name == "status_tag") {
+          c.out_tag = slot;
+        } else if (a.name == "status_bytes") {
+          c.out_bytes = slot;
+        } else if (a.name == "flag") {
+          c.out_flag = slot;
+        } else {
+          c.out_index = slot;
+        }
+        break;
+      }
+      case model::ArgKind::Choice:
+        if (a.name == "sync_in" || a.name == "sync_out") {
+          const std::uint8_t mode = a.text == "nosync" ? 0 : a.text == "mysync" ? 1 : 2;
+          (a.name == "sync_in" ? c.sync_in : c.sync_out) = mode;
+        } else {
+          const auto coll = collective_of(node.op);
+          const auto alg = algorithm_by_name(a.text);
+          if (!coll) {
+            fail(n, field, "only MPI collectives take an algorithm");
+          }
+          if (!alg || !supports(*coll, *alg)) {
+            std::string known;
+            for (auto k : algorithms_for(*coll)) {
+              known += (known.empty() ? "" : ", ") + std::string(algorithm_name(k));
+            }
+            fail(n, field,
+                 "'" + a.text + "' is not an algorithm of " + std::string(collective_name(*coll)) +
+                     " (known: " + known + ")");
+          }
+          c.algorithm = static_cast<std::uint8_t>(*alg);
+        }
+        break;
+      }
+    }
+    if (node.time.given()) {
+      c.has_local_time = true;
+      c.local_time = p_.times[time_source(n, node.time, "time")];
+    }
+    const model::OperationFamily family = model::operation_info(node.op).family;
+    p_.uses_pgas = p_.uses_pgas || family == model::OperationFamily::Pgas;
+    p_.comms.push_back(c);
+    add(Code::Comm, n, static_cast<std::uint32_t>(p_.comms.size() - 1));
+  }
+
+  void emit(NodeIndex n) {
+    const Node &node = m_.nodes[n];
+    switch (node.kind) {
+    case NodeKind::Sequence:
+      add(Code::Enter, n);
+      open_target(n);
+      for (NodeIndex c : node.children) {
+        emit(c);
+      }
+      close_target(pc(), pc());
+      break;
+    case NodeKind::If:
+    case NodeKind::IfElse: {
+      add(Code::Enter, n);
+      open_target(n);
+      cond_time(n);
+      const std::uint32_t test =
+          node.opaque.kind == model::Opaque::Kind::Probability
+              ? add(Code::OpaqueBranch, n, opaque(n))
+              : add(Code::JumpIfFalse, n,
+                    static_cast<std::uint32_t>(expr(function_, node.cond, "cond", n)));
+      emit(node.children[0]);
+      if (node.kind == NodeKind::IfElse) {
+        const std::uint32_t skip = add(Code::Jump, n);
+        p_.code[test].b = pc();
+        emit(node.children[1]);
+        p_.code[skip].b = pc();
+      } else {
+        p_.code[test].b = pc();
+      }
+      close_target(pc(), pc());
+      break;
+    }
+    case NodeKind::For:
+    case NodeKind::While:
+    case NodeKind::DoWhile:
+      emit_loop(n);
+      break;
+    case NodeKind::Switch:
+      emit_switch(n);
+      break;
+    case NodeKind::TaskGroup: {
+      add(Code::Enter, n);
+      p_.uses_task_groups = true;
+      TaskGroupInfo g;
+      if (!node.tasks.empty()) {
+        g.tasks_expr = expr(function_, node.tasks, "tasks", n);
+      }
+      g.task_slot = task_slot_;
+      g.ntasks_slot = ntasks_slot_;
+      const auto index = static_cast<std::uint32_t>(p_.task_groups.size());
+      p_.task_groups.push_back(g);
+      const std::uint32_t fork = add(Code::TaskGroup, n, index);
+      p_.task_groups[index].body_pc = pc();
+      emit(node.children[0]);
+      add(Code::TaskEnd, n);
+      p_.code[fork].b = pc();
+      break;
+    }
+    case NodeKind::Compute:
+    case NodeKind::Reduced:
+    case NodeKind::ExternalCall:
+      add(Code::Compute, n, time_source(n, node.time, "time"));
+      assignments(n, node.assign, "assign");
+      break;
+    case NodeKind::UserCall:
+      emit_call(n);
+      break;
+    case NodeKind::Communication:
+      emit_comm(n);
+      break;
+    case NodeKind::Return:
+      add(Code::Enter, n);
+      add(Code::Return, n);
+      break;
+    case NodeKind::Break:
+    case NodeKind::Continue: {
+      add(Code::Enter, n);
+      Target *t = target_of(m_.index_of(node.target));
+      if (t == nullptr) {
+        fail(n, "target", "the target does not enclose this jump");
+      }
+      const std::uint32_t at = add(Code::Jump, n);
+      (node.kind == NodeKind::Break ? t->breaks : t->continues).push_back(at);
+      break;
+    }
+    }
+  }
+
+  const Model &m_;
+  const InterpretOptions &options_;
+  double scale_;
+  Program p_;
+  std::unordered_map<std::string, Value> params_;
+  std::unordered_map<std::string, std::uint32_t> global_slot_;
+  std::vector<std::unordered_map<std::string, std::uint32_t>> local_slots_;
+  std::uint32_t task_slot_ = 0;
+  std::uint32_t ntasks_slot_ = 0;
+  std::size_t function_ = 0;
+  std::vector<std::pair<std::uint32_t, std::size_t>> pending_calls_;
+};
+
+} // namespace
+
+Program compile_program(const model::Model &model, const InterpretOptions &options,
+                        double compute_scale, model::NodeIndex entry_node) {
+  if (options.processes < 1) {
+    throw Error(ErrorKind::Usage,
+                "the number of processes must be >= 1, not " + std::to_string(options.processes));
+  }
+  if (options.threads < 1) {
+    throw Error(ErrorKind::Usage, "the number of threads per process must be >= 1, not " +
+                                      std::to_string(options.threads));
+  }
+  if (entry_node == model::kNoNode && !options.entry.empty() &&
+      model.function(options.entry) == nullptr) {
+    throw Error(ErrorKind::Usage,
+                "model '" + model.name + "' has no function '" + options.entry + "' to start from");
+  }
+  return Compiler(model, options, compute_scale).run(entry_node);
+}
+
+} // namespace parjava::interp

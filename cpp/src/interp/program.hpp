@@ -1,0 +1,157 @@
+// The model compiled for one interpretation: the control trees flattened into a linear
+// instruction array with jumps (notes 000 §3.2's return states become jumps), every expression
+// compiled to bytecode with parameters, size and nthreads folded in, variables assigned to
+// fixed slots of a per-thread frame, and communication leaves decoded into CommOp records.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "parjava/interp/options.hpp"
+#include "parjava/model/bytecode.hpp"
+#include "parjava/model/model.hpp"
+
+namespace parjava::interp {
+
+enum class Code : std::uint8_t {
+  Enter,        // node: Freq++
+  Compute,      // node: Freq++, clock += time(a) (a = time index)
+  Assign,       // slot a = expr b
+  JumpIfFalse,  // if !expr a: goto b
+  Jump,         // goto b
+  OpaqueBranch, // opaque a decides; if false goto b
+  TripsStart,   // opaque a: draw this execution's trip count into its counter slot
+  TripsTest,    // opaque a: if its counter is 0 goto b, else decrement it
+  Switch,       // switch table a
+  CondTime,     // node: clock += time(a) (the B_CE block)
+  Call,         // call function a from ufc node `node`
+  Return,       // return from the current function
+  Comm,         // communication leaf: comm op a
+  TaskGroup,    // task group a; the main thread continues at b
+  TaskEnd,      // a pool thread finished its task
+  End,          // the entry function returned: the thread is done
+};
+
+struct Instruction {
+  Code code;
+  model::NodeIndex node;
+  std::uint32_t a;
+  std::uint32_t b;
+};
+
+// A block time: a constant or an expression (seconds, scaled by the machine's power), with the
+// 3σ/√N error of a measured time.
+struct TimeSource {
+  std::int32_t expr = -1; // index into Program::exprs, or -1 for the constant
+  double seconds = 0.0;   // the constant
+  double error = 0.0;     // 3σ/√N per execution (seconds, scaled)
+};
+
+// An opaque condition's decision state lives in frame slots (docs/model-schema.md).
+struct OpaqueInfo {
+  model::Opaque::Kind kind = model::Opaque::Kind::None;
+  double probability = 0.0;
+  double trips_mean = 0.0;
+  std::vector<std::pair<std::int64_t, double>> distribution; // cumulative frequencies, sum 1
+  std::vector<double> weights;                               // switch cases (normalised)
+  std::uint32_t state_slot = 0;   // accumulator(s): error diffusion / round robin
+  std::uint32_t counter_slot = 0; // trips: remaining iterations
+};
+
+struct SwitchTable {
+  std::int32_t value_expr = -1; // -1: opaque (weights)
+  std::uint32_t opaque = 0;
+  std::vector<std::pair<std::int64_t, std::uint32_t>> labels; // label -> pc
+  std::uint32_t default_pc = 0;
+  std::vector<std::uint32_t> case_pcs; // opaque: pc of case i
+};
+
+// Arguments of communication operations, decoded.
+enum class Arg : std::uint8_t {
+  Dest,
+  Source,
+  Tag,
+  Bytes,
+  Root,
+  Index,
+  Color,
+  Key,
+  Permits,
+  Count,
+  Threads,
+  Target,
+  Home,
+  SendBytes,
+  SendTag,
+  RecvTag,
+  RecvBytes,
+  Count_
+};
+
+struct CommOp {
+  model::Operation op = model::Operation::Send;
+  model::NodeIndex node = 0;
+  std::array<std::int32_t, static_cast<std::size_t>(Arg::Count_)> expr{}; // -1: absent
+  std::uint32_t comm = 0;       // communicator slot (0 world, 1 self, 2.. model comms)
+  std::uint32_t newcomm = 0;    // Comm_split / Comm_dup target slot
+  std::uint32_t request = 0;    // request name id (+1; 0: none given)
+  std::uint32_t lock = 0;       // lock name id
+  std::int32_t out_source = -1; // variable slots written by the operation
+  std::int32_t out_tag = -1;
+  std::int32_t out_bytes = -1;
+  std::int32_t out_flag = -1;
+  std::int32_t out_index = -1;
+  std::uint8_t algorithm = 0; // Algorithm; 0 = automatic
+  std::uint8_t sync_in = 2;   // 0 nosync, 1 mysync, 2 allsync
+  std::uint8_t sync_out = 2;
+  TimeSource local_time; // optional extra local cost of the call
+  bool has_local_time = false;
+  std::uint32_t callsite = 0; // index into Program::callsites (+1; 0: none)
+};
+
+struct TaskGroupInfo {
+  std::int32_t tasks_expr = -1; // -1: nthreads
+  std::uint32_t body_pc = 0;
+  std::uint32_t task_slot = 0; // hidden slots: task index, number of tasks
+  std::uint32_t ntasks_slot = 0;
+};
+
+struct Program {
+  std::vector<Instruction> code;
+  std::vector<model::CompiledExpression> exprs;
+  std::vector<TimeSource> times;
+  std::vector<OpaqueInfo> opaques;
+  std::vector<SwitchTable> switches;
+  std::vector<CommOp> comms;
+  std::vector<TaskGroupInfo> task_groups;
+  std::vector<std::uint32_t> function_entry; // pc of each function
+  std::vector<std::uint32_t> call_node;      // ufc node per Call instruction (same as node)
+  std::uint32_t entry_pc = 0;
+  std::uint32_t frame_slots = 0;
+  std::uint32_t rng_slot = 0;       // sampled opaque mode
+  std::uint32_t max_call_depth = 0; // deepest static call chain
+  std::vector<std::uint32_t> global_slots;
+  std::vector<std::int32_t> global_init; // expr per global
+  std::vector<model::ValueType> slot_types;
+  std::vector<std::string> request_names;
+  std::vector<std::string> lock_names;
+  std::vector<std::string> comm_names; // slot -> name ("world", "self", ...)
+  // Variable name -> slot, per function and for globals (partial interpretation inputs).
+  std::vector<std::unordered_map<std::string, std::uint32_t>> local_slots;
+  std::unordered_map<std::string, std::uint32_t> global_slots_by_name;
+  bool uses_task_groups = false;
+  bool uses_pgas = false;
+  std::int64_t processes = 1;
+  std::int64_t threads = 1;
+};
+
+// Compile `model` for `options` (processes, threads, parameter values) with compute times
+// scaled by `compute_scale` (the machine's power). Throws Error(Model) naming node and field.
+// `entry_node`, when not kNoNode, makes that node the program (partial interpretation).
+Program compile_program(const model::Model &model, const InterpretOptions &options,
+                        double compute_scale, model::NodeIndex entry_node = model::kNoNode);
+
+} // namespace parjava::interp

@@ -1,0 +1,48 @@
+#include "mapped_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace parjava::loggp {
+
+MappedFile::MappedFile(const std::string &path, ErrorKind kind) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    throw Error(kind, "cannot open " + path + ": " + std::strerror(errno));
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    throw Error(kind, "cannot read " + path + ": not a regular file");
+  }
+  size_ = static_cast<std::size_t>(info.st_size);
+  if (size_ > 0) {
+    void *map = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+      const int err = errno;
+      ::close(fd);
+      throw Error(kind, "cannot map " + path + " into memory: " + std::strerror(err));
+    }
+    data_ = static_cast<const char *>(map);
+  }
+  ::close(fd);
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr) {
+    ::munmap(const_cast<char *>(data_), size_);
+  }
+}
+
+void MappedFile::advise_sequential() const noexcept {
+  if (data_ != nullptr) {
+    ::madvise(const_cast<char *>(data_), size_, MADV_SEQUENTIAL);
+  }
+}
+
+} // namespace parjava::loggp

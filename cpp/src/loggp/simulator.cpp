@@ -1,0 +1,647 @@
+// The LogGP engine: LogGOPSim's event semantics (anchor §4) on compact data structures.
+// Every rule below cites the anchor; the cost formulas are in loggp_rules.hpp.
+#include "parjava/loggp/simulator.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <ctime>
+#include <string>
+
+#include "blocked_groups.hpp"
+#include "event_queue.hpp"
+#include "match_queue.hpp"
+#include "parjava/error.hpp"
+
+namespace parjava::loggp {
+
+namespace {
+
+// Resource sets a blocked entry can wait for (see blocked_groups.hpp).
+enum class Waits : std::uint32_t { Cpu = 1, CpuAndSendNic = 2, CpuAndReceiveNic = 3 };
+
+std::uint32_t signature(Waits waits, std::uint8_t cpu, std::uint8_t nic) noexcept {
+  return (static_cast<std::uint32_t>(waits) << 16U) | (static_cast<std::uint32_t>(cpu) << 8U) | nic;
+}
+
+struct Released {
+  std::uint32_t host;
+  OpId op;
+};
+
+class Engine {
+public:
+  Engine(const GoalSchedule &schedule, const SimulationOptions &options)
+      : schedule_(schedule), ops_(schedule.ops().data()), deps_(schedule.dependents().data()),
+        p_(options.parameters), order_(options.order), progress_(options.progress),
+        hosts_(schedule.num_ranks()), cpus_(schedule.num_cpus()), nics_(schedule.num_nics()),
+        stride_(cpus_ + 2U * nics_), remaining_(schedule.num_ops()),
+        clocks_(static_cast<std::size_t>(hosts_) * stride_, 0), queues_(hosts_), groups_(hosts_) {
+    for (OpId i = 0; i < schedule.num_ops(); ++i) {
+      remaining_[i] = ops_[i].dependency_count;
+    }
+  }
+
+  SimulationResult run() {
+    const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = thread_cpu_seconds();
+    start_up();
+    std::uint64_t next_report = kReportEvery;
+    while (!queue_.empty()) {
+      prefetch_upcoming();
+      const Event e = queue_.pop();
+      ++pops_;
+      if (e.kind() == EntryKind::Group) {
+        run_group(e);
+      } else {
+        SimTime free_at = 0;
+        if (try_execute(e, free_at)) {
+          admit_released();
+        } else {
+          block(e, free_at);
+        }
+      }
+      if (pops_ >= next_report) {
+        next_report += kReportEvery;
+        if (progress_ && !progress_(pops_)) {
+          throw Error(ErrorKind::Usage,
+                      "simulation interrupted after " + std::to_string(pops_) + " queue entries");
+        }
+      }
+    }
+    const auto stop = std::chrono::steady_clock::now();
+    const double cpu_stop = thread_cpu_seconds();
+    SimulationResult result = collect();
+    result.seconds = std::chrono::duration<double>(stop - start).count();
+    result.cpu_seconds = cpu_stop - cpu_start;
+    return result;
+  }
+
+private:
+  static constexpr std::uint64_t kReportEvery = std::uint64_t{1} << 20U;
+
+  // CPU time of this thread: on a shared machine the wall-clock time of a run says more
+  // about the other processes than about the engine.
+  static double thread_cpu_seconds() noexcept {
+    timespec ts{};
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) {
+      return 0.0;
+    }
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  }
+  static constexpr std::size_t kPrefetchFar = 12;
+  static constexpr std::size_t kPrefetchNear = 5;
+
+  // Lockstep patterns keep thousands of events at the same time, sorted: start loading the
+  // memory of the events a few places ahead (op record, then the host's clocks and queue), so
+  // their cache misses overlap with the work on the current one.
+  void prefetch_upcoming() const noexcept {
+    if (const Event *far = queue_.peek_ahead(kPrefetchFar);
+        far != nullptr && far->kind() != EntryKind::Group) {
+      __builtin_prefetch(ops_ + far->op);
+    }
+    const Event *near = queue_.peek_ahead(kPrefetchNear);
+    if (near == nullptr || near->kind() == EntryKind::Group) {
+      return;
+    }
+    const GoalOp &op = ops_[near->op];
+    if (near->kind() == EntryKind::Message) {
+      __builtin_prefetch(clocks_.data() + static_cast<std::size_t>(op.peer) * stride_);
+      queues_.prefetch(MatchQueue::Receive, op.peer);
+    } else {
+      __builtin_prefetch(clocks_.data() + static_cast<std::size_t>(near->host()) * stride_);
+      __builtin_prefetch(deps_ + op.requires_begin);
+      if (op.kind == OpKind::Recv) {
+        queues_.prefetch(MatchQueue::Unexpected, near->host());
+      }
+    }
+  }
+
+  // ---- releasing dependents (anchor §4, "Releasing dependents") -------------------------
+  void started(OpId op, std::uint32_t host) {
+    const GoalOp &o = ops_[op];
+    for (std::uint32_t i = o.irequires_begin; i < ops_[op + 1].requires_begin; ++i) {
+      const OpId d = deps_[i];
+      if (--remaining_[d] == 0) {
+        released_.push_back({host, d});
+      }
+    }
+  }
+
+  // A second done() of the same op (mismatched sizes, anchor §4 quirk 3) decrements the
+  // dependents again, as LogGOPSim does; counters wrap and never reach 0 again.
+  void done(OpId op, std::uint32_t host) {
+    const GoalOp &o = ops_[op];
+    for (std::uint32_t i = o.requires_begin; i < o.irequires_begin; ++i) {
+      const OpId d = deps_[i];
+      if (--remaining_[d] == 0) {
+        released_.push_back({host, d});
+      }
+    }
+  }
+
+  // ---- admitting ready ops (anchor §4, "Admitting ready ops") ---------------------------
+  void order_ready(std::vector<OpId> &ready) {
+    const std::size_t n = ready.size();
+    if (n < 2) {
+      return;
+    }
+    const GoalOp *ops = ops_;
+    const auto by_kind = [ops](OpId a, OpId b) { return ops[a].kind < ops[b].kind; };
+    if (n > static_cast<std::size_t>(libstdcxx::kThreshold) && order_ == ReadyOrder::LogGOPSim) {
+      libstdcxx_sort(ready.data(), ready.data() + n, by_kind);
+      return;
+    }
+    if (n <= static_cast<std::size_t>(libstdcxx::kThreshold)) {
+      libstdcxx::insertion_sort(ready.data(), ready.data() + n, by_kind); // stable
+      return;
+    }
+    // Stable counting sort by kind for long lists.
+    std::array<std::size_t, 4> start{};
+    for (const OpId id : ready) {
+      ++start[static_cast<std::size_t>(ops[id].kind)];
+    }
+    std::size_t sum = 0;
+    for (std::size_t &s : start) {
+      const std::size_t c = s;
+      s = sum;
+      sum += c;
+    }
+    sorted_.resize(n);
+    for (const OpId id : ready) {
+      sorted_[start[static_cast<std::size_t>(ops[id].kind)]++] = id;
+    }
+    ready.swap(sorted_);
+  }
+
+  void admit(std::uint32_t host, std::vector<OpId> &ready, bool at_start) {
+    order_ready(ready);
+    for (const OpId id : ready) {
+      const GoalOp &op = ops_[id];
+      SimTime time = 0;
+      if (!at_start) { // at start-up every op gets time 0
+        time = cpu_free(host, op.cpu);
+        if (op.kind == OpKind::Send) {
+          time = std::max(time, send_gap_free(host, op.nic));
+        }
+      }
+      queue_.push(Event{time, seq_++, id, Event::pack(EntryKind::Operation, host)});
+    }
+  }
+
+  // After each event, the hosts that released ops admit them in ascending host order, each in
+  // release order before the kind sort. An event touches at most two hosts.
+  void admit_released() {
+    if (released_.empty()) {
+      return;
+    }
+    std::uint32_t low = released_.front().host;
+    std::uint32_t high = low;
+    for (const Released &r : released_) {
+      low = std::min(low, r.host);
+      high = std::max(high, r.host);
+    }
+    for (std::uint32_t host : {low, high}) {
+      ready_.clear();
+      for (const Released &r : released_) {
+        if (r.host == host) {
+          ready_.push_back(r.op);
+        }
+      }
+      admit(host, ready_, false);
+      if (low == high) {
+        break;
+      }
+    }
+    released_.clear();
+  }
+
+  void start_up() {
+    for (std::uint32_t h = 0; h < hosts_; ++h) {
+      ready_.clear();
+      for (OpId id = schedule_.rank_begin(h); id < schedule_.rank_begin(h + 1); ++id) {
+        if (ops_[id].dependency_count == 0) {
+          ready_.push_back(id);
+        }
+      }
+      admit(h, ready_, true);
+    }
+  }
+
+  // ---- processing one queue entry (anchor §4, "Processing") ----------------------------
+  // Returns false, with the time the needed resources are free, when the entry is blocked.
+  bool try_execute(const Event &e, SimTime &free_at) {
+    const SimTime t = e.time;
+    if (e.kind() == EntryKind::Message) {
+      return deliver(e, free_at);
+    }
+    const OpId id = e.op;
+    const GoalOp &op = ops_[id];
+    const std::uint32_t h = e.host();
+    SimTime &cpu = cpu_free(h, op.cpu);
+    switch (op.kind) {
+    case OpKind::Calc:
+      if (cpu > t) {
+        free_at = cpu;
+        return false;
+      }
+      cpu = t + op.size;
+      started(id, h);
+      done(id, h);
+      return true;
+    case OpKind::Send: {
+      SimTime &nic = send_gap_free(h, op.nic);
+      const SimTime ready = std::max(cpu, nic);
+      if (ready > t) {
+        free_at = ready;
+        return false;
+      }
+      started(id, h);
+      cpu = send_cpu_free(p_, t, op.size);
+      nic = send_nic_free(p_, t, op.size);
+      queue_.push(Event{message_arrival(p_, t), seq_++, id, Event::pack(EntryKind::Message, h)});
+      if (!is_rendezvous(p_, op.size)) {
+        done(id, h);
+      }
+      return true;
+    }
+    case OpKind::Recv: {
+      // A recv never waits for its CPU and charges nothing (anchor §4 quirk 4).
+      started(id, h);
+      QueueEntry message{};
+      if (queues_.take_first_match(MatchQueue::Unexpected, h, op.peer, op.tag, message)) {
+        // Rendezvous decided by the recv's own size when the message came first (quirk 3);
+        // the sender's CPU/NIC indices are the recv's.
+        if (is_rendezvous(p_, op.size)) {
+          const std::uint32_t sender = message.aux;
+          done(message.op, sender);
+          raise(cpu_free(sender, op.cpu), t);
+          raise(send_gap_free(sender, op.nic), t);
+        }
+        done(id, h);
+      } else {
+        queues_.append(MatchQueue::Receive, h, QueueEntry{op.peer, op.tag, id, 0});
+      }
+      return true;
+    }
+    }
+    return true;
+  }
+
+  SimTime &cpu_free(std::uint32_t host, std::uint8_t cpu) noexcept {
+    return clocks_[static_cast<std::size_t>(host) * stride_ + cpu];
+  }
+  SimTime &send_gap_free(std::uint32_t host, std::uint8_t nic) noexcept {
+    return clocks_[static_cast<std::size_t>(host) * stride_ + cpus_ + nic];
+  }
+  SimTime &receive_gap_free(std::uint32_t host, std::uint8_t nic) noexcept {
+    return clocks_[static_cast<std::size_t>(host) * stride_ + cpus_ + nics_ + nic];
+  }
+  [[nodiscard]] SimTime cpu_free(std::uint32_t host, std::uint8_t cpu) const noexcept {
+    return clocks_[static_cast<std::size_t>(host) * stride_ + cpu];
+  }
+  [[nodiscard]] SimTime send_gap_free(std::uint32_t host, std::uint8_t nic) const noexcept {
+    return clocks_[static_cast<std::size_t>(host) * stride_ + cpus_ + nic];
+  }
+  [[nodiscard]] SimTime receive_gap_free(std::uint32_t host, std::uint8_t nic) const noexcept {
+    return clocks_[static_cast<std::size_t>(host) * stride_ + cpus_ + nics_ + nic];
+  }
+
+  static void raise(SimTime &slot, SimTime t) noexcept { slot = std::max(slot, t); }
+
+  // A message arriving at the receiver (MSG). It uses the *sender's* cpu/nic numbers on the
+  // receiving host (quirk 2) and charges the receiver's CPU whether or not a recv is posted.
+  bool deliver(const Event &e, SimTime &free_at) {
+    const SimTime t = e.time;
+    const OpId send_id = e.op;
+    const GoalOp &send = ops_[send_id];
+    const std::uint32_t sender = e.host();
+    const std::uint32_t h = send.peer;
+    SimTime &cpu = cpu_free(h, send.cpu);
+    SimTime &nic = receive_gap_free(h, send.nic);
+    const SimTime ready = std::max(cpu, nic);
+    if (ready > t) {
+      free_at = ready;
+      return false;
+    }
+    cpu = receive_cpu_free(p_, t, send.size);
+    nic = receive_nic_free(p_, t, send.size);
+    QueueEntry recv{};
+    if (queues_.take_first_match(MatchQueue::Receive, h, sender, send.tag, recv)) {
+      // Recv posted first: rendezvous decided by the message size (quirk 3).
+      if (is_rendezvous(p_, send.size)) {
+        done(send_id, sender);
+        raise(cpu_free(sender, send.cpu), t);
+        raise(send_gap_free(sender, send.nic), t);
+      }
+      done(recv.op, h);
+    } else {
+      queues_.append(MatchQueue::Unexpected, h, QueueEntry{sender, send.tag, send_id, sender});
+    }
+    return true;
+  }
+
+  // ---- blocked entries (blocked_groups.hpp) ---------------------------------------------
+  void blocked_key(const Event &e, std::uint32_t &host, std::uint32_t &sig) const {
+    const GoalOp &op = ops_[e.op];
+    if (e.kind() == EntryKind::Message) {
+      host = op.peer;
+      sig = signature(Waits::CpuAndReceiveNic, op.cpu, op.nic);
+    } else {
+      host = e.host();
+      sig = op.kind == OpKind::Calc ? signature(Waits::Cpu, op.cpu, 0)
+                                    : signature(Waits::CpuAndSendNic, op.cpu, op.nic);
+    }
+  }
+
+  void join(std::uint32_t id, const BlockedMember &m) {
+    BlockedGroup &g = groups_[id];
+    const bool new_first = g.members.empty() || m.seq < g.first().seq;
+    g.push(m);
+    if (new_first) { // the group's queue entry must carry its smallest seq
+      g.proxy_seq = m.seq;
+      queue_.push(Event{g.time, m.seq, id, Event::pack(EntryKind::Group, 0)});
+    }
+  }
+
+  void block(const Event &e, SimTime free_at) {
+    std::uint32_t host = 0;
+    std::uint32_t sig = 0;
+    blocked_key(e, host, sig);
+    std::uint32_t id = groups_.find(host, sig, free_at);
+    if (id == BlockedGroups::kNone) {
+      id = groups_.create(host, sig, free_at);
+    }
+    ++blocked_checks_;
+    join(id, BlockedMember{e.seq, e.op, e.info});
+  }
+
+  void run_group(const Event &proxy) {
+    const std::uint32_t id = proxy.op;
+    {
+      const BlockedGroup &g = groups_[id];
+      if (!g.live || g.time != proxy.time || g.proxy_seq != proxy.seq) {
+        return; // superseded by a newer entry for the same group
+      }
+    }
+    const SimTime t = proxy.time;
+    for (;;) {
+      BlockedGroup &g = groups_[id];
+      const BlockedMember m = g.first();
+      const Event e{t, m.seq, m.op, m.info};
+      SimTime free_at = 0;
+      if (try_execute(e, free_at)) {
+        g.pop();
+        admit_released();
+        BlockedGroup &after = groups_[id];
+        if (after.members.empty()) {
+          groups_.release(id);
+          return;
+        }
+        const std::uint64_t next = after.first().seq;
+        if (queue_.empty() || earlier(t, next, queue_.top())) {
+          ++pops_; // LogGOPSim would pop this member now
+          continue;
+        }
+        after.proxy_seq = next;
+        queue_.push(Event{t, next, id, Event::pack(EntryKind::Group, 0)});
+        return;
+      }
+      move_blocked(id, free_at);
+      return;
+    }
+  }
+
+  // Whether no other queue entry at time t can change when the group's resources free up:
+  // every resource of its signature is busy beyond t (an op needs all of its resources free to
+  // run, and a rendezvous only raises a free time to t), or the only free one is a NIC that is
+  // always used together with the busy CPU (hosts with one CPU).
+  [[nodiscard]] bool frozen_at(const BlockedGroup &g, SimTime t) const noexcept {
+    const auto waits = static_cast<Waits>(g.signature >> 16U);
+    const auto cpu = static_cast<std::uint8_t>(g.signature >> 8U);
+    const auto nic = static_cast<std::uint8_t>(g.signature);
+    if (waits == Waits::Cpu) {
+      return true;
+    }
+    const SimTime nic_free =
+        waits == Waits::CpuAndSendNic ? send_gap_free(g.host, nic) : receive_gap_free(g.host, nic);
+    if (cpu_free(g.host, cpu) <= t) {
+      return false;
+    }
+    return nic_free > t || cpus_ == 1;
+  }
+
+  // The first member of group `id` (queue time t) is blocked until free_at. It and every member
+  // that would be popped before anything that can change its resources move to free_at.
+  void move_blocked(std::uint32_t id, SimTime free_at) {
+    BlockedGroup &g = groups_[id];
+    const SimTime t = g.time;
+    std::uint64_t limit = 0; // members with seq < limit move (besides the first)
+    if (frozen_at(g, t) || queue_.empty() || queue_.top().time > t) {
+      limit = ~std::uint64_t{0};
+    } else if (queue_.top().time == t) {
+      limit = queue_.top().seq;
+    }
+    const std::uint32_t dest = groups_.find(g.host, g.signature, free_at);
+    if (g.max_seq < limit) {
+      blocked_checks_ += g.members.size();
+      if (dest == BlockedGroups::kNone) { // nobody waits at free_at yet: relabel the group
+        g.time = free_at;
+        g.proxy_seq = g.first().seq;
+        queue_.push(Event{free_at, g.proxy_seq, id, Event::pack(EntryKind::Group, 0)});
+        return;
+      }
+      merge_into(dest, id);
+      return;
+    }
+    std::uint32_t target = dest;
+    if (target == BlockedGroups::kNone) {
+      target = groups_.create(g.host, g.signature, free_at); // may reallocate the groups
+    }
+    BlockedGroup &source = groups_[id];
+    bool first = true;
+    while (!source.members.empty() && (first || source.first().seq < limit)) {
+      first = false;
+      ++blocked_checks_;
+      join(target, source.pop());
+    }
+    if (source.members.empty()) {
+      groups_.release(id);
+      return;
+    }
+    source.proxy_seq = source.first().seq;
+    queue_.push(Event{t, source.proxy_seq, id, Event::pack(EntryKind::Group, 0)});
+  }
+
+  // All members of group `from` join group `into` (same host and signature), moving the
+  // smaller member heap into the larger one.
+  void merge_into(std::uint32_t into, std::uint32_t from) {
+    BlockedGroup &d = groups_[into];
+    BlockedGroup &s = groups_[from];
+    if (d.members.size() < s.members.size()) {
+      d.members.swap(s.members);
+      std::swap(d.max_seq, s.max_seq);
+    }
+    for (const BlockedMember &m : s.members) {
+      d.push(m);
+    }
+    if (d.first().seq != d.proxy_seq) {
+      d.proxy_seq = d.first().seq;
+      queue_.push(Event{d.time, d.proxy_seq, into, Event::pack(EntryKind::Group, 0)});
+    }
+    groups_.release(from);
+  }
+
+  // ---- the result ------------------------------------------------------------------------
+  SimulationResult collect() {
+    SimulationResult r;
+    r.end_times.assign(hosts_, 0);
+    for (std::uint32_t h = 0; h < hosts_; ++h) {
+      const auto *cpu = clocks_.data() + static_cast<std::size_t>(h) * stride_;
+      r.end_times[h] = *std::max_element(cpu, cpu + cpus_);
+      if (r.end_times[h] > r.max_end_time) {
+        r.max_end_time = r.end_times[h];
+        r.max_host = h;
+      }
+    }
+    r.events = seq_;
+    r.queue_pops = pops_;
+    r.blocked_checks = blocked_checks_;
+    r.receive_queue_left = queues_.total(MatchQueue::Receive);
+    r.unexpected_queue_left = queues_.total(MatchQueue::Unexpected);
+
+    // Without per-op state: an op that never became ready still counts dependencies (a double
+    // done, quirk 3, wraps a counter below zero: that op did run); a started op that did not
+    // complete is a recv left in a receive queue or a rendezvous send whose message is left in
+    // an unexpected queue (every message is delivered before the queue drains). Eager sends
+    // whose message is left unreceived are reported too.
+    std::vector<std::pair<OpId, UnfinishedReason>> left;
+    queues_.for_each(MatchQueue::Receive, [&left](std::uint32_t, const QueueEntry &e) {
+      left.emplace_back(e.op, UnfinishedReason::ReceiveNotMatched);
+    });
+    queues_.for_each(MatchQueue::Unexpected, [&left](std::uint32_t, const QueueEntry &e) {
+      left.emplace_back(e.op, UnfinishedReason::MessageNotReceived);
+    });
+    std::sort(left.begin(), left.end());
+    std::size_t next_left = 0;
+    constexpr std::uint32_t kWrapped = 0x80000000U;
+    for (OpId id = 0; id < schedule_.num_ops(); ++id) {
+      UnfinishedOp u;
+      u.op = id;
+      if (next_left < left.size() && left[next_left].first == id) {
+        u.reason = left[next_left].second;
+        ++next_left;
+      } else if (remaining_[id] != 0 && remaining_[id] < kWrapped) {
+        u.reason = UnfinishedReason::NeverReady;
+        u.waiting_for = remaining_[id];
+      } else {
+        continue;
+      }
+      ++r.unfinished_count;
+      if (r.unfinished.size() < SimulationResult::kMaxReported) {
+        u.rank = schedule_.rank_of(id);
+        r.unfinished.push_back(u);
+      }
+    }
+    r.ops_completed = schedule_.num_ops() - r.unfinished_count;
+    r.complete =
+        r.unfinished_count == 0 && r.receive_queue_left == 0 && r.unexpected_queue_left == 0;
+    return r;
+  }
+
+  const GoalSchedule &schedule_;
+  const GoalOp *ops_;
+  const OpId *deps_;
+  LogGPParameters p_;
+  ReadyOrder order_;
+  std::function<bool(std::uint64_t)> progress_;
+  std::uint32_t hosts_;
+  std::size_t cpus_;
+  std::size_t nics_;
+  std::size_t stride_; // clocks per host
+
+  std::vector<std::uint32_t> remaining_; // unsatisfied dependencies per op
+  // Per host, side by side so one cache line serves an event: the CPU free times (nexto), the
+  // send-gap free times (nextgs) and the receive-gap free times (nextgr) of its NICs.
+  std::vector<SimTime> clocks_;
+  EventQueue queue_;
+  MatchQueues queues_; // receive and unexpected queues of every host
+  BlockedGroups groups_;
+
+  std::vector<Released> released_; // ops released by the current event, in release order
+  std::vector<OpId> ready_;        // one host's ready list
+  std::vector<OpId> sorted_;       // scratch of the counting sort
+  std::uint64_t seq_ = 0;          // LogGOPSim's aqtime: the next queue sequence number
+  std::uint64_t pops_ = 0;
+  std::uint64_t blocked_checks_ = 0;
+};
+
+const char *reason_text(UnfinishedReason reason) {
+  switch (reason) {
+  case UnfinishedReason::NeverReady:
+    return "never became ready";
+  case UnfinishedReason::ReceiveNotMatched:
+    return "posted, but no message matched it";
+  case UnfinishedReason::MessageNotReceived:
+    return "its message arrived but no recv matched it";
+  case UnfinishedReason::RendezvousNotMatched:
+    return "rendezvous send never matched by a recv";
+  }
+  return "unfinished";
+}
+
+std::string describe_op(const GoalOp &op) {
+  const auto peer = [](std::uint32_t p) {
+    return p == kAnySource ? std::string("-1") : std::to_string(p);
+  };
+  const std::string tag = op.tag == kAnyTag ? "-1" : std::to_string(op.tag);
+  switch (op.kind) {
+  case OpKind::Send:
+    return "send " + std::to_string(op.size) + "b to " + peer(op.peer) + " tag " + tag;
+  case OpKind::Recv:
+    return "recv " + std::to_string(op.size) + "b from " + peer(op.peer) + " tag " + tag;
+  case OpKind::Calc:
+    return "calc " + std::to_string(op.size);
+  }
+  return "op";
+}
+
+} // namespace
+
+SimulationResult simulate(const GoalSchedule &schedule, const SimulationOptions &options) {
+  if (schedule.num_ranks() == 0) {
+    throw Error(ErrorKind::Usage, "cannot simulate an empty schedule (no ranks)");
+  }
+  if (schedule.num_ranks() > Event::kHostMask) {
+    throw Error(ErrorKind::Usage,
+                "the simulator supports at most " + std::to_string(Event::kHostMask) + " ranks");
+  }
+  Engine engine(schedule, options);
+  return engine.run();
+}
+
+std::string describe_unfinished(const GoalSchedule &schedule, const SimulationResult &result) {
+  if (result.complete) {
+    return "all operations completed";
+  }
+  std::string text = std::to_string(result.unfinished_count) + " of " +
+                     std::to_string(schedule.num_ops()) + " operations did not complete (" +
+                     std::to_string(result.receive_queue_left) + " recvs left posted, " +
+                     std::to_string(result.unexpected_queue_left) + " messages left unreceived)";
+  const std::size_t shown = std::min<std::size_t>(result.unfinished.size(), 8);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const UnfinishedOp &u = result.unfinished[i];
+    const OpId offset = u.op - schedule.rank_begin(u.rank);
+    text += "; rank " + std::to_string(u.rank) + " op #" + std::to_string(offset) + " (" +
+            describe_op(schedule.op(u.op)) + "): " + reason_text(u.reason);
+    if (u.reason == UnfinishedReason::NeverReady) {
+      text += " (" + std::to_string(u.waiting_for) + " dependencies unsatisfied)";
+    }
+  }
+  if (result.unfinished_count > shown) {
+    text += "; ...";
+  }
+  return text;
+}
+
+} // namespace parjava::loggp

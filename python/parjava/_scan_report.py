@@ -1,0 +1,335 @@
+"""Reports of :class:`parjava.scan.Findings`: the metric tree, text and HTML.
+
+The metric tree follows Cube's layout (seed 001 notes §4.4 proposal; Scalasca's metric
+hierarchy, anchors §1): family > group > pattern > call site > location. Values are inclusive
+lost seconds; a pattern whose time is already part of its parent pattern (Scalasca's Wrong
+Order inside Late Sender) does not add to it. Families overlap by design, so the root shows no
+total.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .scan import Findings, MetricTree
+
+_SNIPPET_CONTEXT = 3  # source lines shown before and after a call site
+
+
+def _location_label(rank: int, thread: int) -> str:
+    if rank < 0:
+        return "location ?"
+    return f"rank {rank}" + (f" thread {thread}" if thread else "")
+
+
+def build_tree(findings: Findings) -> MetricTree:
+    """Build the metric tree of `findings` (only patterns that occur)."""
+    from .scan import MetricTree
+
+    root = MetricTree("findings (families overlap: totals are per family)", "root")
+    a = findings.array
+    info = {p.key: p for p in findings._patterns}
+    present = [p for p in findings._patterns if p.key in set(a["pattern"].tolist())]
+    for p in present:
+        node = root.child(p.family_title, "family")
+        for segment in [s for s in p.tree_group.split("/") if s]:
+            node = node.child(segment, "group")
+        leaf = node.child(p.name, "pattern")
+        leaf.kind = "pattern"
+        rows = a[a["pattern"] == p.key]
+        leaf.value = float(rows["idle"].sum())
+        leaf.count = len(rows)
+        site_label = np.char.add(np.char.add(rows["callsite"], " "), rows["call"])
+        for site in sorted(set(site_label.tolist())):
+            at_site = rows[site_label == site]
+            site_node = leaf.child(site, "callsite")
+            site_node.value = float(at_site["idle"].sum())
+            site_node.count = len(at_site)
+            for rank, thread in sorted({(int(r), int(t)) for r, t in at_site[["rank", "thread"]]}):
+                here = at_site[(at_site["rank"] == rank) & (at_site["thread"] == thread)]
+                loc = site_node.child(_location_label(rank, thread), "location")
+                loc.value = float(here["idle"].sum())
+                loc.count = len(here)
+    del info
+
+    def total(node: MetricTree) -> float:
+        if node.kind in ("pattern", "callsite", "location"):
+            for c in node.children:
+                if c.kind == "group":
+                    total(c)  # nested groups (Wrong Order under Late Sender) are part of it
+            return node.value
+        node.value = sum(total(c) for c in node.children)
+        node.count = sum(c.count for c in node.children)
+        return node.value
+
+    for family in root.children:
+        total(family)
+    return root
+
+
+def _tree_text(tree: MetricTree, depth: int) -> str:
+    lines = []
+
+    def walk(node: MetricTree, level: int) -> None:
+        if level > depth:
+            return
+        if node.kind != "root":
+            label = "  " * (level - 1) + node.name
+            count = f"{node.count} occ." if node.count else ""
+            lines.append(f"  {label:<66} {_seconds(node.value):>10} {count:>10}")
+        for c in sorted(node.children, key=lambda n: -abs(n.value)):
+            walk(c, level + 1)
+
+    walk(tree, 0)
+    return "\n".join(lines)
+
+
+def _parameters_text(findings: Findings) -> list[str]:
+    p = findings.parameters
+    intra, inter, source = findings.eager_limit
+    limit = "unlimited" if inter >= 2**63 else f"{inter} B"
+    return [
+        f"eps = {_seconds(p['eps'])}, send_recv_delta = {_seconds(p['send_recv_delta'])}, "
+        f"wrong-order window = {p['wrong_order_window']}",
+        f"eager limit: {source} (intra-node {intra} B, inter-node {limit})",
+        f"PGAS: entry {p['pgas_entry_sync']}sync, exit {p['pgas_exit_sync']}sync, completion "
+        f"{p['pgas_completion']}, gather root {p['pgas_gather_root']}, prefix "
+        f"{'clamped' if p['pgas_prefix_clamp'] else 'literal'}, alone {p['pgas_alone']}, "
+        f"allocation root {p['pgas_allocation_root']}"
+        + (", also on MPI collectives" if p["pgas_mpi_collectives"] else ""),
+    ]
+
+
+def _call_sites(findings: Findings) -> list[dict[str, Any]]:
+    a = findings.array
+    groups: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for i in range(len(a)):
+        key = (str(a["pattern"][i]), str(a["callsite"][i]), str(a["call"][i]))
+        g = groups.get(key)
+        if g is None:
+            g = {
+                "pattern": key[0],
+                "code": str(a["code"][i]),
+                "name": str(a["name"][i]),
+                "callsite": key[1],
+                "call": key[2],
+                "file": str(a["file"][i]),
+                "line": int(a["line"][i]),
+                "total": 0.0,
+                "occurrences": 0,
+                "ranks": set(),
+            }
+            groups[key] = g
+        g["total"] += float(a["idle"][i])
+        g["occurrences"] += 1
+        g["ranks"].add(int(a["rank"][i]))
+    return sorted(groups.values(), key=lambda g: -g["total"])
+
+
+def _worst_rows(findings: Findings, top: int) -> np.ndarray:
+    a = findings.array
+    order = np.argsort(-np.abs(a["idle"]), kind="stable")
+    return order[:top]
+
+
+def text_report(findings: Findings, top: int = 10) -> str:
+    """Render the text report of `findings`."""
+    a = findings.array
+    trace = findings.trace
+    path = trace.metadata.get("path") or "trace"
+    kinds = len(set(a["pattern"].tolist()))
+    out = [
+        f"parjava scan of {path}: {len(a)} occurrences of {kinds} patterns in "
+        f"{findings.events_scanned:,} events ({trace.process_count} processes), "
+        f"scanned in {_seconds(findings.seconds)}",
+        *_parameters_text(findings),
+    ]
+    notes = [n for n in findings.notes if not n.startswith("eager limit")]
+    out += [f"note: {n}" for n in notes]
+    if len(a) == 0:
+        out.append(
+            f"No pattern occurrence loses {_seconds(findings.parameters['eps'])} (eps) or more."
+        )
+        return "\n".join(out) + "\n"
+    out += ["", "Metric tree (lost time, inclusive):", _tree_text(findings.tree(), 4)]
+    sites = _call_sites(findings)[:top]
+    info = {p.key: p for p in findings._patterns}
+    out += ["", f"Worst call sites (of {len(_call_sites(findings))}):"]
+    for k, g in enumerate(sites, 1):
+        ranks = sorted(g["ranks"])
+        rank_text = ", ".join(str(r) for r in ranks[:8]) + (" ..." if len(ranks) > 8 else "")
+        out.append(
+            f"{k:>3}. {g['code']} {g['name']} at {g['callsite']} ({g['call']}): "
+            f"{_seconds(g['total'])} in {g['occurrences']} occurrences on rank(s) {rank_text}"
+        )
+        out.append(f"     try: {info[g['pattern']].fix}")
+    out += ["", "Worst occurrences:"]
+    for k, i in enumerate(_worst_rows(findings, top), 1):
+        out.append(f"{k:>3}. t={a['time'][i]:.6f} s  {a['diagnosis'][i]}")
+    return "\n".join(out) + "\n"
+
+
+def _find_source(file: str, search: Sequence[Path]) -> Path | None:
+    if not file:
+        return None
+    candidate = Path(file)
+    if candidate.is_absolute() and candidate.is_file():
+        return candidate
+    for base in search:
+        for name in (candidate, Path(candidate.name)):
+            full = base / name
+            if full.is_file():
+                return full
+    return None
+
+
+def _snippet(file: str, line: int, search: Sequence[Path]) -> str:
+    found = _find_source(file, search)
+    if found is None:
+        where = ", ".join(str(s) for s in search) or "nowhere"
+        if not file:
+            return '<p class="missing">The trace records no call site for this call.</p>'
+        return (
+            f'<p class="missing">Source not found: {html.escape(file)} '
+            f"(looked as recorded and in {html.escape(where)}; pass source_dirs=...)</p>"
+        )
+    try:
+        lines = found.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as exc:
+        return (
+            f'<p class="missing">Cannot read {html.escape(str(found))}: {html.escape(str(exc))}</p>'
+        )
+    first = max(1, line - _SNIPPET_CONTEXT)
+    last = min(len(lines), line + _SNIPPET_CONTEXT)
+    rows = []
+    for n in range(first, last + 1):
+        cls = ' class="hit"' if n == line else ""
+        rows.append(f"<span{cls}><b>{n:>5}</b>  {html.escape(lines[n - 1])}</span>")
+    return (
+        f'<div class="src"><div class="file">{html.escape(str(found))}</div>'
+        f"<pre>{chr(10).join(rows)}</pre></div>"
+    )
+
+
+def _tree_html(node: MetricTree) -> str:
+    children = sorted(node.children, key=lambda n: -abs(n.value))
+    label = (
+        f"{html.escape(node.name)} <span class='v'>{_seconds(node.value)}"
+        + (f", {node.count} occ." if node.count else "")
+        + "</span>"
+    )
+    if node.kind == "root":
+        return "".join(_tree_html(c) for c in children)
+    if not children:
+        return f"<div class='leaf'>{label}</div>"
+    opened = " open" if node.kind in ("family", "group") else ""
+    inner = "".join(_tree_html(c) for c in children)
+    return f"<details{opened}><summary>{label}</summary>{inner}</details>"
+
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em; max-width: 75em; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
+details { margin-left: 1.2em; } .leaf { margin-left: 2.4em; }
+.v { color: #555; font-variant-numeric: tabular-nums; }
+table { border-collapse: collapse; width: 100%; font-size: 0.92em; }
+td, th { border-bottom: 1px solid #ddd; padding: 4px 6px; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
+.src pre { background: #f8f8f8; padding: 6px; margin: 4px 0; overflow-x: auto; }
+.src .file { color: #666; font-size: 0.85em; } .src span { display: block; }
+.hit { background: #ffe7a8; } .missing { color: #a33; }
+.fix { color: #245; }
+"""
+
+
+def html_report(
+    findings: Findings, top: int = 50, source_dirs: Sequence[str | os.PathLike[str]] = ()
+) -> str:
+    """Render the HTML report of `findings`, with source lines at each call site."""
+    a = findings.array
+    trace = findings.trace
+    trace_path = trace.metadata.get("path") or ""
+    search = [Path(d) for d in source_dirs]
+    if trace_path:
+        search += [Path(trace_path).resolve().parent, Path(trace_path).resolve().parent.parent]
+    search.append(Path.cwd())
+    info = {p.key: p for p in findings._patterns}
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
+        f"<title>parjava scan: {html.escape(trace_path or 'trace')}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>parjava scan of {html.escape(trace_path or 'a trace')}</h1>",
+        f"<p>{len(a)} occurrences in {findings.events_scanned:,} events "
+        f"({trace.process_count} processes), scanned in {_seconds(findings.seconds)}.</p><ul>",
+    ]
+    parts += [f"<li>{html.escape(t)}</li>" for t in _parameters_text(findings)]
+    parts += [
+        f"<li>{html.escape(n)}</li>" for n in findings.notes if not n.startswith("eager limit")
+    ]
+    parts.append("</ul>")
+    if len(a) == 0:
+        parts.append(
+            f"<p>No pattern occurrence loses {_seconds(findings.parameters['eps'])} (eps) or "
+            "more.</p></body></html>"
+        )
+        return "".join(parts)
+    parts += ["<h2>Metric tree (lost time, inclusive)</h2>", _tree_html(findings.tree())]
+    parts.append("<h2>Call sites</h2><table><tr><th>pattern</th><th>where</th>")
+    parts.append("<th>lost</th><th>occ.</th><th>ranks</th><th>source and fix</th></tr>")
+    for g in _call_sites(findings)[:top]:
+        ranks = sorted(g["ranks"])
+        rank_text = ", ".join(str(r) for r in ranks[:16]) + (" ..." if len(ranks) > 16 else "")
+        parts.append(
+            f"<tr><td>{html.escape(g['code'])} {html.escape(g['name'])}</td>"
+            f"<td>{html.escape(g['callsite'])}<br>{html.escape(g['call'])}</td>"
+            f"<td class='n'>{_seconds(g['total'])}</td><td class='n'>{g['occurrences']}</td>"
+            f"<td>{html.escape(rank_text)}</td><td>{_snippet(g['file'], g['line'], search)}"
+            f"<div class='fix'>try: {html.escape(info[g['pattern']].fix)}</div></td></tr>"
+        )
+    parts.append("</table><h2>Worst occurrences</h2><table>")
+    parts.append("<tr><th>time (s)</th><th>lost</th><th>O_D</th><th>diagnosis</th></tr>")
+    for i in _worst_rows(findings, top):
+        distance = a["optimal_distance"][i]
+        od = "" if np.isnan(distance) else _seconds(float(distance))
+        parts.append(
+            f"<tr><td class='n'>{a['time'][i]:.6f}</td>"
+            f"<td class='n'>{_seconds(float(a['idle'][i]))}</td><td class='n'>{od}</td>"
+            f"<td>{html.escape(str(a['diagnosis'][i]))}</td></tr>"
+        )
+    parts.append("</table></body></html>")
+    return "".join(parts)
+
+
+def html_summary(findings: Findings) -> str:
+    """Render a compact HTML table for notebooks: per pattern occurrences and lost time."""
+    a = findings.array
+    rows = []
+    for p in findings._patterns:
+        mask = a["pattern"] == p.key
+        n = int(mask.sum())
+        if n:
+            rows.append((p.family, p.code, p.name, n, float(a["idle"][mask].sum())))
+    rows.sort(key=lambda r: -r[4])
+    body = "".join(
+        f"<tr><td>{f}</td><td>{html.escape(c)}</td><td>{html.escape(name)}</td>"
+        f"<td style='text-align:right'>{n}</td><td style='text-align:right'>{_seconds(t)}</td></tr>"
+        for f, c, name, n, t in rows
+    )
+    return (
+        f"<p><b>Findings</b>: {len(a)} occurrences (eps {_seconds(findings.parameters['eps'])})"
+        "</p><table><tr><th>family</th><th>code</th><th>pattern</th><th>occ.</th><th>lost</th>"
+        f"</tr>{body}</table>"
+    )
+
+
+def _seconds(value: float) -> str:
+    from .scan import _seconds as seconds
+
+    return seconds(value)

@@ -1,0 +1,519 @@
+"""Interpreting program models: predicted run times, speedup, hot fragments and model traces.
+
+``interpret(model, machine, np=[1, 2, 4, ...])`` runs the model for each process count on the
+machine description and returns a :class:`Prediction` (seed 000 notes §3, §4)::
+
+    pred = pj.interpret(model, machine, np=[1, 4, 16, 64], params={"N": 4096})
+    pred.times, pred.speedup(), pred.efficiency()
+    pred.hot()                    # hot fragments: Time x Freq per node (notes 000 Remark 3.1.2)
+    pred.error_bound              # notes 000 §4: 3 sigma / sqrt(N) of measured blocks, propagated
+    pj.scan(pred.trace(np=64))    # the model trace, for the pattern scanner and intervals
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, Union
+
+import numpy as np
+
+from ._core_loader import load_core
+from ._progress import Progress
+from .errors import UsageError
+from .model import Model
+
+Number = Union[int, float]
+
+
+def _core_machine(machine: Any) -> Any:
+    """Return the C++ machine (or machine JSON text) for the bindings."""
+    if isinstance(machine, (str, os.PathLike)):
+        text = str(machine)
+        if not text.lstrip().startswith("{"):
+            with open(text, encoding="utf-8") as f:
+                text = f.read()
+        return text
+    core = getattr(machine, "_core", None)
+    if core is not None:
+        return core
+    return machine
+
+
+def _core_model(model: Any) -> Any:
+    if isinstance(model, Model):
+        return model.native()
+    if isinstance(model, (str, os.PathLike)):
+        return Model.load(model).native()
+    return model
+
+
+def _as_list(value: int | Sequence[int], name: str) -> list[int]:
+    values = [value] if isinstance(value, (int, np.integer)) else list(value)
+    if not values:
+        raise UsageError(f"{name} is empty")
+    out = []
+    for v in values:
+        if int(v) != v or int(v) < 1:
+            raise UsageError(f"{name} values must be integers >= 1, not {v!r}")
+        out.append(int(v))
+    return out
+
+
+class PredictionRun:
+    """The prediction for one (process count, threads) pair."""
+
+    def __init__(self, core: Any, model: Model | None, np_: int, threads: int) -> None:
+        self._core = core
+        self.model = model
+        self.np = np_
+        self.threads = threads
+
+    @property
+    def time(self) -> float:
+        """Predicted program time in seconds (the latest process end)."""
+        return float(self._core.program_time)
+
+    @property
+    def end_times(self) -> np.ndarray:
+        """End time of every logical process, seconds."""
+        return np.asarray(self._core.end_times)
+
+    @property
+    def error_bound(self) -> float:
+        """Absolute error bound of :attr:`time` (notes 000 §4), seconds."""
+        return float(self._core.error_bound)
+
+    @property
+    def warnings(self) -> list[str]:
+        """Oddities found while interpreting (erroneous MPI usage, machine extended, ...)."""
+        return list(self._core.warnings)
+
+    @property
+    def engine(self) -> dict[str, float]:
+        """Engine statistics: events, messages, instructions, wall seconds, peak queue."""
+        return dict(self._core.engine)
+
+    def node_columns(self) -> dict[str, np.ndarray]:
+        """Time (s), Freq and error bound of every node, as NumPy columns with ``id``."""
+        return dict(self._core.node_columns())
+
+    def __repr__(self) -> str:
+        return f"<PredictionRun np={self.np} threads={self.threads} time={self.time:.6g} s>"
+
+
+class Prediction:
+    """Predicted times for one or more process counts (a sweep).
+
+    For a single run ``pred.time`` is a number; for a sweep ``pred.times`` is an array in the
+    order of ``pred.np``. Node statistics (:meth:`nodes`, :meth:`hot`) are of one run, the last
+    one unless ``np=`` picks another.
+    """
+
+    def __init__(
+        self, runs: list[PredictionRun], model: Model | None, machine: Any, options: dict[str, Any]
+    ) -> None:
+        self.runs = runs
+        self.model = model
+        self.machine = machine
+        self._options = options
+
+    # ---- the numbers ----------------------------------------------------------------------
+
+    @property
+    def np(self) -> np.ndarray:
+        """Process counts of the runs."""
+        return np.array([r.np for r in self.runs])
+
+    @property
+    def threads(self) -> np.ndarray:
+        """Threads per process of the runs."""
+        return np.array([r.threads for r in self.runs])
+
+    @property
+    def times(self) -> np.ndarray:
+        """Predicted program time of each run, seconds."""
+        return np.array([r.time for r in self.runs])
+
+    @property
+    def time(self) -> float:
+        """Predicted program time, seconds (the last run of a sweep)."""
+        return self.runs[-1].time
+
+    @property
+    def error_bounds(self) -> np.ndarray:
+        """Error bound of each run's time, seconds (notes 000 §4)."""
+        return np.array([r.error_bound for r in self.runs])
+
+    @property
+    def error_bound(self) -> float:
+        """Error bound of :attr:`time`, seconds."""
+        return self.runs[-1].error_bound
+
+    @property
+    def end_times(self) -> np.ndarray:
+        """End time of every process in the last run, seconds."""
+        return self.runs[-1].end_times
+
+    @property
+    def warnings(self) -> list[str]:
+        """Warnings of every run, without repeats."""
+        seen: list[str] = []
+        for r in self.runs:
+            for w in r.warnings:
+                if w not in seen:
+                    seen.append(w)
+        return seen
+
+    def run(self, np: int | None = None, threads: int | None = None) -> PredictionRun:
+        """Return the run with these process and thread counts (default: the last run)."""
+        if np is None and threads is None:
+            return self.runs[-1]
+        for r in self.runs:
+            if (np is None or r.np == np) and (threads is None or r.threads == threads):
+                return r
+        raise UsageError(f"no run with np={np} threads={threads} (runs: {list(self.np)})")
+
+    def _resources(self) -> np.ndarray:
+        return self.np * self.threads
+
+    def speedup(self, baseline: float | None = None) -> np.ndarray:
+        """Speedup of each run: T(p0) / T(p), p0 the smallest process x thread count.
+
+        With ``baseline`` (e.g. a measured sequential time) it is ``baseline / T(p)``. When the
+        sweep does not start at 1 the speedup is relative to its first point.
+        """
+        times = self.times
+        if baseline is None:
+            baseline = float(times[int(np.argmin(self._resources()))])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(times > 0, baseline / np.where(times > 0, times, 1.0), np.nan)
+
+    def efficiency(self, baseline: float | None = None) -> np.ndarray:
+        """Parallel efficiency: speedup divided by the resources relative to the baseline."""
+        res = self._resources()
+        p0 = 1 if baseline is not None else int(res.min())
+        return self.speedup(baseline) * p0 / res
+
+    # ---- nodes ------------------------------------------------------------------------------
+
+    def nodes(self, np: int | None = None, threads: int | None = None) -> list[dict[str, Any]]:
+        """Time (s, summed over processes and threads), Freq and error bound per node.
+
+        Each row also has ``kind``, ``label``, ``line`` and ``time_per_process``.
+        """
+        run = self.run(np, threads)
+        cols = run.node_columns()
+        info = {n["id"]: n for n in self.model.nodes()} if self.model is not None else {}
+        rows = []
+        for i, node_id in enumerate(cols["id"]):
+            node = info.get(int(node_id), {})
+            rows.append(
+                {
+                    "id": int(node_id),
+                    "kind": node.get("kind", ""),
+                    "label": node.get("label", node.get("op", node.get("callee", ""))),
+                    "line": node.get("source", {}).get("line"),
+                    "time": float(cols["time"][i]),
+                    "time_per_process": float(cols["time"][i]) / run.np,
+                    "freq": int(cols["freq"][i]),
+                    "error_bound": float(cols["error_bound"][i]),
+                }
+            )
+        return rows
+
+    def hot(self, n: int = 10, np: int | None = None, leaves: bool = False) -> list[dict[str, Any]]:
+        """Hot fragments: the ``n`` nodes with the most time (Time x Freq), with their share.
+
+        Function bodies are left out (they contain everything); ``leaves=True`` keeps only
+        blocks. Loops and loop nests with a large share are the candidates for tuning.
+        """
+        rows = self.nodes(np)
+        bodies = set()
+        if self.model is not None:
+            bodies = {f["body"] for f in self.model._doc["functions"]}
+        total = max((r["time"] for r in rows if r["id"] in bodies), default=0.0) or sum(
+            r["time"] for r in rows
+        )
+        keep = [
+            r
+            for r in rows
+            if r["id"] not in bodies
+            and r["time"] > 0
+            and (not leaves or r["kind"] not in _STATEMENT_KINDS)
+            and r["kind"] != "seq"
+        ]
+        keep.sort(key=lambda r: r["time"], reverse=True)
+        for r in keep:
+            r["share"] = r["time"] / total if total > 0 else 0.0
+        return keep[:n]
+
+    # ---- traces -----------------------------------------------------------------------------
+
+    def trace(self, np: int | None = None, threads: int | None = None) -> Any:
+        """Return the model trace of one run as a :class:`parjava.Trace`.
+
+        The model is interpreted again with tracing when the run did not keep its trace.
+
+        The interpretation is deterministic, so the trace shows exactly the predicted run.
+        """
+        run = self.run(np, threads) if (np is None or np in list(self.np)) else None
+        np_ = np if np is not None else self.runs[-1].np
+        th = threads if threads is not None else (run.threads if run else self.runs[-1].threads)
+        if run is not None and run._core.has_trace:
+            core = run._core
+        else:
+            core = _interpret_one(self.model, self.machine, np_, th, self._options, trace=True)
+        trace_core = core.trace()
+        try:
+            from .trace import Trace
+        except ImportError:  # pragma: no cover - until the trace part's Python layer lands
+            return trace_core
+        return Trace(trace_core)
+
+    # ---- presentation -----------------------------------------------------------------------
+
+    def table(self) -> list[dict[str, float]]:
+        """One row per run: np, threads, time, error bound, speedup, efficiency."""
+        s = self.speedup()
+        e = self.efficiency()
+        return [
+            {
+                "np": int(r.np),
+                "threads": int(r.threads),
+                "time": r.time,
+                "error_bound": r.error_bound,
+                "speedup": float(s[i]),
+                "efficiency": float(e[i]),
+            }
+            for i, r in enumerate(self.runs)
+        ]
+
+    def to_pandas(self) -> Any:
+        """Return :meth:`table` as a pandas DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(self.table())
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything a script needs, JSON-serialisable."""
+        return {
+            "model": self.model.name if self.model is not None else None,
+            "runs": self.table(),
+            "warnings": self.warnings,
+            "hot": self.hot(10),
+        }
+
+    def fit(self, model: str = "auto") -> Any:
+        """Fit a scaling law to the predicted times (:func:`parjava.scaling.fit`).
+
+        ``model`` is ``"amdahl"``, ``"amdahl_log"``, ``"amdahl_linear"``, ``"gustafson"`` or
+        ``"auto"`` (the Amdahl variant with the lowest leave-one-out SMAPE).
+        """
+        try:
+            from . import scaling  # type: ignore[attr-defined]
+        except ImportError as exc:  # pragma: no cover - depends on the loggp part
+            raise UsageError(f"scaling fits are not available in this build ({exc})") from exc
+        return scaling.fit(self._resources(), self.times, model=model)
+
+    def plot(self, ax: Any = None) -> Any:
+        """Speedup and efficiency against the process count; returns the matplotlib figure."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            fig, ax = plt.subplots(figsize=(6, 4))
+        else:
+            fig = ax.figure
+        res = self._resources()
+        ax.plot(res, self.speedup(), "o-", label="predicted speedup")
+        ax.plot(res, res / res.min(), ":", color="grey", label="linear")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+        ax.set_xlabel("processes x threads")
+        ax.set_ylabel("speedup")
+        title = self.model.name if self.model is not None else "prediction"
+        ax.set_title(title)
+        ax.legend()
+        return fig
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def __repr__(self) -> str:
+        if len(self.runs) == 1:
+            r = self.runs[0]
+            return (
+                f"<Prediction np={r.np} threads={r.threads}: {r.time:.6g} s "
+                f"± {r.error_bound:.2g} s>"
+            )
+        rows = "\n".join(
+            f"  np={t['np']:>7} threads={t['threads']:>3}  time={t['time']:.6g} s  "
+            f"speedup={t['speedup']:.3g}  efficiency={t['efficiency']:.3f}"
+            for t in self.table()
+        )
+        return f"<Prediction of {len(self.runs)} runs\n{rows}>"
+
+    def _repr_html_(self) -> str:
+        head = "".join(
+            f"<th>{h}</th>"
+            for h in ("np", "threads", "time [s]", "± bound [s]", "speedup", "efficiency")
+        )
+        body = "".join(
+            f"<tr><td>{t['np']}</td><td>{t['threads']}</td><td>{t['time']:.6g}</td>"
+            f"<td>{t['error_bound']:.2g}</td><td>{t['speedup']:.3g}</td>"
+            f"<td>{t['efficiency']:.3f}</td></tr>"
+            for t in self.table()
+        )
+        return f"<table><tr>{head}</tr>{body}</table>"
+
+
+_STATEMENT_KINDS = {"seq", "if", "if-else", "switch", "for", "while", "do-while", "task_group"}
+
+
+def _interpret_one(
+    model: Model | None,
+    machine: Any,
+    np_: int,
+    threads: int,
+    options: dict[str, Any],
+    trace: bool = False,
+) -> Any:
+    core = load_core()
+    return core.interpret(
+        _core_model(model),
+        _core_machine(machine),
+        np_,
+        threads,
+        dict(options.get("params") or {}),
+        options.get("opaque", "expected"),
+        int(options.get("seed", 1)),
+        dict(options.get("algorithms") or {}),
+        float(options.get("reduction_seconds_per_byte", 0.0)),
+        bool(options.get("endpoint_contention", True)),
+        trace,
+        int(options.get("max_events", 0)),
+    )
+
+
+def interpret(
+    model: Model | str | os.PathLike[str],
+    machine: Any,
+    np: int | Sequence[int] = 1,
+    threads: int | Sequence[int] = 1,
+    params: Mapping[str, Number] | None = None,
+    *,
+    opaque: str = "expected",
+    seed: int = 1,
+    algorithms: Mapping[str, str] | None = None,
+    reduction_seconds_per_byte: float = 0.0,
+    endpoint_contention: bool = True,
+    trace: bool = False,
+    max_events: int = 0,
+    progress: bool | None = None,
+) -> Prediction:
+    """Interpret ``model`` on ``machine`` for each process count (and thread count).
+
+    ``machine`` is a :class:`parjava.Machine`, a machine JSON file or its text. ``params``
+    override the model's parameters. ``opaque`` decides how profiled branch probabilities and
+    trip counts are used: ``"expected"`` (deterministic error diffusion, exact frequencies) or
+    ``"sampled"`` (seeded per process). ``algorithms`` forces collective algorithms, e.g.
+    ``{"allreduce": "ring"}`` (``parjava.prediction.collective_algorithms()`` lists them).
+    ``trace=True`` keeps the model trace of every run (see :meth:`Prediction.trace`).
+    Raises :class:`parjava.DeadlockError` (with ``.blocked``) when the model deadlocks.
+    """
+    if opaque not in ("expected", "sampled"):
+        raise UsageError(f"opaque must be 'expected' or 'sampled', not {opaque!r}")
+    nps = _as_list(np, "np")
+    ths = _as_list(threads, "threads")
+    pairs = [(p, t) for p in nps for t in ths]
+    mdl = model if isinstance(model, Model) else Model.load(model)
+    options = {
+        "params": dict(params or {}),
+        "opaque": opaque,
+        "seed": seed,
+        "algorithms": dict(algorithms or {}),
+        "reduction_seconds_per_byte": reduction_seconds_per_byte,
+        "endpoint_contention": endpoint_contention,
+        "max_events": max_events,
+    }
+    runs: list[PredictionRun] = []
+    with Progress(len(pairs), f"interpret {mdl.name}", progress) as bar:
+        for p, t in pairs:
+            core = _interpret_one(mdl, machine, p, t, options, trace=trace)
+            runs.append(PredictionRun(core, mdl, p, t))
+            bar.advance(note=f"np={p} {core.program_time:.4g} s")
+    return Prediction(runs, mdl, machine, options)
+
+
+def interpret_node(
+    model: Model,
+    node: int,
+    machine: Any,
+    inputs: Mapping[str, Number] | None = None,
+    np: int = 1,
+    threads: int = 1,
+    params: Mapping[str, Number] | None = None,
+    opaque: str = "expected",
+    seed: int = 1,
+) -> Prediction:
+    """Partial interpretation (notes 000 §3.4): run only the subtree of ``node``.
+
+    ``inputs`` give the values of the variables it reads (its I set). The result's ``time``
+    is what a reduced block replacing the node would carry: ``model.reduce(node, pred.time)``.
+    """
+    core = load_core().interpret_node(
+        _core_model(model),
+        int(node),
+        _core_machine(machine),
+        int(np),
+        int(threads),
+        dict(params or {}),
+        dict(inputs or {}),
+        opaque,
+        int(seed),
+    )
+    options = {"params": dict(params or {}), "opaque": opaque, "seed": seed}
+    return Prediction([PredictionRun(core, model, int(np), int(threads))], model, machine, options)
+
+
+def reduce_simple(
+    model: Model, machine: Any, params: Mapping[str, Number] | None = None
+) -> list[int]:
+    """Mark simple fragments and replace each maximal one by a reduced block (notes 000 §3.4).
+
+    Each fragment's time comes from interpreting it alone (:func:`interpret_node`); the model is
+    changed in place and the ids of the reduced nodes are returned. Interpreting the reduced
+    model gives the same times with fewer instructions.
+    """
+    ids = model.mark_simple()
+    for node_id in ids:
+        pred = interpret_node(model, node_id, machine, params=params)
+        model.reduce(node_id, pred.time)
+    return ids
+
+
+def collective_algorithms() -> dict[str, list[str]]:
+    """List the algorithms implemented for each collective (names for ``algorithms=``)."""
+    return dict(load_core().collective_algorithms())
+
+
+def collective_decision(collective: str, size: int, nbytes: int) -> str:
+    """Open MPI 4.1's automatic choice for a collective of ``size`` ranks and ``nbytes``."""
+    return str(load_core().collective_decision(collective, int(size), int(nbytes)))
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    raise TypeError(type(value).__name__)
+
+
+def to_json(prediction: Prediction) -> str:
+    """JSON text of :meth:`Prediction.to_dict`."""
+    return json.dumps(prediction.to_dict(), default=_json_default, indent=1)

@@ -1,0 +1,693 @@
+"""The pattern scanner: ``parjava.scan(trace, ...)`` finds where a parallel program loses time.
+
+It runs in C++ (``cpp/src/analysis``) in one pass over the matched trace and reports every
+occurrence of
+
+* the ParJava point-to-point patterns of seed 000 (notes §5.5-§5.8): early/late standard,
+  buffered, synchronous and ready sends (B1-B8), wrong message order (B9, B10), waits on the
+  sender and receiver side of non-blocking transfers with their optimal distance O_D (N1-N8),
+  close send/receive pairs that could be one ``MPI_Sendrecv``;
+* the classic MPI wait states of EXPERT/Scalasca with Scalasca 2.6's severity definitions:
+  Late Sender (and its Wrong Order part), Late Receiver, Wait at Barrier, Barrier Completion,
+  Wait at N x N, N x N Completion, Late Broadcast, Early Reduce, Early Scan;
+* the twelve PGAS patterns of seed 001 (lock contention, collective entry/exit
+  synchronisation, barriers, late broadcast, early gather, early prefix reduction, many-to-many
+  collectives, wait inside a collective, wait in collective allocation) on OpenSHMEM traces and
+  on any trace with lock events.
+
+The result, :class:`Findings`, has one row per occurrence (NumPy structured array,
+:meth:`Findings.to_pandas`), aggregates per pattern, call site and rank arranged as a Cube-like
+metric tree, a text report and an HTML report that shows the source lines of each call site.
+Re-scanning with other thresholds (:meth:`Findings.rescan`) reuses the trace in memory.
+Thresholds and their defaults are explained in README.md, section "Pattern scanner".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Union
+
+import numpy as np
+
+from ._core_loader import load_core
+from .errors import MissingDependencyError, UsageError
+from .machine import Machine
+from .trace import Trace
+
+_NO_REF = 0xFFFFFFFF
+
+#: Default ε: one microsecond. Waits shorter than this are indistinguishable from the tracer's
+#: per-call overhead (a few hundred ns) and the residual clock offset between processes.
+DEFAULT_EPS = 1e-6
+#: Default Δ_SR: five microseconds, about ten times the cost of a small MPI call, so only
+#: call overhead and trivial bookkeeping fit between a send and the receive that follows it.
+DEFAULT_SEND_RECV_DELTA = 5e-6
+#: Eager limit used when neither ``eager_limit`` nor ``machine`` is given: parjava's tracer
+#: runs on Open MPI, whose defaults this preset reproduces.
+DEFAULT_EAGER_PRESET = "openmpi"
+
+EagerLimitLike = Union[int, str, Machine, None]
+
+_PGAS_SYNC = ("all", "my", "no")
+_PGAS_COMPLETION = ("literal", "from_first_exit")
+_PGAS_GATHER_ROOT = ("late", "early")
+_PGAS_ALONE = ("root", "every")
+
+
+@dataclass(frozen=True)
+class PatternInfo:
+    """One pattern the scanner knows: identity, place in the metric tree, source, fix."""
+
+    id: int
+    key: str
+    code: str
+    name: str
+    family: str
+    family_title: str
+    tree_group: str
+    part_of_parent: bool
+    source: str
+    meaning: str
+    fix: str
+
+
+def patterns(family: str | None = None) -> list[PatternInfo]:
+    """List the patterns (optionally of one family: ``"parjava"``, ``"scalasca"``, ``"pgas"``)."""
+    table = [PatternInfo(**row) for row in load_core().pattern_table()]
+    if family is None:
+        return table
+    if family not in {p.family for p in table}:
+        raise UsageError(f"patterns: unknown family {family!r}; use parjava, scalasca or pgas")
+    return [p for p in table if p.family == family]
+
+
+def _core_trace(trace: Any) -> tuple[Any, Trace | None]:
+    if isinstance(trace, Trace):
+        return trace.core, trace
+    if isinstance(trace, (str, os.PathLike)):
+        opened = Trace.open(trace)
+        return opened.core, opened
+    if type(trace).__name__ == "Trace" and hasattr(trace, "column"):  # a parjava._core.Trace
+        return trace, Trace(trace)
+    raise UsageError(
+        f"scan: expected a parjava.Trace or the path of an OTF2 archive, got {type(trace).__name__}"
+    )
+
+
+def _choice(value: str, allowed: Sequence[str], parameter: str) -> str:
+    normalized = str(value).lower().replace("-", "_")
+    if normalized.endswith("sync") and normalized != "nosync":
+        normalized = normalized[: -len("sync")]
+    if normalized == "nosync":
+        normalized = "no"
+    if normalized not in allowed:
+        raise UsageError(f"{parameter} must be one of {', '.join(allowed)}; got {value!r}")
+    return normalized
+
+
+def _eager(eager_limit: EagerLimitLike, machine: Machine | None) -> tuple[int, int, str]:
+    core = load_core()
+    if eager_limit is None:
+        if machine is not None:
+            return tuple(core.eager_limit_from_machine(machine._core))  # type: ignore[return-value]
+        return tuple(core.eager_limit_preset(DEFAULT_EAGER_PRESET))  # type: ignore[return-value]
+    if isinstance(eager_limit, Machine):
+        return tuple(core.eager_limit_from_machine(eager_limit._core))  # type: ignore[return-value]
+    if isinstance(eager_limit, bool):
+        raise UsageError("eager_limit must be a number of bytes, a preset name or a Machine")
+    if isinstance(eager_limit, (int, np.integer)):
+        if eager_limit < 0:
+            raise UsageError(f"eager_limit must be >= 0 bytes, got {eager_limit}")
+        return int(eager_limit), int(eager_limit), f"{int(eager_limit)} B"
+    if isinstance(eager_limit, str):
+        if eager_limit == "machine":
+            if machine is None:
+                raise UsageError('eager_limit="machine" needs machine=... as well')
+            return tuple(core.eager_limit_from_machine(machine._core))  # type: ignore[return-value]
+        if eager_limit.isdigit():
+            return _eager(int(eager_limit), machine)
+        return tuple(core.eager_limit_preset(eager_limit))  # type: ignore[return-value]
+    raise UsageError(
+        f"eager_limit must be a number of bytes, a preset name "
+        f"({', '.join(core.eager_limit_preset_names())}) or a Machine; got {eager_limit!r}"
+    )
+
+
+def scan(
+    trace: Trace | str | os.PathLike[str],
+    *,
+    eps: float = DEFAULT_EPS,
+    send_recv_delta: float = DEFAULT_SEND_RECV_DELTA,
+    eager_limit: EagerLimitLike = None,
+    patterns: Sequence[str] | str | None = None,
+    machine: Machine | None = None,
+    wrong_order_window: int = 100,
+    pgas_entry_sync: str = "my",
+    pgas_exit_sync: str = "my",
+    pgas_completion: str = "literal",
+    pgas_gather_root: str = "late",
+    pgas_prefix_clamp: bool = False,
+    pgas_alone: str = "root",
+    pgas_allocation_root: int = 0,
+    pgas_mpi_collectives: bool = False,
+) -> Findings:
+    """Scan a trace for every pattern that loses time and return the :class:`Findings`.
+
+    Args:
+        trace: a :class:`parjava.Trace` (real or model) or the path of an OTF2 archive.
+        eps: ε of seed 000 §5.4, in seconds: an occurrence losing less is not reported
+            (``0`` reproduces Scalasca, which reports every positive value).
+        send_recv_delta: Δ_SR of seed 000 §5.8, in seconds: a receive starting less than this
+            after a send to the same partner ended is a close send/receive.
+        eager_limit: messages of at most this many bytes are sent eagerly. Bytes, a preset
+            (``"openmpi"``, ``"mpich"``, ``"mvapich2"``), ``"machine"`` or a
+            :class:`parjava.Machine`; default: the machine's when one is given, else
+            ``"openmpi"``.
+        patterns: which patterns to look for: keys (``"late_sender"``), codes (``"B1"``,
+            ``"N2"``, ``"P6"``, ``"mpi_latesender"``) or families (``"parjava"``,
+            ``"scalasca"``, ``"pgas"``); default all. :func:`parjava.patterns` lists them.
+        machine: the target :class:`parjava.Machine`; gives T_send for the optimal distance
+            O_D of the non-blocking patterns (without one T_send is 0 and O_D a lower bound),
+            and the eager limit unless ``eager_limit`` is given.
+        wrong_order_window: Late Sender instances per location that Wrong Order looks back
+            over (Scalasca: 100).
+        pgas_entry_sync: the UPC synchronisation assumed at entry to every collective
+            (``"all"``, ``"my"``, ``"no"``; traces do not record it). ``"all"`` enables P2,
+            ``"my"`` the IN_MYSYNC patterns P6-P9 and P11.
+        pgas_exit_sync: the same at exit: ``"all"`` enables P3, ``"my"`` P10.
+        pgas_completion: P3/P5/P10 as the paper's ``max(exit) - exit`` (``"literal"``) or as
+            Scalasca's ``exit - min(exit)`` (``"from_first_exit"``).
+        pgas_gather_root: P7 as written (``"late"``: the others wait for a late receiving
+            root) or EXPERT's Early Reduce (``"early"``: the root waits for the last sender).
+        pgas_prefix_clamp: P8 keeps negative terms of the paper's formula unless True.
+        pgas_alone: P11 charges the root only (``"root"``, the paper) or every participant.
+        pgas_allocation_root: the PE that performs a collective allocation (P12; paper: 0).
+        pgas_mpi_collectives: also apply P2-P12 to MPI collectives (they always apply to
+            OpenSHMEM collectives; lock contention applies to any lock events).
+
+    """
+    core = load_core()
+    core_trace, wrapper = _core_trace(trace)
+    if machine is not None and not isinstance(machine, Machine):
+        raise UsageError(f"machine must be a parjava.Machine, got {type(machine).__name__}")
+    if isinstance(patterns, str):
+        patterns = [p.strip() for p in patterns.split(",") if p.strip()]
+    if wrong_order_window < 1:
+        raise UsageError("wrong_order_window must be >= 1 (Scalasca uses 100)")
+    options = core.ScanOptions()
+    options.eps = core.seconds_to_ns(float(eps), "eps")
+    options.send_recv_delta = core.seconds_to_ns(float(send_recv_delta), "send_recv_delta")
+    options.wrong_order_window = int(wrong_order_window)
+    intra, inter, source = _eager(eager_limit, machine)
+    options.set_eager_limit(int(intra), int(inter), str(source))
+    if patterns is not None:
+        if not list(patterns):
+            raise UsageError("patterns is empty; leave it out to scan for every pattern")
+        options.set_patterns(list(patterns))
+    if machine is not None:
+        options.set_machine(machine._core)
+    options.pgas_entry = getattr(
+        core.PgasSync, _choice(pgas_entry_sync, _PGAS_SYNC, "pgas_entry_sync")
+    )
+    options.pgas_exit = getattr(
+        core.PgasSync, _choice(pgas_exit_sync, _PGAS_SYNC, "pgas_exit_sync")
+    )
+    options.pgas_completion = getattr(
+        core.PgasCompletion, _choice(pgas_completion, _PGAS_COMPLETION, "pgas_completion")
+    )
+    options.pgas_gather_root = getattr(
+        core.PgasGatherRoot, _choice(pgas_gather_root, _PGAS_GATHER_ROOT, "pgas_gather_root")
+    )
+    options.pgas_prefix_clamp = bool(pgas_prefix_clamp)
+    options.pgas_alone = getattr(core.PgasAlone, _choice(pgas_alone, _PGAS_ALONE, "pgas_alone"))
+    if int(pgas_allocation_root) < 0:
+        raise UsageError("pgas_allocation_root must be a PE number >= 0")
+    options.pgas_allocation_root = int(pgas_allocation_root)
+    options.pgas_include_mpi = bool(pgas_mpi_collectives)
+    parameters = {
+        "eps": float(eps),
+        "send_recv_delta": float(send_recv_delta),
+        "eager_limit": eager_limit if isinstance(eager_limit, (int, str, type(None))) else machine,
+        "patterns": None if patterns is None else list(patterns),
+        "machine": machine,
+        "wrong_order_window": int(wrong_order_window),
+        "pgas_entry_sync": pgas_entry_sync,
+        "pgas_exit_sync": pgas_exit_sync,
+        "pgas_completion": pgas_completion,
+        "pgas_gather_root": pgas_gather_root,
+        "pgas_prefix_clamp": bool(pgas_prefix_clamp),
+        "pgas_alone": pgas_alone,
+        "pgas_allocation_root": int(pgas_allocation_root),
+        "pgas_mpi_collectives": bool(pgas_mpi_collectives),
+    }
+    if isinstance(eager_limit, Machine):
+        parameters["eager_limit"] = eager_limit
+    result = core.scan(core_trace, options)
+    return Findings(result, wrapper if wrapper is not None else Trace(core_trace), parameters)
+
+
+def _finding_dtype() -> np.dtype:
+    core = load_core()
+    layout = core.finding_layout()
+    return np.dtype(
+        {
+            "names": [name for name, _, _ in layout],
+            "formats": [fmt for _, fmt, _ in layout],
+            "offsets": [offset for _, _, offset in layout],
+            "itemsize": core.finding_size(),
+        }
+    )
+
+
+class Findings:
+    """The occurrences found by :func:`scan`, with aggregates and reports.
+
+    ``len(findings)`` occurrences; :attr:`array` has one row per occurrence with the fields
+    ``pattern`` (key), ``code``, ``name``, ``family``, ``rank``, ``thread``, ``location``,
+    ``peer_rank``, ``time`` (s since the trace's origin), ``idle`` (I_T, s), ``optimal_distance``
+    (O_D, s, NaN where undefined), ``bytes``, ``callsite`` (``file:line``), ``file``, ``line``,
+    ``call`` (the MPI/SHMEM function), ``suspected`` and ``diagnosis`` (one line with the fix
+    to try). Times are seconds throughout.
+    """
+
+    def __init__(self, result: Any, trace: Trace, parameters: dict[str, Any]) -> None:
+        self._result = result
+        self._trace = trace
+        self.parameters = parameters
+
+    # --- basics ----------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._result)
+
+    @property
+    def trace(self) -> Trace:
+        """The scanned trace."""
+        return self._trace
+
+    @property
+    def notes(self) -> list[str]:
+        """Facts the reader needs: the eager limit and T_send used, unmatched events, ..."""
+        return list(self._result.notes)
+
+    @property
+    def seconds(self) -> float:
+        """Wall time of the C++ scan."""
+        return float(self._result.seconds)
+
+    @property
+    def events_scanned(self) -> int:
+        """Events in the scanned trace."""
+        return int(self._result.events_scanned)
+
+    @property
+    def eager_limit(self) -> tuple[int, int, str]:
+        """(intra-node bytes, inter-node bytes, where the values come from)."""
+        intra, inter, source = self._result.eager_limit
+        return int(intra), int(inter), str(source)
+
+    @cached_property
+    def raw(self) -> np.ndarray:
+        """The C++ rows without conversion (ns, indices into the trace's tables)."""
+        return self._result.rows.view(_finding_dtype())
+
+    @cached_property
+    def _patterns(self) -> list[PatternInfo]:
+        return patterns()
+
+    @cached_property
+    def diagnoses(self) -> list[str]:
+        """One line per occurrence: who lost how much where, because of whom, and the fix."""
+        return list(self._result.diagnoses())
+
+    @cached_property
+    def array(self) -> np.ndarray:
+        """One row per occurrence as a NumPy structured array (fields in the class docstring)."""
+        raw = self.raw
+        table = self._patterns
+        trace = self._trace
+        pattern_ids = raw["pattern"].astype(np.int64)
+        keys = np.array([p.key for p in table])
+        codes = np.array([p.code for p in table])
+        names = np.array([p.name for p in table])
+        families = np.array([p.family for p in table])
+        locations = trace.locations
+        ranks = np.array([-1 if loc.rank is None else loc.rank for loc in locations] + [-1])
+        threads = np.array([loc.thread for loc in locations] + [0])
+        n_loc = len(locations)
+        loc = np.where(raw["location"] == _NO_REF, n_loc, raw["location"]).astype(np.int64)
+        peer = np.where(raw["peer_location"] == _NO_REF, n_loc, raw["peer_location"]).astype(
+            np.int64
+        )
+        sites = trace.callsites
+        files = np.array([s.file for s in sites] + [""])
+        lines = np.array([s.line for s in sites] + [0], dtype=np.uint32)
+        site = np.where(raw["callsite"] == _NO_REF, len(sites), raw["callsite"]).astype(np.int64)
+        regions = trace.regions
+        region_names = np.array([r.name for r in regions] + [""])
+        region = np.where(raw["region"] == _NO_REF, len(regions), raw["region"]).astype(np.int64)
+        distance = raw["optimal_distance"].astype(np.float64) * 1e-9
+        distance[raw["optimal_distance"] < 0] = np.nan
+        columns: list[tuple[str, np.ndarray]] = [
+            ("pattern", keys[pattern_ids]),
+            ("code", codes[pattern_ids]),
+            ("name", names[pattern_ids]),
+            ("family", families[pattern_ids]),
+            ("rank", ranks[loc].astype(np.int32)),
+            ("thread", threads[loc].astype(np.int32)),
+            ("location", raw["location"].astype(np.int64)),
+            ("peer_rank", ranks[peer].astype(np.int32)),
+            ("time", raw["time"].astype(np.float64) * 1e-9),
+            ("idle", raw["idle"].astype(np.float64) * 1e-9),
+            ("optimal_distance", distance),
+            ("bytes", raw["bytes"].astype(np.uint64)),
+            ("callsite", np.array(self._result.callsite_texts(), dtype=str)),
+            ("file", files[site]),
+            ("line", lines[site]),
+            ("call", region_names[region]),
+            ("suspected", (raw["flags"] & 1) != 0),
+            ("diagnosis", np.array(self.diagnoses, dtype=str)),
+        ]
+        if len(raw) == 0:
+            columns = [(name, values[:0]) for name, values in columns]
+        dtype = np.dtype([(name, values.dtype) for name, values in columns])
+        out = np.empty(len(raw), dtype=dtype)
+        for name, values in columns:
+            out[name] = values
+        return out
+
+    def to_pandas(self) -> Any:
+        """Return the occurrences as a pandas DataFrame (pattern, code, name: categorical)."""
+        pd = _pandas()
+        frame = pd.DataFrame(self.array)
+        for column in ("pattern", "code", "name", "family", "call"):
+            frame[column] = frame[column].astype("category")
+        return frame
+
+    def table(self) -> Any:
+        """Return the main columns as a DataFrame, the worst occurrences first."""
+        frame = self.to_pandas()
+        columns = ["code", "name", "rank", "peer_rank", "callsite", "call", "time", "idle"]
+        columns += ["optimal_distance", "diagnosis"]
+        return frame[columns].sort_values("idle", ascending=False, kind="stable")
+
+    # --- aggregates ------------------------------------------------------------------------
+
+    def total(self, pattern: str | None = None) -> float:
+        """Seconds lost in the occurrences of `pattern` (key, code or family; None: all).
+
+        A pattern whose time is part of another selected one (Scalasca's Wrong Order inside
+        Late Sender) is not counted twice. Families overlap (ParJava's late send and Scalasca's
+        Late Sender measure the same waiting), so a total over several families counts some
+        waiting more than once.
+        """
+        return float(self.array["idle"][self._mask(pattern, inclusive=True)].sum())
+
+    def count(self, pattern: str | None = None) -> int:
+        """Occurrences of `pattern` (key, code or family; None: all)."""
+        return int(self._mask(pattern).sum())
+
+    def _mask(self, pattern: str | None, inclusive: bool = False) -> np.ndarray:
+        a = self.array
+        ids = (
+            [p.id for p in self._patterns]
+            if pattern is None
+            else load_core().select_patterns([pattern])
+        )
+        selected = [self._patterns[i] for i in ids]
+        names = {p.name for p in selected}
+        keys = {
+            p.key
+            for p in selected
+            if not (inclusive and p.part_of_parent and _parent_pattern(p) in names)
+        }
+        return np.isin(a["pattern"], list(keys))
+
+    def select(self, pattern: str | None = None, rank: int | None = None) -> np.ndarray:
+        """Return the rows of :attr:`array` for one pattern (key, code, family) and/or one rank."""
+        mask = self._mask(pattern)
+        if rank is not None:
+            mask &= self.array["rank"] == rank
+        return self.array[mask]
+
+    def _group(self, keys: Sequence[str]) -> list[dict[str, Any]]:
+        a = self.array
+        groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for row in range(len(a)):
+            key = tuple(a[k][row].item() for k in keys)
+            g = groups.get(key)
+            if g is None:
+                g = {k: v for k, v in zip(keys, key)}
+                g.update(occurrences=0, total=0.0, max=0.0)
+                groups[key] = g
+            idle = float(a["idle"][row])
+            g["occurrences"] += 1
+            g["total"] += idle
+            g["max"] = max(g["max"], idle)
+        rows = list(groups.values())
+        for g in rows:
+            g["mean"] = g["total"] / g["occurrences"]
+        rows.sort(key=lambda g: -g["total"])
+        return rows
+
+    def by_pattern(self) -> Any:
+        """Per pattern: occurrences, total, mean and max lost seconds (a pandas DataFrame)."""
+        return _pandas().DataFrame(
+            self._group(["family", "code", "pattern", "name"]),
+            columns=["family", "code", "pattern", "name", "occurrences", "total", "mean", "max"],
+        )
+
+    def by_callsite(self) -> Any:
+        """Per pattern and call site (file:line and call): occurrences and lost seconds."""
+        return _pandas().DataFrame(
+            self._group(["code", "pattern", "callsite", "call"]),
+            columns=["code", "pattern", "callsite", "call", "occurrences", "total", "mean", "max"],
+        )
+
+    def by_location(self) -> Any:
+        """Per pattern and rank/thread: occurrences and lost seconds."""
+        return _pandas().DataFrame(
+            self._group(["code", "pattern", "rank", "thread"]),
+            columns=["code", "pattern", "rank", "thread", "occurrences", "total", "mean", "max"],
+        )
+
+    def tree(self) -> MetricTree:
+        """Build the Cube-like metric tree: family > group > pattern > call site > location."""
+        from ._scan_report import build_tree
+
+        return build_tree(self)
+
+    # --- reports ---------------------------------------------------------------------------
+
+    def report(self, top: int = 10) -> str:
+        """Render a text report: thresholds, metric tree, worst call sites and occurrences."""
+        from ._scan_report import text_report
+
+        return text_report(self, top=top)
+
+    def to_html(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        top: int = 50,
+        source_dirs: Sequence[str | os.PathLike[str]] = (),
+    ) -> str:
+        """Render an HTML report with the source lines of each call site; write it to `path`.
+
+        Source files are looked up as recorded, then relative to each of `source_dirs`, the
+        trace's directory and the current directory; the report says when one is not found.
+        """
+        from ._scan_report import html_report
+
+        text = html_report(self, top=top, source_dirs=source_dirs)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+        return text
+
+    def _repr_html_(self) -> str:
+        from ._scan_report import html_summary
+
+        return html_summary(self)
+
+    def to_csv(self, path: str | os.PathLike[str] | None = None) -> str:
+        """Return the occurrences as CSV (one row each, the fields of :attr:`array`)."""
+        import csv
+        import io
+
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        a = self.array
+        names = list(a.dtype.names or ())
+        writer.writerow(names)
+        for row in a:
+            writer.writerow([_plain(row[n]) for n in names])
+        text = buffer.getvalue()
+        if path is not None:
+            with open(path, "w", encoding="utf-8", newline="") as out:
+                out.write(text)
+        return text
+
+    def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
+        """Parameters, notes, per-pattern totals and every occurrence as JSON."""
+        a = self.array
+        names = list(a.dtype.names or ())
+        document = {
+            "parameters": {k: _describe(v) for k, v in self.parameters.items()},
+            "eager_limit": list(self.eager_limit),
+            "notes": self.notes,
+            "events_scanned": self.events_scanned,
+            "patterns": {
+                key: {"occurrences": self.count(key), "total": self.total(key)}
+                for key in sorted(set(a["pattern"].tolist()))
+            },
+            "findings": [{n: _plain(row[n]) for n in names} for row in a],
+        }
+        text = json.dumps(document, indent=1, allow_nan=False, default=str)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+        return text
+
+    def rescan(self, **changes: Any) -> Findings:
+        """Scan the same trace (already in memory) with some parameters changed."""
+        unknown = set(changes) - set(self.parameters)
+        if unknown:
+            raise UsageError(f"rescan: unknown parameter(s) {', '.join(sorted(unknown))}")
+        parameters = dict(self.parameters)
+        parameters.update(changes)
+        return scan(self._trace, **parameters)
+
+    def __repr__(self) -> str:
+        families = {}
+        for family in ("parjava", "scalasca", "pgas"):
+            n = self.count(family) if len(self) else 0
+            if n:
+                families[family] = (n, self.total(family))
+        parts = [f"{family}: {n} ({_seconds(t)})" for family, (n, t) in families.items()]
+        return (
+            f"<Findings {len(self)} occurrences" + (f"; {'; '.join(parts)}" if parts else "") + ">"
+        )
+
+
+class MetricTree:
+    """A node of the metric tree: ``name``, inclusive ``value`` (s), ``count``, ``children``."""
+
+    def __init__(self, name: str, kind: str, value: float = 0.0, count: int = 0) -> None:
+        self.name = name
+        self.kind = kind  # "root", "family", "group", "pattern", "callsite", "location"
+        self.value = value
+        self.count = count
+        self.children: list[MetricTree] = []
+
+    def child(self, name: str, kind: str) -> MetricTree:
+        """Return the child called `name`, created when missing."""
+        for c in self.children:
+            if c.name == name:
+                return c
+        node = MetricTree(name, kind)
+        self.children.append(node)
+        return node
+
+    def find(self, name: str) -> MetricTree | None:
+        """Return the first node called `name` in this subtree (depth first)."""
+        if self.name == name:
+            return self
+        for c in self.children:
+            found = c.find(name)
+            if found is not None:
+                return found
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the subtree as nested dicts (name, kind, value, count, children)."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "value": self.value,
+            "count": self.count,
+            "children": [c.to_dict() for c in self.children],
+        }
+
+    def render(self, depth: int = 6, min_value: float = 0.0) -> str:
+        """Indented text, one node per line, children by decreasing value."""
+        lines: list[str] = []
+
+        def walk(node: MetricTree, level: int) -> None:
+            if level > depth or (level > 0 and abs(node.value) < min_value):
+                return
+            label = "  " * level + node.name
+            count = f"{node.count} occ." if node.count else ""
+            lines.append(f"{label:<68} {_seconds(node.value):>11} {count:>10}")
+            for c in sorted(node.children, key=lambda n: -abs(n.value)):
+                walk(c, level + 1)
+
+        walk(self, 0)
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<MetricTree {self.name}: {_seconds(self.value)}, {len(self.children)} children>"
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+def _parent_pattern(p: PatternInfo) -> str:
+    """Name the pattern whose time includes `p`'s (the deepest tree group that is one)."""
+    for segment in reversed(p.tree_group.split("/")):
+        if segment and segment != p.name:
+            if any(q.name == segment for q in patterns()):
+                return segment
+    return ""
+
+
+def _pandas() -> Any:
+    try:
+        import pandas as pd
+    except ImportError as exc:  # pragma: no cover - pandas is a test dependency
+        raise MissingDependencyError(
+            "this needs pandas: pip install pandas (or parjava[pandas])"
+        ) from exc
+    return pd
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _describe(value: Any) -> Any:
+    if isinstance(value, Machine):
+        return f"machine {value.name}"
+    return value
+
+
+def _seconds(value: float) -> str:
+    a = abs(value)
+    if a >= 1.0 or a == 0.0:
+        return f"{value:.3g} s"
+    if a >= 1e-3:
+        return f"{value * 1e3:.3g} ms"
+    if a >= 1e-6:
+        return f"{value * 1e6:.3g} us"
+    return f"{value * 1e9:.3g} ns"
+
+
+__all__ = [
+    "DEFAULT_EAGER_PRESET",
+    "DEFAULT_EPS",
+    "DEFAULT_SEND_RECV_DELTA",
+    "Findings",
+    "MetricTree",
+    "PatternInfo",
+    "patterns",
+    "scan",
+]

@@ -1,0 +1,214 @@
+// The GOAL text reader: what txt2bin accepts parses to the same schedule; everything else is
+// rejected with file:line:column and what was expected.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "parjava/error.hpp"
+#include "parjava/loggp/goal_reader.hpp"
+
+namespace {
+
+using parjava::loggp::GoalSchedule;
+using parjava::loggp::kAnySource;
+using parjava::loggp::kAnyTag;
+using parjava::loggp::OpKind;
+using parjava::loggp::parse_goal_text;
+
+std::string error_of(const std::string &text) {
+  try {
+    (void)parse_goal_text(text, "x.goal");
+  } catch (const parjava::Error &e) {
+    EXPECT_EQ(e.kind(), parjava::ErrorKind::Model);
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a parse error for:\n" << text;
+  return "";
+}
+
+TEST(GoalReader, AcceptsTxt2binGrammar) {
+  const auto s = parse_goal_text("// leading comment\n"
+                                 "/* block\n comment */ num_ranks 3\n"
+                                 "\n"
+                                 "rank 0 {\r\n"
+                                 "l1: send 8b to 1 tag 5 cpu 1 nic 2\r\n"
+                                 "  l2 :recv 16 b from -1 tag -1\n"
+                                 "calc 100 cpu 3\n"
+                                 "\tlabel_B: calc 7\n"
+                                 "/* before an op */ x9: send 0b to 2\n"
+                                 "l2 requires l1\n"
+                                 "label_B irequires l2\n"
+                                 "x9 requires label_B\n"
+                                 "}\n"
+                                 "rank 1 { send 8b to 0\n"
+                                 "recv 1b from 4294967295 tag 4294967295\n"
+                                 "} rank 2 {\n"
+                                 "}",
+                                 "ok.goal");
+  ASSERT_EQ(s.num_ranks(), 3U);
+  ASSERT_EQ(s.num_ops(), 7U);
+  EXPECT_EQ(s.num_cpus(), 4U); // max cpu over the whole file + 1
+  EXPECT_EQ(s.num_nics(), 3U);
+  EXPECT_EQ(s.num_edges(), 3U);
+  const auto &send = s.op(0);
+  EXPECT_EQ(send.kind, OpKind::Send);
+  EXPECT_EQ(send.size, 8U);
+  EXPECT_EQ(send.peer, 1U);
+  EXPECT_EQ(send.tag, 5U);
+  EXPECT_EQ(send.cpu, 1U);
+  EXPECT_EQ(send.nic, 2U);
+  const auto &recv = s.op(1);
+  EXPECT_EQ(recv.kind, OpKind::Recv);
+  EXPECT_EQ(recv.size, 16U);
+  EXPECT_EQ(recv.peer, kAnySource);
+  EXPECT_EQ(recv.tag, kAnyTag);
+  EXPECT_EQ(s.op(2).kind, OpKind::Calc);
+  EXPECT_EQ(s.op(2).cpu, 3U);
+  EXPECT_EQ(s.op(4).size, 0U);
+  // Dependencies: l2 requires l1, label_B irequires l2, x9 requires label_B.
+  ASSERT_EQ(s.requires_dependents(0).size(), 1U);
+  EXPECT_EQ(s.requires_dependents(0)[0], 1U);
+  ASSERT_EQ(s.irequires_dependents(1).size(), 1U);
+  EXPECT_EQ(s.irequires_dependents(1)[0], 3U);
+  EXPECT_EQ(s.op(1).dependency_count, 1U);
+  EXPECT_EQ(s.op(3).dependency_count, 1U);
+  EXPECT_EQ(s.op(4).dependency_count, 1U);
+  EXPECT_EQ(s.rank_begin(1), 5U);
+  EXPECT_EQ(s.op(6).peer, kAnySource);
+  EXPECT_EQ(s.op(6).tag, kAnyTag);
+  EXPECT_EQ(s.rank_begin(2), 7U);
+  EXPECT_EQ(s.rank_begin(3), 7U);
+}
+
+TEST(GoalReader, KeepsDependencyLineOrderPerPrerequisite) {
+  // The order of dependents decides ties in the ready list (anchor §2): requires-dependents in
+  // line order, irequires-dependents in line order.
+  const auto s = parse_goal_text("num_ranks 1\nrank 0 {\na: calc 1\nb: calc 1\nc: calc 1\n"
+                                 "d: calc 1\nd requires a\nb irequires a\nc requires a\n"
+                                 "b requires c\n}\n");
+  const auto req = s.requires_dependents(0);
+  ASSERT_EQ(req.size(), 2U);
+  EXPECT_EQ(req[0], 3U);
+  EXPECT_EQ(req[1], 2U);
+  ASSERT_EQ(s.irequires_dependents(0).size(), 1U);
+  EXPECT_EQ(s.irequires_dependents(0)[0], 1U);
+  EXPECT_EQ(s.op(1).dependency_count, 2U);
+}
+
+TEST(GoalReader, KeywordsArePrefixesAfterTheFirstWord) {
+  // txt2bin matches "requires", "to", "b" as literal prefixes: "l2 requiresl1" is valid.
+  const auto s = parse_goal_text("num_ranks 2\nrank 0 {\nl1: send 8bto1\nl2: calc 5\n"
+                                 "l2 requiresl1\n}\nrank 1 {\nrecv 8b from0\n}\n");
+  EXPECT_EQ(s.op(0).peer, 1U);
+  EXPECT_EQ(s.op(1).dependency_count, 1U);
+  EXPECT_EQ(s.op(2).peer, 0U);
+}
+
+TEST(GoalReader, ReportsPositionAndExpectation) {
+  EXPECT_EQ(error_of("rank 0 {\n}\n"),
+            "x.goal:1:1: expected 'num_ranks N' at the start of the schedule, found 'rank'");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nsend 8 to 0\n}\n"),
+            "x.goal:3:8: expected 'b' after the message size, found 'to'");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nrecv 8b to 0\n}\n"),
+            "x.goal:3:9: expected 'from' after the size of a recv, found 'to'");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nl1: sendx 8b to 0\n}\n"),
+            "x.goal:3:9: expected an integer size in bytes after 'send', found 'x'");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nsend 8b to 0 nic 1 cpu 0\n}\n"),
+            "x.goal:3:20: expected end of line (clauses come in the order tag, cpu, nic), "
+            "found 'cpu'");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\ncalc 5 tag 1\n}\n"),
+            "x.goal:3:8: expected 'cpu' or end of line (calc takes only a cpu clause), found "
+            "'tag'");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nl1 calc 5\n}\n"),
+            "x.goal:3:4: expected ':', 'requires' or 'irequires' after the label 'l1', found "
+            "'calc'");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\n5: calc 5\n}\n"),
+            "x.goal:3:1: expected an operation (send, recv, calc), a label, a comment or '}', "
+            "found '5'");
+}
+
+TEST(GoalReader, RejectsWhatTxt2binWouldMisbuild) {
+  EXPECT_EQ(error_of("num_ranks 2\nrank 0 {\nsend 8b to -1\n}\nrank 1 {\n}\n"),
+            "x.goal:3:12: 'send ... to -1' is invalid: a send needs a destination rank; -1 (any "
+            "source) is only valid in 'recv ... from -1'");
+  EXPECT_EQ(error_of("num_ranks 2\nrank 0 {\nsend 8b to 2\n}\nrank 1 {\n}\n"),
+            "x.goal:3:12: send to rank 2, but the schedule has ranks 0..1");
+  EXPECT_EQ(error_of("num_ranks 2\nrank 0 {\n}\nrank 1 {\nrecv 8b from 7\n}\n"),
+            "x.goal:5:14: recv from rank 7, but the schedule has ranks 0..1");
+  EXPECT_EQ(error_of("num_ranks 2\nrank 1 {\n}\nrank 0 {\n}\n"),
+            "x.goal:2:6: rank blocks must appear in order 0..1: expected rank 0, found rank 1");
+  EXPECT_EQ(error_of("num_ranks 2\nrank 0 {\n}\n"),
+            "x.goal:4:1: expected 'rank 1 {', found end of file (the file ends after 1 rank "
+            "block(s) but num_ranks is 2)");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\n}\nrank 1 {\n}\n"),
+            "x.goal:4:1: expected end of file, found 'rank' (the schedule declares num_ranks 1 "
+            "and all of them have been read; txt2bin would silently ignore the rest of the "
+            "file)");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\ncalc 5\n"),
+            "x.goal:4:1: expected '}', found end of file (rank 0 is not closed)");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nsend 8b to 0 cpu 256\n}\n"),
+            "x.goal:3:18: an integer (0..255) after 'cpu' must be at most 255, found 256");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\ncalc 99999999999999999999\n}\n"),
+            "x.goal:3:6: an integer duration after 'calc' must be at most 18446744073709551615, "
+            "found 99999999999999999999");
+  EXPECT_EQ(error_of("num_ranks 0\n"), "x.goal:1:11: num_ranks must be at least 1");
+  EXPECT_EQ(error_of("num_ranks 1\nnum_ranks 1\n"),
+            "x.goal:2:1: num_ranks is given twice; it must appear once, before the first rank");
+  EXPECT_EQ(error_of("num_ranks 1\n/* never closed\nrank 0 {\n}\n"),
+            "x.goal:2:1: comment opened here is never closed with '*/'");
+}
+
+TEST(GoalReader, RejectsBadLabels) {
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nl1: calc 1\nl2 requires l1\n}\n"),
+            "x.goal:4:1: label 'l2' is not defined in this rank (a dependency line must come "
+            "after both of its labels)");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nl1: calc 1\nl1 requires lost\n}\n"),
+            "x.goal:4:13: label 'lost' is not defined in this rank (a dependency line must come "
+            "after both of its labels)");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nl1: calc 1\nl1 irequires l1\n}\n"),
+            "x.goal:4:1: 'l1' depends on itself, so it could never start");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nname: calc 1\nname: calc 2\n}\n"),
+            "x.goal:4:1: label 'name' is already defined at line 3 of this rank (txt2bin would "
+            "silently keep the first one)");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nl7: calc 1\nl7: calc 2\n}\n"),
+            "x.goal:4:1: label 'l7' is already defined at line 3 of this rank (txt2bin would "
+            "silently keep the first one)");
+  // Labels are per rank: the same name in two ranks is fine, a reference across ranks is not.
+  EXPECT_NO_THROW(
+      (void)parse_goal_text("num_ranks 2\nrank 0 {\nl1: calc 1\n}\nrank 1 {\nl1: calc 1\n}\n"));
+  EXPECT_EQ(error_of("num_ranks 2\nrank 0 {\nl1: calc 1\n}\nrank 1 {\nl2: calc 1\n"
+                     "l2 requires l1\n}\n"),
+            "x.goal:7:13: label 'l1' is not defined in this rank (a dependency line must come "
+            "after both of its labels)");
+}
+
+TEST(GoalReader, ReadsFilesAndLocatesOps) {
+  const std::string path = testing::TempDir() + "parjava_reader_test.goal";
+  {
+    std::ofstream out(path);
+    out << "num_ranks 2\n\nrank 0 {\nl1: send 8b to 1\n}\n\nrank 1 {\n// c\nl1: calc 3\n"
+           "  l2: recv 8b from 0\n}\n";
+  }
+  const GoalSchedule s = parjava::loggp::read_goal_file(path);
+  EXPECT_EQ(s.num_ops(), 3U);
+  EXPECT_EQ(s.source(), path);
+  const auto pos = parjava::loggp::locate_goal_ops(s, path, {0U, 2U});
+  ASSERT_EQ(pos.size(), 2U);
+  EXPECT_EQ(pos[0].rank, 0U);
+  EXPECT_EQ(pos[0].line, 4U);
+  EXPECT_EQ(pos[1].rank, 1U);
+  EXPECT_EQ(pos[1].op_offset, 1U);
+  EXPECT_EQ(pos[1].line, 10U);
+  EXPECT_EQ(pos[1].column, 3U);
+  std::remove(path.c_str());
+  try {
+    (void)parjava::loggp::read_goal_file(path);
+    ADD_FAILURE() << "reading a missing file must fail";
+  } catch (const parjava::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("cannot open " + path), std::string::npos);
+  }
+}
+
+} // namespace

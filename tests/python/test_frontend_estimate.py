@@ -1,0 +1,150 @@
+"""The estimation run for real: instrument, compile with mpicc, run under mpirun, load the
+block times, branch probabilities and trip counts, reduce the loop nests (seed 000 §3.7)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import parjava as pj
+
+pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
+pytestmark = pytest.mark.mpi
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "model"
+
+
+def nodes(model: pj.Model, kind: str) -> list[dict]:
+    return [n for n in model.nodes() if n["kind"] == kind]
+
+
+def test_jacobi_estimate_measures_blocks_and_reduces_the_nests(tmp_path: Path) -> None:
+    model = pj.build_model(EXAMPLES / "jacobi2d.c", ["-O2"])
+    est = model.estimate(run=["./jacobi2d", "128", "10"], np=1, directory=tmp_path / "est")
+    assert est.np == 1 and est.seconds > 0
+    assert "time" in est.stdout
+    # The probed copy and its results are kept where asked.
+    assert (tmp_path / "est" / "jacobi2d.c").read_text().startswith('#include "parjava_probes.h"')
+    assert list((tmp_path / "est").glob("parjava-estimates.*.txt"))
+    # The run's command line became the parameters' defaults.
+    assert model.parameters == {"argc": 3, "argv1": 128, "argv2": 10}
+    # Both loop nests without communication became blocks whose time scales with trip counts.
+    reduced = {n["label"]: n for n in nodes(model, "rb")}
+    assert set(reduced) == {"for i < (rows + 2) * n", "for i <= rows"}
+    stencil = reduced["for i <= rows"]["time"]
+    assert isinstance(stencil, str) and "rows" in stencil and "n" in stencil
+    assert not [n for n in model.nodes() if n.get("label") == "for j < n - 1"]
+    # Blocks outside the nests carry mean, sigma and sample count; the ones in the iteration
+    # loop ran once per iteration.
+    measured = [n for n in nodes(model, "cb") if isinstance(n.get("time"), dict)]
+    assert measured
+    per_iteration = [n for n in measured if n["label"] == "double local = 0.0;"]
+    assert per_iteration and per_iteration[0]["time"]["samples"] == 10
+    # The iteration loop communicates: it stays a loop the interpreter runs.
+    assert [n for n in nodes(model, "for") if n["label"] == "for it < iterations"]
+    assert any("balanced" in d.message for d in est.diagnostics)
+    # A fresh model of a larger input: the parameters of another command line.
+    assert model.arguments(["./jacobi2d", "1024", "100"]) == {
+        "argc": 3,
+        "argv1": 1024,
+        "argv2": 100,
+    }
+    model.validate()
+
+
+def test_opaque_statistics_and_the_unstructured_function(tmp_path: Path) -> None:
+    model = pj.build_model(EXAMPLES / "irregular.c", ["-O2"])
+    model.estimate(run=["./irregular", "8", "300"], np=2)
+    newton = next(n for n in model.nodes() if n.get("label") == "while fabs(delta) > tol")
+    trips = newton["opaque"]
+    assert trips["samples"] == 300  # one execution per point, over both ranks
+    assert 3 < trips["trips"] < 60  # Newton converges in tens of steps for these values
+    large = [n for n in model.nodes() if n.get("label") == "if values[i] > 50000.0"]
+    # The branch sits in a loop without communication, which the estimation reduced.
+    assert not large
+    make_values = next(n for n in nodes(model, "rb") if n["label"].startswith("make_values"))
+    assert make_values["time"]["samples"] == 2 and make_values["time"]["mean"] > 0
+    # The recursion stays: tree_sum is interpreted with its depth parameter.
+    assert "tree_sum" in model.functions
+
+
+def test_cli_estimate(tmp_path: Path) -> None:
+    out = tmp_path / "pipeline.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "parjava",
+            "estimate",
+            str(EXAMPLES / "pipeline1d.c"),
+            "--run",
+            "./pipeline1d 2000 6 2",
+            "-o",
+            str(out),
+            "-q",
+            "--",
+            "-O2",
+            "-lm",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    model = json.loads(out.read_text())
+    assert model["parameters"]["argv1"]["value"] == 2000
+    assert any(n["kind"] == "rb" for n in model["nodes"])
+
+
+def test_failing_program_is_a_run_error(tmp_path: Path) -> None:
+    src = tmp_path / "fails.c"
+    src.write_text(
+        "#include <mpi.h>\n#include <stdio.h>\n"
+        "int main(int argc, char **argv) {\n  MPI_Init(&argc, &argv);\n"
+        '  fprintf(stderr, "cannot open input\\n");\n  MPI_Finalize();\n  return 3;\n}\n'
+    )
+    model = pj.build_model(src)
+    with pytest.raises(pj.RunError, match="cannot open input"):
+        model.estimate(run=["./fails"], np=1)
+    with pytest.raises(pj.UsageError):
+        model.estimate(run=[], np=1)
+
+
+def test_openmp_loop_is_timed_per_thread_and_reduced(tmp_path: Path) -> None:
+    src = tmp_path / "omp_sum.c"
+    src.write_text(
+        "#include <mpi.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+        "int main(int argc, char **argv) {\n"
+        "  MPI_Init(&argc, &argv);\n"
+        "  int n = argc > 1 ? atoi(argv[1]) : 100000;\n"
+        "  double *a = malloc(n * sizeof(double));\n"
+        "  double sum = 0.0;\n"
+        "  for (int rep = 0; rep < 5; rep++) {\n"
+        "    #pragma omp parallel for reduction(+:sum)\n"
+        "    for (int i = 0; i < n; i++) {\n"
+        "      a[i] = 0.5 * i + rep;\n"
+        "      sum += a[i] * a[i];\n"
+        "    }\n"
+        "    MPI_Barrier(MPI_COMM_WORLD);\n"
+        "  }\n"
+        '  printf("%g\\n", sum);\n'
+        "  free(a);\n"
+        "  MPI_Finalize();\n"
+        "  return 0;\n"
+        "}\n"
+    )
+    model = pj.build_model(src, ["-O2", "-fopenmp"])
+    groups = nodes(model, "task_group")
+    assert len(groups) == 1
+    est = model.estimate(run=["./omp_sum", "200000"], np=1)
+    reduced = nodes(model, "rb")
+    assert len(reduced) == 1
+    # Each task's share: the static chunk of the loop times the measured iteration time.
+    assert "task" in reduced[0]["time"] and "ntasks" in reduced[0]["time"]
+    assert any("per iteration over" in d.message for d in est.diagnostics)
+    assert len([n for n in model.nodes() if n["kind"] == "cfc" and n["op"] == "atomic_cas"]) == 1

@@ -1,0 +1,199 @@
+"""parjava.scan's Python face: parameters and their errors, the Findings object (array, pandas,
+aggregates, metric tree, reports) and the ``parjava scan`` command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import parjava as pj
+from parjava.cli import main
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "otf2"
+PINGPONG = DATA / "pipit-ping-pong" / "traces.otf2"
+COVERAGE = DATA / "sstmacro-mpi-coverage" / "traces.otf2"
+
+
+@pytest.fixture(scope="module")
+def coverage() -> pj.Findings:
+    return pj.scan(pj.Trace.open(COVERAGE), eps=0)
+
+
+def test_pattern_catalogue() -> None:
+    table = pj.patterns()
+    codes = {p.code for p in table}
+    for code in [f"B{i}" for i in (1, 2, 3, 5, 6, 7, 8, 9, 10)]:
+        assert code in codes
+    assert {"N1", "N2", "N4", "N5", "N6", "N7", "N8", "SR"} <= codes
+    assert {f"P{i}" for i in range(1, 13)} <= codes
+    assert "mpi_latesender" in codes and "mpi_earlyscan" in codes
+    assert len(pj.patterns("pgas")) == 12
+    with pytest.raises(pj.UsageError):
+        pj.patterns("upc")
+
+
+def test_parameter_errors() -> None:
+    trace = pj.Trace.open(PINGPONG)
+    with pytest.raises(pj.UsageError, match="eps"):
+        pj.scan(trace, eps=-1)
+    with pytest.raises(pj.UsageError, match="unknown pattern 'late_snder'"):
+        pj.scan(trace, patterns=["late_snder"])
+    with pytest.raises(pj.UsageError, match="preset"):
+        pj.scan(trace, eager_limit="lam")
+    with pytest.raises(pj.UsageError, match="machine"):
+        pj.scan(trace, eager_limit="machine")
+    with pytest.raises(pj.UsageError, match="pgas_entry_sync"):
+        pj.scan(trace, pgas_entry_sync="sometimes")
+    with pytest.raises(pj.UsageError, match=r"parjava\.Trace"):
+        pj.scan(42)  # type: ignore[arg-type]
+    with pytest.raises(pj.TraceError):
+        pj.scan("/nonexistent/traces.otf2")
+
+
+def test_eager_limit_sources() -> None:
+    trace = pj.Trace.open(PINGPONG)
+    assert pj.scan(trace).eager_limit[:2] == (4040, 65480)  # the openmpi default
+    assert pj.scan(trace, eager_limit=1000).eager_limit[:2] == (1000, 1000)
+    assert pj.scan(trace, eager_limit="mvapich2").eager_limit[:2] == (65536, 65536)
+    machine = pj.Machine.preset("infiniband-edr")
+    limits = pj.scan(trace, machine=machine).eager_limit
+    assert limits[:2] == (machine.eager_limit(True), machine.eager_limit(False))
+    assert "machine" in limits[2]
+
+
+def test_array_fields_and_pandas(coverage: pj.Findings) -> None:
+    a = coverage.array
+    assert len(a) == len(coverage) > 0
+    for field in ("pattern", "code", "name", "rank", "peer_rank", "time", "idle", "callsite"):
+        assert field in a.dtype.names
+    assert np.all(a["idle"] > 0)
+    # O_D only where the pattern defines it (the non-blocking ParJava patterns).
+    nonblocking = np.isin(a["code"], ["N1", "N2", "N4", "N5", "N6", "N7", "N8"])
+    assert np.all(np.isnan(a["optimal_distance"][~nonblocking]))
+    assert np.all(a["optimal_distance"][nonblocking] >= 0)
+    frame = coverage.to_pandas()
+    assert len(frame) == len(a)
+    table = coverage.table()
+    assert list(table["idle"]) == sorted(a["idle"], reverse=True)
+    assert frame["idle"].sum() == pytest.approx(a["idle"].sum())
+
+
+def test_aggregates_add_up(coverage: pj.Findings) -> None:
+    by_pattern = coverage.by_pattern()
+    assert by_pattern["occurrences"].sum() == len(coverage)
+    assert by_pattern["total"].sum() == pytest.approx(coverage.array["idle"].sum())
+    # total() does not count Wrong Order twice: it is part of Late Sender.
+    wrong_order = coverage.total("mpi_lswo_same") + coverage.total("mpi_lswo_different")
+    assert coverage.total() == pytest.approx(coverage.array["idle"].sum() - wrong_order)
+    by_site = coverage.by_callsite()
+    for key in set(coverage.array["pattern"].tolist()):
+        assert by_site[by_site["pattern"] == key]["total"].sum() == pytest.approx(
+            coverage.total(key)
+        )
+    by_location = coverage.by_location()
+    assert by_location["occurrences"].sum() == len(coverage)
+
+
+def test_metric_tree_is_inclusive(coverage: pj.Findings) -> None:
+    tree = coverage.tree()
+    families = {c.name: c for c in tree.children}
+    scalasca = next(v for k, v in families.items() if "Scalasca" in k)
+    assert scalasca.value == pytest.approx(coverage.total("scalasca"))
+    late_sender = tree.find("Late Sender")
+    if late_sender is not None:
+        # Wrong Order is part of Late Sender: the node holds Late Sender's own total.
+        assert late_sender.value == pytest.approx(coverage.total("late_sender"))
+    for node in tree.children:
+        assert node.count == sum(c.count for c in node.children)
+    assert "Wait at N x N" in tree.render()
+
+
+def test_reports(coverage: pj.Findings, tmp_path: Path) -> None:
+    text = coverage.report(top=3)
+    assert "Metric tree" in text and "Worst call sites" in text and "try:" in text
+    page = coverage.to_html(tmp_path / "scan.html")
+    assert (tmp_path / "scan.html").read_text() == page
+    # Score-P recorded no call sites here: the report says so instead of showing source.
+    assert "no call site" in page
+    document = json.loads(coverage.to_json())
+    assert len(document["findings"]) == len(coverage)
+    assert coverage._repr_html_().startswith("<p><b>Findings</b>")
+    assert "occurrences" in repr(coverage)
+
+
+def test_no_findings_report() -> None:
+    findings = pj.scan(PINGPONG, eps=1000.0)  # no wrong-order pair here (B9/B10 ignore eps)
+    assert len(findings) == 0
+    assert "No pattern occurrence" in findings.report()
+    assert "No pattern occurrence" in findings.to_html()
+    assert findings.array.dtype.names is not None
+
+
+def test_cli_list_and_report(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scan", "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "B1" in listed and "P12" in listed and "mpi_latesender" in listed
+    assert main(["scan", str(COVERAGE), "--patterns", "scalasca", "--top", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Wait at N x N" in out
+
+
+def test_cli_fail_on_and_formats(tmp_path: Path, coverage: pj.Findings) -> None:
+    total = coverage.total("wait_at_nxn")
+    assert total > 0
+    low = f"wait_at_nxn:{total / 2}"
+    high = f"wait_at_nxn:{total * 2}"
+    out = tmp_path / "f.csv"
+    assert (
+        main(
+            [
+                "scan",
+                str(COVERAGE),
+                "--eps",
+                "0",
+                "--fail-on",
+                low,
+                "-o",
+                str(out),
+                "--format",
+                "csv",
+            ]
+        )
+        == 1
+    )
+    assert out.read_text().startswith("pattern,")
+    assert (
+        main(
+            [
+                "scan",
+                str(COVERAGE),
+                "--eps",
+                "0",
+                "--fail-on",
+                high,
+                "--format",
+                "json",
+                "-o",
+                str(tmp_path / "f.json"),
+            ]
+        )
+        == 0
+    )
+    assert main(["scan", str(COVERAGE), "--fail-on", "nonsense:1"]) == 2
+    assert main(["scan", str(COVERAGE), "--eager-limit", "nonsense"]) == 2
+
+
+def test_cli_as_a_program() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "parjava", "scan", str(PINGPONG), "--format", "html"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("<!DOCTYPE html>")
