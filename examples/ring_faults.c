@@ -4,9 +4,10 @@
  *
  * -m what happens: "segv" (rank -k writes through a null pointer), "abort" (rank -k calls
  * MPI_Abort), "exit" (rank -k calls exit(3) without MPI_Finalize; the others wait in a
- * barrier and are then killed by mpirun), "hang" (every rank keeps exchanging until killed,
- * e.g. by SIGTERM or SIGINT to mpirun), "none" (finishes normally);
- * -k the failing rank (1), -a the iteration it fails at (5), -n iterations (10). */
+ * barrier and are then killed by mpirun), "_exit" (the same with _exit(4), which skips exit
+ * handlers, as MPI runtimes do when they give up), "hang" (every rank keeps exchanging until
+ * killed, e.g. by SIGTERM or SIGINT to mpirun), "none" (finishes normally); -k the failing rank
+ * (1), -a the iteration it fails at (5), -n iterations (10). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@ int main(int argc, char **argv) {
         MPI_Abort(MPI_COMM_WORLD, 7);
       } else if (strcmp(mode, "exit") == 0) {
         exit(3);
+      } else if (strcmp(mode, "_exit") == 0) {
+        _exit(4);
       }
     }
     if (rank == 0) {

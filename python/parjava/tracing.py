@@ -52,10 +52,16 @@ GROUPS = ("coll", "p2p-blocking", "p2p-nonblocking", "wait-test", "other", "shme
 LAUNCHERS = ("mpirun", "mpiexec", "orterun", "oshrun", "shmemrun", "mpiexec.hydra")
 
 _STDERR_TAIL_LINES = 20
-# Open MPI gives killed ranks this long (s) between SIGTERM and SIGKILL, so that the tracer's
-# handlers can write out their buffers even on a loaded machine (Open MPI waits this long
-# after terminating a failed job in any case; its default is 1 s).
-_SIGKILL_GRACE_S = "2"
+# Open MPI (4.1) ends a failed or interrupted job with SIGCONT, then after
+# odls_base_sigkill_timeout seconds SIGTERM, then after at most as long SIGKILL. Each rank that
+# dies interrupts that last wait, which resumes for the whole seconds left only, so with the
+# default of 1 s SIGKILL follows SIGTERM within milliseconds and a rank that a busy node did
+# not schedule meanwhile never runs the tracer's SIGTERM handler (it then lacks its end of
+# program). A timeout of one second per local rank leaves the last one at least a second;
+# capped so that Ctrl-C on a large run does not take long (the tracer writes through from
+# SIGCONT on, so those ranks lose at most how they ended).
+_SIGKILL_GRACE_MIN_S = 2
+_SIGKILL_GRACE_MAX_S = 8
 
 Command = Union[str, Sequence[str]]
 
@@ -244,6 +250,19 @@ def _launch_command(
     return [resolved, *passed, *rest]
 
 
+def _rank_count(full: list[str], np: int) -> int:
+    """Return how many ranks the launch command starts (its -np/-n/-c option, else ``np``)."""
+    for flag, value in zip(full, full[1:]):
+        if flag in {"-np", "-n", "--np", "-c"} and value.isdigit():
+            return int(value)
+    return np
+
+
+def _sigkill_grace_s(ranks: int) -> int:
+    """Return the SIGTERM-to-SIGKILL timeout that lets every rank run its SIGTERM handler."""
+    return max(_SIGKILL_GRACE_MIN_S, min(ranks, _SIGKILL_GRACE_MAX_S))
+
+
 def _pump(stream: Any, sink: Any, tail: deque[str], keep: list[str] | None) -> None:
     for line in iter(stream.readline, ""):
         tail.append(line)
@@ -326,7 +345,9 @@ def run_traced(
     full = _launch_command(command, np, launcher, rank_env)
     process_env = dict(os.environ)
     process_env.update(env or {})
-    process_env.setdefault("OMPI_MCA_odls_base_sigkill_timeout", _SIGKILL_GRACE_S)
+    process_env.setdefault(
+        "OMPI_MCA_odls_base_sigkill_timeout", str(_sigkill_grace_s(_rank_count(full, np)))
+    )
 
     stdout_lines: list[str] = []
     stderr_lines: list[str] = []

@@ -4,6 +4,7 @@ interval header without the tracer, and the errors of `parjava.trace` / `parjava
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -103,6 +104,64 @@ def test_tracer_works_when_linked_instead_of_preloaded(tmp_path: Path) -> None:
     archive = read(Path(report["archive"]))
     assert {e.callsite[1] for e in archive.enters("work")} == {5}
     assert {e.callsite[1] for e in archive.enters("MPI_Barrier")} == {6}
+
+
+THREADED_PROGRAM = r"""
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+static int rank;
+static void *exchange(void *arg) {
+  const int thread = (int)(long)arg, partner = rank ^ 1;
+  int value = thread;
+  for (int i = 0; i < 3; ++i) {
+    if (rank % 2 == 0) {
+      MPI_Send(&value, 1, MPI_INT, partner, thread, MPI_COMM_WORLD);
+    } else {
+      MPI_Recv(&value, 1, MPI_INT, partner, thread, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  }
+  return NULL;
+}
+int main(int argc, char **argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  if (provided < MPI_THREAD_MULTIPLE) {
+    printf("no MPI_THREAD_MULTIPLE\n");
+    MPI_Finalize();
+    return 0;
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  pthread_t helper;
+  pthread_create(&helper, NULL, exchange, (void *)1L);
+  exchange((void *)0L);
+  pthread_join(helper, NULL);
+  MPI_Finalize();
+  return 0;
+}
+"""
+
+
+def test_threads_get_their_own_locations(tmp_path: Path) -> None:
+    mpicc = shutil.which("mpicc")
+    if mpicc is None:
+        pytest.skip("mpicc not installed")
+    source = tmp_path / "threads.c"
+    source.write_text(THREADED_PROGRAM)
+    binary = tmp_path / "threads"
+    subprocess.run([mpicc, "-g", "-pthread", str(source), "-o", str(binary)], check=True)
+    run = tracing.run_traced([str(binary)], np=2, output=tmp_path / "out")
+    if "no MPI_THREAD_MULTIPLE" in run.stdout:
+        pytest.skip("this MPI does not provide MPI_THREAD_MULTIPLE")
+    archive = read(run.archive)
+    helper = 1 << 32  # Score-P's location ids: rank + thread * 2^32
+    assert {e.location for e in archive.of("MPI_SEND")} == {0, helper}
+    assert {e.location for e in archive.of("MPI_RECV")} == {1, helper + 1}
+    for location in (0, helper):
+        tags = {e.number("Tag") for e in archive.of("MPI_SEND", location)}
+        assert len(archive.of("MPI_SEND", location)) == 3 and len(tags) == 1
+    assert re.search(r'LOCATION\s+4294967297\s+Name: "rank 1 thread 1"', archive.definitions)
+    assert archive.stderr == ""
 
 
 @pytest.mark.parametrize("compiler", ["cc", "c++"])

@@ -71,6 +71,14 @@ def test_exit_without_finalize_is_recorded(examples_bin: Path, tmp_path: Path) -
     assert len(archive.enters("MPI_Send", 2)) == 5
 
 
+def test_exit_skipping_exit_handlers_is_recorded(examples_bin: Path, tmp_path: Path) -> None:
+    """_exit() runs no exit handlers; the tracer interposes it to write the trace first."""
+    failure = _failing_run(examples_bin, tmp_path, "_exit")
+    archive = read(failure.archive)
+    assert _program_end(archive, 2) == 4
+    assert len(archive.enters("MPI_Send", 2)) == 5 and len(archive.enters("MPI_Recv", 2)) == 5
+
+
 @pytest.mark.parametrize("signo", [signal.SIGTERM, signal.SIGINT])
 def test_killing_the_traced_run_still_leaves_a_trace(
     examples_bin: Path, tmp_path: Path, signo: int
@@ -83,6 +91,7 @@ def test_killing_the_traced_run_still_leaves_a_trace(
             "-m",
             "parjava",
             "trace",
+            "--keep-fragments",
             "-np",
             "4",
             "-o",

@@ -197,6 +197,11 @@ void Assembler::prepare(const std::vector<ProcessFragment> &fragments) {
     p.summary.end_reason = f->end.reason;
     p.summary.end_status = f->end.status;
     p.summary.reached_finalize = f->finalize_time.has_value();
+    for (const auto thread : f->incomplete_threads) {
+      warn("rank " + std::to_string(rank) + " thread " + std::to_string(thread) +
+           ": the tracer could not write all its events (disk full or quota?); its trace is "
+           "incomplete");
+    }
     if (f->memory_map.empty()) {
       warn("rank " + std::to_string(rank) +
            " left no memory map: its call sites and lock ids cannot be resolved");
@@ -594,6 +599,7 @@ void Assembler::write_definitions() {
 
   // Group 0: the processes (their main locations, by rank); then one group per communicator.
   std::vector<std::uint64_t> members;
+  members.reserve(static_cast<std::size_t>(world_size_));
   for (std::int32_t r = 0; r < world_size_; ++r) {
     members.push_back(location_id(r, 0));
   }
@@ -651,6 +657,7 @@ AssemblyReport Assembler::run() {
     }
   }
   std::vector<OTF2_LocationRef> ids;
+  ids.reserve(locations_.size());
   for (const auto &[id, events] : locations_) {
     ids.push_back(id);
   }
@@ -691,7 +698,11 @@ AssemblyReport Assembler::run() {
 
   report_.callsites = definitions_.source_locations().size();
   for (const auto &[binary, reason] : resolver_.failures()) {
-    warn("call sites in " + binary + ": " + reason);
+    std::string message = "call sites in ";
+    message += binary;
+    message += ": ";
+    message += reason;
+    warn(std::move(message));
   }
   if (dropped_events_ > 0) {
     warn(std::to_string(dropped_events_) +

@@ -175,6 +175,13 @@ void parse_line(ProcessFragment &p, std::string_view line, std::size_t line_numb
     if (ok) {
       p.end.reason = std::string(f[1]);
     }
+  } else if (kind == "write-failed") {
+    std::uint32_t thread = 0;
+    ok = f.number(1, thread);
+    if (ok && std::find(p.incomplete_threads.begin(), p.incomplete_threads.end(), thread) ==
+                  p.incomplete_threads.end()) {
+      p.incomplete_threads.push_back(thread);
+    }
   } else if (kind == "thread" || kind == "parjava-fragment") {
     // thread lines name the OS thread ids; the header was checked by the caller
   } else {

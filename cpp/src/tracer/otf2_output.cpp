@@ -11,6 +11,9 @@ OTF2_FlushType pre_flush(void * /*user*/, OTF2_FileType /*type*/, OTF2_LocationR
   return OTF2_FLUSH;
 }
 
+constexpr std::uint64_t kEventChunkBytes = std::uint64_t{1} << 20;
+constexpr std::uint64_t kDefinitionChunkBytes = std::uint64_t{4} << 20;
+
 // No post-flush callback: OTF2 then writes no BufferFlush records into the events.
 const OTF2_FlushCallbacks kFlushCallbacks = {pre_flush, nullptr};
 
@@ -24,8 +27,9 @@ Otf2Output::Otf2Output(const std::filesystem::path &directory, const std::string
   std::filesystem::remove(directory / (name + ".otf2"), ec);
   std::filesystem::remove(directory / (name + ".def"), ec);
   std::filesystem::remove_all(directory / name, ec);
-  archive_ = OTF2_Archive_Open(directory.c_str(), name.c_str(), OTF2_FILEMODE_WRITE, 1024 * 1024,
-                               4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  archive_ =
+      OTF2_Archive_Open(directory.c_str(), name.c_str(), OTF2_FILEMODE_WRITE, kEventChunkBytes,
+                        kDefinitionChunkBytes, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   if (archive_ == nullptr) {
     throw Error(ErrorKind::Trace, path_.string() + ": the OTF2 library cannot create the archive "
                                                    "(is the directory writable?)");

@@ -38,7 +38,8 @@ TEST(FragmentReader, ReadsEveryDefinition) {
                                   << "clock init 1000 -25 4000\nclock final 9000 -21 3900\n"
                                   << "overhead 48\ninterval 7 time step\n"
                                   << "site 9223372036854775809 12 /src/my file.c\n"
-                                  << "thread 0 42\nfinalize 8000\nend signal 15 9500\n";
+                                  << "thread 0 42\nwrite-failed 1\nwrite-failed 1\nfinalize 8000\n"
+                                  << "end signal 15 9500\n";
   std::ofstream(dir / "p42.maps") << "55d0-55e0 r-xp 00001000 08:01 1 /bin/app\n";
   std::ofstream(dir / "p42.t0.evt") << "";
   std::ofstream(dir / "p42.t1.evt") << "";
@@ -70,6 +71,7 @@ TEST(FragmentReader, ReadsEveryDefinition) {
   EXPECT_EQ(p.end.status, 15);
   EXPECT_NE(p.memory_map.find("/bin/app"), std::string::npos);
   EXPECT_EQ(p.event_files.size(), 2U);
+  EXPECT_EQ(p.incomplete_threads, (std::vector<std::uint32_t>{1}));
   std::filesystem::remove_all(dir);
 }
 

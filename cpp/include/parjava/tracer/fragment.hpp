@@ -46,9 +46,6 @@ enum class RecordKind : std::uint8_t {
   MeasurementOnOff, // a = 1 on, 0 off (MPI_Pcontrol)
 };
 
-// Flags of a Call record.
-inline constexpr std::uint8_t kCallShmemCollective = 1; // the CollectiveEnd inside is SHMEM (RMA)
-
 // One event, 40 bytes. Field meaning by kind above; unused fields are zero.
 struct Record {
   std::uint64_t time = 0;

@@ -65,6 +65,7 @@ struct ProcessFragment {
   ProcessEnd end;
   std::string memory_map;                         // text of /proc/<pid>/maps, empty if missing
   std::vector<std::filesystem::path> event_files; // by thread index
+  std::vector<std::uint32_t> incomplete_threads;  // threads whose events could not all be written
   std::vector<std::string> warnings;
 };
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <vector>
 
 #include "call.hpp"
@@ -61,7 +62,7 @@ std::uint64_t calibrate_overhead() {
   }
   std::sort(per_call.begin(), per_call.end());
   const double median = std::max(0.0, per_call[kBatches / 2]);
-  const auto ns = static_cast<std::uint64_t>(median + 0.5);
+  const auto ns = static_cast<std::uint64_t>(std::llround(median));
   LineWriter w;
   w.text("overhead ").number(ns).end();
   defs_line(w);

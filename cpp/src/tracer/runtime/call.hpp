@@ -68,7 +68,7 @@ public:
     r.flags = flags_;
     ts_->buffer.push(r);
     ts_->in_flight.routine.store(0, std::memory_order_release);
-    if (leave_ >= ts_->flush_due && g_flush_interval_ticks != 0) {
+    if (leave_ >= ts_->flush_due.load(std::memory_order_relaxed)) {
       periodic_flush(*ts_, leave_);
     }
     ts_->depth = 0;

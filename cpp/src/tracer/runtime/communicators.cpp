@@ -11,7 +11,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "line_writer.hpp"
 #include "process.hpp"
 
 namespace parjava::tracer::runtime {
@@ -36,7 +35,6 @@ struct Slot {
 
 struct Entry {
   std::string key;
-  int size = 0;
   std::uint32_t children = 0; // creation calls seen on this communicator
 };
 
@@ -101,26 +99,20 @@ std::vector<int> world_members(MPI_Comm comm, int size) {
 std::uint32_t define(std::uintptr_t handle, const std::string &key, std::int64_t parent,
                      Routine how, const std::vector<int> &members) {
   const auto id = static_cast<std::uint32_t>(g_entries.size());
-  g_entries.push_back({key, static_cast<int>(members.size()), 0});
+  g_entries.push_back({key, 0});
   if (handle != kEmpty) {
     insert_slot(handle, id);
   }
-  LineWriter w;
-  w.text("comm ")
-      .number(id)
-      .space()
-      .number(parent)
-      .space()
-      .text(how == Routine::None ? std::string_view("-") : routine_name(how))
-      .space()
-      .text(key)
-      .space()
-      .number(static_cast<std::uint64_t>(members.size()));
+  // Member lists can be long (a line per communicator, written once): built as a string.
+  std::string line = "comm " + std::to_string(id) + " " + std::to_string(parent) + " " +
+                     std::string(how == Routine::None ? std::string_view("-") : routine_name(how)) +
+                     " " + key + " " + std::to_string(members.size());
   for (const int m : members) {
-    w.space().number(m);
+    line += ' ';
+    line += std::to_string(m);
   }
-  w.end();
-  defs_line(w);
+  line += '\n';
+  defs_text(line);
   return id;
 }
 
@@ -208,14 +200,6 @@ std::uint32_t comm_id(MPI_Comm comm) {
     return id;
   }
   return define(key, name, -1, Routine::None, members);
-}
-
-int comm_size(std::uint32_t id) {
-  if (id == kWorldComm) {
-    return g_world_size.load(std::memory_order_relaxed);
-  }
-  const std::lock_guard lock(g_mutex);
-  return id < g_entries.size() ? g_entries[id].size : 0;
 }
 
 void comm_created(MPI_Comm parent, MPI_Comm child, Routine how) {

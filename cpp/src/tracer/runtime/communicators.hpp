@@ -29,8 +29,6 @@ std::uint32_t active_set_comm(int start, int log_stride, int size);
 // did not see created (e.g. from MPI_Comm_create_group) is defined on first use, keyed by its
 // member list.
 std::uint32_t comm_id(MPI_Comm comm);
-// Its size (cached).
-int comm_size(std::uint32_t id);
 
 // A collective creation call over `parent` returned `child` (MPI_COMM_NULL when this process
 // is not a member). Every member of the parent calls this once per creation call.

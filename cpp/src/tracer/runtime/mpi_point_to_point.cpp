@@ -15,7 +15,6 @@ namespace {
 
 using SendFn = int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
 using IsendFn = int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
-using InitRecvFn = int (*)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
 
 int blocking_send(Routine routine, const void *site, SendFn pmpi, const void *buf, int count,
                   MPI_Datatype type, int dest, int tag, MPI_Comm comm) {

@@ -3,12 +3,14 @@
 // async-signal-safe calls only (open, write, read, close, clock_gettime, sigaction, raise).
 #include "process.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <limits>
 #include <mutex>
 #include <pthread.h>
 #include <string>
@@ -42,7 +44,12 @@ char g_prefix[4096];             // "<dir>/p<pid>", the start of every fragment 
 std::uint64_t g_start_ticks = 0; // library load, in timer ticks
 std::uint64_t g_start_mono = 0;  // the same instant in CLOCK_MONOTONIC ns
 const char *g_timer_name = "monotonic";
+pid_t g_pid = 0; // the traced process (fragment files are named after it)
 long g_flush_ms = 1000;
+// After SIGCONT every call writes its records out until this tick (see on_continue_signal).
+std::atomic<std::uint64_t> g_write_through_until{0};
+std::uint64_t g_write_through_ticks = 0; // the length of that window
+long g_kill_timeout_s = 1;               // Open MPI's odls_base_sigkill_timeout
 std::atomic<int> g_defs_fd{-1};
 std::mutex g_files_mutex; // creating files and registering threads (never on the hot path)
 bool g_files_failed = false;
@@ -124,6 +131,11 @@ void read_config() {
   }
   if (const char *v = std::getenv("PARJAVA_TRACE_FLUSH_MS"); v != nullptr && *v != '\0') {
     g_flush_ms = std::strtol(v, nullptr, 10);
+  }
+  // Open MPI passes its MCA settings to the ranks in the environment.
+  if (const char *v = std::getenv("OMPI_MCA_odls_base_sigkill_timeout");
+      v != nullptr && *v != '\0') {
+    g_kill_timeout_s = std::max(1L, std::strtol(v, nullptr, 10));
   }
   parse_groups(g_config.groups.c_str());
 }
@@ -286,6 +298,12 @@ void flush_all_threads(bool with_unfinished) {
     if (with_unfinished) {
       write_unfinished_call(ts);
     }
+    if (ts->buffer.write_failed()) {
+      // Said once per thread and path; the assembler warns that this thread is incomplete.
+      LineWriter w;
+      w.text("write-failed ").number(i).end();
+      defs_line_from_signal(w);
+    }
   }
 }
 
@@ -299,6 +317,7 @@ void on_thread_exit(void *state) {
 void on_process_exit(int status, void * /*unused*/) { end_process("exit", status); }
 
 void disable_in_child() {
+  g_pid = getpid();
   // A fork()ed child must not write into the parent's files.
   g_config.disabled = true;
   g_ended.store(true);
@@ -313,6 +332,32 @@ void disable_in_child() {
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
 struct sigaction g_previous[65];
 std::atomic<bool> g_handlers_installed{false};
+
+// Open MPI (4.1, odls_base_default_kill_local_procs) ends the ranks of a failed or interrupted
+// job with SIGCONT, sleeps odls_base_sigkill_timeout seconds (1 by default), sends SIGTERM,
+// sleeps as long again and sends SIGKILL. Each rank that dies interrupts that second sleep,
+// which then resumes for the whole seconds left only, so SIGKILL can follow SIGTERM within
+// milliseconds, before a rank descheduled on a busy node has run its SIGTERM handler. So
+// SIGCONT is the warning: every thread writes its buffer out at the end of its next call, and
+// every call after that does the same for a while (a few write(2)s per call), so what a rank
+// records after SIGCONT survives SIGKILL too. The owning thread writes, so a program that just
+// continues (job control) loses nothing and its buffers are never touched concurrently.
+void on_continue_signal(int signo, siginfo_t *info, void *context) {
+  g_write_through_until.store(now_ticks() + g_write_through_ticks, std::memory_order_relaxed);
+  const auto n = std::min(g_thread_count.load(std::memory_order_acquire), kMaxThreads);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (ThreadState *ts = g_threads[i]; ts != nullptr) {
+      ts->flush_due.store(kFlushRequested, std::memory_order_relaxed); // next Call::finish
+    }
+  }
+  const struct sigaction &prev = g_previous[signo];
+  if ((prev.sa_flags & SA_SIGINFO) != 0 && prev.sa_sigaction != nullptr) {
+    prev.sa_sigaction(signo, info, context);
+  } else if (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN &&
+             prev.sa_handler != nullptr) {
+    prev.sa_handler(signo);
+  }
+}
 
 void on_fatal_signal(int signo, siginfo_t *info, void *context) {
   end_process("signal", signo);
@@ -374,7 +419,9 @@ ThreadState *thread_state() {
   return ts;
 }
 
-void defs_line(const LineWriter &line) {
+void defs_line(const LineWriter &line) { defs_text({line.data(), line.size()}); }
+
+void defs_text(std::string_view lines) {
   int fd = g_defs_fd.load(std::memory_order_acquire);
   if (fd < 0) {
     const std::lock_guard lock(g_files_mutex);
@@ -383,8 +430,8 @@ void defs_line(const LineWriter &line) {
     }
     fd = g_defs_fd.load();
   }
-  // One write per line on an O_APPEND file: lines from several threads never interleave.
-  write_all(fd, line.data(), line.size());
+  // One write per call on an O_APPEND file: lines from several threads never interleave.
+  write_all(fd, lines.data(), lines.size());
 }
 
 void defs_line_from_signal(const LineWriter &line) {
@@ -463,25 +510,38 @@ void checkpoint() {
 }
 
 void periodic_flush(ThreadState &ts, std::uint64_t now) {
-  if (ts.flush_due != 0) {
+  const auto due = ts.flush_due.load(std::memory_order_relaxed);
+  if (due != kFirstCall) {
     ts.buffer.flush();
-    write_tick_anchor();
+    if (due != kWriteThrough) { // not one tick anchor per call while writing through
+      write_tick_anchor();
+    }
   }
-  ts.flush_due = now + g_flush_interval_ticks;
+  if (now < g_write_through_until.load(std::memory_order_relaxed)) {
+    ts.flush_due.store(kWriteThrough, std::memory_order_relaxed);
+    return;
+  }
+  ts.flush_due.store(g_flush_interval_ticks != 0 ? now + g_flush_interval_ticks
+                                                 : std::numeric_limits<std::uint64_t>::max(),
+                     std::memory_order_relaxed);
 }
 
 void end_process(const char *reason, std::int64_t status) {
-  if (g_ended.exchange(true)) {
+  // A vfork()ed child (posix_spawn) shares our memory but must not write our files.
+  if (getpid() != g_pid || g_ended.exchange(true)) {
     return;
   }
   const auto time = now_ticks();
   set_all_routines(false);
-  flush_all_threads(true);
-  write_memory_map();
-  write_tick_anchor();
+  // Most important first, in case the process is killed outright while this runs (mpirun
+  // follows SIGTERM with SIGKILL): how it ended, the events, then the final memory map (the
+  // one written after initialisation is already there).
   LineWriter w;
   w.text("end ").text(reason).space().number(status).space().number(time).end();
   defs_line_from_signal(w);
+  write_tick_anchor();
+  flush_all_threads(true);
+  write_memory_map();
 }
 
 void install_signal_handlers() {
@@ -495,6 +555,11 @@ void install_signal_handlers() {
     sigemptyset(&action.sa_mask);
     sigaction(signo, &action, &g_previous[signo]);
   }
+  struct sigaction action {};
+  action.sa_sigaction = on_continue_signal;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGCONT, &action, &g_previous[SIGCONT]);
 }
 
 namespace {
@@ -504,6 +569,7 @@ namespace {
 // nothing behind. A static object rather than __attribute__((constructor)): dynamic
 // initialisation follows definition order within this file, so g_config is ready.
 void load() {
+  g_pid = getpid();
   read_config();
   g_timer_name = choose_timer();
   g_start_mono = monotonic_ns();
@@ -512,6 +578,9 @@ void load() {
                                ? static_cast<std::uint64_t>(static_cast<double>(g_flush_ms) * 1e6 *
                                                             ticks_per_ns_estimate())
                                : 0;
+  // SIGCONT, timeout, SIGTERM, at most timeout, SIGKILL: the window covers both and a second.
+  g_write_through_ticks = static_cast<std::uint64_t>(static_cast<double>(2 * g_kill_timeout_s + 1) *
+                                                     1e9 * ticks_per_ns_estimate());
   make_prefix();
   pthread_key_create(&g_thread_key, on_thread_exit);
   if (g_config.disabled) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <ctime>
+#include <string_view>
 
 #include "line_writer.hpp"
 #include "parjava/tracer/event_buffer.hpp"
@@ -28,8 +29,14 @@ struct ThreadState {
   int depth = 0; // > 0 while inside a wrapper: calls made from there are not recorded
   // Tick after which the next completed call writes the buffer out even if it is not full, so
   // a process killed outright (SIGKILL) loses at most about PARJAVA_TRACE_FLUSH_MS.
-  std::uint64_t flush_due = 0;
+  // kFirstCall before the thread's first call; kFlushRequested when SIGCONT asks for a
+  // write-out; kWriteThrough while every call writes out (after SIGCONT); never with
+  // PARJAVA_TRACE_FLUSH_MS=0 outside those.
+  std::atomic<std::uint64_t> flush_due{0};
 };
+inline constexpr std::uint64_t kFirstCall = 0;
+inline constexpr std::uint64_t kFlushRequested = 1;
+inline constexpr std::uint64_t kWriteThrough = 2;
 
 // PARJAVA_TRACE_FLUSH_MS in timer ticks (0: write only when a buffer is full).
 extern std::uint64_t g_flush_interval_ticks;
@@ -68,6 +75,8 @@ bool process_has_rank();
 
 // Append one line to the definitions log (thread-safe; creates the files if needed).
 void defs_line(const LineWriter &line);
+// Any number of whole lines (each ending in '\n') in one write (not from signal handlers).
+void defs_text(std::string_view lines);
 // The same from a signal handler: writes only if the log already exists.
 void defs_line_from_signal(const LineWriter &line);
 

@@ -227,9 +227,4 @@ void request_forget(MPI_Request handle, const MPI_Request *where) {
   }
 }
 
-std::size_t request_count() {
-  const Guard guard(g_lock);
-  return g_live;
-}
-
 } // namespace parjava::tracer::runtime

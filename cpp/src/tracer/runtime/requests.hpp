@@ -45,7 +45,4 @@ bool request_start(MPI_Request handle, const MPI_Request *where, RequestInfo &ou
 void request_cancel(MPI_Request handle, const MPI_Request *where);
 void request_forget(MPI_Request handle, const MPI_Request *where);
 
-// Requests currently known (for tests and diagnostics).
-std::size_t request_count();
-
 } // namespace parjava::tracer::runtime
