@@ -72,7 +72,10 @@ def compile_example(case: Case, workdir: Path) -> Path:
     src = EXAMPLES / case.source
     compiler = "mpicxx" if src.suffix == ".cpp" else "mpicc"
     exe = workdir / case.name
-    subprocess.run([compiler, *case.flags, str(src), "-o", str(exe)], check=True)
+    # Libraries after the source: the linker resolves symbols left to right (-lm).
+    libraries = [f for f in case.flags if f.startswith("-l")]
+    options = [f for f in case.flags if not f.startswith("-l")]
+    subprocess.run([compiler, *options, str(src), "-o", str(exe), *libraries], check=True)
     return exe
 
 

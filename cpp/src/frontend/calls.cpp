@@ -138,7 +138,7 @@ std::vector<const clang::Expr *> calls_in(const clang::Stmt *stmt) {
   return collector.calls;
 }
 
-FunctionId CallClassifier::user_function(const clang::FunctionDecl *callee) const {
+FunctionId CallClassifier::defined_function(const clang::FunctionDecl *callee) const {
   if (callee == nullptr) {
     return kNoFunction;
   }
@@ -155,6 +155,11 @@ FunctionId CallClassifier::user_function(const clang::FunctionDecl *callee) cons
   const std::string usr = usr_of(callee);
   const auto it = usr_index_.find(usr);
   return it == usr_index_.end() ? kNoFunction : it->second;
+}
+
+FunctionId CallClassifier::user_function(const clang::FunctionDecl *callee) const {
+  const FunctionId id = defined_function(callee);
+  return in_place_.contains(id) ? kNoFunction : id;
 }
 
 ClassifiedCall CallClassifier::classify(const clang::Expr *call, clang::ASTContext &context) const {

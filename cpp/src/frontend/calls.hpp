@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,11 +52,17 @@ public:
   ClassifiedCall classify(const clang::Expr *call, clang::ASTContext &context) const;
   // Resolve a callee to a function of the input (across translation units, by USR).
   FunctionId user_function(const clang::FunctionDecl *callee) const;
+  // The same, ignoring measure_in_place.
+  FunctionId defined_function(const clang::FunctionDecl *callee) const;
   void register_usr(const std::string &usr, FunctionId id) { usr_index_[usr] = id; }
+  // From now on calls to `f` are external calls, measured inside the enclosing computational
+  // block (recursive functions: see mark_recursive_functions in source_analysis.cpp).
+  void measure_in_place(FunctionId f) { in_place_.insert(f); }
 
 private:
   const Program &program_;
   std::map<std::string, FunctionId> usr_index_;
+  std::set<FunctionId> in_place_;
 };
 
 // The USR of a declaration (stable across translation units), "" if Clang cannot make one.

@@ -176,6 +176,105 @@ std::string identifier(const std::string &text) {
   return out;
 }
 
+namespace {
+
+// A call chain from `from` back to `target` through user calls ("f -> g -> f"), or "".
+std::string chain_back(const std::vector<std::set<FunctionId>> &callees, const Program &program,
+                       FunctionId from, FunctionId target) {
+  std::vector<FunctionId> parent(callees.size(), kNoFunction);
+  std::vector<FunctionId> queue{from};
+  std::vector<bool> seen(callees.size(), false);
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    const FunctionId f = queue[i];
+    for (FunctionId g : callees[f]) {
+      if (g == target) {
+        std::vector<FunctionId> path{g};
+        for (FunctionId h = f; h != kNoFunction; h = parent[h]) {
+          path.push_back(h);
+        }
+        std::string text;
+        for (auto it = path.rbegin(); it != path.rend(); ++it) {
+          text += (text.empty() ? "" : " -> ") + program.functions[*it].name;
+        }
+        return text;
+      }
+      if (!seen[g]) {
+        seen[g] = true;
+        parent[g] = f;
+        queue.push_back(g);
+      }
+    }
+  }
+  return {};
+}
+
+// The interpreter gives every function one fixed frame (the control tree is interpreted
+// without a call stack of model values, seed 000 §3.2), so a recursive call chain cannot be
+// interpreted. A recursive function that neither communicates nor starts threads is measured
+// in place instead: calls to it become external calls, timed with the computational block
+// around the call from outside the recursion (seed 000 §3.7: reduced computation keeps only
+// its measured time). A recursive function that communicates is kept and reported, since
+// measuring it would hide its communication.
+void mark_recursive_functions(Program &program, CallClassifier &calls) {
+  const std::size_t n = program.functions.size();
+  std::vector<std::set<FunctionId>> callees(n);
+  std::vector<bool> communicates(n, false);
+  for (FunctionId f = 0; f < n; ++f) {
+    for (const clang::Expr *call : calls_in(program.functions[f].decl->getBody())) {
+      const ClassifiedCall c = calls.classify(call, *program.functions[f].context);
+      if (c.kind == CallClass::User && c.user != kNoFunction) {
+        callees[f].insert(c.user);
+      } else if (c.kind == CallClass::Mpi || c.kind == CallClass::ThreadCreate ||
+                 c.kind == CallClass::ThreadJoin || c.kind == CallClass::ThreadOp ||
+                 c.kind == CallClass::ScopedLock) {
+        communicates[f] = true;
+      }
+    }
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (FunctionId f = 0; f < n; ++f) {
+      for (FunctionId g : callees[f]) {
+        if (communicates[g] && !communicates[f]) {
+          communicates[f] = changed = true;
+        }
+      }
+    }
+  }
+  for (FunctionId f = 0; f < n; ++f) {
+    const std::string chain = chain_back(callees, program, f, f);
+    if (chain.empty()) {
+      continue;
+    }
+    const FunctionInfo &fn = program.functions[f];
+    Diagnostic d;
+    d.kind = DiagnosticKind::Reduced;
+    d.function = fn.name;
+    const auto &sm = fn.context->getSourceManager();
+    const auto where = sm.getPresumedLoc(sm.getExpansionLoc(fn.decl->getLocation()));
+    if (where.isValid()) {
+      d.file = where.getFilename();
+      d.line = where.getLine();
+      d.column = where.getColumn();
+    }
+    if (communicates[f]) {
+      d.severity = Severity::Error;
+      d.message = "function '" + fn.name + "' is recursive (" + chain +
+                  ") and communicates: the interpreter cannot run a recursive call chain; "
+                  "rewrite the recursion as a loop to predict this program";
+    } else {
+      calls.measure_in_place(f);
+      d.severity = Severity::Warning;
+      d.message = "function '" + fn.name + "' is recursive (" + chain +
+                  "): each call to it from outside the recursion is measured as part of the "
+                  "computational block around it, at the estimation input";
+    }
+    program.diagnostics.push_back(std::move(d));
+  }
+}
+
+} // namespace
+
 std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
   auto a = std::make_unique<AnalysedSources>();
   a->options = options;
@@ -262,6 +361,7 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
       }
     }
   }
+  mark_recursive_functions(program, *a->calls);
   for (FunctionId f = 0; f < program.functions.size(); ++f) {
     build_structure(program, *a->calls, f);
   }
