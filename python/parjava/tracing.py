@@ -397,9 +397,12 @@ def run_traced(
                 break
             time.sleep(0.02)
     except KeyboardInterrupt:
-        # mpirun got the SIGINT too and terminates the ranks; keep what they wrote.
+        # Keep what the ranks wrote. Ctrl-C at a terminal reaches mpirun too (same foreground
+        # process group); a second SIGINT within 5 s makes Open MPI exit at once without its
+        # orderly SIGCONT/SIGTERM sequence, so forward it only when mpirun did not get one.
         interrupted = True
-        proc.send_signal(signal.SIGINT)
+        if not _in_terminal_foreground(proc.pid):
+            proc.send_signal(signal.SIGINT)
         proc.wait()
     finally:
         if previous_term is not None:
@@ -466,6 +469,14 @@ def run_traced(
             stderr_tail=stderr_tail,
         )
     return run
+
+
+def _in_terminal_foreground(pid: int) -> bool:
+    """Whether ``pid`` is in the terminal's foreground process group (so it gets Ctrl-C)."""
+    try:
+        return os.getpgid(pid) == os.tcgetpgrp(sys.stdin.fileno())
+    except (OSError, ValueError):  # no terminal, or the process is gone
+        return False
 
 
 def trace(
