@@ -76,6 +76,25 @@ def test_opaque_statistics_and_the_unstructured_function(tmp_path: Path) -> None
     assert all(t > 0 for t in prediction.times)
 
 
+def test_a_kernel_called_per_row_scales_with_its_arguments() -> None:
+    # fft_row(n) holds loops over n: the row loop calling it stays a loop, and fft_row's own
+    # loops are reduced with trip counts in n, so a prediction for a larger n follows
+    # n^2 log n instead of freezing the per-row cost measured at the estimation input.
+    model = pj.build_model(EXAMPLES / "fft_transpose.c", ["-O2"])
+    model.estimate(run=["./fft_transpose", "128", "2"], np=1)
+    row_loops = [n for n in model.nodes() if n["kind"] == "for" and n["label"] == "for i < rows"]
+    assert row_loops, "the loop calling fft_row was reduced as one fragment"
+    stage = next(n for n in nodes(model, "rb") if n["label"] == "for k < n")
+    assert "half" in stage["time"] and "n" in stage["time"]
+    machine = pj.Machine.preset("shared-memory")
+    times = {}
+    for n in (128, 512):
+        params = model.arguments(["./fft_transpose", str(n), "2"])
+        times[n] = pj.interpret(model, machine, np=[1], params=params, trace=True).region_time(1)
+    # 16 x (9 / 7) = 20.6 for n^2 log2 n; a frozen per-row cost gives about 5.
+    assert 14 < times[512] / times[128] < 30
+
+
 def test_cli_estimate(tmp_path: Path) -> None:
     out = tmp_path / "pipeline.json"
     proc = subprocess.run(

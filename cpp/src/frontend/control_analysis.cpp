@@ -592,6 +592,36 @@ private:
         mark_communicates(p_.functions[f].body);
       }
     }
+    // A function with a loop whose trip count the model computes from the function's inputs
+    // (an FFT of n points, a row kernel) takes time that depends on its arguments: a loop
+    // calling it is interpreted call by call, so the callee's own loops, reduced with their
+    // trip counts (seed 000 §3.7), scale with the arguments. Measuring the calling loop as one
+    // fragment would freeze the callee's cost at the estimation input. Loops with opaque or
+    // constant trip counts (a Newton iteration) stay inside the caller's measured nest, where
+    // their time is measured without per-call probes.
+    for (changed = true; changed;) {
+      changed = false;
+      for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+        FunctionInfo &fn = p_.functions[f];
+        if (fn.has_loops || fn.body == kNoStruct) {
+          continue;
+        }
+        for (StructIndex n : nodes_of(f)) {
+          const StructNode &node = p_.nodes[n];
+          if (scales_with_inputs(node) ||
+              (node.kind == StructKind::UserCall && node.callee != kNoFunction &&
+               p_.functions[node.callee].has_loops)) {
+            fn.has_loops = changed = true;
+            break;
+          }
+        }
+      }
+    }
+    for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+      if (p_.functions[f].body != kNoStruct) {
+        mark_interpreted(p_.functions[f].body);
+      }
+    }
     // Recursion: a function that reaches itself through the call graph.
     for (FunctionId f = 0; f < p_.functions.size(); ++f) {
       std::set<FunctionId> seen;
@@ -610,6 +640,29 @@ private:
         }
       }
     }
+  }
+
+  // A countable loop whose condition reads a parameter, a global or a field.
+  bool scales_with_inputs(const StructNode &node) const {
+    if (!is_loop(node.kind) || node.opaque) {
+      return false;
+    }
+    return std::any_of(node.uses.begin(), node.uses.end(), [&](VarId v) {
+      const VarScope scope = p_.variables[v].scope;
+      return scope == VarScope::Parameter || scope == VarScope::Global || scope == VarScope::Field;
+    });
+  }
+
+  bool mark_interpreted(StructIndex n) {
+    StructNode &node = p_.nodes[n];
+    bool c =
+        node.communicates || (node.kind == StructKind::UserCall && node.callee != kNoFunction &&
+                              p_.functions[node.callee].has_loops);
+    for (StructIndex child : std::vector<StructIndex>(node.children)) {
+      c = mark_interpreted(child) || c;
+    }
+    p_.nodes[n].interpreted = c;
+    return c;
   }
 
   bool mark_communicates(StructIndex n) {

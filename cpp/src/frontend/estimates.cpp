@@ -696,23 +696,32 @@ private:
     for (std::size_t i = chain.size(); i-- > 1;) {
       per_iteration = trip_texts[i] + " * " + per_iteration;
     }
+    // The body sets control variables the loop reads, or its time reads what the body sets
+    // (an FFT stage's width): keep it, and charge the loop's own time (what its measured parts
+    // do not account for) to each evaluation of the deepest loop's condition (B_CE, notes 000
+    // §3.2); the nested loops keep their own reduced times.
+    const auto keep_loop = [&](const std::string &why) {
+      const std::uint64_t evaluations = deep_iterations + iterations_executions(deepest);
+      Node &d = m_.nodes[m_.index_of(m_.nodes[deepest].id)];
+      d.cond_time =
+          model::TimeSpec::constant(own / static_cast<double>(evaluations > 0 ? evaluations : 1));
+      note(id, Severity::Warning,
+           message + "; not reducible (" + why + "), its own time goes to its condition: " +
+               seconds(d.cond_time.seconds) + " per evaluation");
+    };
+    std::set<std::string> set_in_body;
+    assigned(body_index, set_in_body);
+    if (reads_any(per_iteration, set_in_body)) {
+      keep_loop("its time per iteration reads variables its body sets");
+      return;
+    }
     try {
       model::reduce(m_, m_.nodes[body_index].id,
                     model::TimeSpec::expression(model::Expression::parse(per_iteration)));
       note(id, Severity::Note,
            message + "; its body is reduced to a block of time " + per_iteration);
     } catch (const Error &e) {
-      // The body sets control variables the loop reads: keep it, and charge the loop's own
-      // time (what its measured parts do not account for) to each evaluation of the deepest
-      // loop's condition (B_CE, notes 000 §3.2).
-      const std::uint64_t evaluations = deep_iterations + iterations_executions(deepest);
-      Node &d = m_.nodes[m_.index_of(m_.nodes[deepest].id)];
-      d.cond_time =
-          model::TimeSpec::constant(own / static_cast<double>(evaluations > 0 ? evaluations : 1));
-      note(id, Severity::Warning,
-           message + "; not reducible (" + e.what() + "), its own time goes to its condition: " +
-               seconds(d.cond_time.seconds) + " per evaluation");
-      return;
+      keep_loop(e.what());
     }
   }
 

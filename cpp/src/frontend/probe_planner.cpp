@@ -55,7 +55,7 @@ private:
   };
 
   bool comm_free_loop(StructIndex n) const {
-    return n != kNoStruct && is_loop(p_.nodes[n].kind) && !p_.nodes[n].communicates;
+    return n != kNoStruct && is_loop(p_.nodes[n].kind) && !p_.nodes[n].interpreted;
   }
 
   void analyse_loops(StructIndex n, StructIndex enclosing_loop) {
@@ -73,7 +73,7 @@ private:
         perfect = body.kind == StructKind::Sequence && body.children.size() == 1 &&
                   body.children.front() == n;
       }
-      facts.timed = !node.communicates && !perfect;
+      facts.timed = !node.interpreted && !perfect;
       loops_[n] = facts;
       if (facts.timed && comm_free_loop(enclosing_loop)) {
         loops_[enclosing_loop].imperfect = true;
@@ -136,7 +136,7 @@ private:
       const LoopFacts &facts = loops_.at(n);
       PlannedLoop loop;
       loop.node = node.model_id;
-      loop.communicates = node.communicates;
+      loop.communicates = node.interpreted; // not reducible as one fragment
       loop.timed = facts.timed;
       if (node.kind == StructKind::For && !node.opaque) {
         if (node.range_for && node.counter != kNoVar) {
@@ -160,7 +160,7 @@ private:
           }
         }
       }
-      if (node.omp_loop && !node.communicates) {
+      if (node.omp_loop && !node.interpreted) {
         // Its probes cannot enclose it (the pragma must stay next to it): each thread times its
         // iterations, and what is inside is measured with them.
         loop.timed = true;
@@ -177,7 +177,7 @@ private:
         timing_ = saved;
         return;
       }
-      if (!node.communicates || node.opaque) {
+      if (!node.interpreted || node.opaque) {
         add(ProbeKind::Trips, n);
         if (timing_ || node.opaque) {
           plan_.loops.push_back(loop);
@@ -212,7 +212,7 @@ private:
       if (node.kind == StructKind::UserCall && node.callee != kNoFunction) {
         sites[node.callee].emplace_back(f, in_nest);
       }
-      const bool nest = in_nest || (is_loop(node.kind) && !node.communicates);
+      const bool nest = in_nest || (is_loop(node.kind) && !node.interpreted);
       for (StructIndex c : node.children) {
         collect(c, f, nest);
       }

@@ -197,7 +197,10 @@ struct StructNode {
   bool control = false; // the node decides control flow (its condition is kept)
   bool opaque = false;  // condition depends on data the model does not keep
   std::string opaque_reason;
-  bool communicates = false;  // the subtree has a cfc, a task group or a ufc that does
+  bool communicates = false; // the subtree has a cfc, a task group or a ufc that does
+  // The estimation must not measure the subtree as a whole: it communicates, or it calls a
+  // function with loops, whose time depends on its arguments (control_analysis.cpp).
+  bool interpreted = false;
   std::uint32_t model_id = 0; // id of the model node emitted for it (0: none yet)
 };
 
@@ -213,6 +216,7 @@ struct FunctionInfo {
   clang::SourceLocation unstructured_at;
   bool recursive = false;
   bool communicates = false;    // calls MPI or thread operations, directly or through callees
+  bool has_loops = false;       // a loop whose trips follow its inputs, here or in a callee
   bool returns_control = false; // ControlReturnMethods
   bool called = false;
   std::vector<FunctionId> callees;
