@@ -13,6 +13,7 @@ APT_PACKAGES=(
   libomp-16-dev                       # omp.h for Clang when the frontend parses -fopenmp code
   libdw-dev                           # call-site resolution (return address -> file:line)
   nlohmann-json3-dev                  # JSON (machine descriptions)
+  chromium                            # headless rendering test of `parjava report`
 )
 PY_MODULES=(numpy matplotlib pandas pytest nbclient nbformat ipykernel pybind11 scikit_build_core
             ninja cmake scipy)
