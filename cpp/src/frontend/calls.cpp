@@ -40,7 +40,7 @@ std::string math_function(const std::string &name, std::size_t nargs) {
   for (const auto &[names, fn] : table) {
     for (const char *n : names) {
       if (name == n) {
-        const std::string f(fn);
+        std::string f(fn);
         const bool binary = f == "pow" || f == "min" || f == "max";
         if ((binary && nargs == 2) || (!binary && nargs == 1)) {
           return f;

@@ -90,7 +90,9 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
     bool header = false;
     bool ended = false;
     const auto bad = [&](const std::string &what) {
-      return Error(ErrorKind::Run, path + ":" + std::to_string(lineno) + ": " + what);
+      std::string message = path;
+      message.append(":").append(std::to_string(lineno)).append(": ").append(what);
+      return Error(ErrorKind::Run, message);
     };
     while (std::getline(in, line)) {
       ++lineno;
@@ -634,7 +636,7 @@ private:
              "loop " + label(m_.nodes[chain[i]].id) + " has no trip count; not reduced");
         return;
       }
-      per_execution = trip_texts[i] + " * " + per_execution;
+      per_execution.insert(0, trip_texts[i] + " * ");
     }
     // Balanced-loop test (§3.7.3): D = max |T_i - T_mean| <= alpha * T_mean.
     std::string balance;
@@ -680,7 +682,8 @@ private:
                         model::TimeSpec::expression(model::Expression::parse(per_execution)),
                         with_finals ? finals : std::vector<model::Assignment>{});
           m_.nodes[m_.index_of(id)].simple = true;
-          note(id, Severity::Note, message + "; reduced to a block of time " + per_execution);
+          message.append("; reduced to a block of time ").append(per_execution);
+          note(id, Severity::Note, message);
           return;
         } catch (const Error &e) {
           if (with_finals || finals.empty()) {
@@ -694,7 +697,7 @@ private:
     const NodeIndex body_index = m_.nodes[chain.front()].children.front();
     std::string per_iteration = "(" + body + ")";
     for (std::size_t i = chain.size(); i-- > 1;) {
-      per_iteration = trip_texts[i] + " * " + per_iteration;
+      per_iteration.insert(0, trip_texts[i] + " * ");
     }
     // The body sets control variables the loop reads, or its time reads what the body sets
     // (an FFT stage's width): keep it, and charge the loop's own time (what its measured parts

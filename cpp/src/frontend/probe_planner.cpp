@@ -12,7 +12,7 @@ namespace {
 
 class Planner {
 public:
-  Planner(AnalysedSources &a, const model::Model &m) : a_(a), p_(a.program), m_(m) {}
+  explicit Planner(AnalysedSources &a) : a_(a), p_(a.program) {}
 
   EstimationPlan run() {
     for (FunctionId f = 0; f < p_.functions.size(); ++f) {
@@ -251,7 +251,6 @@ private:
 
   AnalysedSources &a_;
   Program &p_;
-  const model::Model &m_;
   EstimationPlan plan_;
   std::map<StructIndex, LoopFacts> loops_;
   std::set<FunctionId> nest_only_;
@@ -262,7 +261,8 @@ private:
 
 EstimationPlan plan_probes(AnalysedSources &sources, const model::Model &model) {
   sources.probe_sites.clear();
-  return Planner(sources, model).run();
+  (void)model; // the plan follows the analysed structure, whose ids the model carries
+  return Planner(sources).run();
 }
 
 } // namespace parjava::frontend

@@ -579,6 +579,9 @@ private:
       if (spec.kind == model::ArgKind::Expr && !spec.default_text.empty() &&
           node.arg(spec.name) == nullptr) {
         const auto a = arg_by_name(spec.name);
+        if (!a) {
+          continue; // an argument the interpreter does not read
+        }
         c.expr[static_cast<std::size_t>(*a)] =
             expr(function_, model::Expression::parse(spec.default_text), std::string(spec.name), n);
       }
