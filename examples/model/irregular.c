@@ -20,7 +20,7 @@ static double *make_values(int points, int rank) {
     goto fail;
   }
   for (int i = 0; i < points; i++) {
-    scratch[i] = (double)((i * 7919 + rank * 104729) % 100000);
+    scratch[i] = (double)(((long long)i * 7919 + rank * 104729) % 100000);
   }
   for (int i = 0; i < points; i++) {
     values[i] = scratch[points - 1 - i] + 0.5;

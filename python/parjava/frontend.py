@@ -94,7 +94,7 @@ class Diagnostic:
 
 @dataclass
 class Estimation:
-    """What one estimation run did: the command, its output and time, and the diagnostics."""
+    """What the estimation did: the command, its output, its runs and their time, diagnostics."""
 
     command: list[str]
     np: int
@@ -102,6 +102,7 @@ class Estimation:
     stdout: str
     directory: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    runs: int = 1
 
     @property
     def reduced_loops(self) -> list[Diagnostic]:
@@ -110,7 +111,7 @@ class Estimation:
 
     def __repr__(self) -> str:
         return (
-            f"<parjava.Estimation np={self.np} run {self.seconds:.2f} s, "
+            f"<parjava.Estimation np={self.np} {self.runs} run(s) {self.seconds:.2f} s, "
             f"{len(self.reduced_loops)} loops reduced, {len(self.diagnostics)} diagnostics>"
         )
 
@@ -191,6 +192,8 @@ class SourceModel(Model):
         directory: str | os.PathLike[str] | None = None,
         reduce_loops: bool = True,
         alpha: float = 0.1,
+        repeat: int = 1,
+        combine: str = "mean",
         progress: bool | None = None,
     ) -> Estimation:
         """Measure block times on a test input and load them into this model.
@@ -201,7 +204,11 @@ class SourceModel(Model):
         loads the results: every block gets its measured mean, σ and sample count, opaque
         conditions their branch probabilities or trip counts, and loops without communication
         become blocks whose time scales with their trip counts (``reduce_loops``). ``alpha`` is
-        the balanced-loop tolerance ``D <= alpha * T_mean`` (seed 000 §3.7.3).
+        the balanced-loop tolerance ``D <= alpha * T_mean`` (seed 000 §3.7.3). ``repeat`` runs
+        the estimation code that many times and pools the samples of all runs
+        (``combine="mean"``), or keeps per block the run with the median time (``"median"``) or
+        the fastest (``"min"``, the machine without neighbours): a short run on a shared
+        machine sits in one of its fast or slow phases, a long run averages them.
 
         ``run`` is the command line (``run[0]``, the program name, is replaced by the
         estimation code); it also becomes the default of the parameters ``argc``, ``argv1``,
@@ -213,13 +220,17 @@ class SourceModel(Model):
             raise UsageError("estimate(run=[...]) needs the command line of the test run")
         if int(np) < 1:
             raise UsageError(f"np must be at least 1, got {np}")
+        if int(repeat) < 1:
+            raise UsageError(f"repeat must be at least 1, got {repeat}")
+        if combine not in ("mean", "median", "min"):
+            raise UsageError(f"combine must be 'mean', 'median' or 'min', got {combine!r}")
         fe = _load_frontend()
         keep = directory is not None
         work = Path(directory) if keep else Path(tempfile.mkdtemp(prefix="parjava-estimate-"))
         work.mkdir(parents=True, exist_ok=True)
         spec = self._spec
         try:
-            with Progress(4, "estimate", enabled=progress) as bar:
+            with Progress(3 + int(repeat), "estimate", enabled=progress) as bar:
                 inst = fe.instrument(
                     list(spec.sources),
                     list(spec.args),
@@ -233,19 +244,27 @@ class SourceModel(Model):
                 bar.advance(note="instrumented")
                 exe = _compile(inst, spec, work, compiler, link_args)
                 bar.advance(note="compiled")
-                for old in work.glob("parjava-estimates.*.txt"):
-                    old.unlink()
-                command, stdout, seconds = _run(exe, run, int(np), work, mpirun, timeout)
-                bar.advance(note=f"ran in {seconds:.1f} s")
-                files = sorted(str(p) for p in work.glob("parjava-estimates.*.txt"))
-                if not files:
-                    raise RunError(
-                        "the estimation run wrote no estimates file: the program must exit "
-                        f"normally (return from main or exit()). Command: {' '.join(command)}\n"
-                        f"{stdout[-2000:]}"
-                    )
+                runs: list[list[str]] = []
+                seconds = 0.0
+                for k in range(int(repeat)):
+                    # One directory per run: each run's files are one set of measurements.
+                    out = work / f"run-{k + 1}" if int(repeat) > 1 else work
+                    out.mkdir(exist_ok=True)
+                    for old in out.glob("parjava-estimates.*.txt"):
+                        old.unlink()
+                    command, stdout, took = _run(exe, run, int(np), mpirun, timeout, out)
+                    seconds += took
+                    files = sorted(str(p) for p in out.glob("parjava-estimates.*.txt"))
+                    if not files:
+                        raise RunError(
+                            "the estimation run wrote no estimates file: the program must exit "
+                            "normally (return from main or exit()). Command: "
+                            f"{' '.join(command)}\n{stdout[-2000:]}"
+                        )
+                    runs.append(files)
+                    bar.advance(note=f"run {k + 1}/{repeat} in {took:.1f} s")
                 applied = fe.apply_estimates(
-                    inst["model"], inst["plan"], files, float(alpha), bool(reduce_loops)
+                    inst["model"], inst["plan"], runs, float(alpha), bool(reduce_loops), combine
                 )
                 bar.advance(note="loaded")
         finally:
@@ -259,6 +278,7 @@ class SourceModel(Model):
             command=command,
             np=int(np),
             seconds=seconds,
+            runs=int(repeat),
             stdout=stdout,
             directory=str(work) if keep else "",
             diagnostics=Diagnostic._from_json(applied["diagnostics"]),
@@ -476,14 +496,14 @@ def _run(
     exe: Path,
     run: Sequence[str],
     np: int,
-    work: Path,
     mpirun: Sequence[str] | None,
     timeout: float,
+    estimates_dir: Path,
 ) -> tuple[list[str], str, float]:
     launcher = list(mpirun) if mpirun else [shutil.which("mpirun") or "mpirun", "--oversubscribe"]
     command = [*launcher, "-np", str(np), str(exe), *[str(a) for a in run[1:]]]
     env = dict(os.environ)
-    env["PARJAVA_ESTIMATES_DIR"] = str(work)
+    env["PARJAVA_ESTIMATES_DIR"] = str(estimates_dir)
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     start = time.monotonic()

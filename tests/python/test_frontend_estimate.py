@@ -4,6 +4,7 @@ block times, branch probabilities and trip counts, reduce the loop nests (seed 0
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -54,6 +55,33 @@ def test_jacobi_estimate_measures_blocks_and_reduces_the_nests(tmp_path: Path) -
         "argv2": 100,
     }
     model.validate()
+
+
+def test_repeated_runs_pool_and_iterations_are_sampled(tmp_path: Path) -> None:
+    model = pj.build_model(EXAMPLES / "jacobi2d.c", ["-O2"])
+    est = model.estimate(
+        run=["./jacobi2d", "512", "10"], np=1, directory=tmp_path / "est", repeat=3
+    )
+    assert est.runs == 3 and "3 run(s)" in repr(est)
+    runs = sorted((tmp_path / "est").glob("run-*"))
+    assert [r.name for r in runs] == ["run-1", "run-2", "run-3"]
+    assert all(len(list(r.glob("parjava-estimates.*.txt"))) == 1 for r in runs)
+    # The stencil's row loop runs 10 x 512 iterations: the first 256 are timed one by one, then
+    # one in 16, so the timestamps stay a small part of a short row's time.
+    source = (tmp_path / "est" / "jacobi2d.c").read_text()
+    slot = re.search(r"pj_iter_begin\((\d+)\)", source)
+    assert slot is not None
+    text = next(runs[0].glob("parjava-estimates.*.txt")).read_text()
+    assert text.startswith("parjava-estimates 2\n")
+    line = re.search(rf"^slot {slot.group(1)} (\d+) ", text, re.M)
+    assert line is not None
+    assert int(line.group(1)) == 256 + (10 * 512 - 256) // 16
+    stencil = {n["label"]: n for n in nodes(model, "rb")}["for i <= rows"]["time"]
+    assert isinstance(stencil, str) and "rows" in stencil
+    with pytest.raises(pj.UsageError, match="combine"):
+        model.estimate(run=["./jacobi2d", "64", "2"], combine="best")
+    with pytest.raises(pj.UsageError, match="repeat"):
+        model.estimate(run=["./jacobi2d", "64", "2"], repeat=0)
 
 
 def test_opaque_statistics_and_the_unstructured_function(tmp_path: Path) -> None:

@@ -105,14 +105,26 @@ PYBIND11_MODULE(_frontend, m) {
   m.def(
       "apply_estimates",
       [](const std::string &model_json, const std::string &plan_json,
-         const std::vector<std::string> &files, double alpha, bool reduce_loops) {
+         const std::vector<std::vector<std::string>> &runs, double alpha, bool reduce_loops,
+         const std::string &combine) {
         std::string model_out;
         std::string diagnostics;
         {
           py::gil_scoped_release release;
           parjava::model::Model model = parjava::model::model_from_json(model_json, "<model>");
           const EstimationPlan plan = EstimationPlan::from_json(plan_json);
-          const Measurements ms = load_estimates(files, plan.slots);
+          std::vector<Measurements> loaded;
+          loaded.reserve(runs.size());
+          for (const auto &files : runs) {
+            loaded.push_back(load_estimates(files, plan.slots));
+          }
+          RunStatistic statistic = RunStatistic::Mean;
+          if (combine == "median") {
+            statistic = RunStatistic::Median;
+          } else if (combine == "min") {
+            statistic = RunStatistic::Minimum;
+          }
+          const Measurements ms = combine_runs(loaded, plan, statistic);
           ApplyOptions options;
           options.balance_alpha = alpha;
           options.reduce_loops = reduce_loops;
@@ -124,6 +136,6 @@ PYBIND11_MODULE(_frontend, m) {
         out["diagnostics"] = diagnostics;
         return out;
       },
-      py::arg("model"), py::arg("plan"), py::arg("files"), py::arg("alpha") = 0.1,
-      py::arg("reduce_loops") = true);
+      py::arg("model"), py::arg("plan"), py::arg("runs"), py::arg("alpha") = 0.1,
+      py::arg("reduce_loops") = true, py::arg("combine") = "mean");
 }

@@ -43,7 +43,9 @@ std::string seconds(double s) {
   return buf;
 }
 
-void merge(SlotMeasurement &into, const SlotMeasurement &from) {
+} // namespace
+
+void accumulate(SlotMeasurement &into, const SlotMeasurement &from) {
   if (from.count == 0) {
     return;
   }
@@ -55,6 +57,7 @@ void merge(SlotMeasurement &into, const SlotMeasurement &from) {
   into.sum += from.sum;
   into.sumsq += from.sumsq;
   into.nested += from.nested;
+  into.counters += from.counters;
   into.dsum += from.dsum;
   into.overflow += from.overflow;
   for (const auto &[v, c] : from.histogram) {
@@ -68,8 +71,6 @@ void merge(SlotMeasurement &into, const SlotMeasurement &from) {
   }
 }
 
-} // namespace
-
 Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t slots) {
   if (files.empty()) {
     throw Error(ErrorKind::Run, "the estimation run wrote no estimates file (did the program "
@@ -80,6 +81,7 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
   double tps = 0.0;
   double self = 0.0;
   double pair = 0.0;
+  double counter = 0.0;
   for (const auto &path : files) {
     std::ifstream in(path);
     if (!in) {
@@ -89,6 +91,7 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
     std::size_t lineno = 0;
     bool header = false;
     bool ended = false;
+    int version = 0;
     const auto bad = [&](const std::string &what) {
       std::string message = path;
       message.append(":").append(std::to_string(lineno)).append(": ").append(what);
@@ -100,9 +103,8 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
       std::string key;
       ls >> key;
       if (key == "parjava-estimates") {
-        int version = 0;
         ls >> version;
-        if (version != 1) {
+        if (version != 1 && version != 2) {
           throw bad("unsupported estimates version " + std::to_string(version));
         }
         header = true;
@@ -121,14 +123,22 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
       } else if (key == "calibration") {
         double s = 0;
         double p = 0;
+        double c = 0;
         ls >> s >> p;
+        if (version >= 2) {
+          ls >> c;
+        }
         self += s;
         pair += p;
+        counter += c;
       } else if (key == "slot") {
         std::uint32_t k = 0;
         SlotMeasurement s;
         ls >> k >> s.count >> s.sum >> s.sumsq >> s.min >> s.max >> s.nested >> s.dsum >>
             s.overflow;
+        if (version >= 2) {
+          ls >> s.counters;
+        }
         if (!ls || k >= slots) {
           throw bad("malformed slot line");
         }
@@ -141,7 +151,7 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
           s.histogram.emplace_back(std::stoll(pair_text.substr(0, colon)),
                                    std::stoull(pair_text.substr(colon + 1)));
         }
-        merge(m.slots[k], s);
+        accumulate(m.slots[k], s);
       } else if (key == "end") {
         ended = true;
       }
@@ -158,6 +168,7 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
   m.ticks_per_second = tps / static_cast<double>(m.files);
   m.self_ticks = self / static_cast<double>(m.files);
   m.pair_ticks = pair / static_cast<double>(m.files);
+  m.counter_ticks = counter / static_cast<double>(m.files);
   if (!(m.ticks_per_second > 0.0)) {
     throw Error(ErrorKind::Run, "the estimates files give no clock rate");
   }
@@ -219,7 +230,8 @@ private:
   double total_seconds(const SlotMeasurement &s) const {
     const double ticks = static_cast<double>(s.sum) -
                          static_cast<double>(s.count) * ms_.self_ticks -
-                         static_cast<double>(s.nested) * ms_.pair_ticks;
+                         static_cast<double>(s.nested) * ms_.pair_ticks -
+                         static_cast<double>(s.counters) * ms_.counter_ticks;
     return std::max(0.0, ticks) / ms_.ticks_per_second;
   }
   double sigma_seconds(const SlotMeasurement &s) const {

@@ -286,7 +286,7 @@ private:
     }
     head += "pj_u64 pj_n" + t + " = 0; ";
     if (iterations) {
-      head += "pj_u64 pj_i" + i + " = 0; ";
+      head += "pj_iter pj_i" + i + " = pj_iter_begin(" + i + "); ";
     }
     std::string top = "pj_n" + t + "++; ";
     if (iterations) {
@@ -294,9 +294,10 @@ private:
     }
     std::string tail;
     if (iterations) {
-      tail += " pj_last_iteration(" + i + ", pj_i" + i + ");";
+      tail += " pj_last_iteration(" + i + ", &pj_i" + i + ");";
     }
-    tail += " pj_trips(" + t + ", pj_n" + t + ");";
+    // Only an opaque trip count needs its distribution (and the cost of collecting it).
+    tail += std::string(node.opaque ? " pj_trips(" : " pj_trips_sum(") + t + ", pj_n" + t + ");";
     if (timed) {
       tail += " PJ_END(" + f + ")";
     }

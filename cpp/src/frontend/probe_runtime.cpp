@@ -3,11 +3,16 @@
 // instrumented program. Probes read the cycle counter (rdtsc on x86, cntvct_el0 on AArch64),
 // converted to seconds with the rate measured against CLOCK_MONOTONIC over the whole run
 // (seed 000 notes §3.7.1: a TSC because blocks take less than the clock's resolution); they
-// accumulate per slot and per thread (count, sum, sum of squares, min, max, probe
-// events nested inside), and at exit every thread's slots are merged and written to
+// accumulate per slot and per thread (count, sum, sum of squares, min, max, timed probe events
+// and counter events nested inside), and at exit every thread's slots are merged and written to
 // $PARJAVA_ESTIMATES_DIR/parjava-estimates.<rank>.<pid>.txt. The probe overhead is measured at
-// exit (an empty probe pair, and what a pair costs an enclosing measurement) so the loader can
-// subtract it (seed 003 notes §6.5: "correction").
+// exit (an empty probe pair, what a pair costs an enclosing measurement, what a trip counter
+// costs it) so the loader can subtract it (seed 003 notes §6.5: "correction").
+//
+// Iterations of a fragment are timed densely for a slot's first PJ_ITERATION_DENSE samples and
+// then one in PJ_ITERATION_STRIDE: a timestamp per iteration costs about as much as a short
+// body (an FFT butterfly), so timing every iteration made the fragment's corrected time the
+// small difference of two large numbers, and its error followed the machine's noise.
 #include "probe_runtime.hpp"
 
 namespace parjava::frontend {
@@ -28,14 +33,17 @@ typedef struct pj_slot {
   pj_u64 sum;    /* ticks (timed probes), iterations (trips), trues (branch) */
   double sumsq;    /* ticks^2 (timed probes), iterations^2 (trips) */
   pj_u64 min, max;
-  pj_u64 nested; /* probe events inside the measured intervals */
+  pj_u64 nested; /* timed probe events inside the measured intervals */
+  pj_u64 counters; /* counter events (opaque trip counts, selectors) inside them */
   pj_u64 last, generation; /* iterations timed per thread (OpenMP loops) */
+  pj_u64 left;     /* iterations until the next timed one (sampled iteration timing) */
   double dsum;     /* values (value probes) */
   pj_u64 values[PJ_HISTOGRAM], counts[PJ_HISTOGRAM], overflow;
 } pj_slot;
 
 extern __thread pj_slot *pj_slots;
 extern __thread pj_u64 pj_events;
+extern __thread pj_u64 pj_counter_events;
 extern pj_u64 pj_generation;
 pj_slot *pj_thread_slots(void);
 
@@ -61,7 +69,7 @@ static inline pj_slot *pj_slot_of(unsigned k) {
   return s + k;
 }
 
-static inline void pj_sample(unsigned k, pj_u64 dt, pj_u64 nested) {
+static inline void pj_sample(unsigned k, pj_u64 dt, pj_u64 nested, pj_u64 counters) {
   pj_slot *s = pj_slot_of(k);
   if (s->count == 0 || dt < s->min) s->min = dt;
   if (dt > s->max) s->max = dt;
@@ -69,12 +77,13 @@ static inline void pj_sample(unsigned k, pj_u64 dt, pj_u64 nested) {
   s->sum += dt;
   s->sumsq += (double)dt * (double)dt;
   s->nested += nested;
+  s->counters += counters;
   pj_events++;
 }
 
-static inline void pj_end(unsigned k, pj_u64 t0, pj_u64 e0) {
+static inline void pj_end(unsigned k, pj_u64 t0, pj_u64 e0, pj_u64 c0) {
   pj_u64 t1 = pj_now();
-  pj_sample(k, t1 - t0, pj_events - e0);
+  pj_sample(k, t1 - t0, pj_events - e0, pj_counter_events - c0);
 }
 
 static inline void pj_histogram(pj_slot *s, pj_u64 v) {
@@ -86,13 +95,23 @@ static inline void pj_histogram(pj_slot *s, pj_u64 v) {
   s->overflow++;
 }
 
+/* Trip count of an opaque loop: the model needs its distribution. */
 static inline void pj_trips(unsigned k, pj_u64 n) {
   pj_slot *s = pj_slot_of(k);
   s->count++;
   s->sum += n;
   s->sumsq += (double)n * (double)n;
   pj_histogram(s, n);
-  pj_events++;
+  pj_counter_events++;
+}
+
+/* Trip count of a loop whose count the model computes: only the total is needed (to divide a
+   fragment's time by its iterations), and two additions cost an enclosing interval too little
+   to correct. */
+static inline void pj_trips_sum(unsigned k, pj_u64 n) {
+  pj_slot *s = pj_slot_of(k);
+  s->count++;
+  s->sum += n;
 }
 
 static inline int pj_branch(unsigned k, int taken) {
@@ -106,6 +125,7 @@ static inline void pj_switch(unsigned k, long value) {
   pj_slot *s = pj_slot_of(k);
   s->count++;
   pj_histogram(s, (pj_u64)value);
+  pj_counter_events++;
 }
 
 static inline void pj_value(unsigned k, double value) {
@@ -124,18 +144,47 @@ static inline pj_u64 pj_bucket(pj_u64 dt) {
 }
 
 static inline void pj_iteration_sample(unsigned k, pj_u64 dt) {
-  pj_sample(k, dt, 0);
+  pj_sample(k, dt, 0, 0);
   pj_histogram(pj_slot_of(k), pj_bucket(dt));
 }
 
-static inline void pj_iteration(unsigned k, pj_u64 *last) {
-  pj_u64 now = pj_now();
-  if (*last != 0) pj_iteration_sample(k, now - *last);
-  *last = now;
+#define PJ_ITERATION_DENSE 256
+#define PJ_ITERATION_STRIDE 16
+
+/* The iteration timer of one execution of a fragment's loop: the start of the iteration being
+   timed (0: none), and the iterations left before the next timed one, carried over from the
+   slot so that the sampled iterations are spread over all executions. */
+typedef struct pj_iter { pj_u64 last, left; } pj_iter;
+
+static inline pj_iter pj_iter_begin(unsigned k) {
+  pj_iter it;
+  it.last = 0;
+  it.left = pj_slot_of(k)->left;
+  if (it.left == 0) it.left = 1;
+  return it;
 }
 
-static inline void pj_last_iteration(unsigned k, pj_u64 last) {
-  if (last != 0) pj_iteration_sample(k, pj_now() - last);
+static inline void pj_iteration_step(unsigned k, pj_iter *it) {
+  pj_u64 now = pj_now();
+  if (it->last != 0) {
+    pj_iteration_sample(k, now - it->last);
+    it->last = 0;
+    if (--it->left != 0) return;
+  }
+  it->last = now;
+  it->left = pj_slot_of(k)->count < PJ_ITERATION_DENSE ? 1 : PJ_ITERATION_STRIDE;
+}
+
+/* At the top of every iteration: a decrement and a test unless this iteration ends or starts a
+   timed one. */
+static inline void pj_iteration(unsigned k, pj_iter *it) {
+  if (__builtin_expect(it->last == 0 && --it->left != 0, 1)) return;
+  pj_iteration_step(k, it);
+}
+
+static inline void pj_last_iteration(unsigned k, pj_iter *it) {
+  if (it->last != 0) pj_iteration_sample(k, pj_now() - it->last);
+  pj_slot_of(k)->left = it->left;
 }
 
 /* Iterations of a loop the probes cannot enclose (an OpenMP work-sharing loop, which must stay
@@ -157,8 +206,9 @@ static inline void pj_generation_bump(void) {
   __atomic_add_fetch(&pj_generation, 1, __ATOMIC_RELAXED);
 }
 
-#define PJ_BEGIN(k) pj_u64 pj_t##k, pj_e##k; pj_e##k = pj_events; pj_t##k = pj_now();
-#define PJ_END(k) pj_end(k, pj_t##k, pj_e##k);
+#define PJ_BEGIN(k) pj_u64 pj_t##k, pj_e##k, pj_c##k; pj_e##k = pj_events; \
+  pj_c##k = pj_counter_events; pj_t##k = pj_now();
+#define PJ_END(k) pj_end(k, pj_t##k, pj_e##k, pj_c##k);
 
 #ifdef __cplusplus
 }
@@ -182,10 +232,13 @@ std::string_view probe_runtime_source() {
 #endif
 #define PJ_CALIBRATION_SELF PJ_SLOTS
 #define PJ_CALIBRATION_PAIR (PJ_SLOTS + 1)
-#define PJ_ALL_SLOTS (PJ_SLOTS + 2)
+#define PJ_CALIBRATION_COUNTER (PJ_SLOTS + 2)
+#define PJ_CALIBRATION_SCRATCH (PJ_SLOTS + 3)
+#define PJ_ALL_SLOTS (PJ_SLOTS + 4)
 
 __thread pj_slot *pj_slots;
 __thread pj_u64 pj_events;
+__thread pj_u64 pj_counter_events;
 pj_u64 pj_generation;
 
 typedef struct pj_thread_entry { pj_slot *slots; struct pj_thread_entry *next; } pj_thread_entry;
@@ -233,15 +286,22 @@ static void pj_calibrate(void) {
   pj_u64 t0, t1;
   for (i = 0; i < N; ++i) {
     PJ_BEGIN(0)
-    pj_end(PJ_CALIBRATION_SELF, pj_t0, pj_e0);
+    pj_end(PJ_CALIBRATION_SELF, pj_t0, pj_e0, pj_c0);
   }
   t0 = pj_now();
   for (i = 0; i < N; ++i) {
     PJ_BEGIN(1)
-    pj_end(PJ_CALIBRATION_SELF, pj_t1, pj_e1);
+    pj_end(PJ_CALIBRATION_SELF, pj_t1, pj_e1, pj_c1);
   }
   t1 = pj_now();
-  pj_sample(PJ_CALIBRATION_PAIR, (t1 - t0) / N, 0);
+  pj_sample(PJ_CALIBRATION_PAIR, (t1 - t0) / N, 0, 0);
+  /* A trip counter with a few distinct values, as an opaque loop's usually has. */
+  t0 = pj_now();
+  for (i = 0; i < N; ++i) {
+    pj_trips(PJ_CALIBRATION_SCRATCH, (pj_u64)(i & 3));
+  }
+  t1 = pj_now();
+  pj_sample(PJ_CALIBRATION_COUNTER, (t1 - t0) / N, 0, 0);
 }
 
 static void pj_merge(pj_slot *into, const pj_slot *from) {
@@ -253,6 +313,7 @@ static void pj_merge(pj_slot *into, const pj_slot *from) {
   into->sum += from->sum;
   into->sumsq += from->sumsq;
   into->nested += from->nested;
+  into->counters += from->counters;
   into->dsum += from->dsum;
   into->overflow += from->overflow;
   for (i = 0; i < PJ_HISTOGRAM && from->counts[i] != 0; ++i) {
@@ -310,7 +371,7 @@ static void pj_write(void) {
     free(total);
     return;
   }
-  fprintf(out, "parjava-estimates 1\n");
+  fprintf(out, "parjava-estimates 2\n");
 #if defined(__x86_64__) || defined(__i386__)
   fprintf(out, "clock rdtsc\n");
 #else
@@ -319,18 +380,19 @@ static void pj_write(void) {
   fprintf(out, "ticks_per_second %.10g\n", rate);
   fprintf(out, "slots %d\n", PJ_SLOTS);
   fprintf(out, "run_seconds %.9g\n", seconds);
-  fprintf(out, "calibration %.6g %.6g\n",
+  fprintf(out, "calibration %.6g %.6g %.6g\n",
           total[PJ_CALIBRATION_SELF].count ? (double)total[PJ_CALIBRATION_SELF].sum /
                                                  (double)total[PJ_CALIBRATION_SELF].count
                                            : 0.0,
-          (double)total[PJ_CALIBRATION_PAIR].sum);
+          (double)total[PJ_CALIBRATION_PAIR].sum, (double)total[PJ_CALIBRATION_COUNTER].sum);
   for (k = 0; k < PJ_SLOTS; ++k) {
     const pj_slot *s = &total[k];
     if (s->count == 0) continue;
-    fprintf(out, "slot %d %llu %llu %.17g %llu %llu %llu %.17g %llu", k,
+    fprintf(out, "slot %d %llu %llu %.17g %llu %llu %llu %.17g %llu %llu", k,
             (unsigned long long)s->count, (unsigned long long)s->sum, s->sumsq,
             (unsigned long long)s->min, (unsigned long long)s->max,
-            (unsigned long long)s->nested, s->dsum, (unsigned long long)s->overflow);
+            (unsigned long long)s->nested, s->dsum, (unsigned long long)s->overflow,
+            (unsigned long long)s->counters);
     for (i = 0; i < PJ_HISTOGRAM && s->counts[i] != 0; ++i) {
       fprintf(out, " %lld:%llu", (long long)s->values[i], (unsigned long long)s->counts[i]);
     }

@@ -50,6 +50,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=0.1,
         help="balanced-loop tolerance D <= alpha * T_mean (seed 000 §3.7.3; default 0.1)",
     )
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="estimation runs, combined as --combine says (default 1)",
+    )
+    p.add_argument(
+        "--combine",
+        choices=("mean", "median", "min"),
+        default="mean",
+        help="with --repeat: pool all runs, or keep each block's median or fastest run "
+        "(default mean)",
+    )
     p.add_argument("--no-reduce", action="store_true", help="keep loops instead of reducing them")
     p.add_argument("-o", "--output", help="write the model JSON here (default: standard output)")
     p.add_argument("--diagnostics", help="write the diagnostics as JSON to this file")
@@ -78,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
         directory=args.keep,
         reduce_loops=not args.no_reduce,
         alpha=args.alpha,
+        repeat=args.repeat,
+        combine=args.combine,
     )
     if args.output:
         model.save(args.output)

@@ -175,5 +175,70 @@ TEST(Estimates, TruncatedOrForeignFilesAreClearErrors) {
   EXPECT_THROW(load_estimates({}, slots), Error);
 }
 
+// A run of the nest's block at `ticks_per_sample` (10 samples, 3-tick self overhead) with the
+// outer loop's trip counter at `trips`.
+Measurements run_of(const Fixture &f, std::uint64_t ticks_per_sample, std::uint64_t trips) {
+  Measurements m;
+  m.ticks_per_second = 1e9;
+  m.self_ticks = 3.0;
+  m.pair_ticks = 4.0;
+  m.files = 1;
+  m.slots.assign(f.built.plan.slots, SlotMeasurement{});
+  SlotMeasurement &b = m.slots[f.slot(f.loop("double s = 0.0;"), ProbeKind::Block)];
+  b.count = 10;
+  b.sum = 10 * (ticks_per_sample + 3);
+  SlotMeasurement &t = m.slots[f.slot(f.loop("for i < n"), ProbeKind::Trips)];
+  t.count = 10;
+  t.sum = 10 * trips;
+  return m;
+}
+
+TEST(Estimates, RunsCombineByMeanMedianOrMinimum) {
+  Fixture f;
+  const std::uint32_t block = f.slot(f.loop("double s = 0.0;"), ProbeKind::Block);
+  const std::uint32_t trips = f.slot(f.loop("for i < n"), ProbeKind::Trips);
+  // Block times 10, 40 and 16 ticks; trip counts 100, 300, 200.
+  const std::vector<Measurements> runs = {run_of(f, 10, 100), run_of(f, 40, 300),
+                                          run_of(f, 16, 200)};
+  const auto corrected = [&](const Measurements &m) {
+    const SlotMeasurement &s = m.slots[block];
+    return (static_cast<double>(s.sum) - static_cast<double>(s.count) * m.self_ticks) /
+           static_cast<double>(s.count);
+  };
+  const Measurements mean = combine_runs(runs, f.built.plan, RunStatistic::Mean);
+  EXPECT_EQ(mean.slots[block].count, 30u);
+  EXPECT_NEAR(corrected(mean), 22.0, 1e-9);
+  EXPECT_EQ(mean.slots[trips].sum, 6000u);
+  const Measurements median = combine_runs(runs, f.built.plan, RunStatistic::Median);
+  EXPECT_NEAR(corrected(median), 16.0, 1e-9);
+  EXPECT_EQ(median.slots[trips].sum, 2000u);
+  // The fastest run's times, but the trip counts describe the program: still the median run's.
+  const Measurements fastest = combine_runs(runs, f.built.plan, RunStatistic::Minimum);
+  EXPECT_NEAR(corrected(fastest), 10.0, 1e-9);
+  EXPECT_EQ(fastest.slots[trips].sum, 2000u);
+  // A run of other estimation code cannot be combined.
+  std::vector<Measurements> mixed = runs;
+  mixed.back().slots.pop_back();
+  EXPECT_THROW(combine_runs(mixed, f.built.plan), Error);
+  EXPECT_THROW(combine_runs({}, f.built.plan), Error);
+}
+
+TEST(Estimates, Version2FilesChargeCounterEventsTheirOwnCost) {
+  Fixture f;
+  const model::NodeId block = f.loop("double s = 0.0;");
+  // 10 samples of 1000 ticks holding 20 counter events at 7 ticks each and 5 probe events at 4.
+  std::ostringstream out;
+  out << "parjava-estimates 2\nclock rdtsc\nticks_per_second 1e9\nslots " << f.built.plan.slots
+      << "\nrun_seconds 1\ncalibration 3 4 7\n"
+      << "slot " << f.slot(block, ProbeKind::Block) << " 10 " << (10000 + 10 * 3 + 5 * 4 + 20 * 7)
+      << " 1e7 990 1200 5 0 0 20\nend\n";
+  const Measurements ms = load_estimates({write_source("v2.txt", out.str())}, f.built.plan.slots);
+  EXPECT_DOUBLE_EQ(ms.counter_ticks, 7.0);
+  EXPECT_EQ(ms.slots[f.slot(block, ProbeKind::Block)].counters, 20u);
+  model::Model m = f.built.model;
+  apply_estimates(m, f.built.plan, ms);
+  EXPECT_NEAR(m.node(block).time.seconds, 1e-6, 1e-15);
+}
+
 } // namespace
 } // namespace parjava::frontend::testing

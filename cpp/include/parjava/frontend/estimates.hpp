@@ -24,7 +24,8 @@ struct SlotMeasurement {
   double sumsq = 0.0;
   std::uint64_t min = 0;
   std::uint64_t max = 0;
-  std::uint64_t nested = 0;
+  std::uint64_t nested = 0;   // timed probe events inside the samples
+  std::uint64_t counters = 0; // counter events (opaque trip counts, selectors) inside them
   double dsum = 0.0;
   std::uint64_t overflow = 0;
   std::vector<std::pair<std::int64_t, std::uint64_t>> histogram; // value, occurrences
@@ -32,15 +33,36 @@ struct SlotMeasurement {
 
 struct Measurements {
   double ticks_per_second = 0.0;
-  double self_ticks = 0.0; // what an empty probe pair reports
-  double pair_ticks = 0.0; // what one probe event costs an enclosing measurement
-  std::size_t files = 0;   // one per rank
+  double self_ticks = 0.0;    // what an empty probe pair reports
+  double pair_ticks = 0.0;    // what one probe event costs an enclosing measurement
+  double counter_ticks = 0.0; // what one counter event costs an enclosing measurement
+  std::size_t files = 0;      // one per rank
   std::vector<SlotMeasurement> slots;
 };
 
 // Read and merge estimates files (parjava-estimates.<rank>.<pid>.txt); throws Error(Run) when
 // none is given, one is malformed, or they disagree on the number of slots.
 Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t slots);
+
+// Add the samples of `from` to `into` (ranks of one run, or runs of one estimation).
+void accumulate(SlotMeasurement &into, const SlotMeasurement &from);
+
+// How several estimation runs become one set of measurements.
+enum class RunStatistic : std::uint8_t {
+  Mean,    // all samples of all runs: a long run averages a machine's fast and slow phases, and
+           // so does the mean of short runs, while any one of them sits in a single phase
+  Median,  // per slot, the median run: robust to one disturbed run
+  Minimum, // per slot, the fastest run: the machine without neighbours (a dedicated node)
+};
+
+// Several estimation runs of the same program and input reduced to one. Mean pools the samples
+// (calibration averaged); Median and Minimum keep, per slot, the run whose value
+// (overhead-corrected time per sample for timed probes, mean for counters) is the median or the
+// minimum, re-expressed in the median calibration. A single short run on a shared machine can
+// be off by tens of percent (this VM has 1.4x slower phases lasting 50-500 ms). Throws
+// Error(Run) on no runs or a slot mismatch.
+Measurements combine_runs(const std::vector<Measurements> &runs, const EstimationPlan &plan,
+                          RunStatistic statistic = RunStatistic::Mean);
 
 struct ApplyOptions {
   double balance_alpha = 0.1; // balanced loop: D <= alpha * T_mean (notes 000 §3.7.3, α = 0.1)

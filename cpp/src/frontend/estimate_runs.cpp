@@ -1,0 +1,153 @@
+// Several estimation runs reduced to one set of measurements (see estimates.hpp, combine_runs).
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "parjava/error.hpp"
+#include "parjava/frontend/estimates.hpp"
+
+namespace parjava::frontend {
+
+namespace {
+
+enum class SlotUse : std::uint8_t { Counter, Timed, Iterations };
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// What a probe pair costs the slot's samples in a run: the correction apply_estimates makes
+// (seed 003 notes §6.5). Iteration samples are taken by one timestamp per iteration, so each
+// carries a single probe event, not a pair.
+double overhead_ticks(const SlotMeasurement &s, const Measurements &run, SlotUse use) {
+  if (use == SlotUse::Iterations) {
+    return static_cast<double>(s.count) * run.pair_ticks;
+  }
+  return static_cast<double>(s.count) * run.self_ticks +
+         static_cast<double>(s.nested) * run.pair_ticks +
+         static_cast<double>(s.counters) * run.counter_ticks;
+}
+
+double key(const SlotMeasurement &s, const Measurements &run, SlotUse use) {
+  if (s.count == 0) {
+    return 0.0;
+  }
+  const double n = static_cast<double>(s.count);
+  if (use == SlotUse::Counter) {
+    return (static_cast<double>(s.sum) + s.dsum) / n;
+  }
+  return (static_cast<double>(s.sum) - overhead_ticks(s, run, use)) / n / run.ticks_per_second;
+}
+
+} // namespace
+
+Measurements combine_runs(const std::vector<Measurements> &runs, const EstimationPlan &plan,
+                          RunStatistic statistic) {
+  if (runs.empty()) {
+    throw Error(ErrorKind::Run, "no estimation run to combine");
+  }
+  if (runs.size() == 1) {
+    return runs.front();
+  }
+  const std::size_t slots = runs.front().slots.size();
+  for (std::size_t r = 1; r < runs.size(); ++r) {
+    if (runs[r].slots.size() != slots || runs[r].files != runs.front().files) {
+      throw Error(ErrorKind::Run,
+                  "estimation run " + std::to_string(r + 1) + " wrote " +
+                      std::to_string(runs[r].files) + " files with " +
+                      std::to_string(runs[r].slots.size()) + " slots, but run 1 wrote " +
+                      std::to_string(runs.front().files) + " with " + std::to_string(slots));
+    }
+  }
+  std::vector<SlotUse> use(slots, SlotUse::Counter);
+  for (const Probe &p : plan.probes) {
+    if (p.slot >= slots) {
+      continue;
+    }
+    switch (p.kind) {
+    case ProbeKind::Block:
+    case ProbeKind::Fragment:
+    case ProbeKind::Function:
+      use[p.slot] = SlotUse::Timed;
+      break;
+    case ProbeKind::Iterations:
+      use[p.slot] = SlotUse::Iterations;
+      break;
+    case ProbeKind::Trips:
+    case ProbeKind::Branch:
+    case ProbeKind::Switch:
+    case ProbeKind::Value:
+      break;
+    }
+  }
+  Measurements out;
+  out.files = runs.front().files;
+  if (statistic == RunStatistic::Mean) {
+    out.slots.resize(slots);
+    for (const auto &r : runs) {
+      out.ticks_per_second += r.ticks_per_second / static_cast<double>(runs.size());
+      out.self_ticks += r.self_ticks / static_cast<double>(runs.size());
+      out.pair_ticks += r.pair_ticks / static_cast<double>(runs.size());
+      out.counter_ticks += r.counter_ticks / static_cast<double>(runs.size());
+      for (std::size_t k = 0; k < slots; ++k) {
+        accumulate(out.slots[k], r.slots[k]);
+      }
+    }
+    return out;
+  }
+  std::vector<double> values;
+  values.reserve(runs.size());
+  for (const auto &r : runs) {
+    values.push_back(r.ticks_per_second);
+  }
+  out.ticks_per_second = median(values);
+  values.clear();
+  for (const auto &r : runs) {
+    values.push_back(r.self_ticks);
+  }
+  out.self_ticks = median(values);
+  values.clear();
+  for (const auto &r : runs) {
+    values.push_back(r.pair_ticks);
+  }
+  out.pair_ticks = median(values);
+  values.clear();
+  for (const auto &r : runs) {
+    values.push_back(r.counter_ticks);
+  }
+  out.counter_ticks = median(values);
+
+  out.slots.resize(slots);
+  std::vector<std::size_t> order(runs.size());
+  for (std::size_t k = 0; k < slots; ++k) {
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      order[r] = r;
+    }
+    const auto value = [&](std::size_t r) { return key(runs[r].slots[k], runs[r], use[k]); };
+    // Counters (trip counts, branch frequencies) describe the program, not the machine: the
+    // median run's, whichever statistic the times use.
+    const std::size_t pick =
+        statistic == RunStatistic::Minimum && use[k] != SlotUse::Counter ? 0 : runs.size() / 2;
+    std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(pick), order.end(),
+                     [&](std::size_t a, std::size_t b) { return value(a) < value(b); });
+    const Measurements &chosen = runs[order[pick]];
+    SlotMeasurement s = chosen.slots[k];
+    if (use[k] != SlotUse::Counter && s.count > 0) {
+      // The same corrected time under the combined calibration.
+      const double corrected_seconds =
+          (static_cast<double>(s.sum) - overhead_ticks(s, chosen, use[k])) /
+          chosen.ticks_per_second;
+      const double sum =
+          std::max(0.0, corrected_seconds * out.ticks_per_second + overhead_ticks(s, out, use[k]));
+      const double scale = out.ticks_per_second / chosen.ticks_per_second;
+      s.sum = static_cast<std::uint64_t>(sum + 0.5);
+      s.sumsq *= scale * scale;
+    }
+    out.slots[k] = std::move(s);
+  }
+  return out;
+}
+
+} // namespace parjava::frontend
