@@ -99,8 +99,18 @@ LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const cla
   if (const auto *decl = llvm::dyn_cast<clang::DeclStmt>(fors->getInit())) {
     if (decl->isSingleDecl()) {
       var = llvm::dyn_cast<clang::VarDecl>(decl->getSingleDecl());
-      start = var != nullptr ? var->getInit() : nullptr;
+    } else if (const auto *test =
+                   llvm::dyn_cast<clang::BinaryOperator>(fors->getCond()->IgnoreParenImpCasts())) {
+      // `int i = 1, j = 0; i < n`: the variable the condition compares is the counter.
+      for (const clang::Decl *d : decl->decls()) {
+        const auto *v = llvm::dyn_cast<clang::VarDecl>(d);
+        if (v != nullptr &&
+            (referenced_var(test->getLHS()) == v || referenced_var(test->getRHS()) == v)) {
+          var = v;
+        }
+      }
     }
+    start = var != nullptr ? var->getInit() : nullptr;
   } else if (const auto *assign = llvm::dyn_cast<clang::BinaryOperator>(fors->getInit())) {
     if (assign->getOpcode() == clang::BO_Assign) {
       var = referenced_var(assign->getLHS());

@@ -17,7 +17,7 @@ public:
   EstimationPlan run() {
     for (FunctionId f = 0; f < p_.functions.size(); ++f) {
       if (p_.functions[f].body != kNoStruct) {
-        analyse_loops(p_.functions[f].body, kNoStruct);
+        analyse_loops(p_.functions[f].body, kNoStruct, f);
       }
     }
     find_nest_only_functions();
@@ -51,29 +51,47 @@ private:
   struct LoopFacts {
     StructIndex parent_loop = kNoStruct;
     bool timed = false;
-    bool imperfect = false; // holds a timed loop at its own level: blocks here are probed
+    bool imperfect = false; // holds a timed loop at its own level
   };
 
   bool comm_free_loop(StructIndex n) const {
     return n != kNoStruct && is_loop(p_.nodes[n].kind) && !p_.nodes[n].interpreted;
   }
 
-  void analyse_loops(StructIndex n, StructIndex enclosing_loop) {
+  // Does the model count the loop's trips (an expression of control variables), so that its
+  // time scales with the inputs?
+  bool counted(StructIndex n, FunctionId f) const {
+    const StructNode &node = p_.nodes[n];
+    if (node.kind != StructKind::For || node.opaque) {
+      return false;
+    }
+    if (node.range_for) {
+      return node.counter != kNoVar;
+    }
+    return !loop_shape(p_, *a_.writer, node.stmt, f).trips.empty();
+  }
+
+  void analyse_loops(StructIndex n, StructIndex enclosing_loop, FunctionId f) {
     const StructNode &node = p_.nodes[n];
     StructIndex inner = enclosing_loop;
     if (is_loop(node.kind)) {
       LoopFacts facts;
       facts.parent_loop = enclosing_loop;
       // A loop is timed on its own unless it is the whole body of a loop without
-      // communication (a perfect nest is measured by its outer loop).
+      // communication (a perfect nest is measured by its outer loop), or sits in such a loop
+      // and its trip count is not an expression: its time would be a measured constant, the
+      // same share of the enclosing loop's own time, and the probe pair around every
+      // execution would cost as much as a short loop (FFT bit reversal).
       bool perfect = false;
+      bool folded = false;
       if (comm_free_loop(enclosing_loop)) {
         const StructNode &parent = p_.nodes[enclosing_loop];
         const StructNode &body = p_.nodes[parent.children.front()];
         perfect = body.kind == StructKind::Sequence && body.children.size() == 1 &&
                   body.children.front() == n;
+        folded = !counted(n, f);
       }
-      facts.timed = !node.interpreted && !perfect;
+      facts.timed = !node.interpreted && !perfect && !folded;
       loops_[n] = facts;
       if (facts.timed && comm_free_loop(enclosing_loop)) {
         loops_[enclosing_loop].imperfect = true;
@@ -81,7 +99,7 @@ private:
       inner = n;
     }
     for (StructIndex c : node.children) {
-      analyse_loops(c, inner);
+      analyse_loops(c, inner, f);
     }
   }
 
@@ -112,7 +130,10 @@ private:
     switch (node.kind) {
     case StructKind::Block:
     case StructKind::ExternalCall:
-      if (!node.stmts.empty() && !node.zero_time && !inside_measured_nest(enclosing_loop)) {
+      // A block in a loop without communication is part of the loop's own time, which the
+      // loop's probes measure whole: probing it too would only split that time (the model is
+      // the same) at the cost of a probe pair per iteration.
+      if (!node.stmts.empty() && !node.zero_time && !comm_free_loop(enclosing_loop)) {
         add(ProbeKind::Block, n);
       }
       return;

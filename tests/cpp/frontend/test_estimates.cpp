@@ -175,6 +175,55 @@ TEST(Estimates, TruncatedOrForeignFilesAreClearErrors) {
   EXPECT_THROW(load_estimates({}, slots), Error);
 }
 
+constexpr const char *kBitReversal = R"(
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int n = argc > 1 ? atoi(argv[1]) : 64;
+  double *re = malloc((size_t)n * sizeof(double));
+  for (int i = 1, j = 0; i < n; i++) {
+    int bit = n >> 1;
+    for (; j & bit; bit >>= 1) {
+      j ^= bit;
+    }
+    j ^= bit;
+    if (i < j) {
+      double t = re[i];
+      re[i] = re[j];
+      re[j] = t;
+    }
+  }
+  free(re);
+  MPI_Finalize();
+  return 0;
+}
+)";
+
+TEST(Estimates, ANestsBlocksAndUncountedInnerLoopsAreMeasuredWithIt) {
+  const BuildResult built = build(write_source("bits.c", kBitReversal));
+  const model::Node *outer = labelled(built.model, "for i < n");
+  const model::Node *inner = labelled(built.model, "for j & bit");
+  ASSERT_NE(outer, nullptr);
+  ASSERT_NE(inner, nullptr);
+  // The outer loop is counted even with two variables declared in its init.
+  const PlannedLoop *planned = built.plan.loop(outer->id);
+  ASSERT_NE(planned, nullptr);
+  EXPECT_EQ(planned->trips, "max(0, (n) - (1))");
+  EXPECT_NE(built.plan.find(outer->id, ProbeKind::Fragment), nullptr);
+  // The inner loop's trips are not an expression: it is counted, but timed with the outer
+  // loop, and so are the blocks around it (a probe pair per iteration would cost more than
+  // the body).
+  EXPECT_EQ(built.plan.find(inner->id, ProbeKind::Fragment), nullptr);
+  EXPECT_NE(built.plan.find(inner->id, ProbeKind::Trips), nullptr);
+  for (const auto &p : built.plan.probes) {
+    if (p.kind == ProbeKind::Block) {
+      const model::Node &b = built.model.node(p.node);
+      EXPECT_TRUE(b.source.line < 8 || b.source.line > 19) << b.label << " is in the nest";
+    }
+  }
+}
+
 // A run of the nest's block at `ticks_per_sample` (10 samples, 3-tick self overhead) with the
 // outer loop's trip counter at `trips`.
 Measurements run_of(const Fixture &f, std::uint64_t ticks_per_sample, std::uint64_t trips) {
