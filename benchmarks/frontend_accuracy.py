@@ -54,9 +54,11 @@ class Case:
     np_estimate: int = 1
 
 
-# Inputs: the predicted runs take 0.07-0.45 s at np 1 (shorter ones measured this VM's noise
+# Inputs: the predicted runs take 0.07-0.8 s at np 1 (shorter ones measured this VM's noise
 # more than the model). By default each small input keeps the large one's arrays and shrinks
-# the steps, sweeps or tasks ten-fold: block times measured with the data in one level of the
+# the steps, repetitions, blocks, tasks or points ten-fold, keeping at least two of the main
+# loop's iterations (a single one weighs the cold start, first-touch page faults, ten times
+# in the prediction): block times measured with the data in one level of the
 # memory hierarchy do not extrapolate to another (--grids estimates on smaller grids and shows
 # that error: jacobi 512^2 -> 1024^2 leaves 4 MB for 16 MB). irregular keeps its recursion
 # depth: a recursive function is measured in place, at the estimation input (its diagnostic
@@ -83,9 +85,9 @@ CASES = [
         "fft_transpose",
         "fft_transpose.c",
         ["-O2", "-lm"],
-        ["512", "1"],
-        ["512", "10"],
-        ["256", "4"],
+        ["512", "2"],
+        ["512", "20"],
+        ["256", "8"],
     ),
     Case(
         "heat_classes",
