@@ -352,7 +352,7 @@ class Prediction:
             from . import scaling  # type: ignore[attr-defined]
         except ImportError as exc:  # pragma: no cover - depends on the loggp part
             raise UsageError(f"scaling fits are not available in this build ({exc})") from exc
-        return scaling.fit(self._resources(), self.times, model=model)
+        return scaling.fit(self._resources(), self.times, model=model, data_label="predicted")
 
     def plot(self, ax: Any = None) -> Any:
         """Speedup and efficiency against the process count; returns the matplotlib figure."""

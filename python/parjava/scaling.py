@@ -50,6 +50,7 @@ grows with p reveals overhead that Amdahl's constant f does not explain.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -209,6 +210,7 @@ class ScalingFit:
     _theta: Array = field(repr=False)
     _loo_thetas: list[Array] = field(repr=False)
     weighting: str = WEIGHTING
+    data_label: str = "measured"  # what the points are, for plots: "measured" or "predicted"
 
     @property
     def formula(self) -> str:
@@ -487,17 +489,22 @@ def fit(
     np: ArrayLike,
     times: ArrayLike,
     model: str = "auto",
+    *,
+    data_label: str = "measured",
 ) -> ScalingFit:
     """Fit a scalability model to run times at process counts ``np`` (sorted, distinct).
 
     ``model`` is ``"amdahl"``, ``"amdahl_log"``, ``"amdahl_linear"``, ``"gustafson"`` (weak
     scaling data) or ``"auto"``: the Amdahl variant with the lowest leave-one-out SMAPE. Works
-    the same for measured times and for predictions (e.g. a ``Prediction``'s program times).
+    the same for measured times and for predictions (e.g. a ``Prediction``'s program times);
+    ``data_label`` names the points in plots.
     """
     if model == "auto":
-        return select(np, times).best
-    p, t = _check_inputs(np, times)
-    return _fit_one(model, p, t)
+        best = select(np, times).best
+    else:
+        p, t = _check_inputs(np, times)
+        best = _fit_one(model, p, t)
+    return dataclasses.replace(best, data_label=data_label)
 
 
 def speedup(np: ArrayLike, times: ArrayLike, t1: float | None = None) -> Array:
@@ -565,7 +572,7 @@ def _plot(fits: Sequence[ScalingFit], kind: str, extrapolate_to: float | None) -
     measured_s = reference / data.times
     for ax, what in zip(axes, kinds):
         y_meas = measured_s if what == "speedup" else measured_s / data.np
-        ax.plot(data.np, y_meas, "o", color="black", label="measured", zorder=5)
+        ax.plot(data.np, y_meas, "o", color="black", label=data.data_label, zorder=5)
         for i, f in enumerate(fits):
             color = f"C{i}"
             lo, hi = f.band(grid)

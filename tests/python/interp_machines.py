@@ -4,20 +4,9 @@ from __future__ import annotations
 
 import json
 
-ZERO_THREADS = {
-    k: 0.0
-    for k in (
-        "create",
-        "start",
-        "lock",
-        "try_lock",
-        "release",
-        "atomic_create",
-        "atomic_cas",
-        "semaphore_create",
-        "copy_per_byte",
-    )
-}
+import parjava as pj
+
+ZERO_THREADS = pj.ThreadCosts.zero().to_dict()
 
 
 def hockney(

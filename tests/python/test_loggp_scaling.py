@@ -155,3 +155,7 @@ def test_plots_return_figures() -> None:
     assert isinstance(scaling.select(P, amdahl_log_times(P)).plot(), Figure)
     with pytest.raises(parjava.UsageError, match="kind must be"):
         fit.plot("roofline")
+    # A fit of a model's predictions says so in the legend.
+    predicted = scaling.fit(P, amdahl_log_times(P), data_label="predicted")
+    labels = [line.get_label() for line in predicted.plot("speedup").axes[0].get_lines()]
+    assert "predicted" in labels and "measured" not in labels
