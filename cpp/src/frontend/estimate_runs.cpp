@@ -1,5 +1,6 @@
 // Several estimation runs reduced to one set of measurements (see estimates.hpp, combine_runs).
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -84,40 +85,34 @@ Measurements combine_runs(const std::vector<Measurements> &runs, const Estimatio
   }
   Measurements out;
   out.files = runs.front().files;
+  // The calibration: the runs' mean when their samples are pooled, else their median.
+  std::vector<double> values(runs.size());
+  const auto combined = [&](double Measurements::*field) {
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      values[r] = runs[r].*field;
+    }
+    if (statistic != RunStatistic::Mean) {
+      return median(values);
+    }
+    double sum = 0.0;
+    for (double v : values) {
+      sum += v;
+    }
+    return sum / static_cast<double>(values.size());
+  };
+  out.ticks_per_second = combined(&Measurements::ticks_per_second);
+  out.self_ticks = combined(&Measurements::self_ticks);
+  out.pair_ticks = combined(&Measurements::pair_ticks);
+  out.counter_ticks = combined(&Measurements::counter_ticks);
   if (statistic == RunStatistic::Mean) {
     out.slots.resize(slots);
     for (const auto &r : runs) {
-      out.ticks_per_second += r.ticks_per_second / static_cast<double>(runs.size());
-      out.self_ticks += r.self_ticks / static_cast<double>(runs.size());
-      out.pair_ticks += r.pair_ticks / static_cast<double>(runs.size());
-      out.counter_ticks += r.counter_ticks / static_cast<double>(runs.size());
       for (std::size_t k = 0; k < slots; ++k) {
         accumulate(out.slots[k], r.slots[k]);
       }
     }
     return out;
   }
-  std::vector<double> values;
-  values.reserve(runs.size());
-  for (const auto &r : runs) {
-    values.push_back(r.ticks_per_second);
-  }
-  out.ticks_per_second = median(values);
-  values.clear();
-  for (const auto &r : runs) {
-    values.push_back(r.self_ticks);
-  }
-  out.self_ticks = median(values);
-  values.clear();
-  for (const auto &r : runs) {
-    values.push_back(r.pair_ticks);
-  }
-  out.pair_ticks = median(values);
-  values.clear();
-  for (const auto &r : runs) {
-    values.push_back(r.counter_ticks);
-  }
-  out.counter_ticks = median(values);
 
   out.slots.resize(slots);
   std::vector<std::size_t> order(runs.size());
@@ -142,7 +137,7 @@ Measurements combine_runs(const std::vector<Measurements> &runs, const Estimatio
       const double sum =
           std::max(0.0, corrected_seconds * out.ticks_per_second + overhead_ticks(s, out, use[k]));
       const double scale = out.ticks_per_second / chosen.ticks_per_second;
-      s.sum = static_cast<std::uint64_t>(sum + 0.5);
+      s.sum = static_cast<std::uint64_t>(std::llround(sum));
       s.sumsq *= scale * scale;
     }
     out.slots[k] = std::move(s);

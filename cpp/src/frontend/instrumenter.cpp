@@ -452,7 +452,7 @@ Instrumentation instrument(const BuildOptions &options, const std::string &direc
     const CompileCommand &cmd = a->parsed.commands[u];
     std::string name = fs::path(cmd.file).filename().string();
     if (!names.insert(name).second) {
-      name = std::to_string(u) + "_" + name;
+      name.insert(0, "_").insert(0, std::to_string(u));
       names.insert(name);
     }
     const fs::path path = fs::path(out.directory) / name;
