@@ -97,8 +97,8 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         model.save(args.output)
         sys.stderr.write(
-            f"model written to {args.output} ({len(model)} nodes, estimation run "
-            f"{estimation.seconds:.1f} s)\n"
+            f"model written to {args.output} ({len(model)} nodes, {estimation.runs} estimation "
+            f"run(s) in {estimation.seconds:.1f} s)\n"
         )
     else:
         sys.stdout.write(model.to_json() + "\n")
