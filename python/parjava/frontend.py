@@ -226,7 +226,11 @@ class SourceModel(Model):
             raise UsageError(f"combine must be 'mean', 'median' or 'min', got {combine!r}")
         fe = _load_frontend()
         keep = directory is not None
-        work = Path(directory) if keep else Path(tempfile.mkdtemp(prefix="parjava-estimate-"))
+        work = (
+            Path(directory).resolve()
+            if keep
+            else Path(tempfile.mkdtemp(prefix="parjava-estimate-"))
+        )
         work.mkdir(parents=True, exist_ok=True)
         spec = self._spec
         try:

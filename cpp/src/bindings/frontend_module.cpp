@@ -4,6 +4,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <set>
+
 #include "parjava/frontend/estimates.hpp"
 #include "parjava/frontend/instrument.hpp"
 #include "parjava/frontend/model_builder.hpp"
@@ -72,13 +74,14 @@ PYBIND11_MODULE(_frontend, m) {
       "instrument",
       [](const std::vector<std::string> &sources, const std::vector<std::string> &args,
          const std::string &compile_commands, const std::string &entry, const std::string &name,
-         const std::vector<std::string> &argv, bool find_mpi, const std::string &directory) {
+         const std::vector<std::string> &argv, bool find_mpi, const std::string &directory,
+         const std::vector<std::string> &without) {
         Instrumentation inst;
         {
           py::gil_scoped_release release;
           inst =
               instrument(options_from(sources, args, compile_commands, entry, name, argv, find_mpi),
-                         directory);
+                         directory, std::set<std::string>(without.begin(), without.end()));
         }
         py::dict out;
         out["model"] = parjava::model::model_to_json(inst.model, -1);
@@ -95,12 +98,35 @@ PYBIND11_MODULE(_frontend, m) {
           files.append(f);
         }
         out["sources"] = files;
+        py::list locations;
+        for (const auto &l : inst.locations) {
+          py::dict d;
+          d["slot"] = l.slot;
+          d["function"] = l.function;
+          d["file"] = l.file;
+          d["line"] = l.line;
+          d["instrumented"] = l.instrumented;
+          d["instrumented_line"] = l.instrumented_line;
+          locations.append(d);
+        }
+        out["locations"] = locations;
+        py::list functions;
+        for (const auto &f : inst.functions) {
+          py::dict d;
+          d["name"] = f.name;
+          d["file"] = f.file;
+          d["first_line"] = f.first_line;
+          d["last_line"] = f.last_line;
+          functions.append(d);
+        }
+        out["functions"] = functions;
         out["runtime_source"] = inst.runtime_source;
         out["directory"] = inst.directory;
         return out;
       },
       py::arg("sources"), py::arg("args"), py::arg("compile_commands"), py::arg("entry"),
-      py::arg("name"), py::arg("argv"), py::arg("find_mpi"), py::arg("directory"));
+      py::arg("name"), py::arg("argv"), py::arg("find_mpi"), py::arg("directory"),
+      py::arg("without") = std::vector<std::string>{});
 
   m.def(
       "apply_estimates",

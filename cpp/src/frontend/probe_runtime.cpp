@@ -134,6 +134,10 @@ static inline void pj_value(unsigned k, double value) {
   s->dsum += value;
 }
 
+/* A per-peer count array (MPI_Alltoallv): the mean count over the communicator's ranks;
+   fcomm is MPI_Comm_c2f of the communicator (this header cannot include mpi.h). */
+void pj_value_counts(unsigned k, const int *counts, int fcomm);
+
 /* Quarter-octave bucket of a duration, so the loader can trim outliers (page faults,
    interrupts) from the balanced-loop test without keeping every iteration time. */
 static inline pj_u64 pj_bucket(pj_u64 dt) {
@@ -221,6 +225,7 @@ std::string_view probe_runtime_source() {
   return R"PJ(/* parjava estimation runtime (generated; do not edit) */
 #define _GNU_SOURCE
 #include "parjava_probes.h"
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +265,14 @@ pj_slot *pj_thread_slots(void) {
                                       __ATOMIC_ACQUIRE)) {
   }
   return pj_slots;
+}
+
+void pj_value_counts(unsigned k, const int *counts, int fcomm) {
+  int n = 0, i;
+  double sum = 0.0;
+  if (MPI_Comm_size(MPI_Comm_f2c(fcomm), &n) != MPI_SUCCESS || n <= 0 || counts == 0) return;
+  for (i = 0; i < n; ++i) sum += (double)counts[i];
+  pj_value(k, sum / (double)n);
 }
 
 static double pj_seconds_since(const struct timespec *t0) {
