@@ -28,15 +28,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
+from . import _estimation_code as code
 from ._progress import Progress
 from .errors import MissingDependencyError, RunError, UsageError
 from .model import Model
@@ -235,18 +233,24 @@ class SourceModel(Model):
         spec = self._spec
         try:
             with Progress(3 + int(repeat), "estimate", enabled=progress) as bar:
-                inst = fe.instrument(
-                    list(spec.sources),
-                    list(spec.args),
-                    spec.compile_commands,
-                    spec.entry,
-                    spec.name,
-                    [str(a) for a in run],
-                    spec.find_mpi,
-                    str(work),
+                inst, exe, repaired = code.instrument_and_compile(
+                    lambda without: fe.instrument(
+                        list(spec.sources),
+                        list(spec.args),
+                        spec.compile_commands,
+                        spec.entry,
+                        spec.name,
+                        [str(a) for a in run],
+                        spec.find_mpi,
+                        str(work),
+                        without,
+                    ),
+                    spec.args,
+                    work,
+                    compiler,
+                    link_args,
                 )
                 bar.advance(note="instrumented")
-                exe = _compile(inst, spec, work, compiler, link_args)
                 bar.advance(note="compiled")
                 runs: list[list[str]] = []
                 seconds = 0.0
@@ -256,7 +260,9 @@ class SourceModel(Model):
                     out.mkdir(exist_ok=True)
                     for old in out.glob("parjava-estimates.*.txt"):
                         old.unlink()
-                    command, stdout, took = _run(exe, run, int(np), mpirun, timeout, out)
+                    command, stdout, took = code.run_estimation(
+                        exe, run, int(np), mpirun, timeout, out
+                    )
                     seconds += took
                     files = sorted(str(p) for p in out.glob("parjava-estimates.*.txt"))
                     if not files:
@@ -275,7 +281,21 @@ class SourceModel(Model):
             if not keep:
                 shutil.rmtree(work, ignore_errors=True)
         self._replace(applied["model"])
-        diagnostics = Diagnostic._from_json(inst["diagnostics"])
+        repairs = [
+            Diagnostic(
+                kind="estimation",
+                severity="warning",
+                message=f"the probes of {c.function} were removed because the compiler "
+                f"rejected the estimation code at {c.where}: {c.message}; the function runs "
+                "unprobed, its blocks keep no measured time and its opaque conditions their "
+                "default statistics",
+                file=c.file,
+                line=c.line,
+                function=c.function,
+            )
+            for c in repaired
+        ]
+        diagnostics = Diagnostic._from_json(inst["diagnostics"]) + repairs
         diagnostics += Diagnostic._from_json(applied["diagnostics"])
         self.diagnostics = diagnostics
         self.estimation = Estimation(
@@ -285,7 +305,7 @@ class SourceModel(Model):
             runs=int(repeat),
             stdout=stdout,
             directory=str(work) if keep else "",
-            diagnostics=Diagnostic._from_json(applied["diagnostics"]),
+            diagnostics=repairs + Diagnostic._from_json(applied["diagnostics"]),
         )
         return self.estimation
 
@@ -393,141 +413,3 @@ def structure(
             entry,
         )
     )
-
-
-# ---- compiling and running the estimation code ------------------------------------------------
-
-_DROP_WITH_VALUE = {"-o", "-MF", "-MT", "-MQ"}
-_DROP = {"-c", "-MD", "-MMD", "-M", "-MM", "-MP"}
-_LINK_PREFIXES = ("-l", "-L", "-Wl,")
-_LINK_FLAGS = {"-fopenmp", "-pthread", "-static", "-fsanitize=address", "-fsanitize=thread"}
-
-
-def _compile_command(command: Sequence[str], obj: Path) -> list[str]:
-    out: list[str] = []
-    skip = False
-    for arg in command:
-        if skip:
-            skip = False
-            continue
-        if arg in _DROP_WITH_VALUE:
-            skip = True
-            continue
-        if arg in _DROP or arg.startswith(_LINK_PREFIXES):
-            continue
-        out.append(arg)
-    return [*out, "-c", "-o", str(obj)]
-
-
-def _check(cmd: list[str], cwd: str | Path, what: str) -> str:
-    try:
-        proc = subprocess.run(
-            cmd, cwd=cwd, capture_output=True, text=True, check=False, timeout=600
-        )
-    except FileNotFoundError as exc:
-        raise MissingDependencyError(
-            f"{cmd[0]} was not found: install MPI (`apt-get install -y libopenmpi-dev "
-            "openmpi-bin`) or pass compiler="
-        ) from exc
-    if proc.returncode != 0:
-        raise RunError(
-            f"{what} failed (exit {proc.returncode}): {' '.join(cmd)}\n"
-            f"{(proc.stderr or proc.stdout)[-4000:]}"
-        )
-    return proc.stdout
-
-
-def _compile(
-    inst: dict[str, Any],
-    spec: _BuildSpec,
-    work: Path,
-    compiler: str | None,
-    link_args: Sequence[str],
-) -> Path:
-    objects: list[str] = []
-    link_flags: list[str] = []
-    cxx = False
-    first_compiler = None
-    for i, src in enumerate(inst["sources"]):
-        command = list(src["command"])
-        if compiler:
-            command[0] = compiler
-        first_compiler = first_compiler or command[0]
-        cxx = cxx or Path(src["original"]).suffix in (".cpp", ".cc", ".cxx", ".C", ".c++")
-        obj = work / f"source{i}.o"
-        _check(
-            _compile_command(command, obj),
-            src["directory"] or work,
-            "compiling the estimation code",
-        )
-        objects.append(str(obj))
-        link_flags += [
-            a for a in src["command"] if a.startswith(_LINK_PREFIXES) or a in _LINK_FLAGS
-        ]
-    for a in spec.args:
-        if a.startswith(_LINK_PREFIXES) or a in _LINK_FLAGS:
-            link_flags.append(a)
-    cc = compiler or ("mpicc" if not first_compiler else first_compiler)
-    runtime_obj = work / "parjava_probes.o"
-    _check(
-        [
-            "mpicc" if compiler is None else compiler,
-            "-O2",
-            f"-DPJ_SLOTS={int(inst['slots'])}",
-            "-c",
-            inst["runtime_source"],
-            "-o",
-            str(runtime_obj),
-        ],
-        work,
-        "compiling the probe runtime",
-    )
-    linker = compiler or ("mpicxx" if cxx else cc)
-    exe = work / "estimation-code"
-    dedup: list[str] = []
-    for flag in [*link_flags, *link_args]:
-        if flag not in dedup:
-            dedup.append(flag)
-    _check(
-        [linker, *objects, str(runtime_obj), "-o", str(exe), *dedup, "-lm"],
-        work,
-        "linking the estimation code",
-    )
-    return exe
-
-
-def _run(
-    exe: Path,
-    run: Sequence[str],
-    np: int,
-    mpirun: Sequence[str] | None,
-    timeout: float,
-    estimates_dir: Path,
-) -> tuple[list[str], str, float]:
-    launcher = list(mpirun) if mpirun else [shutil.which("mpirun") or "mpirun", "--oversubscribe"]
-    command = [*launcher, "-np", str(np), str(exe), *[str(a) for a in run[1:]]]
-    env = dict(os.environ)
-    env["PARJAVA_ESTIMATES_DIR"] = str(estimates_dir)
-    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    start = time.monotonic()
-    try:
-        proc = subprocess.run(
-            command, capture_output=True, text=True, env=env, timeout=timeout, check=False
-        )
-    except FileNotFoundError as exc:
-        raise MissingDependencyError(
-            "mpirun was not found: install Open MPI (`apt-get install -y openmpi-bin`)"
-        ) from exc
-    except subprocess.TimeoutExpired as exc:
-        raise RunError(
-            f"the estimation run did not finish within {timeout:.0f} s: {' '.join(command)} "
-            "(use a smaller test input, or timeout=)"
-        ) from exc
-    seconds = time.monotonic() - start
-    if proc.returncode != 0:
-        raise RunError(
-            f"the estimation run failed (exit {proc.returncode}): {' '.join(command)}\n"
-            f"{(proc.stderr or '')[-3000:]}{(proc.stdout or '')[-1000:]}"
-        )
-    return command, proc.stdout, seconds

@@ -72,7 +72,9 @@ public:
       const StructNode &node = a_.program.nodes[n];
       const std::string &function = a_.program.functions[node.function].name;
       const auto &node_sites = by_node[n];
-      if (without.contains(function)) {
+      // A constant-evaluated function cannot read a clock: it stays as written.
+      const clang::FunctionDecl *decl = a_.program.functions[node.function].decl;
+      if (without.contains(function) || (decl != nullptr && decl->isConstexpr())) {
         for (const ProbeSite *s : node_sites) {
           unplaced.insert(s->slot);
         }
@@ -330,6 +332,18 @@ private:
     const Point begin = before(s0->getBeginLoc());
     const Point end = end_of(node.stmts[last - 1]);
     const std::string id = std::to_string(k);
+    // Statements that declare nothing go into a block of their own: the probe's declarations
+    // then open a block (C90 allows no declaration after a statement) and a case label may
+    // jump past them (C++ allows no jump past an initialisation).
+    const bool declares =
+        std::any_of(node.stmts.begin() + static_cast<std::ptrdiff_t>(first),
+                    node.stmts.begin() + static_cast<std::ptrdiff_t>(last),
+                    [](const clang::Stmt *st) { return llvm::isa<clang::DeclStmt>(st); });
+    if (!declares) {
+      open(begin, "{ PJ_BEGIN(" + id + ") ");
+      close(end, " PJ_END(" + id + ") }");
+      return;
+    }
     switch (place_of(s0)) {
     case Place::InCompound:
       open(begin, "PJ_BEGIN(" + id + ") ");
@@ -441,16 +455,22 @@ private:
     close(after_token(cond->getEndLoc()), "))");
   }
 
+  // `expr` evaluated once into a temporary the probe reads, then the expression's value: a GNU
+  // statement expression (GCC and Clang, C and C++), so an argument with side effects or calls
+  // (`x.counts.data()`, `n++`) runs exactly as often as in the user's program. `+ 0` decays an
+  // array and gives enums and bit-fields a type a variable can have.
+  void observe(const clang::Expr *expr, const std::string &probe) {
+    const std::string text = edits_.text(expr->getBeginLoc(), expr->getEndLoc());
+    open(before(expr->getBeginLoc()), "__extension__ ({ __typeof__((" + text + ") + 0) pj_v = (");
+    close(after_token(expr->getEndLoc()), "); " + probe + "; pj_v; })");
+  }
+
   void selector(const StructNode &node, std::uint32_t k) {
     const auto *sw = llvm::dyn_cast_or_null<clang::SwitchStmt>(node.stmt);
-    if (sw == nullptr || sw->getConditionVariable() != nullptr ||
-        sw->getCond()->HasSideEffects(ctx_)) {
-      throw Skip{"the selector has side effects"};
+    if (sw == nullptr || sw->getConditionVariable() != nullptr) {
+      throw Skip{"the selector declares a variable"};
     }
-    const clang::Expr *cond = sw->getCond();
-    const std::string text = edits_.text(cond->getBeginLoc(), cond->getEndLoc());
-    open(before(cond->getBeginLoc()), "(pj_switch(" + std::to_string(k) + ", (long)(");
-    close(after_token(cond->getEndLoc()), ")), " + text + ")");
+    observe(sw->getCond(), "pj_switch(" + std::to_string(k) + ", (long)pj_v)");
   }
 
   // The communicator argument of the node's MPI call, as text ("MPI_COMM_WORLD" if none).
@@ -465,11 +485,10 @@ private:
 
   void argument_value(const StructNode &node, const ProbeSite &site) {
     const clang::Expr *expr = site.value;
-    if (expr == nullptr || expr->HasSideEffects(ctx_)) {
-      throw Skip{"the argument has side effects"};
+    if (expr == nullptr) {
+      throw Skip{"the argument has no expression"};
     }
     const std::string k = std::to_string(site.slot);
-    const std::string text = edits_.text(expr->getBeginLoc(), expr->getEndLoc());
     const clang::QualType type = expr->IgnoreParenImpCasts()->getType();
     if (type->isPointerType() || type->isArrayType()) {
       // A per-peer count array (MPI_Alltoallv's counts): the mean over the communicator's
@@ -480,16 +499,14 @@ private:
       if (!element->isIntegerType()) {
         throw Skip{"the argument is an array of " + element.getAsString() + ", not of counts"};
       }
-      open(before(expr->getBeginLoc()), "(pj_value_counts(" + k + ", (const int *)(");
-      close(after_token(expr->getEndLoc()),
-            "), (int)MPI_Comm_c2f(" + communicator_text(node) + ")), " + text + ")");
+      observe(expr, "pj_value_counts(" + k + ", (const int *)pj_v, (int)MPI_Comm_c2f(" +
+                        communicator_text(node) + "))");
       return;
     }
-    if (!type->isScalarType() || type->isPointerType()) {
+    if (!type->isArithmeticType() && !type->isEnumeralType()) {
       throw Skip{"the argument is not a number"};
     }
-    open(before(expr->getBeginLoc()), "(pj_value(" + k + ", (double)(");
-    close(after_token(expr->getEndLoc()), ")), " + text + ")");
+    observe(expr, "pj_value(" + k + ", (double)pj_v)");
   }
 
   void function(const StructNode &node, std::uint32_t k) {
@@ -618,16 +635,6 @@ Instrumentation instrument(const BuildOptions &options, const std::string &direc
     out.sources.push_back(std::move(src));
   }
   drop_unplaced(out.plan, unplaced);
-  for (const auto &name : without) {
-    Diagnostic d;
-    d.kind = DiagnosticKind::Estimation;
-    d.severity = Severity::Warning;
-    d.function = name;
-    d.message = "the estimation code of " + name +
-                " did not compile with probes, so it runs without them: its blocks keep no "
-                "measured time and its opaque conditions their default statistics";
-    a->program.diagnostics.push_back(std::move(d));
-  }
   write_file(fs::path(out.directory) / "parjava_probes.h", probe_runtime_header());
   out.runtime_source = (fs::path(out.directory) / "parjava_probes.c").string();
   write_file(out.runtime_source, probe_runtime_source());

@@ -210,8 +210,15 @@ static inline void pj_generation_bump(void) {
   __atomic_add_fetch(&pj_generation, 1, __ATOMIC_RELAXED);
 }
 
+/* In C a probe's start is one declaration (its initialisers run in order), so C90 code, whose
+   declarations must precede statements, stays valid when a probe opens a block of them; C++
+   keeps uninitialised declarations, which a case label may jump past. */
+#ifdef __cplusplus
 #define PJ_BEGIN(k) pj_u64 pj_t##k, pj_e##k, pj_c##k; pj_e##k = pj_events; \
   pj_c##k = pj_counter_events; pj_t##k = pj_now();
+#else
+#define PJ_BEGIN(k) pj_u64 pj_e##k = pj_events, pj_c##k = pj_counter_events, pj_t##k = pj_now();
+#endif
 #define PJ_END(k) pj_end(k, pj_t##k, pj_e##k, pj_c##k);
 
 #ifdef __cplusplus
