@@ -53,11 +53,13 @@ void accumulate(SlotMeasurement &into, const SlotMeasurement &from) {
     into.min = from.min;
   }
   into.max = std::max(into.max, from.max);
+  into.executions = executions_of(into) + executions_of(from);
   into.count += from.count;
   into.sum += from.sum;
   into.sumsq += from.sumsq;
   into.nested += from.nested;
   into.counters += from.counters;
+  into.skips += from.skips;
   into.dsum += from.dsum;
   into.overflow += from.overflow;
   for (const auto &[v, c] : from.histogram) {
@@ -82,6 +84,7 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
   double self = 0.0;
   double pair = 0.0;
   double counter = 0.0;
+  double skip = 0.0;
   for (const auto &path : files) {
     std::ifstream in(path);
     if (!in) {
@@ -104,7 +107,7 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
       ls >> key;
       if (key == "parjava-estimates") {
         ls >> version;
-        if (version != 1 && version != 2) {
+        if (version < 1 || version > 3) {
           throw bad("unsupported estimates version " + std::to_string(version));
         }
         header = true;
@@ -124,13 +127,18 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
         double s = 0;
         double p = 0;
         double c = 0;
+        double k = 0;
         ls >> s >> p;
         if (version >= 2) {
           ls >> c;
         }
+        if (version >= 3) {
+          ls >> k;
+        }
         self += s;
         pair += p;
         counter += c;
+        skip += k;
       } else if (key == "slot") {
         std::uint32_t k = 0;
         SlotMeasurement s;
@@ -138,6 +146,9 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
             s.overflow;
         if (version >= 2) {
           ls >> s.counters;
+        }
+        if (version >= 3) {
+          ls >> s.executions >> s.skips;
         }
         if (!ls || k >= slots) {
           throw bad("malformed slot line");
@@ -169,6 +180,7 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
   m.self_ticks = self / static_cast<double>(m.files);
   m.pair_ticks = pair / static_cast<double>(m.files);
   m.counter_ticks = counter / static_cast<double>(m.files);
+  m.skip_ticks = skip / static_cast<double>(m.files);
   if (!(m.ticks_per_second > 0.0)) {
     throw Error(ErrorKind::Run, "the estimates files give no clock rate");
   }
@@ -226,13 +238,17 @@ private:
     return p.slot < ms_.slots.size() ? ms_.slots[p.slot] : none;
   }
 
-  // Overhead-corrected total seconds of a timed slot (seed 003 notes §6.5, correction).
+  // Overhead-corrected total seconds of a timed slot over all its executions (seed 003 notes
+  // §6.5, correction): the timed samples' time, scaled by executions / samples.
   double total_seconds(const SlotMeasurement &s) const {
     const double ticks = static_cast<double>(s.sum) -
                          static_cast<double>(s.count) * ms_.self_ticks -
                          static_cast<double>(s.nested) * ms_.pair_ticks -
-                         static_cast<double>(s.counters) * ms_.counter_ticks;
-    return std::max(0.0, ticks) / ms_.ticks_per_second;
+                         static_cast<double>(s.counters) * ms_.counter_ticks -
+                         static_cast<double>(s.skips) * ms_.skip_ticks;
+    const double scale =
+        s.count > 0 ? static_cast<double>(executions_of(s)) / static_cast<double>(s.count) : 1.0;
+    return std::max(0.0, ticks) * scale / ms_.ticks_per_second;
   }
   double sigma_seconds(const SlotMeasurement &s) const {
     if (s.count < 2) {
@@ -274,7 +290,7 @@ private:
            label(p.node) + " never ran during the estimation run; its time is 0");
       return;
     }
-    const double mean = total_seconds(s) / static_cast<double>(s.count);
+    const double mean = total_seconds(s) / static_cast<double>(executions_of(s));
     const double sigma = sigma_seconds(s);
     n.time = model::TimeSpec::measured(mean, sigma, s.count);
     measured_[p.node] = total_seconds(s);
@@ -609,7 +625,8 @@ private:
     }
     const double total = total_seconds(frag);
     const double own = std::max(0.0, total - known);
-    const double per = static_cast<double>(deep_iterations > 0 ? deep_iterations : frag.count);
+    const std::uint64_t executions = executions_of(frag);
+    const double per = static_cast<double>(deep_iterations > 0 ? deep_iterations : executions);
     // Body time per iteration of the deepest loop (§3.7.4: frequency-weighted parts).
     std::string body = number(own / per);
     for (NodeId b : blocks) {
@@ -661,7 +678,7 @@ private:
     LoopResult result;
     result.expr = per_execution;
     result.total = total;
-    result.executions = frag.count;
+    result.executions = executions;
     results_[id] = result;
     // Reduce the loop to a block when its time does not read what it changes.
     const NodeIndex loop = m_.index_of(id);
@@ -669,8 +686,8 @@ private:
     assigned(loop, inside);
     const std::string where = label(id);
     std::string message = "loop " + where + ": " +
-                          seconds(total / static_cast<double>(frag.count)) +
-                          " per execution over " + std::to_string(frag.count) + " executions (±" +
+                          seconds(total / static_cast<double>(executions)) +
+                          " per execution over " + std::to_string(executions) + " executions (±" +
                           seconds(error) + ", 3σ/√N)";
     if (!balance.empty()) {
       message += ", " + balance;

@@ -9,6 +9,13 @@
 // exit (an empty probe pair, what a pair costs an enclosing measurement, what a trip counter
 // costs it) so the loader can subtract it (seed 003 notes §6.5: "correction").
 //
+// Timed probes (blocks, fragments, functions) are sampled the same way: every execution is
+// counted, the first PJ_SAMPLE_DENSE are timed, then one in 8..23 (a stride hashed from the
+// sample count, so a periodic program does not alias with it). An untimed execution costs a
+// counter update; the ones nested in a timed interval are counted (`skips`) and charged their
+// own calibrated cost. A probe in a function called millions of times (a qsort comparator)
+// otherwise doubled the program's time.
+//
 // Iterations of a fragment are timed densely for a slot's first PJ_ITERATION_DENSE samples and
 // then one in PJ_ITERATION_STRIDE: a timestamp per iteration costs about as much as a short
 // body (an FFT butterfly), so timing every iteration made the fragment's corrected time the
@@ -35,6 +42,8 @@ typedef struct pj_slot {
   pj_u64 min, max;
   pj_u64 nested; /* timed probe events inside the measured intervals */
   pj_u64 counters; /* counter events (opaque trip counts, selectors) inside them */
+  pj_u64 executions; /* timed probes: executions, timed or not (count: the timed ones) */
+  pj_u64 skips;      /* untimed probe executions inside the measured intervals */
   pj_u64 last, generation; /* iterations timed per thread (OpenMP loops) */
   pj_u64 left;     /* iterations until the next timed one (sampled iteration timing) */
   double dsum;     /* values (value probes) */
@@ -44,6 +53,7 @@ typedef struct pj_slot {
 extern __thread pj_slot *pj_slots;
 extern __thread pj_u64 pj_events;
 extern __thread pj_u64 pj_counter_events;
+extern __thread pj_u64 pj_skips;
 extern pj_u64 pj_generation;
 pj_slot *pj_thread_slots(void);
 
@@ -69,7 +79,7 @@ static inline pj_slot *pj_slot_of(unsigned k) {
   return s + k;
 }
 
-static inline void pj_sample(unsigned k, pj_u64 dt, pj_u64 nested, pj_u64 counters) {
+static inline pj_slot *pj_sample(unsigned k, pj_u64 dt, pj_u64 nested, pj_u64 counters) {
   pj_slot *s = pj_slot_of(k);
   if (s->count == 0 || dt < s->min) s->min = dt;
   if (dt > s->max) s->max = dt;
@@ -79,11 +89,33 @@ static inline void pj_sample(unsigned k, pj_u64 dt, pj_u64 nested, pj_u64 counte
   s->nested += nested;
   s->counters += counters;
   pj_events++;
+  return s;
 }
 
-static inline void pj_end(unsigned k, pj_u64 t0, pj_u64 e0, pj_u64 c0) {
-  pj_u64 t1 = pj_now();
-  pj_sample(k, t1 - t0, pj_events - e0, pj_counter_events - c0);
+#define PJ_SAMPLE_DENSE 256
+
+/* The start of a timed probe: its timestamp, or 0 when this execution is not timed. */
+static inline pj_u64 pj_begin(unsigned k) {
+  pj_slot *s = pj_slot_of(k);
+  s->executions++;
+  if (__builtin_expect(s->left != 0, 1)) {
+    s->left--;
+    pj_skips++;
+    return 0;
+  }
+  return pj_now();
+}
+
+static inline void pj_end(unsigned k, pj_u64 t0, pj_u64 e0, pj_u64 c0, pj_u64 k0) {
+  pj_u64 t1;
+  pj_slot *s;
+  if (t0 == 0) return;
+  t1 = pj_now();
+  s = pj_sample(k, t1 - t0, pj_events - e0, pj_counter_events - c0);
+  s->skips += pj_skips - k0;
+  if (s->count >= PJ_SAMPLE_DENSE) {
+    s->left = 7 + ((s->count * 0x9E3779B97F4A7C15ull) >> 60); /* 7..22 skipped: 1 in 8..23 */
+  }
 }
 
 static inline void pj_histogram(pj_slot *s, pj_u64 v) {
@@ -148,7 +180,7 @@ static inline pj_u64 pj_bucket(pj_u64 dt) {
 }
 
 static inline void pj_iteration_sample(unsigned k, pj_u64 dt) {
-  pj_sample(k, dt, 0, 0);
+  (void)pj_sample(k, dt, 0, 0);
   pj_histogram(pj_slot_of(k), pj_bucket(dt));
 }
 
@@ -214,12 +246,13 @@ static inline void pj_generation_bump(void) {
    declarations must precede statements, stays valid when a probe opens a block of them; C++
    keeps uninitialised declarations, which a case label may jump past. */
 #ifdef __cplusplus
-#define PJ_BEGIN(k) pj_u64 pj_t##k, pj_e##k, pj_c##k; pj_e##k = pj_events; \
-  pj_c##k = pj_counter_events; pj_t##k = pj_now();
+#define PJ_BEGIN(k) pj_u64 pj_t##k, pj_e##k, pj_c##k, pj_k##k; pj_e##k = pj_events; \
+  pj_c##k = pj_counter_events; pj_k##k = pj_skips; pj_t##k = pj_begin(k);
 #else
-#define PJ_BEGIN(k) pj_u64 pj_e##k = pj_events, pj_c##k = pj_counter_events, pj_t##k = pj_now();
+#define PJ_BEGIN(k) pj_u64 pj_e##k = pj_events, pj_c##k = pj_counter_events, \
+  pj_k##k = pj_skips, pj_t##k = pj_begin(k);
 #endif
-#define PJ_END(k) pj_end(k, pj_t##k, pj_e##k, pj_c##k);
+#define PJ_END(k) pj_end(k, pj_t##k, pj_e##k, pj_c##k, pj_k##k);
 
 #ifdef __cplusplus
 }
@@ -246,11 +279,14 @@ std::string_view probe_runtime_source() {
 #define PJ_CALIBRATION_PAIR (PJ_SLOTS + 1)
 #define PJ_CALIBRATION_COUNTER (PJ_SLOTS + 2)
 #define PJ_CALIBRATION_SCRATCH (PJ_SLOTS + 3)
-#define PJ_ALL_SLOTS (PJ_SLOTS + 4)
+#define PJ_CALIBRATION_SKIP (PJ_SLOTS + 4)
+#define PJ_CALIBRATION_UNTIMED (PJ_SLOTS + 5)
+#define PJ_ALL_SLOTS (PJ_SLOTS + 6)
 
 __thread pj_slot *pj_slots;
 __thread pj_u64 pj_events;
 __thread pj_u64 pj_counter_events;
+__thread pj_u64 pj_skips;
 pj_u64 pj_generation;
 
 typedef struct pj_thread_entry { pj_slot *slots; struct pj_thread_entry *next; } pj_thread_entry;
@@ -304,24 +340,40 @@ static void pj_calibrate(void) {
   enum { N = 20000 };
   int i;
   pj_u64 t0, t1;
-  for (i = 0; i < N; ++i) {
-    PJ_BEGIN(0)
-    pj_end(PJ_CALIBRATION_SELF, pj_t0, pj_e0, pj_c0);
+  pj_slot *self = pj_slot_of(PJ_CALIBRATION_SELF);
+  pj_slot *scratch = pj_slot_of(PJ_CALIBRATION_SCRATCH);
+  pj_slot *untimed = pj_slot_of(PJ_CALIBRATION_UNTIMED);
+  for (i = 0; i < N; ++i) { /* what an empty timed interval reports */
+    pj_u64 e = pj_events, c = pj_counter_events, k = pj_skips, t;
+    self->left = 0;
+    t = pj_begin(PJ_CALIBRATION_SELF);
+    pj_end(PJ_CALIBRATION_SELF, t, e, c, k);
   }
   t0 = pj_now();
-  for (i = 0; i < N; ++i) {
-    PJ_BEGIN(1)
-    pj_end(PJ_CALIBRATION_SELF, pj_t1, pj_e1, pj_c1);
+  for (i = 0; i < N; ++i) { /* what a timed probe costs an enclosing interval */
+    pj_u64 e = pj_events, c = pj_counter_events, k = pj_skips, t;
+    scratch->left = 0;
+    t = pj_begin(PJ_CALIBRATION_SCRATCH);
+    pj_end(PJ_CALIBRATION_SCRATCH, t, e, c, k);
   }
   t1 = pj_now();
-  pj_sample(PJ_CALIBRATION_PAIR, (t1 - t0) / N, 0, 0);
+  (void)pj_sample(PJ_CALIBRATION_PAIR, (t1 - t0) / N, 0, 0);
+  untimed->left = 2 * N;
+  t0 = pj_now();
+  for (i = 0; i < N; ++i) { /* what an untimed execution costs it */
+    pj_u64 e = pj_events, c = pj_counter_events, k = pj_skips, t;
+    t = pj_begin(PJ_CALIBRATION_UNTIMED);
+    pj_end(PJ_CALIBRATION_UNTIMED, t, e, c, k);
+  }
+  t1 = pj_now();
+  (void)pj_sample(PJ_CALIBRATION_SKIP, (t1 - t0) / N, 0, 0);
   /* A trip counter with a few distinct values, as an opaque loop's usually has. */
   t0 = pj_now();
   for (i = 0; i < N; ++i) {
     pj_trips(PJ_CALIBRATION_SCRATCH, (pj_u64)(i & 3));
   }
   t1 = pj_now();
-  pj_sample(PJ_CALIBRATION_COUNTER, (t1 - t0) / N, 0, 0);
+  (void)pj_sample(PJ_CALIBRATION_COUNTER, (t1 - t0) / N, 0, 0);
 }
 
 static void pj_merge(pj_slot *into, const pj_slot *from) {
@@ -334,6 +386,8 @@ static void pj_merge(pj_slot *into, const pj_slot *from) {
   into->sumsq += from->sumsq;
   into->nested += from->nested;
   into->counters += from->counters;
+  into->executions += from->executions;
+  into->skips += from->skips;
   into->dsum += from->dsum;
   into->overflow += from->overflow;
   for (i = 0; i < PJ_HISTOGRAM && from->counts[i] != 0; ++i) {
@@ -391,7 +445,7 @@ static void pj_write(void) {
     free(total);
     return;
   }
-  fprintf(out, "parjava-estimates 2\n");
+  fprintf(out, "parjava-estimates 3\n");
 #if defined(__x86_64__) || defined(__i386__)
   fprintf(out, "clock rdtsc\n");
 #else
@@ -400,19 +454,21 @@ static void pj_write(void) {
   fprintf(out, "ticks_per_second %.10g\n", rate);
   fprintf(out, "slots %d\n", PJ_SLOTS);
   fprintf(out, "run_seconds %.9g\n", seconds);
-  fprintf(out, "calibration %.6g %.6g %.6g\n",
+  fprintf(out, "calibration %.6g %.6g %.6g %.6g\n",
           total[PJ_CALIBRATION_SELF].count ? (double)total[PJ_CALIBRATION_SELF].sum /
                                                  (double)total[PJ_CALIBRATION_SELF].count
                                            : 0.0,
-          (double)total[PJ_CALIBRATION_PAIR].sum, (double)total[PJ_CALIBRATION_COUNTER].sum);
+          (double)total[PJ_CALIBRATION_PAIR].sum, (double)total[PJ_CALIBRATION_COUNTER].sum,
+          (double)total[PJ_CALIBRATION_SKIP].sum);
   for (k = 0; k < PJ_SLOTS; ++k) {
     const pj_slot *s = &total[k];
     if (s->count == 0) continue;
-    fprintf(out, "slot %d %llu %llu %.17g %llu %llu %llu %.17g %llu %llu", k,
+    fprintf(out, "slot %d %llu %llu %.17g %llu %llu %llu %.17g %llu %llu %llu %llu", k,
             (unsigned long long)s->count, (unsigned long long)s->sum, s->sumsq,
             (unsigned long long)s->min, (unsigned long long)s->max,
             (unsigned long long)s->nested, s->dsum, (unsigned long long)s->overflow,
-            (unsigned long long)s->counters);
+            (unsigned long long)s->counters, (unsigned long long)s->executions,
+            (unsigned long long)s->skips);
     for (i = 0; i < PJ_HISTOGRAM && s->counts[i] != 0; ++i) {
       fprintf(out, " %lld:%llu", (long long)s->values[i], (unsigned long long)s->counts[i]);
     }

@@ -26,6 +26,10 @@ struct SlotMeasurement {
   std::uint64_t max = 0;
   std::uint64_t nested = 0;   // timed probe events inside the samples
   std::uint64_t counters = 0; // counter events (opaque trip counts, selectors) inside them
+  // Timed probes are sampled (estimates v3): `count` intervals were timed out of `executions`
+  // (0: all of them, files before v3), and `skips` untimed probe executions ran inside them.
+  std::uint64_t executions = 0;
+  std::uint64_t skips = 0;
   double dsum = 0.0;
   std::uint64_t overflow = 0;
   std::vector<std::pair<std::int64_t, std::uint64_t>> histogram; // value, occurrences
@@ -36,6 +40,7 @@ struct Measurements {
   double self_ticks = 0.0;    // what an empty probe pair reports
   double pair_ticks = 0.0;    // what one probe event costs an enclosing measurement
   double counter_ticks = 0.0; // what one counter event costs an enclosing measurement
+  double skip_ticks = 0.0;    // what one untimed probe execution costs it
   std::size_t files = 0;      // one per rank
   std::vector<SlotMeasurement> slots;
 };
@@ -46,6 +51,11 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
 
 // Add the samples of `from` to `into` (ranks of one run, or runs of one estimation).
 void accumulate(SlotMeasurement &into, const SlotMeasurement &from);
+
+// Executions of a timed probe (sampled or not).
+inline std::uint64_t executions_of(const SlotMeasurement &s) {
+  return s.executions > s.count ? s.executions : s.count;
+}
 
 // How several estimation runs become one set of measurements.
 enum class RunStatistic : std::uint8_t {
