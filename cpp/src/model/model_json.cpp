@@ -233,6 +233,69 @@ std::vector<VariableRef> read_refs(FieldReader &r, std::string_view field) {
   return out;
 }
 
+std::vector<std::pair<std::int64_t, double>> read_distribution(FieldReader &r) {
+  std::vector<std::pair<std::int64_t, double>> out;
+  if (const Json *d = r.get("distribution")) {
+    if (!d->is_array()) {
+      r.fail("distribution", "must be a list of [trip count, frequency]");
+    }
+    for (const auto &e : *d) {
+      if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() || !e[1].is_number()) {
+        r.fail("distribution", "must be a list of [trip count, frequency]");
+      }
+      out.emplace_back(e[0].get<std::int64_t>(), e[1].get<double>());
+    }
+  }
+  return out;
+}
+
+std::uint64_t read_samples(FieldReader &r) {
+  const std::int64_t samples = r.integer("samples", 0);
+  if (samples < 0) {
+    r.fail("samples", "must be >= 0");
+  }
+  return static_cast<std::uint64_t>(samples);
+}
+
+// `by_rank` of an opaque object (or of an opaque switch node): one entry per rank of the
+// estimation run with the fields of `kind` (docs/model-schema.md "Per-rank statistics").
+std::vector<OpaqueRankStats> read_by_rank(FieldReader &r, Opaque::Kind kind) {
+  std::vector<OpaqueRankStats> out;
+  const Json *v = r.get("by_rank");
+  if (v == nullptr) {
+    return out;
+  }
+  if (!v->is_array()) {
+    r.fail("by_rank", "must be a list with one object per rank of the estimation run");
+  }
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    FieldReader er((*v)[i], r.where() + ", field 'by_rank[" + std::to_string(i) + "]'");
+    OpaqueRankStats e;
+    e.samples = read_samples(er);
+    if (kind == Opaque::Kind::Probability) {
+      e.probability = er.number("probability", 0.0);
+    } else if (kind == Opaque::Kind::Trips) {
+      e.trips_mean = er.number("trips", 0.0);
+      e.distribution = read_distribution(er);
+    } else {
+      if (const Json *w = er.get("weights")) {
+        if (!w->is_array()) {
+          er.fail("weights", "must be a list of case weights in case order");
+        }
+        for (const auto &x : *w) {
+          if (!x.is_number()) {
+            er.fail("weights", "must be a list of case weights in case order");
+          }
+          e.weights.push_back(x.get<double>());
+        }
+      }
+    }
+    er.finish();
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 Opaque read_opaque(FieldReader &r) {
   Opaque o;
   const Json *v = r.get("opaque");
@@ -251,23 +314,10 @@ Opaque read_opaque(FieldReader &r) {
   } else {
     o.kind = Opaque::Kind::Trips;
     o.trips_mean = orr.number("trips", 0.0);
-    if (const Json *d = orr.get("distribution")) {
-      if (!d->is_array()) {
-        orr.fail("distribution", "must be a list of [trip count, frequency]");
-      }
-      for (const auto &e : *d) {
-        if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() || !e[1].is_number()) {
-          orr.fail("distribution", "must be a list of [trip count, frequency]");
-        }
-        o.distribution.emplace_back(e[0].get<std::int64_t>(), e[1].get<double>());
-      }
-    }
+    o.distribution = read_distribution(orr);
   }
-  const std::int64_t samples = orr.integer("samples", 0);
-  if (samples < 0) {
-    orr.fail("samples", "must be >= 0");
-  }
-  o.samples = static_cast<std::uint64_t>(samples);
+  o.samples = read_samples(orr);
+  o.by_rank = read_by_rank(orr, o.kind);
   orr.finish();
   return o;
 }
@@ -312,7 +362,33 @@ void read_operation(FieldReader &r, Node &node) {
       r.fail("args." + key, op_name + " takes no argument '" + std::string(key) + "'");
     }
     a.kind = spec->kind;
-    if (spec->kind == ArgKind::Expr) {
+    if (spec->kind == ArgKind::Expr && value.is_object()) {
+      // A measured argument: {"expr": fallback, "by_rank": [[values of rank 0], ...]}.
+      FieldReader ar(value, r.where() + ", field 'args." + key + "'");
+      a.expr = read_expression(ar.require("expr"), ar, "expr");
+      const Json &ranks = ar.require("by_rank");
+      const auto bad = [&] {
+        ar.fail("by_rank", "must be a list with one list of integer values per rank");
+      };
+      if (!ranks.is_array()) {
+        bad();
+      }
+      for (const auto &values : ranks) {
+        if (!values.is_array()) {
+          bad();
+        }
+        std::vector<std::int64_t> seq;
+        seq.reserve(values.size());
+        for (const auto &x : values) {
+          if (!x.is_number_integer()) {
+            bad();
+          }
+          seq.push_back(x.get<std::int64_t>());
+        }
+        a.by_rank.push_back(std::move(seq));
+      }
+      ar.finish();
+    } else if (spec->kind == ArgKind::Expr) {
       a.expr = read_expression(value, r, "args." + key);
     } else {
       if (!value.is_string()) {
@@ -422,9 +498,13 @@ void read_node(const Json &j, Model &m, std::vector<PendingChildren> &pending,
     }
     if (node.value.empty() && all_weighted) {
       node.opaque.kind = Opaque::Kind::Weights;
-      node.opaque.samples = static_cast<std::uint64_t>(nr.integer("samples", 0));
+      node.opaque.samples = read_samples(nr);
+      node.opaque.by_rank = read_by_rank(nr, Opaque::Kind::Weights);
     } else {
       nr.get("samples");
+      if (nr.get("by_rank") != nullptr) {
+        nr.fail("by_rank", "per-rank weights describe an opaque switch (weights, no value)");
+      }
     }
     break;
   }
@@ -563,6 +643,36 @@ OrderedJson source_json(const SourceRange &s) {
   return o;
 }
 
+OrderedJson distribution_json(const std::vector<std::pair<std::int64_t, double>> &dist) {
+  OrderedJson d = OrderedJson::array();
+  for (const auto &[count, freq] : dist) {
+    d.push_back(OrderedJson::array({count, freq}));
+  }
+  return d;
+}
+
+OrderedJson by_rank_json(const Opaque &o) {
+  OrderedJson out = OrderedJson::array();
+  for (const auto &e : o.by_rank) {
+    OrderedJson j = OrderedJson::object();
+    if (e.samples != 0) {
+      if (o.kind == Opaque::Kind::Probability) {
+        j["probability"] = e.probability;
+      } else if (o.kind == Opaque::Kind::Trips) {
+        j["trips"] = e.trips_mean;
+        if (!e.distribution.empty()) {
+          j["distribution"] = distribution_json(e.distribution);
+        }
+      } else {
+        j["weights"] = e.weights;
+      }
+    }
+    j["samples"] = e.samples;
+    out.push_back(j);
+  }
+  return out;
+}
+
 OrderedJson opaque_json(const Opaque &o) {
   OrderedJson out;
   if (o.kind == Opaque::Kind::Probability) {
@@ -570,15 +680,14 @@ OrderedJson opaque_json(const Opaque &o) {
   } else {
     out["trips"] = o.trips_mean;
     if (!o.distribution.empty()) {
-      OrderedJson d = OrderedJson::array();
-      for (const auto &[count, freq] : o.distribution) {
-        d.push_back(OrderedJson::array({count, freq}));
-      }
-      out["distribution"] = d;
+      out["distribution"] = distribution_json(o.distribution);
     }
   }
   if (o.samples != 0) {
     out["samples"] = o.samples;
+  }
+  if (!o.by_rank.empty()) {
+    out["by_rank"] = by_rank_json(o);
   }
   return out;
 }
@@ -640,6 +749,9 @@ OrderedJson node_json(const Model &m, const Node &n) {
     if (n.opaque.kind == Opaque::Kind::Weights && n.opaque.samples != 0) {
       o["samples"] = n.opaque.samples;
     }
+    if (n.opaque.kind == Opaque::Kind::Weights && !n.opaque.by_rank.empty()) {
+      o["by_rank"] = by_rank_json(n.opaque);
+    }
     put_time("cond_time", n.cond_time);
     break;
   }
@@ -682,7 +794,11 @@ OrderedJson node_json(const Model &m, const Node &n) {
     }
     OrderedJson args = OrderedJson::object();
     for (const auto &a : n.op_args) {
-      args[a.name] = a.kind == ArgKind::Expr ? a.expr.text() : a.text;
+      if (a.kind == ArgKind::Expr && !a.by_rank.empty()) {
+        args[a.name] = {{"expr", a.expr.text()}, {"by_rank", a.by_rank}};
+      } else {
+        args[a.name] = a.kind == ArgKind::Expr ? a.expr.text() : a.text;
+      }
     }
     o["args"] = args;
     put_time("time", n.time);
