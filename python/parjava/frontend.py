@@ -29,12 +29,14 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from . import _estimation_code as code
+from . import _estimation_report as report
 from ._progress import Progress
 from .errors import MissingDependencyError, RunError, UsageError
 from .model import Model
@@ -92,7 +94,13 @@ class Diagnostic:
 
 @dataclass
 class Estimation:
-    """What the estimation did: the command, its output, its runs and their time, diagnostics."""
+    """What the estimation did: the command, its output, its runs and their time, diagnostics.
+
+    ``records`` describe every estimation run (command, time, the program's own time, the
+    machine's load around it); ``trust`` says in one line how trustworthy the timings are
+    (``verdict``: ``good``, ``fair``, ``doubtful``); ``self_check`` is the model re-predicting
+    its own estimation run (None when not done or the program never called MPI_Init).
+    """
 
     command: list[str]
     np: int
@@ -101,16 +109,43 @@ class Estimation:
     directory: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
     runs: int = 1
+    records: list[report.RunRecord] = field(default_factory=list)
+    verdict: str = "unknown"
+    trust: str = ""
+    self_check: report.SelfCheck | None = None
+    summary: dict[str, Any] = field(default_factory=dict, repr=False)
+    params: dict[str, int | float] = field(default_factory=dict, repr=False)
 
     @property
     def reduced_loops(self) -> list[Diagnostic]:
         """Loops replaced by blocks whose time is an expression of their trip counts."""
         return [d for d in self.diagnostics if "reduced to a block" in d.message]
 
+    def recheck(self, model: Model, machine: Any = None) -> report.SelfCheck | None:
+        """Return the self-check of ``model`` against these estimation runs.
+
+        For a model edited after the estimation (a loop bound changed, a loop reduced by
+        hand): does it still re-predict the runs it was estimated from? None when the runs
+        recorded no program time (the program never called MPI_Init / MPI_Finalize).
+        """
+        return report.self_check(model, self.np, self.params, self.summary, machine)
+
+    @property
+    def coverage(self) -> float | None:
+        """Share of the measured estimation run the model explains (None: no self-check)."""
+        return self.self_check.coverage if self.self_check is not None else None
+
     def __repr__(self) -> str:
+        check = ""
+        if self.self_check is not None:
+            check = (
+                f", self-check {'passed' if self.self_check.passed else 'FAILED'} "
+                f"(coverage {100 * self.self_check.coverage:.0f}%)"
+            )
         return (
             f"<parjava.Estimation np={self.np} {self.runs} run(s) {self.seconds:.2f} s, "
-            f"{len(self.reduced_loops)} loops reduced, {len(self.diagnostics)} diagnostics>"
+            f"{len(self.reduced_loops)} loops reduced, {len(self.diagnostics)} diagnostics, "
+            f"timings {self.verdict}{check}>"
         )
 
 
@@ -190,9 +225,13 @@ class SourceModel(Model):
         directory: str | os.PathLike[str] | None = None,
         reduce_loops: bool = True,
         alpha: float = 0.1,
-        repeat: int = 1,
+        repeat: int | str = 1,
         combine: str = "mean",
         progress: bool | None = None,
+        max_repeat: int = 10,
+        self_check: bool = True,
+        machine: Any = None,
+        log: Callable[[str], None] | None = None,
     ) -> Estimation:
         """Measure block times on a test input and load them into this model.
 
@@ -207,6 +246,17 @@ class SourceModel(Model):
         (``combine="mean"``), or keeps per block the run with the median time (``"median"``) or
         the fastest (``"min"``, the machine without neighbours): a short run on a shared
         machine sits in one of its fast or slow phases, a long run averages them.
+        ``repeat="auto"`` repeats until the per-block medians are stable to 3 % (at least three
+        runs, at most ``max_repeat``).
+
+        Every run records the program's own time (``MPI_Init`` to ``MPI_Finalize``), its CPU
+        time and the machine's load; a run slowed by neighbours is flagged, and
+        ``Estimation.trust`` says in one line how trustworthy the timings are. ``log``, if
+        given, receives one line per run (what ran, how long it took). With ``self_check``
+        the model then re-predicts its estimation run (same np and input, on ``machine``;
+        default the ``shared-memory`` preset) and compares with the measured time: off by more
+        than 10 % is a warning naming the fragments with the largest unexplained time, and the
+        model JSON carries the result (``self_check``, docs/model-schema.md).
 
         ``run`` is the command line (``run[0]``, the program name, is replaced by the
         estimation code); it also becomes the default of the parameters ``argc``, ``argv1``,
@@ -218,8 +268,12 @@ class SourceModel(Model):
             raise UsageError("estimate(run=[...]) needs the command line of the test run")
         if int(np) < 1:
             raise UsageError(f"np must be at least 1, got {np}")
-        if int(repeat) < 1:
-            raise UsageError(f"repeat must be at least 1, got {repeat}")
+        auto = repeat == "auto"
+        if not auto and (isinstance(repeat, str) or int(repeat) < 1):
+            raise UsageError(f"repeat must be at least 1 or 'auto', got {repeat!r}")
+        if int(max_repeat) < 3 and auto:
+            raise UsageError(f"max_repeat must be at least 3 with repeat='auto', got {max_repeat}")
+        runs_wanted = int(max_repeat) if auto else int(repeat)
         if combine not in ("mean", "median", "min"):
             raise UsageError(f"combine must be 'mean', 'median' or 'min', got {combine!r}")
         fe = _load_frontend()
@@ -232,7 +286,7 @@ class SourceModel(Model):
         work.mkdir(parents=True, exist_ok=True)
         spec = self._spec
         try:
-            with Progress(3 + int(repeat), "estimate", enabled=progress) as bar:
+            with Progress(3 + runs_wanted, "estimate", enabled=progress) as bar:
                 inst, exe, repaired = code.instrument_and_compile(
                     lambda without: fe.instrument(
                         list(spec.sources),
@@ -253,10 +307,12 @@ class SourceModel(Model):
                 bar.advance(note="instrumented")
                 bar.advance(note="compiled")
                 runs: list[list[str]] = []
+                summaries: list[dict[str, Any]] = []
+                records: list[report.RunRecord] = []
                 seconds = 0.0
-                for k in range(int(repeat)):
+                for k in range(runs_wanted):
                     # One directory per run: each run's files are one set of measurements.
-                    out = work / f"run-{k + 1}" if int(repeat) > 1 else work
+                    out = work / f"run-{k + 1}" if runs_wanted > 1 else work
                     out.mkdir(exist_ok=True)
                     for old in out.glob("parjava-estimates.*.txt"):
                         old.unlink()
@@ -272,7 +328,13 @@ class SourceModel(Model):
                             f"{' '.join(command)}\n{stdout[-2000:]}"
                         )
                     runs.append(files)
-                    bar.advance(note=f"run {k + 1}/{repeat} in {took:.1f} s")
+                    summaries.append(json.loads(fe.summarize(inst["plan"], files)))
+                    records.append(report.run_record(k + 1, command, took, summaries[-1], int(np)))
+                    if log is not None:
+                        log(records[-1].describe())
+                    bar.advance(note=f"run {k + 1}/{runs_wanted} in {took:.1f} s")
+                    if auto and report.stable(summaries):
+                        break
                 applied = fe.apply_estimates(
                     inst["model"], inst["plan"], runs, float(alpha), bool(reduce_loops), combine
                 )
@@ -281,6 +343,7 @@ class SourceModel(Model):
             if not keep:
                 shutil.rmtree(work, ignore_errors=True)
         self._replace(applied["model"])
+        verdict, trust = report.trust_line(records)
         repairs = [
             Diagnostic(
                 kind="estimation",
@@ -295,17 +358,43 @@ class SourceModel(Model):
             )
             for c in repaired
         ]
-        diagnostics = Diagnostic._from_json(inst["diagnostics"]) + repairs
-        diagnostics += Diagnostic._from_json(applied["diagnostics"])
-        self.diagnostics = diagnostics
+        checked = None
+        summary = json.loads(applied["summary"])
+        params = self.arguments(run)
+        if self_check:
+            checked = report.self_check(self, int(np), params, summary, machine)
+        checks = []
+        if checked is not None and not checked.passed and verdict == "doubtful":
+            checked.message += (
+                " (the estimation runs were slowed by neighbours: part of the gap may be the "
+                "machine's, not the model's)"
+            )
+        if checked is not None:
+            self._doc["self_check"] = checked.to_json()
+            self._changed()
+            checks.append(
+                Diagnostic(
+                    kind="estimation",
+                    severity="note" if checked.passed else "warning",
+                    message=checked.message,
+                )
+            )
+        loaded = Diagnostic._from_json(applied["diagnostics"])
+        self.diagnostics = Diagnostic._from_json(inst["diagnostics"]) + repairs + loaded + checks
         self.estimation = Estimation(
             command=command,
             np=int(np),
             seconds=seconds,
-            runs=int(repeat),
+            runs=len(runs),
             stdout=stdout,
             directory=str(work) if keep else "",
-            diagnostics=repairs + Diagnostic._from_json(applied["diagnostics"]),
+            diagnostics=repairs + loaded + checks,
+            records=records,
+            verdict=verdict,
+            trust=trust,
+            self_check=checked,
+            summary=summary,
+            params=params,
         )
         return self.estimation
 

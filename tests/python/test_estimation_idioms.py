@@ -215,8 +215,13 @@ def test_cxx_for_init_with_a_method_call_and_array_arguments(tmp_path: Path) -> 
     # MPI_Alltoallv's counts are an int array: its probe averages it over the communicator.
     assert "pj_value_counts(" in copy
     alltoallv = next(n for n in model.nodes() if n.get("op") == "MPI_Alltoallv")
-    # counts are 100, 110 or 120 doubles per peer: the measured mean, in bytes
-    assert 100 * 8 <= int(alltoallv["args"]["bytes"]) <= 120 * 8
+    # counts are 100, 110 or 120 doubles per peer: the measured mean in bytes, and each
+    # rank's per-call means (interfaces §2)
+    measured = alltoallv["args"]["bytes"]
+    assert 100 * 8 <= int(measured["expr"]) <= 120 * 8
+    assert len(measured["by_rank"]) == 2
+    assert all(len(calls) == 8 for calls in measured["by_rank"])
+    assert all(100 * 8 <= b <= 120 * 8 for calls in measured["by_rank"] for b in calls)
     assert any(n.get("op") == "MPI_Waitall" for n in model.nodes())
     assert not [d for d in model.diagnostics if "no probe for 'MPI_Alltoallv'" in d.message]
 

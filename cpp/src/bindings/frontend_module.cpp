@@ -6,6 +6,8 @@
 
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "parjava/frontend/estimates.hpp"
 #include "parjava/frontend/instrument.hpp"
 #include "parjava/frontend/model_builder.hpp"
@@ -31,6 +33,42 @@ BuildOptions options_from(const std::vector<std::string> &sources,
   o.argv = argv;
   o.find_mpi = find_mpi;
   return o;
+}
+
+// What the estimation runs measured besides the model (JSON): per run and rank the program's own
+// time, its CPU time, the machine's load and steal, what the probes cost; and the time of every
+// timed node, for the self-check and the noise report (python/parjava/frontend.py).
+std::string run_summary(const EstimationPlan &plan, const Measurements &ms) {
+  nlohmann::json doc;
+  doc["cpus"] = ms.cpus;
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto &run : ms.runs) {
+    nlohmann::json ranks = nlohmann::json::array();
+    for (const RankRun &r : run) {
+      nlohmann::json j = {
+          {"rank", r.rank}, {"size", r.size}, {"probe_seconds", probe_seconds(r, ms, plan)}};
+      if (r.has_program) {
+        j["program_seconds"] = r.program_seconds;
+        j["cpu_seconds"] = r.program_cpu_seconds;
+        j["load_begin"] = r.load_begin;
+        j["load_end"] = r.load_end;
+        j["steal_seconds"] = r.steal_seconds;
+        j["busy_seconds"] = r.busy_seconds;
+      }
+      ranks.push_back(std::move(j));
+    }
+    runs.push_back(std::move(ranks));
+  }
+  doc["runs"] = std::move(runs);
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const NodeTotal &t : node_totals(plan, ms)) {
+    nodes.push_back({{"node", t.node},
+                     {"kind", std::string(probe_kind_name(t.kind))},
+                     {"seconds", t.seconds},
+                     {"executions", t.executions}});
+  }
+  doc["nodes"] = std::move(nodes);
+  return doc.dump();
 }
 
 } // namespace
@@ -129,12 +167,22 @@ PYBIND11_MODULE(_frontend, m) {
       py::arg("without") = std::vector<std::string>{});
 
   m.def(
+      "summarize",
+      [](const std::string &plan_json, const std::vector<std::string> &files) {
+        py::gil_scoped_release release;
+        const EstimationPlan plan = EstimationPlan::from_json(plan_json);
+        return run_summary(plan, load_estimates(files, plan.slots));
+      },
+      py::arg("plan"), py::arg("files"));
+
+  m.def(
       "apply_estimates",
       [](const std::string &model_json, const std::string &plan_json,
          const std::vector<std::vector<std::string>> &runs, double alpha, bool reduce_loops,
          const std::string &combine) {
         std::string model_out;
         std::string diagnostics;
+        std::string summary;
         {
           py::gil_scoped_release release;
           parjava::model::Model model = parjava::model::model_from_json(model_json, "<model>");
@@ -156,10 +204,12 @@ PYBIND11_MODULE(_frontend, m) {
           options.reduce_loops = reduce_loops;
           diagnostics = diagnostics_to_json(apply_estimates(model, plan, ms, options), -1);
           model_out = parjava::model::model_to_json(model, -1);
+          summary = run_summary(plan, ms);
         }
         py::dict out;
         out["model"] = model_out;
         out["diagnostics"] = diagnostics;
+        out["summary"] = summary;
         return out;
       },
       py::arg("model"), py::arg("plan"), py::arg("runs"), py::arg("alpha") = 0.1,

@@ -72,6 +72,7 @@ Measurements combine_runs(const std::vector<Measurements> &runs, const Estimatio
     case ProbeKind::Block:
     case ProbeKind::Fragment:
     case ProbeKind::Function:
+    case ProbeKind::Prologue:
       use[p.slot] = SlotUse::Timed;
       break;
     case ProbeKind::Iterations:
@@ -86,6 +87,10 @@ Measurements combine_runs(const std::vector<Measurements> &runs, const Estimatio
   }
   Measurements out;
   out.files = runs.front().files;
+  out.cpus = runs.front().cpus;
+  for (const auto &r : runs) {
+    out.runs.insert(out.runs.end(), r.runs.begin(), r.runs.end());
+  }
   // The calibration: the runs' mean when their samples are pooled, else their median.
   std::vector<double> values(runs.size());
   const auto combined = [&](double Measurements::*field) {

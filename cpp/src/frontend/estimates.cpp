@@ -85,11 +85,15 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
   double pair = 0.0;
   double counter = 0.0;
   double skip = 0.0;
+  std::vector<RankRun> ranks;
   for (const auto &path : files) {
     std::ifstream in(path);
     if (!in) {
       throw Error(ErrorKind::Run, "cannot read estimates file " + path);
     }
+    RankRun rank;
+    rank.rank = static_cast<int>(ranks.size());
+    rank.slots.assign(slots, SlotMeasurement{});
     std::string line;
     std::size_t lineno = 0;
     bool header = false;
@@ -163,6 +167,39 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
                                    std::stoull(pair_text.substr(colon + 1)));
         }
         accumulate(m.slots[k], s);
+        rank.slots[k] = std::move(s);
+      } else if (key == "rank") {
+        ls >> rank.rank >> rank.size;
+        if (!ls || rank.rank < 0 || rank.size < 1) {
+          throw bad("malformed rank line");
+        }
+      } else if (key == "cpus") {
+        ls >> m.cpus;
+      } else if (key == "mpi_constants") {
+        ls >> rank.any_source >> rank.proc_null;
+      } else if (key == "program") {
+        ls >> rank.program_seconds >> rank.program_cpu_seconds >> rank.load_begin >>
+            rank.load_end >> rank.steal_seconds >> rank.busy_seconds;
+        if (!ls) {
+          throw bad("malformed program line");
+        }
+        rank.has_program = true;
+      } else if (key == "values") {
+        std::uint32_t k = 0;
+        std::size_t n = 0;
+        ls >> k >> n;
+        if (!ls || k >= slots) {
+          throw bad("malformed values line");
+        }
+        std::vector<double> &values = rank.values[k];
+        values.reserve(n);
+        double v = 0.0;
+        while (values.size() < n && ls >> v) {
+          values.push_back(v);
+        }
+        if (values.size() != n) {
+          throw bad("values line with fewer values than announced");
+        }
       } else if (key == "end") {
         ended = true;
       }
@@ -175,7 +212,17 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
                                          "it)");
     }
     ++m.files;
+    ranks.push_back(std::move(rank));
   }
+  std::sort(ranks.begin(), ranks.end(),
+            [](const RankRun &a, const RankRun &b) { return a.rank < b.rank; });
+  for (std::size_t i = 1; i < ranks.size(); ++i) {
+    if (ranks[i].rank == ranks[i - 1].rank) {
+      throw Error(ErrorKind::Run, "two estimates files of rank " + std::to_string(ranks[i].rank) +
+                                      " in one run (files of two runs mixed in one directory?)");
+    }
+  }
+  m.runs.push_back(std::move(ranks));
   m.ticks_per_second = tps / static_cast<double>(m.files);
   m.self_ticks = self / static_cast<double>(m.files);
   m.pair_ticks = pair / static_cast<double>(m.files);
@@ -185,6 +232,72 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
     throw Error(ErrorKind::Run, "the estimates files give no clock rate");
   }
   return m;
+}
+
+double total_seconds(const SlotMeasurement &s, const Measurements &m) {
+  const double ticks = static_cast<double>(s.sum) - static_cast<double>(s.count) * m.self_ticks -
+                       static_cast<double>(s.nested) * m.pair_ticks -
+                       static_cast<double>(s.counters) * m.counter_ticks -
+                       static_cast<double>(s.skips) * m.skip_ticks;
+  const double scale =
+      s.count > 0 ? static_cast<double>(executions_of(s)) / static_cast<double>(s.count) : 1.0;
+  return std::max(0.0, ticks) * scale / m.ticks_per_second;
+}
+
+double probe_seconds(const RankRun &rank, const Measurements &m, const EstimationPlan &plan) {
+  double ticks = 0.0;
+  for (const Probe &p : plan.probes) {
+    if (p.slot >= rank.slots.size()) {
+      continue;
+    }
+    const SlotMeasurement &s = rank.slots[p.slot];
+    switch (p.kind) {
+    case ProbeKind::Block:
+    case ProbeKind::Fragment:
+    case ProbeKind::Function:
+    case ProbeKind::Prologue:
+      ticks += static_cast<double>(s.count) * m.pair_ticks +
+               static_cast<double>(executions_of(s) - s.count) * m.skip_ticks;
+      break;
+    case ProbeKind::Iterations:
+      ticks += static_cast<double>(s.count) * m.pair_ticks;
+      break;
+    case ProbeKind::Trips:
+    case ProbeKind::Branch:
+    case ProbeKind::Switch:
+    case ProbeKind::Value:
+      ticks += static_cast<double>(s.count) * m.counter_ticks;
+      break;
+    }
+  }
+  return ticks / m.ticks_per_second;
+}
+
+std::vector<NodeTotal> node_totals(const EstimationPlan &plan, const Measurements &m) {
+  std::vector<NodeTotal> out;
+  if (m.runs.empty()) {
+    return out;
+  }
+  const double runs = static_cast<double>(m.runs.size());
+  for (const Probe &p : plan.probes) {
+    if (p.kind != ProbeKind::Block && p.kind != ProbeKind::Fragment &&
+        p.kind != ProbeKind::Function) {
+      continue;
+    }
+    NodeTotal t;
+    t.node = p.node;
+    t.kind = p.kind;
+    for (const auto &run : m.runs) {
+      for (const RankRun &rank : run) {
+        if (p.slot < rank.slots.size() && rank.slots[p.slot].count > 0) {
+          t.seconds += total_seconds(rank.slots[p.slot], m) / runs;
+          t.executions += static_cast<double>(executions_of(rank.slots[p.slot])) / runs;
+        }
+      }
+    }
+    out.push_back(t);
+  }
+  return out;
 }
 
 namespace {
@@ -197,6 +310,7 @@ public:
 
   std::vector<Diagnostic> run() {
     m_.validate();
+    pool_ranks();
     for (const Probe &p : plan_.probes) {
       if (!m_.has_node(p.node)) {
         continue;
@@ -219,6 +333,9 @@ public:
       case ProbeKind::Value:
         value(p, s);
         break;
+      case ProbeKind::Prologue:
+        prologue(p, s);
+        break;
       case ProbeKind::Fragment:
       case ProbeKind::Iterations:
         break;
@@ -233,6 +350,40 @@ public:
   }
 
 private:
+  // Per-rank statistics (interfaces §1): the ranks of every run pooled rank by rank, when the
+  // estimation ran at np >= 2 (all runs at the same np).
+  void pool_ranks() {
+    if (ms_.runs.empty()) {
+      return;
+    }
+    const std::size_t np = ms_.runs.front().size();
+    for (const auto &run : ms_.runs) {
+      if (run.size() != np) {
+        return;
+      }
+      for (std::size_t r = 0; r < run.size(); ++r) {
+        if (run[r].rank != static_cast<int>(r)) {
+          note(0, Severity::Warning,
+               "the estimation run has no estimates file of rank " + std::to_string(r) +
+                   "; statistics are pooled over the ranks that wrote one, not kept per rank");
+          return;
+        }
+      }
+    }
+    np_ = np;
+    if (np < 2) {
+      return;
+    }
+    per_rank_.assign(np, std::vector<SlotMeasurement>(ms_.slots.size()));
+    for (const auto &run : ms_.runs) {
+      for (std::size_t r = 0; r < np; ++r) {
+        for (std::size_t k = 0; k < ms_.slots.size() && k < run[r].slots.size(); ++k) {
+          accumulate(per_rank_[r][k], run[r].slots[k]);
+        }
+      }
+    }
+  }
+
   const SlotMeasurement &slot(const Probe &p) const {
     static const SlotMeasurement none;
     return p.slot < ms_.slots.size() ? ms_.slots[p.slot] : none;
@@ -240,16 +391,7 @@ private:
 
   // Overhead-corrected total seconds of a timed slot over all its executions (seed 003 notes
   // §6.5, correction): the timed samples' time, scaled by executions / samples.
-  double total_seconds(const SlotMeasurement &s) const {
-    const double ticks = static_cast<double>(s.sum) -
-                         static_cast<double>(s.count) * ms_.self_ticks -
-                         static_cast<double>(s.nested) * ms_.pair_ticks -
-                         static_cast<double>(s.counters) * ms_.counter_ticks -
-                         static_cast<double>(s.skips) * ms_.skip_ticks;
-    const double scale =
-        s.count > 0 ? static_cast<double>(executions_of(s)) / static_cast<double>(s.count) : 1.0;
-    return std::max(0.0, ticks) * scale / ms_.ticks_per_second;
-  }
+  double total_seconds(const SlotMeasurement &s) const { return frontend::total_seconds(s, ms_); }
   double sigma_seconds(const SlotMeasurement &s) const {
     if (s.count < 2) {
       return 0.0;
@@ -296,17 +438,86 @@ private:
     measured_[p.node] = total_seconds(s);
   }
 
+  // A constructor's member initialisers (allocating and filling member arrays before its body
+  // runs): a block of their measured time at the front of the constructor's body.
+  void prologue(const Probe &p, const SlotMeasurement &s) {
+    const NodeIndex body = m_.index_of(p.node);
+    if (s.count == 0 || m_.nodes[body].kind != NodeKind::Sequence) {
+      return;
+    }
+    Node cb;
+    cb.kind = NodeKind::Compute;
+    cb.id = m_.max_id() + 1;
+    cb.source = m_.nodes[body].source;
+    cb.label = m_.functions[m_.function_of(body)].name + " member initialisers";
+    cb.time = model::TimeSpec::measured(total_seconds(s) / static_cast<double>(executions_of(s)),
+                                        sigma_seconds(s), s.count);
+    const NodeIndex added = m_.add(std::move(cb));
+    auto &children = m_.nodes[body].children;
+    children.insert(children.begin(), added);
+    m_.validate();
+  }
+
   void branch(const Probe &p, const SlotMeasurement &s) {
     Node &n = m_.nodes[m_.index_of(p.node)];
-    if (s.count == 0 || n.opaque.kind != model::Opaque::Kind::Probability) {
-      if (s.count == 0) {
-        note(p.node, Severity::Note,
-             label(p.node) + " was never evaluated; its branch probability stays 0.5");
-      }
+    if (n.opaque.kind != model::Opaque::Kind::Probability) {
+      return;
+    }
+    if (s.count == 0) {
+      // A branch only some ranks take (or none at this np) keeps the builder's default: say
+      // which, where, and what the model uses, so nobody mistakes it for a measurement.
+      char used[32];
+      std::snprintf(used, sizeof(used), "%.2g", n.opaque.probability);
+      note(p.node, Severity::Warning,
+           "opaque branch " + label(p.node) + " was never evaluated in the estimation run (np " +
+               std::to_string(np_) + "): unmeasured, the model uses probability " + used +
+               (np_ < 2 ? "; if only some ranks reach it, estimate at np >= 2 to measure it"
+                        : "; no rank of this input reaches it"));
       return;
     }
     n.opaque.probability = static_cast<double>(s.sum) / static_cast<double>(s.count);
     n.opaque.samples = s.count;
+    n.opaque.by_rank.clear();
+    for (const auto &rank : per_rank_) {
+      const SlotMeasurement &r = rank[p.slot];
+      model::OpaqueRankStats stats;
+      stats.samples = r.count;
+      if (r.count > 0) {
+        stats.probability = static_cast<double>(r.sum) / static_cast<double>(r.count);
+      }
+      n.opaque.by_rank.push_back(std::move(stats));
+    }
+  }
+
+  // Case weights of a switch from its selector histogram: each case's values, the rest to the
+  // default case; uniform when only values without a case were seen.
+  static std::vector<double> case_weights(const Node &n, const SlotMeasurement &s) {
+    std::vector<double> weights(n.cases.size(), 0.0);
+    std::uint64_t matched = 0;
+    std::size_t default_case = n.cases.size();
+    for (std::size_t c = 0; c < n.cases.size(); ++c) {
+      const auto &sc = n.cases[c];
+      if (sc.is_default) {
+        default_case = c;
+      }
+      for (const auto &[v, count] : s.histogram) {
+        if (std::find(sc.labels.begin(), sc.labels.end(), v) != sc.labels.end()) {
+          weights[c] += static_cast<double>(count);
+          matched += count;
+        }
+      }
+    }
+    if (default_case < n.cases.size()) {
+      weights[default_case] += static_cast<double>(s.count - matched);
+    }
+    double total = 0.0;
+    for (double w : weights) {
+      total += w;
+    }
+    if (!(total > 0.0)) {
+      std::fill(weights.begin(), weights.end(), 1.0);
+    }
+    return weights;
   }
 
   void selector(const Probe &p, const SlotMeasurement &s) {
@@ -314,35 +525,31 @@ private:
     if (s.count == 0 || n.opaque.kind != model::Opaque::Kind::Weights) {
       return;
     }
-    std::uint64_t matched = 0;
-    std::size_t default_case = n.cases.size();
+    const std::vector<double> weights = case_weights(n, s);
     for (std::size_t c = 0; c < n.cases.size(); ++c) {
-      auto &sc = n.cases[c];
-      sc.weight = 0.0;
-      if (sc.is_default) {
-        default_case = c;
-      }
-      for (const auto &[v, count] : s.histogram) {
-        if (std::find(sc.labels.begin(), sc.labels.end(), v) != sc.labels.end()) {
-          sc.weight += static_cast<double>(count);
-          matched += count;
-        }
-      }
-    }
-    const std::uint64_t rest = s.count - matched;
-    if (default_case < n.cases.size()) {
-      n.cases[default_case].weight += static_cast<double>(rest);
-    }
-    double total = 0.0;
-    for (const auto &sc : n.cases) {
-      total += sc.weight;
-    }
-    if (!(total > 0.0)) {
-      for (auto &sc : n.cases) {
-        sc.weight = 1.0; // only values without a case were seen: keep it uniform
-      }
+      n.cases[c].weight = weights[c];
     }
     n.opaque.samples = s.count;
+    n.opaque.by_rank.clear();
+    for (const auto &rank : per_rank_) {
+      const SlotMeasurement &r = rank[p.slot];
+      model::OpaqueRankStats stats;
+      stats.samples = r.count;
+      if (r.count > 0) {
+        stats.weights = case_weights(n, r);
+      }
+      n.opaque.by_rank.push_back(std::move(stats));
+    }
+  }
+
+  static std::vector<std::pair<std::int64_t, double>> distribution(const SlotMeasurement &s) {
+    std::vector<std::pair<std::int64_t, double>> out;
+    if (s.overflow == 0 && s.count > 0) {
+      for (const auto &[v, c] : s.histogram) {
+        out.emplace_back(v, static_cast<double>(c) / static_cast<double>(s.count));
+      }
+    }
+    return out;
   }
 
   void trips(const Probe &p, const SlotMeasurement &s) {
@@ -358,12 +565,17 @@ private:
     }
     n.opaque.trips_mean = static_cast<double>(s.sum) / static_cast<double>(s.count);
     n.opaque.samples = s.count;
-    n.opaque.distribution.clear();
-    if (s.overflow == 0) {
-      for (const auto &[v, c] : s.histogram) {
-        n.opaque.distribution.emplace_back(v,
-                                           static_cast<double>(c) / static_cast<double>(s.count));
+    n.opaque.distribution = distribution(s);
+    n.opaque.by_rank.clear();
+    for (const auto &rank : per_rank_) {
+      const SlotMeasurement &r = rank[p.slot];
+      model::OpaqueRankStats stats;
+      stats.samples = r.count;
+      if (r.count > 0) {
+        stats.trips_mean = static_cast<double>(r.sum) / static_cast<double>(r.count);
+        stats.distribution = distribution(r);
       }
+      n.opaque.by_rank.push_back(std::move(stats));
     }
     note(p.node, Severity::Note,
          label(p.node) + ": " + number(n.opaque.trips_mean) + " iterations per execution on " +
@@ -383,9 +595,32 @@ private:
       unit = 1.0;
     }
     const auto v = static_cast<long long>(std::llround(mean * unit));
+    // Per rank (interfaces §2): the values of the first run, in call order, in the model's
+    // units; peers as the model's constants (ANY_SOURCE -1, PROC_NULL -2).
+    const bool peer = p.argument == "dest" || p.argument == "source" || p.argument == "root";
+    std::vector<std::vector<std::int64_t>> by_rank;
+    if (np_ > 0 && !ms_.runs.empty()) {
+      for (const RankRun &rank : ms_.runs.front()) {
+        std::vector<std::int64_t> seq;
+        if (const auto it = rank.values.find(p.slot); it != rank.values.end()) {
+          seq.reserve(it->second.size());
+          for (double x : it->second) {
+            auto value = static_cast<std::int64_t>(std::llround(x * unit));
+            if (peer && static_cast<std::int64_t>(std::llround(x)) == rank.any_source) {
+              value = -1;
+            } else if (peer && static_cast<std::int64_t>(std::llround(x)) == rank.proc_null) {
+              value = -2;
+            }
+            seq.push_back(value);
+          }
+        }
+        by_rank.push_back(std::move(seq));
+      }
+    }
     for (auto &arg : n.op_args) {
       if (arg.name == p.argument) {
         arg.expr = model::Expression::constant(static_cast<std::int64_t>(v));
+        arg.by_rank = by_rank;
       }
     }
     note(p.node, Severity::Note,
@@ -481,7 +716,40 @@ private:
     if (it == trips_.end() || it->second.count == 0) {
       return "";
     }
-    return number(static_cast<double>(it->second.sum) / static_cast<double>(it->second.count));
+    const double pooled =
+        static_cast<double>(it->second.sum) / static_cast<double>(it->second.count);
+    return per_rank_trips(loop, pooled);
+  }
+
+  // A measured trip count that differs between the ranks of an np >= 2 estimation, as an
+  // expression of `rank` and `size` with the rank classes of interfaces §1: rank 0, the last
+  // rank, and the samples-weighted pool of the ranks between (the pooled mean when there are
+  // none). A reduced loop then keeps each rank's own count; otherwise the pooled mean.
+  std::string per_rank_trips(NodeId loop, double pooled) const {
+    const Probe *probe_of = probe(loop, ProbeKind::Trips);
+    if (probe_of == nullptr || per_rank_.size() < 2) {
+      return number(pooled);
+    }
+    const auto mean = [&](std::size_t first, std::size_t last) {
+      std::uint64_t count = 0;
+      std::uint64_t sum = 0;
+      for (std::size_t r = first; r < last; ++r) {
+        count += per_rank_[r][probe_of->slot].count;
+        sum += per_rank_[r][probe_of->slot].sum;
+      }
+      return count > 0 ? static_cast<double>(sum) / static_cast<double>(count) : pooled;
+    };
+    const std::size_t np = per_rank_.size();
+    const double first = mean(0, 1);
+    const double last = mean(np - 1, np);
+    const double middle = np > 2 ? mean(1, np - 1) : pooled;
+    const double lo = std::min({first, last, middle});
+    const double hi = std::max({first, last, middle});
+    if (!(hi > 0.0) || (hi - lo) <= 0.05 * hi) {
+      return number(pooled);
+    }
+    return "((rank == 0) ? " + number(first) + " : ((rank == size - 1) ? " + number(last) + " : " +
+           number(middle) + "))";
   }
 
   std::uint64_t iterations(NodeId loop) const {
@@ -768,6 +1036,8 @@ private:
   const ApplyOptions &options_;
   std::vector<Diagnostic> diagnostics_;
   std::map<NodeId, double> measured_;
+  std::size_t np_ = 0;                                 // ranks of the estimation run
+  std::vector<std::vector<SlotMeasurement>> per_rank_; // [rank][slot], when np >= 2
   std::map<NodeId, SlotMeasurement> trips_;
   std::map<NodeId, LoopResult> results_;
 };

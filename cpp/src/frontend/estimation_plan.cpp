@@ -10,7 +10,7 @@ namespace {
 
 constexpr ProbeKind kKinds[] = {ProbeKind::Block, ProbeKind::Fragment, ProbeKind::Iterations,
                                 ProbeKind::Trips, ProbeKind::Branch,   ProbeKind::Switch,
-                                ProbeKind::Value, ProbeKind::Function};
+                                ProbeKind::Value, ProbeKind::Function, ProbeKind::Prologue};
 
 } // namespace
 
@@ -32,6 +32,8 @@ std::string_view probe_kind_name(ProbeKind kind) {
     return "value";
   case ProbeKind::Function:
     return "function";
+  case ProbeKind::Prologue:
+    return "prologue";
   }
   return "?";
 }

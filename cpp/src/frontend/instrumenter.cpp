@@ -233,6 +233,29 @@ private:
     return false;
   }
 
+  // The statement of its own holding `e` (through the declarations of a DeclStmt), or null.
+  const clang::Stmt *enclosing_statement(const clang::Stmt *e) {
+    clang::DynTypedNode node = clang::DynTypedNode::create(*e);
+    for (int depth = 0; depth < 64; ++depth) {
+      const auto parents = ctx_.getParents(node);
+      if (parents.empty()) {
+        return nullptr;
+      }
+      node = parents[0];
+      if (const auto *st = node.get<clang::Stmt>()) {
+        if (llvm::isa<clang::CompoundStmt>(st)) {
+          return nullptr; // e was a statement itself; callers pass expressions
+        }
+        if (statement_position(st)) {
+          return st;
+        }
+      } else if (node.get<clang::Decl>() == nullptr) {
+        return nullptr;
+      }
+    }
+    return nullptr;
+  }
+
   enum class Place { InCompound, AfterLabel, ControlBody };
   Place place_of(const clang::Stmt *s) {
     const clang::Stmt *parent = parent_of(s);
@@ -299,6 +322,9 @@ private:
     }
     if (slot.contains(ProbeKind::Function)) {
       function(node, slot[ProbeKind::Function]);
+    }
+    if (slot.contains(ProbeKind::Prologue)) {
+      prologue(node, slot[ProbeKind::Prologue]);
     }
     for (const ProbeSite *s : sites) {
       if (static_cast<ProbeKind>(s->kind) == ProbeKind::Value) {
@@ -522,6 +548,34 @@ private:
     for (const clang::ReturnStmt *r : returns.returns) {
       open(before(r->getBeginLoc()), "{ PJ_END(" + id + ") ");
       close(end_of(r), " }");
+    }
+  }
+
+  // A constructor's prologue: marked before the statement that calls it, timed at the top of
+  // its body (the member initialisers run in between).
+  void prologue(const StructNode &node, std::uint32_t k) {
+    const std::string id = std::to_string(k);
+    if (node.kind != StructKind::UserCall) {
+      const clang::FunctionDecl *decl = a_.program.functions[node.function].decl;
+      const auto *body =
+          llvm::dyn_cast_or_null<clang::CompoundStmt>(decl != nullptr ? decl->getBody() : nullptr);
+      if (body == nullptr) {
+        throw Skip{"the constructor has no body block"};
+      }
+      open(after_token(body->getLBracLoc()), " pj_prologue(" + id + ");");
+      return;
+    }
+    const clang::Stmt *s = enclosing_statement(node.call);
+    if (s == nullptr) {
+      throw Skip{"the constructor call is not in a statement"};
+    }
+    if (place_of(s) == Place::InCompound) {
+      open(before(s->getBeginLoc()), "pj_mark(" + id + "); ");
+    } else if (!llvm::isa<clang::DeclStmt>(s)) {
+      open(before(s->getBeginLoc()), "{ pj_mark(" + id + "); ");
+      close(end_of(s), " }");
+    } else {
+      throw Skip{"the constructor call is a declaration after a label"};
     }
   }
 

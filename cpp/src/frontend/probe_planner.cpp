@@ -28,6 +28,7 @@ public:
       }
     }
     timing_ = true;
+    plan_prologues();
     for (const ValueProbeSite &v : a_.value_probes) {
       Probe probe;
       probe.slot = plan_.slots++;
@@ -157,6 +158,11 @@ private:
     case StructKind::Reduced:
       add(ProbeKind::Function, n);
       return;
+    case StructKind::UserCall:
+      if (timing_ && !comm_free_loop(enclosing_loop) && node.callee != kNoFunction) {
+        call_sites_[node.callee].push_back(n);
+      }
+      return;
     // An opaque condition in a loop without communication is measured with the loop (the
     // nest becomes one block and the condition leaves the model): a counter per evaluation
     // there would only cost time.
@@ -284,6 +290,46 @@ private:
     }
   }
 
+  // A constructor whose member initialisers construct class-type members or bases (vectors
+  // allocated and filled before the body runs): their time is in no statement of the model.
+  static bool costly_initialisers(const clang::FunctionDecl *decl) {
+    const auto *ctor = llvm::dyn_cast_or_null<clang::CXXConstructorDecl>(decl);
+    if (ctor == nullptr) {
+      return false;
+    }
+    for (const clang::CXXCtorInitializer *init : ctor->inits()) {
+      const auto *construct =
+          llvm::dyn_cast_or_null<clang::CXXConstructExpr>(init->getInit()->IgnoreImplicit());
+      if (construct != nullptr && construct->getConstructor() != nullptr &&
+          !construct->getConstructor()->isTrivial()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Prologue probes: each constructor with costly initialisers, timed from a mark at its
+  // call sites (statements outside measured nests) to the top of its body.
+  void plan_prologues() {
+    for (const auto &[callee, sites] : call_sites_) {
+      const FunctionInfo &fn = p_.functions[callee];
+      if (fn.body == kNoStruct || p_.nodes[fn.body].model_id == 0 ||
+          !costly_initialisers(fn.decl)) {
+        continue;
+      }
+      Probe probe;
+      probe.slot = plan_.slots++;
+      probe.kind = ProbeKind::Prologue;
+      probe.node = p_.nodes[fn.body].model_id;
+      plan_.probes.push_back(probe);
+      const auto kind = static_cast<std::uint8_t>(ProbeKind::Prologue);
+      a_.probe_sites.push_back({probe.slot, kind, fn.body, nullptr});
+      for (StructIndex site : sites) {
+        a_.probe_sites.push_back({probe.slot, kind, site, nullptr});
+      }
+    }
+  }
+
   bool has_inner_loop(StructIndex n) const {
     for (StructIndex c : p_.nodes[n].children) {
       if (is_loop(p_.nodes[c].kind) || has_inner_loop(c)) {
@@ -298,6 +344,7 @@ private:
   EstimationPlan plan_;
   std::map<StructIndex, LoopFacts> loops_;
   std::set<FunctionId> nest_only_;
+  std::map<FunctionId, std::vector<StructIndex>> call_sites_; // user calls outside nests
   bool timing_ = true;
 };
 

@@ -48,7 +48,12 @@ typedef struct pj_slot {
   pj_u64 left;     /* iterations until the next timed one (sampled iteration timing) */
   double dsum;     /* values (value probes) */
   pj_u64 values[PJ_HISTOGRAM], counts[PJ_HISTOGRAM], overflow;
+  double *sequence; /* value probes: the first PJ_SEQUENCE values, in call order */
+  pj_u64 kept;
 } pj_slot;
+
+#define PJ_SEQUENCE 4096
+void pj_keep_value(pj_slot *s, double value);
 
 extern __thread pj_slot *pj_slots;
 extern __thread pj_u64 pj_events;
@@ -164,6 +169,7 @@ static inline void pj_value(unsigned k, double value) {
   pj_slot *s = pj_slot_of(k);
   s->count++;
   s->dsum += value;
+  if (s->kept < PJ_SEQUENCE) pj_keep_value(s, value);
 }
 
 /* A per-peer count array (MPI_Alltoallv): the mean count over the communicator's ranks;
@@ -182,6 +188,28 @@ static inline pj_u64 pj_bucket(pj_u64 dt) {
 static inline void pj_iteration_sample(unsigned k, pj_u64 dt) {
   (void)pj_sample(k, dt, 0, 0);
   pj_histogram(pj_slot_of(k), pj_bucket(dt));
+}
+
+/* A constructor's member initialisers: marked at the call site, timed at the body's top; the
+   mark names its constructor so another constructor's body does not take it. */
+typedef struct pj_mark_state { unsigned k; pj_u64 t, e, c, s; } pj_mark_state;
+extern __thread pj_mark_state pj_marked;
+
+static inline void pj_mark(unsigned k) {
+  pj_marked.k = k + 1;
+  pj_marked.e = pj_events;
+  pj_marked.c = pj_counter_events;
+  pj_marked.s = pj_skips;
+  pj_marked.t = pj_now();
+}
+
+static inline void pj_prologue(unsigned k) {
+  pj_slot *s;
+  if (pj_marked.k != k + 1) return;
+  pj_marked.k = 0;
+  s = pj_sample(k, pj_now() - pj_marked.t, pj_events - pj_marked.e,
+                pj_counter_events - pj_marked.c);
+  s->skips += pj_skips - pj_marked.s;
 }
 
 #define PJ_ITERATION_DENSE 256
@@ -269,6 +297,7 @@ std::string_view probe_runtime_source() {
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -287,6 +316,7 @@ __thread pj_slot *pj_slots;
 __thread pj_u64 pj_events;
 __thread pj_u64 pj_counter_events;
 __thread pj_u64 pj_skips;
+__thread pj_mark_state pj_marked;
 pj_u64 pj_generation;
 
 typedef struct pj_thread_entry { pj_slot *slots; struct pj_thread_entry *next; } pj_thread_entry;
@@ -318,10 +348,94 @@ void pj_value_counts(unsigned k, const int *counts, int fcomm) {
   pj_value(k, sum / (double)n);
 }
 
+void pj_keep_value(pj_slot *s, double value) {
+  if (s->sequence == 0) {
+    s->sequence = (double *)malloc(PJ_SEQUENCE * sizeof(double));
+    if (s->sequence == 0) {
+      s->kept = PJ_SEQUENCE; /* keep the mean only */
+      return;
+    }
+  }
+  s->sequence[s->kept++] = value;
+}
+
+/* The program's own time, between the end of MPI_Init and the start of MPI_Finalize (what the
+   self-check compares the model with), the CPU time it used, and the machine's state around it:
+   the 1-minute load average and the steal time of a virtual machine (noise-aware estimation). */
+typedef struct pj_moment {
+  int valid;
+  struct timespec wall;
+  double cpu, load, steal, busy;
+} pj_moment;
+static pj_moment pj_init_moment, pj_finalize_moment;
+
+static double pj_cpu_seconds(void) {
+  struct rusage u;
+  if (getrusage(RUSAGE_SELF, &u) != 0) return 0.0;
+  return (double)u.ru_utime.tv_sec + 1e-6 * (double)u.ru_utime.tv_usec +
+         (double)u.ru_stime.tv_sec + 1e-6 * (double)u.ru_stime.tv_usec;
+}
+
+/* /proc/stat's cpu line: steal and busy (user+nice+system+irq+softirq) seconds, machine-wide. */
+static void pj_cpu_times(double *steal, double *busy) {
+  unsigned long long v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  double hz = (double)sysconf(_SC_CLK_TCK);
+  FILE *f = fopen("/proc/stat", "r");
+  *steal = -1.0;
+  *busy = -1.0;
+  if (f == 0) return;
+  if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+             &v[5], &v[6], &v[7]) == 8 && hz > 0) {
+    *steal = (double)v[7] / hz;
+    *busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / hz;
+  }
+  fclose(f);
+}
+
+static void pj_take(pj_moment *m) {
+  FILE *f = fopen("/proc/loadavg", "r");
+  clock_gettime(CLOCK_MONOTONIC, &m->wall);
+  m->cpu = pj_cpu_seconds();
+  m->load = -1.0;
+  if (f != 0) {
+    if (fscanf(f, "%lf", &m->load) != 1) m->load = -1.0;
+    fclose(f);
+  }
+  pj_cpu_times(&m->steal, &m->busy);
+  m->valid = 1;
+}
+
+int MPI_Init(int *argc, char ***argv) {
+  int r = PMPI_Init(argc, argv);
+  pj_take(&pj_init_moment);
+  return r;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  int r = PMPI_Init_thread(argc, argv, required, provided);
+  pj_take(&pj_init_moment);
+  return r;
+}
+
+int MPI_Finalize(void) {
+  pj_take(&pj_finalize_moment);
+  return PMPI_Finalize();
+}
+
 static double pj_seconds_since(const struct timespec *t0) {
   struct timespec t1;
   clock_gettime(CLOCK_MONOTONIC, &t1);
   return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+static const char *pj_size(void) {
+  const char *names[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE"};
+  unsigned i;
+  for (i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
+    const char *v = getenv(names[i]);
+    if (v != 0 && *v != 0) return v;
+  }
+  return "1";
 }
 
 static const char *pj_rank(void) {
@@ -390,6 +504,9 @@ static void pj_merge(pj_slot *into, const pj_slot *from) {
   into->skips += from->skips;
   into->dsum += from->dsum;
   into->overflow += from->overflow;
+  for (i = 0; i < (int)from->kept && from->sequence != 0 && into->kept < PJ_SEQUENCE; ++i) {
+    pj_keep_value(into, from->sequence[i]);
+  }
   for (i = 0; i < PJ_HISTOGRAM && from->counts[i] != 0; ++i) {
     for (j = 0; j < PJ_HISTOGRAM; ++j) {
       if (into->counts[j] != 0 && into->values[j] == from->values[i]) {
@@ -454,6 +571,16 @@ static void pj_write(void) {
   fprintf(out, "ticks_per_second %.10g\n", rate);
   fprintf(out, "slots %d\n", PJ_SLOTS);
   fprintf(out, "run_seconds %.9g\n", seconds);
+  fprintf(out, "rank %s %s\n", pj_rank(), pj_size());
+  fprintf(out, "cpus %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+  fprintf(out, "mpi_constants %d %d %d\n", MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ANY_TAG);
+  if (pj_init_moment.valid && pj_finalize_moment.valid) {
+    const pj_moment *a = &pj_init_moment, *b = &pj_finalize_moment;
+    fprintf(out, "program %.9g %.9g %.4g %.4g %.6g %.6g\n", pj_seconds_since(&a->wall) -
+            pj_seconds_since(&b->wall), b->cpu - a->cpu, a->load, b->load,
+            a->steal >= 0 && b->steal >= 0 ? b->steal - a->steal : -1.0,
+            a->busy >= 0 && b->busy >= 0 ? b->busy - a->busy : -1.0);
+  }
   fprintf(out, "calibration %.6g %.6g %.6g %.6g\n",
           total[PJ_CALIBRATION_SELF].count ? (double)total[PJ_CALIBRATION_SELF].sum /
                                                  (double)total[PJ_CALIBRATION_SELF].count
@@ -473,6 +600,11 @@ static void pj_write(void) {
       fprintf(out, " %lld:%llu", (long long)s->values[i], (unsigned long long)s->counts[i]);
     }
     fprintf(out, "\n");
+    if (s->kept > 0 && s->sequence != 0) {
+      fprintf(out, "values %d %llu", k, (unsigned long long)s->kept);
+      for (i = 0; i < (int)s->kept; ++i) fprintf(out, " %.17g", s->sequence[i]);
+      fprintf(out, "\n");
+    }
   }
   fprintf(out, "end\n");
   fclose(out);

@@ -984,6 +984,23 @@ Model model_from_json(std::string_view text, std::string_view origin) {
     fr.finish();
     m.functions.push_back(std::move(f));
   }
+  if (const Json *check = top.get("self_check")) {
+    FieldReader cr(*check, std::string(origin) + ", self_check");
+    (void)cr.boolean("passed", true);
+    if (cr.integer("np", 1) < 1) {
+      cr.fail("np", "must be at least 1");
+    }
+    for (const char *field : {"measured", "predicted", "coverage", "error"}) {
+      (void)cr.number(field, 0.0);
+    }
+    (void)cr.string("message");
+    if (const Json *fragments = cr.get("fragments");
+        fragments != nullptr && !fragments->is_array()) {
+      cr.fail("fragments", "must be a list");
+    }
+    cr.finish();
+    m.self_check = check->dump();
+  }
   top.finish();
   m.validate();
   return m;
@@ -1007,6 +1024,9 @@ std::string model_to_json(const Model &m, int indent) {
     }
   }
   doc["parameters"] = params;
+  if (!m.self_check.empty()) {
+    doc["self_check"] = OrderedJson::parse(m.self_check);
+  }
   if (!m.globals.empty()) {
     OrderedJson globals = OrderedJson::array();
     for (const auto &g : m.globals) {

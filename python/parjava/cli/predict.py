@@ -96,6 +96,13 @@ def register(subparsers: Any) -> None:
         metavar="NP:OPVALUE",
         help="check the speedup at NP, e.g. 1024:>=400; exit 1 if it fails (repeatable)",
     )
+    parser.add_argument(
+        "--fail-on",
+        action="append",
+        default=[],
+        choices=("self-check",),
+        help="self-check: exit 1 when the model failed the self-check of its estimation",
+    )
     parser.add_argument("--hot", type=int, default=5, metavar="N", help="list N hot fragments")
     parser.add_argument("--json", action="store_true", help="print the prediction as JSON")
     parser.add_argument(
@@ -212,6 +219,7 @@ def run(args: argparse.Namespace) -> int:
         got = speedup[np_]
         if not _OPS[op](got, value):
             failed.append(f"speedup at np={np_} is {got:.4g}, expected {op}{value:g}")
+    failed += _self_check_failures(model, args.fail_on)
     if args.trace_out:
         trace = pred.trace(np=nps[-1])
         trace.write(args.trace_out)
@@ -219,6 +227,7 @@ def run(args: argparse.Namespace) -> int:
         doc = pred.to_dict()
         doc["hot"] = pred.hot(args.hot)
         doc["checks"] = {"failed": failed, "count": len(checks)}
+        doc["self_check"] = model.self_check
         print(json.dumps(doc, indent=1))
     else:
         print(f"model {model.name}: {len(model)} nodes")
@@ -241,6 +250,31 @@ def run(args: argparse.Namespace) -> int:
                 )
         for w in pred.warnings:
             print(f"warning: {w}", file=sys.stderr)
+        if model.self_check is not None:
+            print(_self_check_line(model.self_check), file=sys.stderr)
         for msg in failed:
             print(f"check failed: {msg}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _self_check_line(check: dict[str, Any]) -> str:
+    """One line about the estimation's self-check recorded in the model."""
+    state = "passed" if check.get("passed") else "FAILED"
+    return (
+        f"model self-check {state} at np={check.get('np')}: coverage "
+        f"{100 * check.get('coverage', 0.0):.0f}% of its estimation run "
+        f"({100 * check.get('error', 0.0):+.0f}%)"
+        + ("" if check.get("passed") else f" -- {check.get('message', '')}")
+    )
+
+
+def _self_check_failures(model: Any, fail_on: list[str]) -> list[str]:
+    """--fail-on self-check: the model's failed self-check as a failed check."""
+    check = model.self_check
+    if "self-check" not in fail_on:
+        return []
+    if check is None:
+        return ["the model has no self-check (estimate it with parjava estimate)"]
+    if not check.get("passed"):
+        return [f"the model failed its self-check: {check.get('message', '')}"]
+    return []

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,24 @@ struct SlotMeasurement {
   std::vector<std::pair<std::int64_t, std::uint64_t>> histogram; // value, occurrences
 };
 
+// One rank of one estimation run (one estimates file): its own slots, the values its value
+// probes saw, the program's own time and the machine's state around it.
+struct RankRun {
+  int rank = 0;
+  int size = 1;                                        // the run's np
+  std::vector<SlotMeasurement> slots;                  // this rank alone
+  std::map<std::uint32_t, std::vector<double>> values; // value probes: the first 4096 values
+  bool has_program = false;                            // MPI_Init and MPI_Finalize were seen
+  double program_seconds = 0.0;     // wall time from MPI_Init's end to MPI_Finalize's start
+  double program_cpu_seconds = 0.0; // CPU time (user + system) of the process meanwhile
+  double load_begin = -1.0;         // 1-minute load average at MPI_Init (-1: unknown)
+  double load_end = -1.0;           // ... at MPI_Finalize
+  double steal_seconds = -1.0;      // machine-wide steal time meanwhile (-1: unknown)
+  double busy_seconds = -1.0;       // machine-wide busy CPU time meanwhile (-1: unknown)
+  std::int64_t any_source = -1;     // the MPI library's MPI_ANY_SOURCE, MPI_PROC_NULL
+  std::int64_t proc_null = -2;
+};
+
 struct Measurements {
   double ticks_per_second = 0.0;
   double self_ticks = 0.0;    // what an empty probe pair reports
@@ -43,7 +62,27 @@ struct Measurements {
   double skip_ticks = 0.0;    // what one untimed probe execution costs it
   std::size_t files = 0;      // one per rank
   std::vector<SlotMeasurement> slots;
+  int cpus = 0; // online CPUs of the estimation machine (0: unknown)
+  // Per estimation run, its ranks in rank order (several runs when combined).
+  std::vector<std::vector<RankRun>> runs;
 };
+
+// The seconds the probes themselves cost one rank of a run (to compare the program's own time
+// with the model, which is overhead-corrected).
+double probe_seconds(const RankRun &rank, const Measurements &m, const EstimationPlan &plan);
+
+// Overhead-corrected total seconds of a timed slot over all its executions.
+double total_seconds(const SlotMeasurement &s, const Measurements &m);
+
+// What one timed node took in an estimation run: seconds summed over the ranks, executions
+// over the ranks, averaged over the runs (for the self-check's per-fragment comparison).
+struct NodeTotal {
+  model::NodeId node = 0;
+  ProbeKind kind = ProbeKind::Block;
+  double seconds = 0.0;
+  double executions = 0.0;
+};
+std::vector<NodeTotal> node_totals(const EstimationPlan &plan, const Measurements &m);
 
 // Read and merge estimates files (parjava-estimates.<rank>.<pid>.txt); throws Error(Run) when
 // none is given, one is malformed, or they disagree on the number of slots.

@@ -22,6 +22,7 @@ enum class ProbeKind : std::uint8_t {
   Switch,     // selector values of an opaque switch
   Value,      // the value of an MPI argument the model cannot compute
   Function,   // entry/exit of an unstructured function (its reduced block)
+  Prologue,   // a constructor's member initialisers: from the marked call site to its body
 };
 
 std::string_view probe_kind_name(ProbeKind kind);
