@@ -37,6 +37,7 @@ from typing import Any
 
 from . import _estimation_code as code
 from . import _estimation_report as report
+from . import _library_costs
 from ._progress import Progress
 from .errors import MissingDependencyError, RunError, UsageError
 from .model import Model
@@ -232,6 +233,7 @@ class SourceModel(Model):
         self_check: bool = True,
         machine: Any = None,
         log: Callable[[str], None] | None = None,
+        price_by_size: bool = True,
     ) -> Estimation:
         """Measure block times on a test input and load them into this model.
 
@@ -257,6 +259,12 @@ class SourceModel(Model):
         default the ``shared-memory`` preset) and compares with the measured time: off by more
         than 10 % is a warning naming the fragments with the largest unexplained time, and the
         model JSON carries the result (``self_check``, docs/model-schema.md).
+
+        With ``price_by_size`` (default), ``malloc``/``free``/``memcpy``/``memset``/... are
+        priced by the bytes they touch, through this machine's cost of each at 1 KiB ...
+        256 MiB (measured once, a few seconds, and cached in ``~/.cache/parjava``), and loop
+        nests whose working set moves to another cache level are scaled by the machine's cost
+        per byte at each size.
 
         ``run`` is the command line (``run[0]``, the program name, is replaced by the
         estimation code); it also becomes the default of the parameters ``argc``, ``argv1``,
@@ -335,8 +343,15 @@ class SourceModel(Model):
                     bar.advance(note=f"run {k + 1}/{runs_wanted} in {took:.1f} s")
                     if auto and report.stable(summaries):
                         break
+                costs = json.dumps(_library_costs.library_costs()) if price_by_size else ""
                 applied = fe.apply_estimates(
-                    inst["model"], inst["plan"], runs, float(alpha), bool(reduce_loops), combine
+                    inst["model"],
+                    inst["plan"],
+                    runs,
+                    float(alpha),
+                    bool(reduce_loops),
+                    combine,
+                    costs,
                 )
                 bar.advance(note="loaded")
         finally:

@@ -71,6 +71,25 @@ std::string run_summary(const EstimationPlan &plan, const Measurements &ms) {
   return doc.dump();
 }
 
+// The machine's memory costs (python/parjava/_library_costs.py) into the loader's options.
+void read_library_costs(const std::string &text, ApplyOptions &options) {
+  if (text.empty()) {
+    return;
+  }
+  const nlohmann::json doc = nlohmann::json::parse(text);
+  for (const auto &[name, points] : doc.at("curves").items()) {
+    CostCurve curve;
+    for (const auto &pt : points) {
+      curve.emplace_back(pt.at(0).get<double>(), pt.at(1).get<double>());
+    }
+    if (name == "sweep_per_byte") {
+      options.sweep_per_byte = std::move(curve);
+    } else {
+      options.library_curves[name] = std::move(curve);
+    }
+  }
+}
+
 } // namespace
 
 PYBIND11_MODULE(_frontend, m) {
@@ -179,7 +198,7 @@ PYBIND11_MODULE(_frontend, m) {
       "apply_estimates",
       [](const std::string &model_json, const std::string &plan_json,
          const std::vector<std::vector<std::string>> &runs, double alpha, bool reduce_loops,
-         const std::string &combine) {
+         const std::string &combine, const std::string &library_costs) {
         std::string model_out;
         std::string diagnostics;
         std::string summary;
@@ -202,6 +221,7 @@ PYBIND11_MODULE(_frontend, m) {
           ApplyOptions options;
           options.balance_alpha = alpha;
           options.reduce_loops = reduce_loops;
+          read_library_costs(library_costs, options);
           diagnostics = diagnostics_to_json(apply_estimates(model, plan, ms, options), -1);
           model_out = parjava::model::model_to_json(model, -1);
           summary = run_summary(plan, ms);
@@ -213,5 +233,6 @@ PYBIND11_MODULE(_frontend, m) {
         return out;
       },
       py::arg("model"), py::arg("plan"), py::arg("runs"), py::arg("alpha") = 0.1,
-      py::arg("reduce_loops") = true, py::arg("combine") = "mean");
+      py::arg("reduce_loops") = true, py::arg("combine") = "mean",
+      py::arg("library_costs") = std::string());
 }

@@ -82,6 +82,7 @@ Measurements combine_runs(const std::vector<Measurements> &runs, const Estimatio
     case ProbeKind::Branch:
     case ProbeKind::Switch:
     case ProbeKind::Value:
+    case ProbeKind::Sized:
       break;
     }
   }

@@ -2,6 +2,8 @@
 // slots of every rank merged, each rank kept for per-rank statistics, the program's own time and
 // the machine's state around it; and what the probes cost and what each timed node took.
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -25,6 +27,13 @@ void accumulate(SlotMeasurement &into, const SlotMeasurement &from) {
   into.nested += from.nested;
   into.counters += from.counters;
   into.skips += from.skips;
+  into.live += from.live;
+  for (const auto &[bin, values] : from.sizes) {
+    auto &target = into.sizes[bin];
+    for (std::size_t f = 0; f < 3; ++f) {
+      target[f] += values[f];
+    }
+  }
   into.dsum += from.dsum;
   into.overflow += from.overflow;
   for (const auto &[v, c] : from.histogram) {
@@ -149,6 +158,37 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
           throw bad("malformed program line");
         }
         rank.has_program = true;
+      } else if (key == "live") {
+        std::uint32_t k = 0;
+        double v = 0.0;
+        ls >> k >> v;
+        if (!ls || k >= slots) {
+          throw bad("malformed live line");
+        }
+        rank.slots[k].live = v;
+        m.slots[k].live += v;
+      } else if (key == "sizes") {
+        std::uint32_t k = 0;
+        ls >> k;
+        if (!ls || k >= slots) {
+          throw bad("malformed sizes line");
+        }
+        std::string entry;
+        while (ls >> entry) {
+          std::array<double, 3> bin{};
+          if (std::sscanf(entry.c_str(), "%lf:%lf:%lf", &bin[0], &bin[1], &bin[2]) != 3 ||
+              !(bin[0] > 0.0)) {
+            throw bad("malformed sizes entry '" + entry + "'");
+          }
+          const int index =
+              bin[1] / bin[0] >= 1.0 ? static_cast<int>(std::log2(bin[1] / bin[0])) : 0;
+          for (auto *target : {&rank.slots[k].sizes, &m.slots[k].sizes}) {
+            auto &into = (*target)[index];
+            for (int f = 0; f < 3; ++f) {
+              into[static_cast<std::size_t>(f)] += bin[static_cast<std::size_t>(f)];
+            }
+          }
+        }
       } else if (key == "values") {
         std::uint32_t k = 0;
         std::size_t n = 0;
@@ -231,6 +271,7 @@ double probe_seconds(const RankRun &rank, const Measurements &m, const Estimatio
     case ProbeKind::Branch:
     case ProbeKind::Switch:
     case ProbeKind::Value:
+    case ProbeKind::Sized:
       ticks += static_cast<double>(s.count) * m.counter_ticks;
       break;
     }

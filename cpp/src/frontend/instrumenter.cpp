@@ -24,6 +24,7 @@
 #include "model_emitter.hpp"
 #include "parjava/error.hpp"
 #include "probe_runtime.hpp"
+#include "sized_calls.hpp"
 #include "source_analysis.hpp"
 #include "source_edits.hpp"
 #include "variables.hpp"
@@ -307,7 +308,8 @@ private:
       slot[static_cast<ProbeKind>(s->kind)] = s->slot;
     }
     if (slot.contains(ProbeKind::Block)) {
-      block(node, slot[ProbeKind::Block]);
+      block(node, slot[ProbeKind::Block],
+            slot.contains(ProbeKind::Sized) ? std::optional(slot[ProbeKind::Sized]) : std::nullopt);
     }
     if (node.omp_loop && slot.contains(ProbeKind::Iterations)) {
       openmp_loop(node, slot[ProbeKind::Iterations]);
@@ -333,7 +335,8 @@ private:
     }
   }
 
-  void block(const StructNode &node, std::uint32_t k) {
+  void block(const StructNode &node, std::uint32_t k,
+             std::optional<std::uint32_t> sized = std::nullopt) {
     // Statements of a loop header (a for-init the builder moved before the loop, the increment
     // of a loop rotated around a condition that calls functions) stay where they are: a probe
     // there would turn them into something else. They cost nothing worth measuring.
@@ -358,6 +361,25 @@ private:
     const Point begin = before(s0->getBeginLoc());
     const Point end = end_of(node.stmts[last - 1]);
     const std::string id = std::to_string(k);
+    // A call priced by its size: its size arguments (a freed block) are observed as the call
+    // evaluates them, and its sample is binned by those bytes.
+    std::string opening = "PJ_BEGIN(" + id + ") ";
+    std::string closing = " PJ_END(" + id + ")";
+    if (sized) {
+      SizedCall call;
+      if (!sized_call(node.call, call)) {
+        throw Skip{"the sized call has no call expression"};
+      }
+      for (const clang::Expr *e : call.sizes) {
+        observe(e, "pj_size_mul((double)pj_v)");
+      }
+      if (call.pointer != nullptr) {
+        observe_pointer(call.pointer, call.sizes.empty() ? "pj_size_free" : "pj_size_release");
+      }
+      opening = "PJ_BEGIN_SIZED(" + id + ") ";
+      closing = " PJ_END_SIZED(" + id + ", " + std::to_string(*sized) + ", " +
+                (call.allocates ? "1" : "0") + ")";
+    }
     // Statements that declare nothing go into a block of their own: the probe's declarations
     // then open a block (C90 allows no declaration after a statement) and a case label may
     // jump past them (C++ allows no jump past an initialisation).
@@ -366,24 +388,30 @@ private:
                     node.stmts.begin() + static_cast<std::ptrdiff_t>(last),
                     [](const clang::Stmt *st) { return llvm::isa<clang::DeclStmt>(st); });
     if (!declares) {
-      open(begin, "{ PJ_BEGIN(" + id + ") ");
-      close(end, " PJ_END(" + id + ") }");
+      open(begin, "{ " + opening);
+      close(end, closing + " }");
       return;
     }
     switch (place_of(s0)) {
     case Place::InCompound:
-      open(begin, "PJ_BEGIN(" + id + ") ");
-      close(end, " PJ_END(" + id + ")");
+      open(begin, opening);
+      close(end, closing);
       break;
     case Place::AfterLabel:
-      open(begin, "; PJ_BEGIN(" + id + ") ");
-      close(end, " PJ_END(" + id + ")");
+      open(begin, "; " + opening);
+      close(end, closing);
       break;
     case Place::ControlBody:
-      open(begin, "{ PJ_BEGIN(" + id + ") ");
-      close(end, " PJ_END(" + id + ") }");
+      open(begin, "{ " + opening);
+      close(end, closing + " }");
       break;
     }
+  }
+
+  // A pointer argument handed to the runtime before the call releases its block.
+  void observe_pointer(const clang::Expr *expr, const std::string &probe) {
+    open(before(expr->getBeginLoc()), "__extension__ ({ void *pj_p = (void *)(");
+    close(after_token(expr->getEndLoc()), "); " + probe + "(pj_p); pj_p; })");
   }
 
   const clang::Stmt *body_of(const clang::Stmt *loop) {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "loop_shape.hpp"
+#include "sized_calls.hpp"
 
 namespace parjava::frontend {
 
@@ -153,6 +154,17 @@ private:
       // the same) at the cost of a probe pair per iteration.
       if (!node.stmts.empty() && !node.zero_time && !comm_free_loop(enclosing_loop)) {
         add(ProbeKind::Block, n);
+        if (timing_ && node.kind == StructKind::ExternalCall) {
+          add_sized(n, f);
+        }
+      } else if (!node.stmts.empty() && timing_ && node.kind == StructKind::ExternalCall &&
+                 allocation_call(node)) {
+        // An allocation or a free in a measured loop: its cost changes with the size
+        // (an munmap of a large block follows its pages), so it is timed and priced apart
+        // from the loop; it costs far more than its probe. Copies stay in the loop's time:
+        // in a hot loop they are small and a probe per call would cost more than they do.
+        add(ProbeKind::Block, n);
+        add_sized(n, f);
       }
       return;
     case StructKind::Reduced:
@@ -290,6 +302,102 @@ private:
     }
   }
 
+  // The model text of a size argument when every variable it reads is kept by the model (a
+  // control variable, a parameter or a builtin), else "".
+  std::string size_text(const clang::Expr *e, FunctionId f) {
+    const WriteResult r = a_.writer->write(e, f);
+    if (!r.ok) {
+      return {};
+    }
+    if (kept_names_.empty()) {
+      for (const Variable &v : p_.variables) {
+        if (!v.control) {
+          dropped_names_.insert(v.model_name);
+        } else {
+          kept_names_.insert(v.model_name);
+        }
+      }
+    }
+    try {
+      for (const auto &name : model::Expression::parse(r.text).names()) {
+        if (dropped_names_.contains(name)) {
+          return {};
+        }
+      }
+    } catch (const std::exception &) {
+      return {};
+    }
+    return r.text;
+  }
+
+  // The bytes a freed pointer was allocated with: the size of the allocation in the same
+  // function that assigned the pointer's variable (`p = malloc(n)`, `double *p = malloc(n)`).
+  std::string freed_bytes(const clang::Expr *pointer, FunctionId f) {
+    const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(pointer->IgnoreParenImpCasts());
+    const auto *var = ref != nullptr ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+    if (var == nullptr) {
+      return {};
+    }
+    for (const auto &[site, text] : allocations_) {
+      const StructNode &node = p_.nodes[site];
+      if (node.function != f || node.stmts.empty()) {
+        continue;
+      }
+      const clang::Stmt *s = node.stmts.front();
+      bool assigns = false;
+      if (const auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
+        for (const clang::Decl *d : ds->decls()) {
+          assigns = assigns || d == var;
+        }
+      } else if (const auto *bo = llvm::dyn_cast<clang::BinaryOperator>(s)) {
+        const auto *lhs = llvm::dyn_cast<clang::DeclRefExpr>(bo->getLHS()->IgnoreParenImpCasts());
+        assigns = bo->isAssignmentOp() && lhs != nullptr && lhs->getDecl() == var;
+      }
+      if (assigns) {
+        return text;
+      }
+    }
+    return {};
+  }
+
+  static bool allocation_call(const StructNode &node) {
+    SizedCall call;
+    return sized_call(node.call, call) && (call.allocates || call.callee == "free");
+  }
+
+  void add_sized(StructIndex n, FunctionId f) {
+    const StructNode &node = p_.nodes[n];
+    SizedCall call;
+    if (!sized_call(node.call, call)) {
+      return;
+    }
+    Probe probe;
+    probe.slot = plan_.slots++;
+    probe.kind = ProbeKind::Sized;
+    probe.node = node.model_id;
+    probe.callee = call.callee;
+    probe.allocates = call.allocates;
+    if (!call.sizes.empty()) {
+      std::string product;
+      for (const clang::Expr *e : call.sizes) {
+        const std::string text = size_text(e, f);
+        if (text.empty()) {
+          product.clear();
+          break;
+        }
+        product += (product.empty() ? "(" : " * (") + text + ")";
+      }
+      probe.bytes = product;
+      if (call.allocates && !product.empty()) {
+        allocations_.emplace_back(n, product);
+      }
+    } else if (call.pointer != nullptr) {
+      probe.bytes = freed_bytes(call.pointer, f);
+    }
+    plan_.probes.push_back(probe);
+    a_.probe_sites.push_back({probe.slot, static_cast<std::uint8_t>(ProbeKind::Sized), n, nullptr});
+  }
+
   // A constructor whose member initialisers construct class-type members or bases (vectors
   // allocated and filled before the body runs): their time is in no statement of the model.
   static bool costly_initialisers(const clang::FunctionDecl *decl) {
@@ -344,7 +452,10 @@ private:
   EstimationPlan plan_;
   std::map<StructIndex, LoopFacts> loops_;
   std::set<FunctionId> nest_only_;
-  std::map<FunctionId, std::vector<StructIndex>> call_sites_; // user calls outside nests
+  std::map<FunctionId, std::vector<StructIndex>> call_sites_;    // user calls outside nests
+  std::vector<std::pair<StructIndex, std::string>> allocations_; // allocation, its bytes
+  std::set<std::string> kept_names_;
+  std::set<std::string> dropped_names_;
   bool timing_ = true;
 };
 

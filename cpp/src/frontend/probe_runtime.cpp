@@ -50,6 +50,8 @@ typedef struct pj_slot {
   pj_u64 values[PJ_HISTOGRAM], counts[PJ_HISTOGRAM], overflow;
   double *sequence; /* value probes: the first PJ_SEQUENCE values, in call order */
   pj_u64 kept;
+  double live;   /* timed probes: the probed heap's live bytes, summed over the samples */
+  double *bins;  /* sized probes: per power of two of the bytes, count, bytes and ticks */
 } pj_slot;
 
 #define PJ_SEQUENCE 4096
@@ -59,6 +61,8 @@ extern __thread pj_slot *pj_slots;
 extern __thread pj_u64 pj_events;
 extern __thread pj_u64 pj_counter_events;
 extern __thread pj_u64 pj_skips;
+extern __thread double pj_size;
+extern long long pj_live;
 extern pj_u64 pj_generation;
 pj_slot *pj_thread_slots(void);
 
@@ -86,6 +90,7 @@ static inline pj_slot *pj_slot_of(unsigned k) {
 
 static inline pj_slot *pj_sample(unsigned k, pj_u64 dt, pj_u64 nested, pj_u64 counters) {
   pj_slot *s = pj_slot_of(k);
+  s->live += (double)__atomic_load_n(&pj_live, __ATOMIC_RELAXED);
   if (s->count == 0 || dt < s->min) s->min = dt;
   if (dt > s->max) s->max = dt;
   s->count++;
@@ -190,6 +195,32 @@ static inline void pj_iteration_sample(unsigned k, pj_u64 dt) {
   pj_histogram(pj_slot_of(k), pj_bucket(dt));
 }
 
+/* Calls priced by their size (malloc, free, memcpy, ...): the product of the size arguments of
+   the current call (a free's block: its usable size), binned by powers of two with the time of
+   the timed calls; allocations and frees move the probed heap's live bytes, which every timed
+   sample reads (the working set of the loops the model scales across cache levels). */
+#define PJ_SIZE_BINS 64
+void pj_size_free(void *block);
+void pj_size_release(void *block);
+void pj_sized_sample(unsigned s, double bytes, pj_u64 dt);
+
+static inline void pj_size_mul(double v) { pj_size *= v; }
+
+static inline pj_u64 pj_begin_sized(unsigned k) {
+  pj_size = 1.0;
+  return pj_begin(k);
+}
+
+static inline void pj_end_sized(unsigned k, unsigned s, int allocates, pj_u64 t0, pj_u64 e0,
+                                pj_u64 c0, pj_u64 k0) {
+  pj_u64 dt;
+  if (allocates) __atomic_add_fetch(&pj_live, (long long)pj_size, __ATOMIC_RELAXED);
+  if (t0 == 0) return;
+  dt = pj_now() - t0;
+  pj_sized_sample(s, pj_size, dt);
+  pj_end(k, t0, e0, c0, k0);
+}
+
 /* A constructor's member initialisers: marked at the call site, timed at the body's top; the
    mark names its constructor so another constructor's body does not take it. */
 typedef struct pj_mark_state { unsigned k; pj_u64 t, e, c, s; } pj_mark_state;
@@ -281,6 +312,14 @@ static inline void pj_generation_bump(void) {
   pj_k##k = pj_skips, pj_t##k = pj_begin(k);
 #endif
 #define PJ_END(k) pj_end(k, pj_t##k, pj_e##k, pj_c##k, pj_k##k);
+#ifdef __cplusplus
+#define PJ_BEGIN_SIZED(k) pj_u64 pj_t##k, pj_e##k, pj_c##k, pj_k##k; pj_e##k = pj_events; \
+  pj_c##k = pj_counter_events; pj_k##k = pj_skips; pj_t##k = pj_begin_sized(k);
+#else
+#define PJ_BEGIN_SIZED(k) pj_u64 pj_e##k = pj_events, pj_c##k = pj_counter_events, \
+  pj_k##k = pj_skips, pj_t##k = pj_begin_sized(k);
+#endif
+#define PJ_END_SIZED(k, s, a) pj_end_sized(k, s, a, pj_t##k, pj_e##k, pj_c##k, pj_k##k);
 
 #ifdef __cplusplus
 }
@@ -294,8 +333,12 @@ std::string_view probe_runtime_source() {
 #define _GNU_SOURCE
 #include "parjava_probes.h"
 #include <mpi.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -317,6 +360,8 @@ __thread pj_u64 pj_events;
 __thread pj_u64 pj_counter_events;
 __thread pj_u64 pj_skips;
 __thread pj_mark_state pj_marked;
+__thread double pj_size = 1.0;
+long long pj_live;
 pj_u64 pj_generation;
 
 typedef struct pj_thread_entry { pj_slot *slots; struct pj_thread_entry *next; } pj_thread_entry;
@@ -346,6 +391,38 @@ void pj_value_counts(unsigned k, const int *counts, int fcomm) {
   if (MPI_Comm_size(MPI_Comm_f2c(fcomm), &n) != MPI_SUCCESS || n <= 0 || counts == 0) return;
   for (i = 0; i < n; ++i) sum += (double)counts[i];
   pj_value(k, sum / (double)n);
+}
+
+static double pj_usable(void *block) {
+#ifdef __GLIBC__
+  return block != 0 ? (double)malloc_usable_size(block) : 0.0;
+#else
+  (void)block;
+  return 0.0;
+#endif
+}
+
+void pj_size_free(void *block) {
+  pj_size = pj_usable(block);
+  __atomic_sub_fetch(&pj_live, (long long)pj_size, __ATOMIC_RELAXED);
+}
+
+void pj_size_release(void *block) {
+  __atomic_sub_fetch(&pj_live, (long long)pj_usable(block), __ATOMIC_RELAXED);
+}
+
+void pj_sized_sample(unsigned k, double bytes, pj_u64 dt) {
+  pj_slot *s = pj_slot_of(k);
+  int bin = bytes >= 1.0 ? (int)log2(bytes) : 0;
+  if (s->bins == 0) {
+    s->bins = (double *)calloc(3 * PJ_SIZE_BINS, sizeof(double));
+    if (s->bins == 0) return;
+  }
+  if (bin >= PJ_SIZE_BINS) bin = PJ_SIZE_BINS - 1;
+  s->count++;
+  s->bins[3 * bin] += 1.0;
+  s->bins[3 * bin + 1] += bytes;
+  s->bins[3 * bin + 2] += (double)dt;
 }
 
 void pj_keep_value(pj_slot *s, double value) {
@@ -428,7 +505,7 @@ static double pj_seconds_since(const struct timespec *t0) {
   return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
 }
 
-static const char *pj_size(void) {
+static const char *pj_world_size(void) {
   const char *names[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE"};
   unsigned i;
   for (i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
@@ -502,6 +579,13 @@ static void pj_merge(pj_slot *into, const pj_slot *from) {
   into->counters += from->counters;
   into->executions += from->executions;
   into->skips += from->skips;
+  into->live += from->live;
+  if (from->bins != 0) {
+    if (into->bins == 0) into->bins = (double *)calloc(3 * PJ_SIZE_BINS, sizeof(double));
+    if (into->bins != 0) {
+      for (i = 0; i < 3 * PJ_SIZE_BINS; ++i) into->bins[i] += from->bins[i];
+    }
+  }
   into->dsum += from->dsum;
   into->overflow += from->overflow;
   for (i = 0; i < (int)from->kept && from->sequence != 0 && into->kept < PJ_SEQUENCE; ++i) {
@@ -571,7 +655,7 @@ static void pj_write(void) {
   fprintf(out, "ticks_per_second %.10g\n", rate);
   fprintf(out, "slots %d\n", PJ_SLOTS);
   fprintf(out, "run_seconds %.9g\n", seconds);
-  fprintf(out, "rank %s %s\n", pj_rank(), pj_size());
+  fprintf(out, "rank %s %s\n", pj_rank(), pj_world_size());
   fprintf(out, "cpus %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
   fprintf(out, "mpi_constants %d %d %d\n", MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ANY_TAG);
   if (pj_init_moment.valid && pj_finalize_moment.valid) {
@@ -600,6 +684,17 @@ static void pj_write(void) {
       fprintf(out, " %lld:%llu", (long long)s->values[i], (unsigned long long)s->counts[i]);
     }
     fprintf(out, "\n");
+    if (s->live > 0) fprintf(out, "live %d %.17g\n", k, s->live);
+    if (s->bins != 0) {
+      fprintf(out, "sizes %d", k);
+      for (i = 0; i < PJ_SIZE_BINS; ++i) {
+        if (s->bins[3 * i] > 0) {
+          fprintf(out, " %.17g:%.17g:%.17g", s->bins[3 * i], s->bins[3 * i + 1],
+                  s->bins[3 * i + 2]);
+        }
+      }
+      fprintf(out, "\n");
+    }
     if (s->kept > 0 && s->sequence != 0) {
       fprintf(out, "values %d %llu", k, (unsigned long long)s->kept);
       for (i = 0; i < (int)s->kept; ++i) fprintf(out, " %.17g", s->sequence[i]);

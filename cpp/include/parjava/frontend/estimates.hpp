@@ -6,6 +6,7 @@
 // input predict a large one.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -33,6 +34,9 @@ struct SlotMeasurement {
   std::uint64_t skips = 0;
   double dsum = 0.0;
   std::uint64_t overflow = 0;
+  double live = 0.0; // timed probes: the probed heap's live bytes summed over the samples
+  // Sized probes: per power of two of the bytes, {calls, bytes, ticks} of the timed calls.
+  std::map<int, std::array<double, 3>> sizes;
   std::vector<std::pair<std::int64_t, std::uint64_t>> histogram; // value, occurrences
 };
 
@@ -113,9 +117,18 @@ enum class RunStatistic : std::uint8_t {
 Measurements combine_runs(const std::vector<Measurements> &runs, const EstimationPlan &plan,
                           RunStatistic statistic = RunStatistic::Mean);
 
+// A cost as a function of bytes: (bytes, value) points, increasing bytes.
+using CostCurve = std::vector<std::pair<double, double>>;
+
 struct ApplyOptions {
   double balance_alpha = 0.1; // balanced loop: D <= alpha * T_mean (notes 000 §3.7.3, α = 0.1)
   bool reduce_loops = true;   // replace measured loops without communication by blocks
+  // The estimation machine's memory costs (python/parjava/_library_costs.py): seconds per call
+  // of malloc, free, memcpy, ... by bytes, and the seconds per byte of a sweep over a working
+  // set of the given bytes (cache levels). Empty: calls keep their measured time and loops
+  // are not scaled across cache levels.
+  std::map<std::string, CostCurve> library_curves;
+  CostCurve sweep_per_byte;
 };
 
 // Put the measurements into the model (validated afterwards) and say what was done, per node:

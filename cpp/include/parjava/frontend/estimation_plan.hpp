@@ -23,6 +23,7 @@ enum class ProbeKind : std::uint8_t {
   Value,      // the value of an MPI argument the model cannot compute
   Function,   // entry/exit of an unstructured function (its reduced block)
   Prologue,   // a constructor's member initialisers: from the marked call site to its body
+  Sized,      // (bytes, time) of an external call whose cost follows its size (malloc, memcpy)
 };
 
 std::string_view probe_kind_name(ProbeKind kind);
@@ -33,6 +34,11 @@ struct Probe {
   model::NodeId node = 0;
   std::string argument; // Value: the cfc argument it stands for ("bytes", "dest")
   std::string unit;     // Value: model text the mean is multiplied by ("8": a count of doubles)
+  // Sized: the callee, its bytes in model syntax ("" when the model cannot compute them; the
+  // argument's text is then `argument`), and whether it allocates (the heap grows).
+  std::string callee;
+  std::string bytes;
+  bool allocates = false;
 };
 
 // A loop whose measurements can reduce it to a block (notes 000 §3.7.2-§3.7.4): loops without
