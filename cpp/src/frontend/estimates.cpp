@@ -11,6 +11,7 @@
 
 #include "parjava/error.hpp"
 #include "parjava/model/reduction.hpp"
+#include "size_costs.hpp"
 
 namespace parjava::frontend {
 
@@ -187,161 +188,23 @@ private:
     executions_[p.node] = static_cast<double>(executions_of(s));
   }
 
-  // An external call priced by its bytes (issue 13 item 4): its time becomes a piecewise-linear
-  // function of its size expression through knots of the machine's cost curve for the
-  // callee (measured at 1 KiB ... 256 MiB), scaled to what this call site measured near the
-  // sizes it saw and to the machine's curve far from them; a call without a machine curve that
-  // ran at several sizes is priced through its own points.
+  // An external call priced by its bytes (issue 13 item 4; size_costs.cpp).
   void sized(const Probe &p, const SlotMeasurement &s) {
     if (s.sizes.empty() || !m_.has_node(p.node)) {
       return;
     }
-    Node &n = m_.nodes[m_.index_of(p.node)];
-    CostCurve site; // (mean bytes, seconds per call) per bin
-    double calls = 0.0;
-    double log_bytes = 0.0;
-    double total = 0.0;
-    for (const auto &[bin, v] : s.sizes) {
-      const double per = std::max(0.0, v[2] / v[0] - ms_.self_ticks) / ms_.ticks_per_second;
-      site.emplace_back(v[1] / v[0], per);
-      calls += v[0];
-      log_bytes += v[0] * std::log(std::max(1.0, v[1] / v[0]));
-      total += v[0] * per;
-    }
-    const double b0 = std::exp(log_bytes / calls);
-    const double t0 = total / calls;
-    const std::string callee = "'" + p.callee + "'";
-    if (p.bytes.empty()) {
-      note(p.node, Severity::Note,
-           callee + " is priced at the estimation's " + bytes_text(b0) +
-               " only: its size is data the model does not keep");
-      return;
-    }
-    CostCurve knots;
-    std::string how;
-    // An allocation freed once (arrays set up at the start) costs what a first free of that
-    // size costs (an munmap); one repeated at a size costs the allocator's steady state.
-    double most_per_size = 0.0;
-    for (const auto &[bin, v] : s.sizes) {
-      most_per_size = std::max(most_per_size, v[0]);
-    }
-    const std::string once = p.callee + "_once";
-    auto curve = options_.library_curves.find(
-        most_per_size <= 2.0 && options_.library_curves.contains(once) ? once : p.callee);
-    if (curve != options_.library_curves.end() && curve->second.size() >= 2) {
-      double expected = 0.0;
-      for (const auto &[b, t] : site) {
-        expected += interpolate(curve->second, b);
-      }
-      expected /= static_cast<double>(site.size());
-      double r0 = 1.0;
-      const double mean_site = [&] {
-        double sum = 0.0;
-        for (const auto &pt : site) {
-          sum += pt.second;
-        }
-        return sum / static_cast<double>(site.size());
-      }();
-      if (expected > 0.0 && mean_site > 0.0) {
-        r0 = mean_site / expected;
-      }
-      // A site far off the machine's curve (a first call paying for the allocator's page
-      // mapping, a cold buffer) measured something that does not carry to other sizes: the
-      // machine's curve prices them. Otherwise the site's factor near its sizes, fading to the
-      // curve four knots (256x) away.
-      if (r0 > 3.0 || r0 < 1.0 / 3.0) {
-        r0 = 1.0;
-      }
-      for (const auto &[b, t] : curve->second) {
-        bool measured_here = false;
-        for (const auto &pt : site) {
-          measured_here = measured_here || std::fabs(std::log(pt.first / b)) < std::log(1.5);
-        }
-        if (measured_here) {
-          continue; // the site's own point stands for this size
-        }
-        const double distance = std::fabs(std::log(b / b0) / std::log(4.0));
-        const double w = std::max(0.0, 1.0 - distance / 4.0);
-        knots.emplace_back(b, t * std::pow(r0, w));
-      }
-      how = "the machine's " + p.callee + " curve (1 KiB ... 256 MiB) scaled by this site's " +
-            number(r0) + "x near its sizes";
-    } else if (site.size() >= 2) {
-      how = "its own " + std::to_string(site.size()) + " measured sizes";
-    } else {
-      note(p.node, Severity::Note,
-           callee + " ran at one size only (" + bytes_text(b0) +
-               ") and the machine has no curve for it: priced at that size");
-      return;
-    }
-    for (const auto &pt : site) {
-      knots.emplace_back(pt); // the site's own measurements are knots themselves
-    }
-    std::sort(knots.begin(), knots.end());
-    const std::string expr = piecewise(knots, "(" + p.bytes + ")");
-    try {
-      n.time = model::TimeSpec::expression(model::Expression::parse(expr));
-    } catch (const Error &e) {
-      note(p.node, Severity::Warning, callee + " could not be priced by its size: " + e.what());
-      return;
-    }
-    note(p.node, Severity::Note,
-         callee + " priced by its bytes " + p.bytes + " through " + how + ": " + seconds(t0) +
-             " per call at the estimation's " + bytes_text(b0));
-  }
-
-  static std::string bytes_text(double b) {
-    const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (b >= 1024.0 && u < 4) {
-      b /= 1024.0;
-      ++u;
-    }
-    char buf[48];
-    std::snprintf(buf, sizeof(buf), "%.3g %s", b, units[u]);
-    return buf;
-  }
-
-  // Linear interpolation through (x, y) points sorted by x; the end segments extend.
-  static double interpolate(const CostCurve &c, double x) {
-    if (c.size() == 1) {
-      return c.front().second;
-    }
-    std::size_t i = 1;
-    while (i + 1 < c.size() && c[i].first < x) {
-      ++i;
-    }
-    const auto &[x0, y0] = c[i - 1];
-    const auto &[x1, y1] = c[i];
-    if (x1 <= x0) {
-      return y1;
-    }
-    return std::max(0.0, y0 + (y1 - y0) * (x - x0) / (x1 - x0));
-  }
-
-  // The model text of interpolate(knots, x) for an expression x: constant below the first
-  // knot, linear between knots, the last segment extended above.
-  static std::string piecewise(const CostCurve &knots, const std::string &x) {
-    CostCurve k;
-    for (const auto &pt : knots) {
-      if (k.empty() || pt.first > k.back().first * 1.0001) {
-        k.push_back(pt);
+    const SizedPrice price = price_by_size(p, s, ms_, options_);
+    if (!price.expression.empty()) {
+      try {
+        m_.nodes[m_.index_of(p.node)].time =
+            model::TimeSpec::expression(model::Expression::parse(price.expression));
+      } catch (const Error &e) {
+        note(p.node, Severity::Warning,
+             "'" + p.callee + "' could not be priced by its size: " + e.what());
+        return;
       }
     }
-    if (k.size() == 1) {
-      return number(k.front().second);
-    }
-    const auto segment = [&](std::size_t i) { // between k[i-1] and k[i]
-      const double slope = (k[i].second - k[i - 1].second) / (k[i].first - k[i - 1].first);
-      return "max(0, " + number(k[i - 1].second) + " + " + number(slope) + " * (" + x + " - " +
-             number(k[i - 1].first) + "))";
-    };
-    std::string out = segment(k.size() - 1);
-    for (std::size_t i = k.size() - 1; i-- > 1;) {
-      out = "((" + x + " <= " + number(k[i].first) + ") ? " + segment(i) + " : " + out + ")";
-    }
-    return "((" + x + " <= " + number(k.front().first) + ") ? " + number(k.front().second) + " : " +
-           out + ")";
+    note(p.node, Severity::Note, price.message);
   }
 
   // A constructor's member initialisers (allocating and filling member arrays before its body
@@ -984,18 +847,11 @@ private:
     for (std::size_t i = from; i < chain.size(); ++i) {
       trips += (trips.empty() ? "(" : " * (") + trip_texts[i] + ")";
     }
-    // The cost per byte cannot fall as the working set grows: the measured curve's noise is
-    // taken out by its running maximum.
-    CostCurve curve = options_.sweep_per_byte;
-    for (std::size_t i = 1; i < curve.size(); ++i) {
-      curve[i].second = std::max(curve[i].second, curve[i - 1].second);
-    }
-    const double c0 = interpolate(curve, w0);
-    if (!(c0 > 0.0) || curve.back().second <= curve.front().second * 1.02) {
+    const std::string factor = cache_factor(options_.sweep_per_byte, w0, t0, trips);
+    if (factor.empty()) {
       return {};
     }
-    const std::string w = "(" + number(w0 / t0) + " * " + trips + ")";
-    per_execution = "(" + per_execution + ") * (" + piecewise(curve, w) + ") / " + number(c0);
+    per_execution = "(" + per_execution + ") * " + factor;
     return ", scaled across cache levels from its working set of " + bytes_text(w0) +
            " at this input (the machine's sweep cost per byte)";
   }
