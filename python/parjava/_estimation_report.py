@@ -20,6 +20,7 @@ _CPU_SHARE = 0.85
 _OTHERS_SHARE = 0.25
 _STEAL_SHARE = 0.02
 SELF_CHECK_TOLERANCE = 0.10  # issue 13: off by more than 10 % -> a warning
+_MIN_SECONDS_FOR_SHARES = 0.5
 
 
 @dataclass(frozen=True)
@@ -72,14 +73,15 @@ def run_record(
         default=None,
     )
     steal_share = others_share = None
-    if timed and cpus > 0 and program:
+    # /proc/stat counts in jiffies (10 ms): over a shorter program its shares are noise.
+    if timed and cpus > 0 and program and program >= _MIN_SECONDS_FOR_SHARES:
         steal = max(r["steal_seconds"] for r in timed)
         busy = max(r["busy_seconds"] for r in timed)
         if steal >= 0:
             steal_share = steal / (program * cpus)
         if busy >= 0:
             ours = sum(r["cpu_seconds"] for r in timed)
-            others_share = max(0.0, busy - ours) / (program * cpus)
+            others_share = min(1.0, max(0.0, busy - ours) / (program * cpus))
     reasons: list[str] = []
     # Oversubscribed ranks share the cores among themselves: only less than that is a neighbour.
     fair = min(1.0, cpus / np) if cpus > 0 else 1.0
