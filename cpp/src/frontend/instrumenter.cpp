@@ -207,6 +207,12 @@ private:
   // Is `s` a statement of its own (in a block, after a label, a control statement's body), as
   // opposed to a part of a statement's header (a for-init or increment, a condition)?
   bool statement_position(const clang::Stmt *s) {
+    const auto parents = ctx_.getParents(*s);
+    if (!parents.empty() && parents[0].get<clang::Stmt>() == nullptr) {
+      // Under a declaration: a function's body is a statement, a variable's initialiser not.
+      const auto *d = parents[0].get<clang::Decl>();
+      return d == nullptr || llvm::isa<clang::FunctionDecl>(d);
+    }
     const clang::Stmt *p = parent_of(s);
     if (p == nullptr || llvm::isa<clang::CompoundStmt>(p) || llvm::isa<clang::SwitchCase>(p) ||
         llvm::isa<clang::LabelStmt>(p) || llvm::isa<clang::AttributedStmt>(p) ||
