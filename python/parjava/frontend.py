@@ -192,6 +192,11 @@ class SourceModel(Model):
         """The source files the model was built from."""
         return list(self._spec.sources)
 
+    @property
+    def coverage(self) -> float | None:
+        """Share of the measured estimation run this model explains (None: no self-check)."""
+        return self.estimation.coverage if self.estimation is not None else None
+
     def warnings(self) -> list[Diagnostic]:
         """Diagnostics of severity warning or error."""
         return [d for d in self.diagnostics if d.severity in ("warning", "error")]

@@ -117,7 +117,7 @@ def test_the_self_check_passes_on_its_own_runs_and_fires_on_a_lost_loop_bound(
     tmp_path: Path,
 ) -> None:
     model = pj.build_model(EXAMPLES / "jacobi2d.c", ["-O2"])
-    est = model.estimate(run=["./jacobi2d", "512", "20"], np=1, directory=tmp_path / "est")
+    est = model.estimate(run=["./jacobi2d", "512", "100"], np=1, directory=tmp_path / "est")
     check = est.self_check
     assert check is not None and check.np == 1
     assert check.measured > 0 and check.predicted > 0
@@ -138,7 +138,7 @@ def test_the_self_check_passes_on_its_own_runs_and_fires_on_a_lost_loop_bound(
     # It names the fragments with the largest unexplained time and why.
     assert failed.fragments
     top = failed.fragments[0]
-    assert "reduced away" in top["cause"] and "runs 2 times in the model, 20 times" in top["cause"]
+    assert "reduced away" in top["cause"] and "runs 2 times in the model, 100 times" in top["cause"]
     assert f"node {top['node']}" in failed.message
     # The JSON carries the failed check; `parjava predict --fail-on self-check` refuses it.
     doc["self_check"] = failed.to_json()
