@@ -127,7 +127,8 @@ def trust_line(records: Sequence[RunRecord]) -> tuple[str, str]:
         why = disturbed[0].reasons[0]
         line = (
             f"timings: doubtful -- {len(disturbed)} of {len(records)} estimation run(s) slowed "
-            f"by neighbours ({why}); re-estimate on a quiet machine, or use repeat='auto'"
+            f"by neighbours ({why}); re-estimate on a quiet machine"
+            + (", or use repeat='auto'" if len(records) < 3 else "")
         )
         return "doubtful", line
     if spread > 0.10:
