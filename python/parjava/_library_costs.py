@@ -337,7 +337,7 @@ def measure() -> dict[str, Any]:
 
 
 def _busy() -> bool:
-    """Is the machine loaded beyond its CPUs (a measurement now would describe the load)?"""
+    """Return whether the machine is loaded beyond its CPUs (a measurement would show it)."""
     try:
         load = float(Path("/proc/loadavg").read_text().split()[0])
     except (OSError, ValueError, IndexError):
