@@ -90,6 +90,24 @@ public:
     return v->get<double>();
   }
 
+  std::vector<std::string> strings(std::string_view field) {
+    std::vector<std::string> out;
+    const Json *v = get(field);
+    if (v == nullptr) {
+      return out;
+    }
+    if (!v->is_array()) {
+      fail(field, "must be a list of strings");
+    }
+    for (const auto &item : *v) {
+      if (!item.is_string()) {
+        fail(field, "must be a list of strings");
+      }
+      out.push_back(item.get<std::string>());
+    }
+    return out;
+  }
+
   bool boolean(std::string_view field, bool fallback) {
     const Json *v = get(field);
     if (v == nullptr) {
@@ -764,6 +782,13 @@ Model model_from_json(std::string_view text, std::string_view origin) {
         FieldReader pr(value, std::string(origin) + ", parameter '" + name + "'");
         p.value = read_parameter_value(pr.require("value"), name);
         p.doc = pr.string("doc");
+        p.options = pr.strings("options");
+        if (const Json *d = pr.get("default")) {
+          p.program_default = read_parameter_value(*d, name);
+        }
+        p.source = pr.string("source");
+        p.origin = pr.string("origin");
+        p.aliases = pr.strings("aliases");
         pr.finish();
       } else {
         p.value = read_parameter_value(value, name);
@@ -884,11 +909,34 @@ std::string model_to_json(const Model &m, int indent) {
   for (const auto &p : m.parameters) {
     OrderedJson value = p.value.type == ValueType::Int ? OrderedJson(p.value.as_int())
                                                        : OrderedJson(p.value.as_float());
-    if (p.doc.empty()) {
+    const bool described = !p.options.empty() || p.program_default || !p.source.empty() ||
+                           !p.origin.empty() || !p.aliases.empty();
+    if (p.doc.empty() && !described) {
       params[p.name] = value;
-    } else {
-      params[p.name] = {{"value", value}, {"doc", p.doc}};
+      continue;
     }
+    OrderedJson entry = {{"value", value}};
+    if (!p.doc.empty()) {
+      entry["doc"] = p.doc;
+    }
+    if (!p.options.empty()) {
+      entry["options"] = p.options;
+    }
+    if (p.program_default) {
+      entry["default"] = p.program_default->type == ValueType::Int
+                             ? OrderedJson(p.program_default->as_int())
+                             : OrderedJson(p.program_default->as_float());
+    }
+    if (!p.source.empty()) {
+      entry["source"] = p.source;
+    }
+    if (!p.origin.empty()) {
+      entry["origin"] = p.origin;
+    }
+    if (!p.aliases.empty()) {
+      entry["aliases"] = p.aliases;
+    }
+    params[p.name] = std::move(entry);
   }
   doc["parameters"] = params;
   if (!m.globals.empty()) {
