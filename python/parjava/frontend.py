@@ -162,24 +162,6 @@ class SourceModel(Model):
         """Diagnostics of severity warning or error."""
         return [d for d in self.diagnostics if d.severity in ("warning", "error")]
 
-    def arguments(self, argv: Sequence[str]) -> dict[str, int | float]:
-        """Return the parameters ``argc``/``argv<k>`` of a command line (``argv[0]`` first).
-
-        Use the result as ``params=`` of :func:`parjava.interpret` to predict another input,
-        e.g. ``model.arguments(["./jacobi2d", "4096", "100"])``.
-        """
-        params: dict[str, int | float] = {}
-        names = set(self.parameters)
-        if "argc" in names:
-            params["argc"] = len(argv)
-        for key in names:
-            if key.startswith("argv") and key[4:].isdigit():
-                k = int(key[4:])
-                text = argv[k] if k < len(argv) else ""
-                floating = isinstance(self.parameters[key], float)
-                params[key] = _number(text, floating)
-        return params
-
     def estimate(
         self,
         run: Sequence[str],
@@ -293,26 +275,6 @@ class SourceModel(Model):
             f": {len(self)} nodes, {len(self.functions)} function(s), {state}, "
             f"{len(self.warnings())} warnings>"
         )
-
-
-def _number(text: str, floating: bool) -> int | float:
-    """Read a command-line argument as atoi / atof do (0 when it is not a number)."""
-    text = text.strip()
-    if floating:
-        try:
-            return float(text)
-        except ValueError:
-            return 0.0
-    digits = ""
-    for i, ch in enumerate(text):
-        if ch.isdigit() or (i == 0 and ch in "+-"):
-            digits += ch
-        else:
-            break
-    try:
-        return int(digits)
-    except ValueError:
-        return 0
 
 
 def _sources(sources: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:

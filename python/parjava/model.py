@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Union
 
+from . import _arguments
 from ._core_loader import load_core
 from .errors import ModelError, UsageError
 
@@ -181,6 +182,24 @@ class Model:
         for key, value in self._doc["parameters"].items():
             out[key] = value["value"] if isinstance(value, dict) else value
         return out
+
+    def arguments(self, argv: Sequence[str]) -> dict[str, int | float]:
+        """Return the parameters a command line sets (``argv[0]``, the program, first).
+
+        ``argc``/``argv<k>`` come from their positions; the inputs the model builder named
+        after their variables (``nSteps``, ``nx``) from the options that set them (``-N 100``,
+        ``--nSteps=100``, ``-N100``), else the program's default. Use the result as ``params=``
+        of :func:`parjava.interpret`, e.g. ``model.arguments(["./jacobi2d", "4096", "100"])``.
+        """
+        return _arguments.arguments(self._doc["parameters"], argv)
+
+    def resolve_params(self, params: Mapping[str, int | float] | None) -> dict[str, int | float]:
+        """Map the names of ``params=`` to parameter names.
+
+        Besides a parameter's name, a key may be an option that sets it (``"--nSteps"``) or a
+        variable it sets (``"cmd.nSteps"``); an unknown key is a :class:`parjava.UsageError`.
+        """
+        return _arguments.resolve(self._doc["parameters"], params)
 
     @property
     def files(self) -> list[str]:

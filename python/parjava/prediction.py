@@ -466,7 +466,7 @@ def interpret(
     pairs = [(p, t) for p in nps for t in ths]
     mdl = model if isinstance(model, Model) else Model.load(model)
     options = {
-        "params": dict(params or {}),
+        "params": mdl.resolve_params(params),
         "opaque": opaque,
         "seed": seed,
         "algorithms": dict(algorithms or {}),

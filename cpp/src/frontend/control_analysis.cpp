@@ -96,7 +96,10 @@ private:
     return out;
   }
 
-  bool knock_out(VarId v, const std::string &why, clang::SourceLocation where) {
+  // `unit` is the translation unit `where` belongs to (the analysed function's, or the one a
+  // writer result names).
+  bool knock_out(VarId v, const std::string &why, clang::SourceLocation where,
+                 const clang::ASTContext *unit) {
     Variable &var = p_.variables[v];
     if (!var.representable || var.scope == VarScope::Builtin) {
       return false;
@@ -104,7 +107,12 @@ private:
     var.representable = false;
     var.unrepresentable_reason = why;
     var.unrepresentable_at = where;
+    var.unrepresentable_unit = unit;
     return true;
+  }
+
+  static const clang::ASTContext *unit_of(const WriteResult &r, const clang::ASTContext *own) {
+    return r.unit != nullptr ? r.unit : own;
   }
 
   // Substitutions inside a task group: the creating loop's variable is `task`.
@@ -117,6 +125,18 @@ private:
     for (auto &v : p_.variables) {
       if (v.type == VarType::Other) {
         v.representable = false;
+      }
+    }
+    // Loops with a variable of their own read it, not the function's (loop_scopes.hpp).
+    for (const auto &scoped : p_.scoped_loops) {
+      std::vector<StructIndex> stack{scoped.loop};
+      while (!stack.empty()) {
+        const StructIndex c = stack.back();
+        stack.pop_back();
+        task_subs_[c][scoped.outer] = writer_.name(scoped.inner);
+        for (StructIndex cc : p_.nodes[c].children) {
+          stack.push_back(cc);
+        }
       }
     }
     // Record which call nodes sit inside task groups (their arguments read `task`).
@@ -139,6 +159,13 @@ private:
   // --- 1. representability ------------------------------------------------------------
 
   void representability() {
+    // Arrays whose storage escapes (aliases.cpp) are data, element by element.
+    for (const auto &[agg, escape] : p_.escaped_aggregates) {
+      for (VarId v : p_.aggregates[agg].elements) {
+        knock_out(v, "'" + p_.aggregates[agg].source_name + "' is data: " + escape.why,
+                  escape.where, escape.unit);
+      }
+    }
     // Globals initialised from data, or never given a constant value, are data.
     for (VarId v = 0; v < p_.variables.size(); ++v) {
       Variable &var = p_.variables[v];
@@ -151,7 +178,8 @@ private:
       }
       clang::Expr::EvalResult result;
       if (!decl->getInit()->EvaluateAsRValue(result, decl->getASTContext())) {
-        knock_out(v, "'" + var.source_name + "' is initialised from data", var.location);
+        knock_out(v, "'" + var.source_name + "' is initialised from data", var.location,
+                  &decl->getASTContext());
       }
     }
     bool changed = true;
@@ -175,7 +203,10 @@ private:
       }
       const WriteResult r = writer_.effect_value(e, f, o);
       if (!r.ok) {
-        changed = knock_out(e.var, r.why, r.where.isValid() ? r.where : e.location) || changed;
+        const clang::ASTContext *own = p_.functions[f].context;
+        changed = (r.where.isValid() ? knock_out(e.var, r.why, r.where, unit_of(r, own))
+                                     : knock_out(e.var, r.why, e.location, own)) ||
+                  changed;
       }
     }
     return changed;
@@ -203,7 +234,7 @@ private:
               knock_out(param,
                         "parameter '" + p_.variables[param].source_name + "' of " + callee.name +
                             "() gets no value from " + p_.functions[f].name + "()",
-                        p_.variables[param].location) ||
+                        p_.variables[param].location, p_.functions[node.callee].context) ||
               changed;
           continue;
         }
@@ -214,7 +245,7 @@ private:
           changed = knock_out(param,
                               "parameter '" + p_.variables[param].source_name + "' of " +
                                   callee.name + "() is passed data (" + r.why + ")",
-                              r.where) ||
+                              r.where, unit_of(r, p_.functions[f].context)) ||
                     changed;
         }
       }
@@ -229,7 +260,7 @@ private:
                                   "() returns depends "
                                   "on " +
                                   r.why,
-                              r.where) ||
+                              r.where, unit_of(r, p_.functions[f].context)) ||
                     changed;
         }
       }
@@ -354,7 +385,7 @@ private:
         } else {
           node.opaque = true;
           node.opaque_reason = r.why;
-          opaque_where_[n] = r.where;
+          opaque_where_[n] = {r.where, unit_of(r, p_.functions[f].context)};
         }
       }
     }
@@ -397,7 +428,8 @@ private:
       e.kept = true;
       const bool kills = e.strong && !global_like(var) &&
                          (e.kind == Effect::Kind::Assign || e.kind == Effect::Kind::Builtin ||
-                          e.kind == Effect::Kind::Product || e.kind == Effect::Kind::Operation);
+                          e.kind == Effect::Kind::Product || e.kind == Effect::Kind::Operation ||
+                          e.kind == Effect::Kind::Input || e.kind == Effect::Kind::Copy);
       if (kills) {
         live.reset(e.var);
       }
@@ -690,7 +722,7 @@ private:
       const clang::SourceManager &sm = p_.functions[f].context->getSourceManager();
       const auto ploc = sm.getPresumedLoc(sm.getExpansionLoc(loc));
       if (ploc.isValid()) {
-        d.file = ploc.getFilename();
+        d.file = p_.source_file(*p_.functions[f].context, ploc.getFilename());
         d.line = ploc.getLine();
         d.column = ploc.getColumn();
       }
@@ -723,9 +755,9 @@ private:
           const auto where = opaque_where_.find(n);
           std::string msg = std::string(loop ? "trip count" : "branch") + " of '" + node.label +
                             "' depends on " + node.opaque_reason;
-          if (where != opaque_where_.end() && where->second.isValid()) {
-            const clang::SourceManager &sm = fn.context->getSourceManager();
-            const auto ploc = sm.getPresumedLoc(sm.getExpansionLoc(where->second));
+          if (where != opaque_where_.end() && where->second.first.isValid()) {
+            const clang::SourceManager &sm = where->second.second->getSourceManager();
+            const auto ploc = sm.getPresumedLoc(sm.getExpansionLoc(where->second.first));
             if (ploc.isValid()) {
               msg += " (" + std::string(llvm::sys::path::filename(ploc.getFilename())) + ":" +
                      std::to_string(ploc.getLine()) + ")";
@@ -802,7 +834,7 @@ private:
   Program &p_;
   const ExpressionWriter &writer_;
   std::map<StructIndex, std::map<VarId, std::string>> task_subs_;
-  std::map<StructIndex, clang::SourceLocation> opaque_where_;
+  std::map<StructIndex, std::pair<clang::SourceLocation, const clang::ASTContext *>> opaque_where_;
   VarSet gc_;
   VarSet control_params_;
   bool global_changed_ = false;

@@ -55,6 +55,18 @@ WriteResult ExpressionWriter::variable(VarId var, const clang::Expr *e,
   if (o.substitutions != nullptr) {
     const auto it = o.substitutions->find(var);
     if (it != o.substitutions->end()) {
+      // A loop's own copy of the variable (loop_scopes.hpp) is a variable like any other: it
+      // may be data too.
+      const auto copies = program_.loop_copies.find(var);
+      if (copies != program_.loop_copies.end()) {
+        for (VarId inner : copies->second) {
+          if (name(inner) == it->second) {
+            WriteOptions plain = o;
+            plain.substitutions = nullptr;
+            return variable(inner, e, plain);
+          }
+        }
+      }
       return ok(it->second);
     }
   }
@@ -66,6 +78,7 @@ WriteResult ExpressionWriter::variable(VarId var, const clang::Expr *e,
                          e);
     if (v.unrepresentable_at.isValid()) {
       r.where = v.unrepresentable_at;
+      r.unit = v.unrepresentable_unit;
     }
     return r;
   }
@@ -211,11 +224,20 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
     case clang::UO_Not:
       op = "~";
       break;
-    case clang::UO_Deref:
+    case clang::UO_Deref: {
+      WriteResult r = element(e, f, o, ctx);
+      if (r.ok || !r.why.empty()) {
+        return r;
+      }
+      const VarId var = vars.lvalue(e);
+      if (var != kNoVar) {
+        return variable(var, e, o); // a pointer that always points at one scalar
+      }
       return fail("'" + source_text(e, ctx, 40) +
                       "' reads through a pointer (data the model "
                       "does not keep)",
                   e);
+    }
     default:
       return fail("'" + source_text(e, ctx, 40) + "' changes a variable inside an expression", e);
     }
@@ -224,6 +246,12 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
   }
   if (const auto *binary = llvm::dyn_cast<clang::BinaryOperator>(e)) {
     if (binary->isAssignmentOp()) {
+      // `m = level = 0`: the value of an assignment is its left side after it (the effects
+      // collector records the inner assignment first).
+      const VarId target = vars.lvalue(binary->getLHS());
+      if (target != kNoVar) {
+        return variable(target, e, o);
+      }
       return fail("'" + source_text(e, ctx, 40) + "' assigns inside an expression", e);
     }
     if (binary->getOpcode() == clang::BO_Comma) {
@@ -293,6 +321,15 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
       }
       return ok(c.argv_floating ? "float(" + pname + ")" : pname);
     }
+    case CallClass::Accessor:
+      // The accessor's own expression, in its own unit; it reads no parameters or locals.
+      return expr(c.inline_expr, f, o, *program_.functions[c.user].context);
+    case CallClass::InputNumber:
+      return fail("the number " + c.name + "() reads from '" +
+                      source_text(c.args.front(), ctx, 30) +
+                      "' (a program input, modelled only when assigned to a variable outside "
+                      "loops)",
+                  e);
     case CallClass::User: {
       const auto it = program_.call_results.find(e);
       if (it != program_.call_results.end()) {
@@ -311,6 +348,10 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
     }
   }
   if (llvm::isa<clang::ArraySubscriptExpr>(e)) {
+    WriteResult r = element(e, f, o, ctx);
+    if (r.ok || !r.why.empty()) {
+      return r;
+    }
     return fail("'" + source_text(e, ctx, 40) +
                     "' reads an array element (data the model "
                     "does not keep)",
@@ -319,6 +360,62 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
   return fail("'" + source_text(e, ctx, 40) + "' (" + e->getStmtClassName() +
                   ") is not an expression the model can evaluate",
               e);
+}
+
+WriteResult ExpressionWriter::flat_index(const std::vector<const clang::Expr *> &indices,
+                                         const std::vector<std::uint64_t> &dims,
+                                         std::uint64_t offset, FunctionId f, const WriteOptions &o,
+                                         clang::ASTContext &ctx) const {
+  std::string text;
+  for (std::size_t d = 0; d < indices.size(); ++d) {
+    WriteResult r = expr(indices[d], f, o, ctx);
+    if (!r.ok) {
+      return r;
+    }
+    if (text.empty()) {
+      text = r.text;
+    } else {
+      const std::uint64_t extent = d < dims.size() ? dims[d] : 1;
+      text = "(" + text + " * " + std::to_string(extent) + " + " + r.text + ")";
+    }
+  }
+  if (text.empty()) {
+    text = "0";
+  }
+  if (offset != 0) {
+    text = "(" + text + " + " + std::to_string(offset) + ")";
+  }
+  return ok(text);
+}
+
+WriteResult ExpressionWriter::element(const clang::Expr *e, FunctionId f, const WriteOptions &o,
+                                      clang::ASTContext &ctx) const {
+  VariableResolver vars(program_, ctx, f);
+  const VariableResolver::ElementAccess access = vars.element_access(e);
+  if (!access.valid()) {
+    return {};
+  }
+  const Aggregate &agg = program_.aggregates[access.aggregate];
+  if (const auto k = vars.constant_element(access)) {
+    return variable(agg.elements[*k], e, o);
+  }
+  // The index is known only at run time: select the element (seed 000 §3.5 keeps the control
+  // variable; scalar replacement makes its elements variables).
+  const WriteResult index = flat_index(access.indices, agg.dims, access.offset, f, o, ctx);
+  if (!index.ok) {
+    return index;
+  }
+  std::string text;
+  for (std::size_t k = agg.elements.size(); k-- > 0;) {
+    const WriteResult v = variable(agg.elements[k], e, o);
+    if (!v.ok) {
+      return v;
+    }
+    text = text.empty() ? v.text
+                        : "(" + index.text + " == " + std::to_string(k) + " ? " + v.text + " : " +
+                              text + ")";
+  }
+  return ok(text);
 }
 
 WriteResult ExpressionWriter::datatype_size(const clang::Expr *datatype, FunctionId f) const {
@@ -401,6 +498,60 @@ WriteResult ExpressionWriter::effect_value(const Effect &effect, FunctionId f,
     return fail("a received count", nullptr);
   case Effect::Kind::Operation:
     return ok(self);
+  case Effect::Kind::Element: {
+    const Aggregate &agg = program_.aggregates[effect.aggregate];
+    const WriteResult index = flat_index(effect.indices, agg.dims, effect.offset, f, o, ctx);
+    if (!index.ok) {
+      return index;
+    }
+    std::string value;
+    switch (effect.element_kind) {
+    case Effect::Kind::Increment:
+      value = "(" + self + " + 1)";
+      break;
+    case Effect::Kind::Decrement:
+      value = "(" + self + " - 1)";
+      break;
+    case Effect::Kind::Compound: {
+      const WriteResult r = write(effect.value, f, o);
+      if (!r.ok) {
+        return r;
+      }
+      value = "(" + self + " " + std::string(clang::BinaryOperator::getOpcodeStr(effect.op)) + " " +
+              r.text + ")";
+      break;
+    }
+    default: {
+      const WriteResult r = write(effect.value, f, o);
+      if (!r.ok) {
+        return r;
+      }
+      value = r.text;
+      break;
+    }
+    }
+    if (var.type == VarType::Integer && effect.value != nullptr &&
+        effect.value->getType()->isRealFloatingType()) {
+      value = "int(" + value + ")";
+    }
+    return ok("(" + index.text + " == " + std::to_string(effect.element) + " ? " + value + " : " +
+              self + ")");
+  }
+  case Effect::Kind::Copy:
+    return variable(effect.source, nullptr, o);
+  case Effect::Kind::Input: {
+    const InputSite &site = program_.inputs[effect.input];
+    if (!site.setup || site.parameter.empty()) {
+      WriteResult r = fail("'" + var.source_name + "' is read by " + site.what +
+                               (site.setup ? std::string()
+                                           : " inside a loop (data that changes, not a "
+                                             "program input)"),
+                           nullptr);
+      r.where = effect.location;
+      return r;
+    }
+    return ok(var.type == VarType::Floating ? "float(" + site.parameter + ")" : site.parameter);
+  }
   case Effect::Kind::Havoc: {
     WriteResult r = fail("'" + var.source_name + "' is " + effect.text, nullptr);
     r.where = effect.location;

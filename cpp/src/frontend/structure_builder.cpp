@@ -192,7 +192,7 @@ private:
     d.message = message;
     const auto ploc = sm_.getPresumedLoc(sm_.getExpansionLoc(loc));
     if (ploc.isValid()) {
-      d.file = ploc.getFilename();
+      d.file = program_.source_file(context_, ploc.getFilename());
       d.line = ploc.getLine();
       d.column = ploc.getColumn();
     }
@@ -403,7 +403,7 @@ private:
           return;
         }
       }
-      add_to_block(seq, s, statement_effects(s, vars_, calls_));
+      add_to_block(seq, s, tagged(statement_effects(s, vars_, calls_), s));
       return;
     }
     flush(seq);
@@ -412,7 +412,7 @@ private:
       emit_call_leaf(seq, c, s);
       skip.insert(c.expr);
     }
-    add_effects(seq, statement_effects(s, vars_, calls_, &skip), s->getSourceRange());
+    add_effects(seq, tagged(statement_effects(s, vars_, calls_, &skip), s), s->getSourceRange());
   }
 
   void append_external(Seq &seq, const clang::Stmt *s, const ClassifiedCall &c) {
@@ -422,7 +422,7 @@ private:
     n.call = c.expr;
     n.callee_name = c.name;
     n.label = c.name;
-    n.effects = statement_effects(s, vars_, calls_);
+    n.effects = tagged(statement_effects(s, vars_, calls_), s);
     if (c.kind == CallClass::Mpi) {
       if (c.mpi == nullptr) {
         diag(DiagnosticKind::Unsupported, Severity::Warning, s->getBeginLoc(),
@@ -441,6 +441,17 @@ private:
            c.name + "() ends the process here; the model continues after it");
     }
     add_child(seq, program_.add(std::move(n)));
+  }
+
+  // The statement at whose end each program input of `effects` holds its value (the estimation
+  // code reads it there).
+  std::vector<Effect> tagged(std::vector<Effect> effects, const clang::Stmt *statement) {
+    for (const Effect &e : effects) {
+      if (e.kind == Effect::Kind::Input && program_.inputs[e.input].statement == nullptr) {
+        program_.inputs[e.input].statement = statement;
+      }
+    }
+    return effects;
   }
 
   void emit_lock_op(Seq &seq, const std::string &op, const clang::Expr *object,
@@ -479,6 +490,8 @@ private:
     const clang::SourceRange range = c.expr->getSourceRange();
     switch (c.kind) {
     case CallClass::User: {
+      // Pointer parameters that reach a caller's local through a cell: copy in before the call.
+      add_effects(seq, copy_in_effects(c, vars_), range);
       StructNode n = make(StructKind::UserCall, range);
       n.call = c.expr;
       n.callee = c.user;
@@ -506,7 +519,7 @@ private:
           n.result = slot;
         }
       }
-      n.effects = call_effects(c, vars_);
+      n.effects = tagged(call_effects(c, vars_), statement);
       program_.functions[function_].callees.push_back(c.user);
       add_child(seq, program_.add(std::move(n)));
       break;
@@ -634,7 +647,7 @@ private:
       }
       n.comm_args.push_back(std::move(ca));
     }
-    n.effects = call_effects(c, vars_);
+    n.effects = tagged(call_effects(c, vars_), c.expr);
     for (const auto &a : n.comm_args) {
       for (VarId v : a.uses) {
         n.uses.push_back(v);
