@@ -277,6 +277,21 @@ class SourceModel(Model):
         )
 
 
+def _with_include(args: Sequence[str]) -> tuple[str, ...]:
+    """Compiler flags plus parjava's ``parjava/model.h``, last, as a system directory.
+
+    The model builder and the estimation code find ``PARJAVA_PARAM`` this way; users
+    compiling an annotated program themselves add ``parjava.include_dir("model.h")``.
+    """
+    from .tracing import include_dir
+
+    try:
+        directory = include_dir("model.h")
+    except MissingDependencyError:
+        return tuple(str(a) for a in args)
+    return (*[str(a) for a in args], "-isystem", str(directory))
+
+
 def _sources(sources: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
     if isinstance(sources, (str, os.PathLike)):
         return [str(sources)]
@@ -316,7 +331,7 @@ def build_model(
     fe = _load_frontend()
     spec = _BuildSpec(
         sources=tuple(str(Path(f).resolve()) for f in files),
-        args=tuple(str(a) for a in args),
+        args=_with_include(args),
         compile_commands=str(compile_commands) if compile_commands else "",
         entry=entry,
         name=name or "",
@@ -346,7 +361,7 @@ def structure(
     return str(
         fe.describe_structure(
             [str(Path(s).resolve()) for s in _sources(sources)],
-            [str(a) for a in args],
+            list(_with_include(args)),
             str(compile_commands) if compile_commands else "",
             entry,
         )

@@ -132,16 +132,20 @@ class TracedRun:
         )
 
 
-def include_dir() -> Path:
-    """Directory to add with ``-I`` to compile against ``parjava/interval.h``."""
+def include_dir(header: str = "interval.h") -> Path:
+    """Directory to add with ``-I`` to compile against parjava's C headers.
+
+    ``parjava/interval.h`` marks intervals for the tracer; ``parjava/model.h`` names program
+    inputs for the model builder (``PARJAVA_PARAM``).
+    """
     for directory in _package_dirs():
-        if (directory / "include" / "parjava" / "interval.h").exists():
+        if (directory / "include" / "parjava" / header).exists():
             return directory / "include"
     source_tree = PACKAGE_DIR.parent.parent / "cpp" / "include"
-    if (source_tree / "parjava" / "interval.h").exists():
+    if (source_tree / "parjava" / header).exists():
         return source_tree
     raise MissingDependencyError(
-        "parjava/interval.h is not installed with this parjava; rebuild with `make build` "
+        f"parjava/{header} is not installed with this parjava; rebuild with `make build` "
         "or `pip install .`"
     )
 

@@ -34,6 +34,7 @@ std::string math_function(const std::string &name, std::size_t nargs) {
       {{"log", "logf", "logl"}, "log"},
       {{"exp", "expf", "expl"}, "exp"},
       {{"pow", "powf", "powl"}, "pow"},
+      {{"cbrt", "cbrtf", "cbrtl"}, "cbrt"},
       {{"fmin", "fminf", "fminl", "min"}, "min"},
       {{"fmax", "fmaxf", "fmaxl", "max"}, "max"},
   };

@@ -382,6 +382,8 @@ private:
         const WriteResult r = writer_.write(node.cond, f, o);
         if (r.ok) {
           node.control = true;
+        } else if (is_loop(node.kind) && bounded_by_control(node, f, o, r)) {
+          node.control = true;
         } else {
           node.opaque = true;
           node.opaque_reason = r.why;
@@ -389,6 +391,65 @@ private:
         }
       }
     }
+  }
+
+  // `while (time < stoptime && cycle < its)`: a loop whose condition is a conjunction of a
+  // data test and tests the model computes runs at most as long as the computed part allows.
+  // The model keeps that part (so the loop scales with `its`) and says which data test it
+  // assumes does not end the loop first; the estimation run's self-check sees if it does.
+  bool bounded_by_control(StructNode &node, FunctionId f, const WriteOptions &o,
+                          const WriteResult &whole) {
+    // Only outer loops that call or communicate (time-step loops); a computational loop keeps
+    // its measured trip count, which already says when the data test ends it.
+    if (!calls_or_communicates(node)) {
+      return false;
+    }
+    std::vector<const clang::Expr *> conjuncts;
+    const std::function<void(const clang::Expr *)> split = [&](const clang::Expr *e) {
+      e = e->IgnoreParenImpCasts();
+      if (const auto *b = llvm::dyn_cast<clang::BinaryOperator>(e)) {
+        if (b->getOpcode() == clang::BO_LAnd) {
+          split(b->getLHS());
+          split(b->getRHS());
+          return;
+        }
+      }
+      conjuncts.push_back(e);
+    };
+    split(node.cond);
+    std::string kept;
+    std::string dropped;
+    for (const clang::Expr *c : conjuncts) {
+      const WriteResult r = writer_.write(c, f, o);
+      if (r.ok) {
+        kept += (kept.empty() ? "" : " && ") + std::string("(") + r.text + ")";
+      } else {
+        dropped +=
+            (dropped.empty() ? "'" : ", '") + source_text(c, *p_.functions[f].context, 60) + "'";
+      }
+    }
+    if (kept.empty() || dropped.empty()) {
+      return false;
+    }
+    node.cond_text = kept;
+    Diagnostic d = at(f, node.range.getBegin(), DiagnosticKind::Approximation, Severity::Warning,
+                      "loop '" + node.label + "' runs while " + kept +
+                          " in the model; its data "
+                          "test " +
+                          dropped + " (" + whole.why +
+                          ") is assumed not to end it "
+                          "earlier");
+    p_.diagnostics.push_back(std::move(d));
+    return true;
+  }
+
+  bool calls_or_communicates(const StructNode &node) const {
+    if (node.kind == StructKind::Communication || node.kind == StructKind::UserCall ||
+        node.kind == StructKind::TaskGroup) {
+      return true;
+    }
+    return std::any_of(node.children.begin(), node.children.end(),
+                       [&](StructIndex c) { return calls_or_communicates(p_.nodes[c]); });
   }
 
   // --- 3. backward control search (notes 000 §3.5, Fig. 1-3) ---------------------------

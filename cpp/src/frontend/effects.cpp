@@ -365,7 +365,7 @@ void out_arguments(const ClassifiedCall &call, VariableResolver &vars, std::vect
     const clang::ParmVarDecl *param = call.callee != nullptr && i < call.callee->getNumParams()
                                           ? call.callee->getParamDecl(static_cast<unsigned>(i))
                                           : nullptr;
-    if (call.kind == CallClass::User && param != nullptr) {
+    if (call.kind == CallClass::User && param != nullptr && how.empty()) {
       const FunctionInfo &callee = program.functions[call.user];
       const clang::ParmVarDecl *own = i < callee.decl->getNumParams()
                                           ? callee.decl->getParamDecl(static_cast<unsigned>(i))
@@ -382,6 +382,12 @@ void out_arguments(const ClassifiedCall &call, VariableResolver &vars, std::vect
             copy.source = alias->second.scalar;
             copy.uses = {alias->second.scalar};
             copy.location = arg->getBeginLoc();
+            // How the caller spells the variable (a program input read by a helper, e.g.
+            // StrToInt(argv[i + 1], &opts->its), is named and measured through it).
+            copy.text = source_text(llvm::cast<clang::UnaryOperator>(arg->IgnoreParenImpCasts())
+                                        ->getSubExpr()
+                                        ->IgnoreParens(),
+                                    vars.context(), 200);
             out.push_back(std::move(copy));
           }
         }
@@ -427,8 +433,12 @@ void out_arguments(const ClassifiedCall &call, VariableResolver &vars, std::vect
       out.push_back(havoc(var, why, arg->getBeginLoc()));
       continue;
     }
-    Effect e = input(vars, var, how, call.name + "()",
-                     source_text(named->IgnoreParens(), vars.context(), 200), arg->getBeginLoc());
+    // A macro argument spells the macro's whole use; the variable's name says it better.
+    const std::string spelling = how == "annotation"
+                                     ? vars.program().variables[var].source_name
+                                     : source_text(named->IgnoreParens(), vars.context(), 200);
+    Effect e = input(vars, var, how, how == "annotation" ? "PARJAVA_PARAM" : call.name + "()",
+                     spelling, arg->getBeginLoc());
     InputSite &site = vars.program().inputs[e.input];
     site.registration = registration;
     site.options = literals.options;
@@ -762,7 +772,8 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
 
 std::vector<Effect> copy_in_effects(const ClassifiedCall &call, VariableResolver &vars) {
   std::vector<Effect> out;
-  if (call.kind != CallClass::User) {
+  // An option table entry stores the address; it reads nothing through it.
+  if (call.kind != CallClass::User || registers_option(call, vars)) {
     return out;
   }
   const Program &program = vars.program();

@@ -300,6 +300,11 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
       if (c.math.empty()) {
         return fail("'" + source_text(e, ctx, 40) + "' reads an atomic or container", e);
       }
+      if (c.math == "cbrt") {
+        // The expression language has no cube root (LULESH: tp = cbrt(numRanks) + 0.5).
+        WriteResult a = expr(c.args.front(), f, o, ctx);
+        return a.ok ? ok("pow(float(" + a.text + "), " + float_literal(1.0 / 3.0) + ")") : a;
+      }
       std::string text = c.math + "(";
       for (std::size_t i = 0; i < c.args.size(); ++i) {
         WriteResult a = expr(c.args[i], f, o, ctx);
@@ -427,6 +432,14 @@ WriteResult ExpressionWriter::datatype_size(const clang::Expr *datatype, Functio
     }
   }
   const clang::Expr *e = datatype->IgnoreParenCasts();
+  // `(sizeof(Real_t) == 4) ? MPI_FLOAT : MPI_DOUBLE`: the branch a constant condition picks.
+  if (const auto *choice = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
+    bool pick = false;
+    if (!choice->getCond()->isValueDependent() &&
+        choice->getCond()->EvaluateAsBooleanCondition(pick, ctx)) {
+      return datatype_size(pick ? choice->getTrueExpr() : choice->getFalseExpr(), f);
+    }
+  }
   if (const auto *unary = llvm::dyn_cast<clang::UnaryOperator>(e)) {
     e = unary->getSubExpr()->IgnoreParenCasts();
   }
@@ -453,6 +466,9 @@ WriteResult ExpressionWriter::effect_value(const Effect &effect, FunctionId f,
   clang::ASTContext &ctx = *program_.functions[f].context;
   switch (effect.kind) {
   case Effect::Kind::Assign:
+    if (var.type == VarType::Datatype) {
+      return datatype_size(effect.value, f); // a datatype variable holds its size in bytes
+    }
     return write(effect.value, f, o);
   case Effect::Kind::Compound: {
     WriteResult r = write(effect.value, f, o);

@@ -116,6 +116,7 @@ public:
         classify(f, node);
       }
     }
+    helper_inputs();
     for (FunctionId f = 0; f < n; ++f) {
       // Copy: deferral moves effects between nodes of the list.
       const std::vector<StructIndex> order = trees_[f].preorder;
@@ -123,7 +124,67 @@ public:
         defer_registrations(f, order, i);
       }
     }
+    for (std::uint32_t k = 0; k < p_.inputs.size(); ++k) {
+      forget_before(k);
+    }
     name_parameters();
+  }
+
+  // An input replaces what the variable held: `int steps = cfg.nsteps; PARJAVA_PARAM(steps);`
+  // or `int n = guess(); fscanf(f, "%d", &n);`. The analysis is per variable, so an earlier
+  // definition from data would make every use data; when nothing reads the variable between
+  // its earlier definitions and the input (in the same function, outside loops), those
+  // definitions are forgotten by the model (their statements keep their time).
+  void forget_before(std::uint32_t k) {
+    const InputSite &site = p_.inputs[k];
+    const auto holder = holder_.find(k);
+    // A broadcast's earlier value is what the root sends (broadcast_source), not forgotten.
+    if (!site.setup || holder == holder_.end() || site.how == "broadcast" ||
+        p_.variables[site.var].scope != VarScope::Local) {
+      return;
+    }
+    const Tree &t = trees_[site.function];
+    const auto at = std::find(t.preorder.begin(), t.preorder.end(), holder->second);
+    std::vector<StructIndex> defs;
+    for (auto it = t.preorder.begin(); it != at; ++it) {
+      const StructNode &n = p_.nodes[*it];
+      if (t.in_data_loop.contains(*it)) {
+        if (writes_var(n, site.var)) {
+          return; // a loop changes it before the input: keep the analysis' view
+        }
+        continue;
+      }
+      for (const Effect &e : n.effects) {
+        if (std::find(e.uses.begin(), e.uses.end(), site.var) != e.uses.end()) {
+          return; // read in between: what it held matters
+        }
+      }
+      if (std::find(n.uses.begin(), n.uses.end(), site.var) != n.uses.end()) {
+        return;
+      }
+      if (writes_var(n, site.var)) {
+        defs.push_back(*it);
+      }
+    }
+    for (StructIndex d : defs) {
+      auto &effects = p_.nodes[d].effects;
+      effects.erase(std::remove_if(effects.begin(), effects.end(),
+                                   [&](const Effect &e) {
+                                     return e.var == site.var && e.kind != Effect::Kind::Input;
+                                   }),
+                    effects.end());
+    }
+  }
+
+  bool writes_var(const StructNode &n, VarId v) const {
+    for (const auto *list : {&n.init, &n.effects, &n.update}) {
+      for (const Effect &e : *list) {
+        if (e.var == v) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
 private:
@@ -229,6 +290,62 @@ private:
           site.options = options_around(f, n);
         }
       }
+    }
+  }
+
+  // A helper that parses one value into its pointer argument (`StrToInt(argv[i + 1],
+  // &opts->its)`, whose body does `*retVal = strtol(token, ...)`) reads a different input at
+  // every call: the input is the caller's variable, under the caller's option, set when the
+  // call returns. The helper's own read becomes the cell's, which nothing else uses.
+  void helper_inputs() {
+    std::map<VarId, std::uint32_t> cell_inputs; // cell -> the helper's input site
+    for (std::uint32_t k = 0; k < p_.inputs.size(); ++k) {
+      const InputSite &site = p_.inputs[k];
+      const auto alias = std::find_if(
+          p_.pointer_aliases.begin(), p_.pointer_aliases.end(),
+          [&](const auto &entry) { return entry.second.cell && entry.second.scalar == site.var; });
+      if (site.setup && alias != p_.pointer_aliases.end()) {
+        cell_inputs[site.var] = k;
+      }
+    }
+    if (cell_inputs.empty()) {
+      return;
+    }
+    for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+      for (StructIndex n : trees_[f].preorder) {
+        StructNode &node = p_.nodes[n];
+        if (node.kind != StructKind::UserCall) {
+          continue;
+        }
+        for (Effect &e : node.effects) {
+          const auto cell = cell_inputs.find(e.source);
+          if (e.kind != Effect::Kind::Copy || cell == cell_inputs.end()) {
+            continue;
+          }
+          const InputSite &inner = p_.inputs[cell->second];
+          const bool setup = !trees_[f].in_data_loop.contains(n) && !looped_[f];
+          if (!setup) {
+            continue;
+          }
+          InputSite site;
+          site.var = e.var;
+          site.function = f;
+          site.how = inner.how;
+          site.what = node.callee_name + "() (" + inner.what + ")";
+          site.spelling = e.text;
+          site.location = e.location;
+          site.statement = node.call;
+          site.options = site.how == "argv" ? options_around(f, n) : std::vector<std::string>{};
+          e.kind = Effect::Kind::Input;
+          e.input = static_cast<std::uint32_t>(p_.inputs.size());
+          e.uses.clear();
+          holder_[e.input] = n;
+          p_.inputs.push_back(std::move(site));
+        }
+      }
+    }
+    for (const auto &[cell, k] : cell_inputs) {
+      p_.inputs[k].setup = false; // read per call, through the caller's inputs above
     }
   }
 
@@ -373,33 +490,32 @@ private:
     if (holder == holder_.end()) {
       return std::nullopt;
     }
-    const std::vector<StructIndex> &order = trees_[site.function].preorder;
-    const auto at = std::find(order.begin(), order.end(), holder->second);
-    const clang::ASTContext &ctx = *p_.functions[site.function].context;
-    const auto constant = [&](const clang::Expr *e) -> std::optional<double> {
-      clang::Expr::EvalResult r;
-      if (e == nullptr || e->isValueDependent() || !e->EvaluateAsRValue(r, ctx)) {
-        return std::nullopt;
-      }
-      if (r.Val.isInt()) {
-        return static_cast<double>(r.Val.getInt().getExtValue());
-      }
-      if (r.Val.isFloat()) {
-        return r.Val.getFloat().convertToDouble();
-      }
-      return std::nullopt;
-    };
-    for (auto it = std::make_reverse_iterator(at); it != order.rend(); ++it) {
-      const StructNode &n = p_.nodes[*it];
-      for (auto e = n.effects.rbegin(); e != n.effects.rend(); ++e) {
-        if (e->var != site.var) {
-          continue;
+    FunctionId f = site.function;
+    StructIndex from = holder->second;
+    // Within the reading function, then (parsers are called once) in its only caller, from
+    // the call on: `opts.numReg = 11; ParseCommandLineOptions(argc, argv, &opts);`.
+    for (int depth = 0; depth < 4; ++depth) {
+      const std::vector<StructIndex> &order = trees_[f].preorder;
+      const auto at = std::find(order.begin(), order.end(), from);
+      const clang::ASTContext &ctx = *p_.functions[f].context;
+      for (auto it = std::make_reverse_iterator(at); it != order.rend(); ++it) {
+        const StructNode &n = p_.nodes[*it];
+        for (auto e = n.effects.rbegin(); e != n.effects.rend(); ++e) {
+          if (e->var != site.var) {
+            continue;
+          }
+          if (e->kind == Effect::Kind::Assign) {
+            return constant(e->value, ctx);
+          }
+          return std::nullopt;
         }
-        if (e->kind == Effect::Kind::Assign) {
-          return constant(e->value);
-        }
-        return std::nullopt;
       }
+      const auto call = only_call_of(f);
+      if (!call) {
+        break;
+      }
+      f = call->first;
+      from = call->second;
     }
     if (const auto *decl = llvm::dyn_cast_or_null<clang::VarDecl>(p_.variables[site.var].decl)) {
       if (decl->getInit() != nullptr) {
@@ -418,6 +534,45 @@ private:
       }
     }
     return std::nullopt;
+  }
+
+  static std::optional<double> constant(const clang::Expr *e, const clang::ASTContext &ctx) {
+    // `a = b = 32`: the value of the inner assignment is what it assigns.
+    while (e != nullptr) {
+      const auto *assign = llvm::dyn_cast<clang::BinaryOperator>(e->IgnoreParenImpCasts());
+      if (assign == nullptr || assign->getOpcode() != clang::BO_Assign) {
+        break;
+      }
+      e = assign->getRHS();
+    }
+    clang::Expr::EvalResult r;
+    if (e == nullptr || e->isValueDependent() || !e->EvaluateAsRValue(r, ctx)) {
+      return std::nullopt;
+    }
+    if (r.Val.isInt()) {
+      return static_cast<double>(r.Val.getInt().getExtValue());
+    }
+    if (r.Val.isFloat()) {
+      return r.Val.getFloat().convertToDouble();
+    }
+    return std::nullopt;
+  }
+
+  // The one call of function `g` in the program (caller, ufc node), if there is exactly one.
+  std::optional<std::pair<FunctionId, StructIndex>> only_call_of(FunctionId g) const {
+    std::optional<std::pair<FunctionId, StructIndex>> found;
+    for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+      for (StructIndex n : trees_[f].preorder) {
+        const StructNode &node = p_.nodes[n];
+        if (node.kind == StructKind::UserCall && node.callee == g) {
+          if (found) {
+            return std::nullopt;
+          }
+          found = std::make_pair(f, n);
+        }
+      }
+    }
+    return found;
   }
 
   // A broadcast value the root copied from another input just before (`params[0] =

@@ -751,6 +751,13 @@ private:
     req.text = v != kNoVar ? w_.name(v) : identifier(source_text(base, ctx, 30));
     n.op_args.push_back(req);
     if (index != nullptr) {
+      // `&req[n++]`: the index is n before the increment (the increment is an effect of the
+      // statement, applied after the call).
+      if (const auto *post = llvm::dyn_cast<clang::UnaryOperator>(index->IgnoreParenImpCasts())) {
+        if (post->isPostfix() && post->isIncrementDecrementOp()) {
+          index = post->getSubExpr();
+        }
+      }
       const WriteResult r = w_.write(index, f, o);
       model::OperationArg idx;
       idx.name = "index";

@@ -678,7 +678,10 @@ private:
     }
   }
 
-  void check_condition_effects(const clang::Expr *cond) {
+  // `once`: the condition of an if, evaluated once where it stands; a program input read
+  // there (`if (fscanf(f, "%d", &n) != 1)`) is an input like any other, set by `statement`.
+  void check_condition_effects(const clang::Expr *cond, bool once = false,
+                               const clang::Stmt *statement = nullptr) {
     if (cond == nullptr) {
       return;
     }
@@ -688,6 +691,10 @@ private:
       leaves.insert(c.expr);
     }
     for (const Effect &e : statement_effects(cond, vars_, calls_, &leaves)) {
+      if (e.kind == Effect::Kind::Input && once) {
+        pending_havoc_.push_back(tagged({e}, statement).front());
+        continue;
+      }
       if (e.kind != Effect::Kind::Operation) {
         diag(DiagnosticKind::Unsupported, Severity::Note, e.location,
              "an assignment inside a condition is not modelled; the variable it writes is "
@@ -716,7 +723,7 @@ private:
     }
     flush(seq);
     emit_condition_calls(seq, ifs->getCond());
-    check_condition_effects(ifs->getCond());
+    check_condition_effects(ifs->getCond(), /*once=*/true, ifs);
     flush_havoc(seq, ifs->getSourceRange());
     const bool has_else = ifs->getElse() != nullptr;
     StructNode n = make(has_else ? StructKind::IfElse : StructKind::If, ifs->getSourceRange());
