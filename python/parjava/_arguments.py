@@ -136,7 +136,7 @@ def resolve(
         else:
             names = ", ".join(sorted(parameters)) or "none"
             raise UsageError(
-                f"'{key}' is not a parameter of the model, an option that sets one, or a "
-                f"variable one sets (parameters: {names})"
+                f"no parameter '{key}' in the model, nor an option or a variable that sets one "
+                f"(parameters: {names})"
             )
     return out

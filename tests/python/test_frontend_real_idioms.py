@@ -107,7 +107,7 @@ def test_params_accept_options_and_variable_spellings() -> None:
         "px": 2,
         "ny": 3,
     }
-    with pytest.raises(pj.UsageError, match="not a parameter"):
+    with pytest.raises(pj.UsageError, match="no parameter '--no-such-option'"):
         model.resolve_params({"--no-such-option": 1})
 
 
