@@ -161,12 +161,13 @@ void register_interp(py::module_ &m) {
          std::int64_t threads, const py::dict &params, const std::string &opaque,
          std::uint64_t seed, const std::map<std::string, std::string> &algorithms, double reduction,
          bool contention, bool trace, std::uint64_t max_events, std::uint32_t max_depth,
-         bool opaque_recursion, const py::object &progress) {
+         bool opaque_recursion, const py::object &progress, double progress_interval) {
         InterpretOptions o = options_from(np, threads, params, opaque, seed, algorithms, reduction,
                                           contention, trace, max_events);
         o.max_depth = max_depth;
         o.allow_opaque_recursion = opaque_recursion;
         o.progress = progress_callback(progress);
+        o.progress_interval = progress_interval;
         const MachineArg chosen(machine);
         std::shared_ptr<Prediction> out;
         {
@@ -181,7 +182,7 @@ void register_interp(py::module_ &m) {
       py::arg("opaque"), py::arg("seed"), py::arg("algorithms"), py::arg("reduction"),
       py::arg("contention"), py::arg("trace"), py::arg("max_events"),
       py::arg("max_depth") = kDefaultMaxDepth, py::arg("opaque_recursion") = false,
-      py::arg("progress") = py::none());
+      py::arg("progress") = py::none(), py::arg("progress_interval") = 0.2);
 
   m.def(
       "interpret_node",

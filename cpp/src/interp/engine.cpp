@@ -98,6 +98,7 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
   node_freq_.assign(model.nodes.size(), 0);
   node_error_.assign(model.nodes.size(), 0.0);
   warned_.assign(model.nodes.size(), false);
+  measured_warned_.assign(program.measured.size(), false);
 
   // Placement: block placement, ranks_per_node ranks per node (Machine::node_of). A sweep may
   // ask for more ranks than the machine holds; the interpreter then adds nodes of the same kind.
@@ -155,9 +156,17 @@ std::optional<std::int64_t> Engine::measured_value(std::uint32_t ctx, const Comm
   if (m < 0) {
     return std::nullopt;
   }
-  const auto &values =
-      program_.measured[static_cast<std::size_t>(m)].values[static_cast<std::size_t>(rank_of(ctx))];
+  const MeasuredArg &arg = program_.measured[static_cast<std::size_t>(m)];
+  const auto &values = arg.values[static_cast<std::size_t>(rank_of(ctx))];
   if (values.empty()) {
+    if (!measured_warned_[static_cast<std::size_t>(m)]) {
+      measured_warned_[static_cast<std::size_t>(m)] = true;
+      warnings_.push_back(
+          "model '" + model_.name + "', " + model_.describe(op.node) + ": argument '" + arg.name +
+          "' was measured per rank at np " + std::to_string(arg.values.size()) + ", but rank " +
+          std::to_string(rank_of(ctx)) +
+          " passed no value there; it uses the fallback expression '" + arg.fallback + "'");
+    }
     return std::nullopt;
   }
   const std::uint64_t k = frame(ctx)[op.count_slot] - 1;

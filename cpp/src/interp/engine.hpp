@@ -352,6 +352,7 @@ private:
   std::uint64_t events_ = 0;
   std::uint64_t message_count_ = 0;
   std::vector<bool> warned_;
+  std::vector<bool> measured_warned_; // per measured argument: a rank without values was told
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point last_progress_;
 

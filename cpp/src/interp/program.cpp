@@ -652,7 +652,8 @@ private:
   }
 
   // An argument measured per rank (interfaces §2): its values at the np they were measured at;
-  // the fallback expression, with a warning, at any other np or for a rank without values.
+  // the fallback expression, with a warning, at any other np (and, warned by the engine when
+  // it happens, for a rank that passed no value there).
   void measured_arg(NodeIndex n, const model::OperationArg &a, CommOp &c, Arg which) {
     const std::size_t len = a.by_rank.size();
     const std::string head = "model '" + m_.name + "', " + m_.describe(n) + ": argument '" +
@@ -662,18 +663,7 @@ private:
                             " every rank uses its fallback expression '" + a.expr.text() + "'");
       return;
     }
-    std::string empty;
-    for (std::size_t r = 0; r < len; ++r) {
-      if (a.by_rank[r].empty()) {
-        empty += (empty.empty() ? "" : ", ") + std::to_string(r);
-      }
-    }
-    if (!empty.empty()) {
-      p_.warnings.push_back(head + "; rank(s) " + empty +
-                            " passed no value there and use the fallback expression '" +
-                            a.expr.text() + "'");
-    }
-    p_.measured.push_back({a.by_rank});
+    p_.measured.push_back({a.by_rank, a.name, a.expr.text()});
     c.measured[static_cast<std::size_t>(which)] = static_cast<std::int32_t>(p_.measured.size() - 1);
     if (!c.counted) {
       c.counted = true;

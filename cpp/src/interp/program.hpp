@@ -135,6 +135,8 @@ struct CommOp {
 // Values of one argument measured per rank: values[r] is rank r's sequence (may be empty).
 struct MeasuredArg {
   std::vector<std::vector<std::int64_t>> values;
+  std::string name;     // the argument
+  std::string fallback; // its expression, used by a rank without values
 };
 
 // A call inside a recursive cycle of the call graph: the arguments are evaluated into
