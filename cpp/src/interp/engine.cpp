@@ -125,6 +125,7 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
                         std::to_string((processes_ + ranks_per_node_ - 1) / ranks_per_node_) +
                         " nodes of " + std::to_string(ranks_per_node_) + " ranks each");
   }
+  share_cores(machine, options);
   if (options.record_trace) {
     recorder_.start(model, processes_, contexts_per_process_, ranks_per_node_);
     trace_ = &recorder_;
@@ -204,6 +205,37 @@ std::uint64_t Engine::arg_bytes(std::uint32_t ctx, const CommOp &op, Arg a, std:
   return static_cast<std::uint64_t>(v);
 }
 
+// Processor sharing: a node running more logical threads than it has cores (ranks_per_node >
+// cores_per_node, as under mpirun --oversubscribe) gives each a share of them, so a block takes
+// (threads on the node / cores) times longer. Open MPI's waiting ranks keep polling (or yield
+// and come back), so every rank competes for the cores all the time, not only while computing.
+void Engine::share_cores(const machine::Machine &machine, const InterpretOptions &options) {
+  const std::int64_t cores = std::max(1, machine.cores_per_node());
+  const std::int64_t per_process = program_.uses_task_groups ? options.threads : 1;
+  if (ranks_per_node_ * per_process <= cores) {
+    return;
+  }
+  share_.assign(static_cast<std::size_t>(processes_), 1.0);
+  double worst = 1.0;
+  for (std::int64_t p = 0; p < processes_; ++p) {
+    const std::int64_t first = p / ranks_per_node_ * ranks_per_node_;
+    const std::int64_t on_node = std::min(ranks_per_node_, processes_ - first) * per_process;
+    const double factor =
+        std::max(1.0, static_cast<double>(on_node) / static_cast<double>(cores));
+    share_[static_cast<std::size_t>(p)] = factor;
+    worst = std::max(worst, factor);
+  }
+  if (worst > 1.0) {
+    warnings_.push_back("machine '" + machine.name() + "' has " + std::to_string(cores) +
+                        " cores per node for " + std::to_string(ranks_per_node_ * per_process) +
+                        " logical threads per node: they share the cores, and block times are "
+                        "up to " +
+                        std::to_string(worst).substr(0, 4) + "x longer (processor sharing)");
+  } else {
+    share_.clear();
+  }
+}
+
 double Engine::time_ns(std::uint32_t ctx, const TimeSource &t, NodeIndex node) {
   double seconds = t.seconds;
   if (t.expr >= 0) {
@@ -215,6 +247,9 @@ double Engine::time_ns(std::uint32_t ctx, const TimeSource &t, NodeIndex node) {
                                         " s on rank " + std::to_string(rank_of(ctx)) +
                                         "; a time must be finite and >= 0");
     }
+  }
+  if (!share_.empty()) {
+    seconds *= share_[static_cast<std::size_t>(rank_of(ctx))];
   }
   return seconds * 1e9;
 }

@@ -162,6 +162,7 @@ private:
   [[nodiscard]] std::uint64_t arg_bytes(std::uint32_t ctx, const CommOp &op, Arg a,
                                         std::int64_t peer = 0);
   [[nodiscard]] double time_ns(std::uint32_t ctx, const TimeSource &t, model::NodeIndex node);
+  void share_cores(const machine::Machine &machine, const InterpretOptions &options);
 
   // ---- opaque decisions (per-rank classes, shared draws)
   [[nodiscard]] const OpaqueStats &stats_of(const OpaqueInfo &o, std::uint32_t ctx) const;
@@ -339,6 +340,7 @@ private:
 
   NetworkTiming intra_, inter_, self_;
   std::int64_t ranks_per_node_ = 1;
+  std::vector<double> share_; // per process: block time factor of an oversubscribed node
   EventQueue queue_;
   std::uint64_t popped_seq_ = 0;
   bool fresh_ = false; // the running thread was just popped and has not executed a leaf yet
