@@ -92,7 +92,8 @@ class Progress:
     def _draw(self, force: bool = False) -> None:
         now = time.monotonic()
         elapsed = now - self._start
-        if not self._shown and elapsed < self.delay:
+        # In Jupyter a bar is a cell output: work done within half a second leaves none.
+        if not self._shown and elapsed < (max(self.delay, 0.5) if self._jupyter else self.delay):
             return
         if not force and self._shown and now - self._last < 0.1:
             return
