@@ -185,6 +185,7 @@ void opaque_statistics(const model::Model &model, NodeIndex n, std::int64_t np, 
   set_distribution(out.base, o.distribution);
   if (o.kind == Opaque::Kind::Weights) {
     std::vector<double> raw;
+    raw.reserve(node.cases.size());
     for (const auto &c : node.cases) {
       raw.push_back(c.weight);
     }
