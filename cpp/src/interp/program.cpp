@@ -90,6 +90,14 @@ public:
       p_.code[call.first].a = static_cast<std::uint32_t>(call.second);
     }
     frames_of_recursive_functions();
+    // A node emitted twice (partial interpretation) must not warn twice.
+    std::vector<std::string> unique;
+    for (auto &w : p_.warnings) {
+      if (std::find(unique.begin(), unique.end(), w) == unique.end()) {
+        unique.push_back(std::move(w));
+      }
+    }
+    p_.warnings = std::move(unique);
     p_.rng_slot = hidden(ValueType::Int);
     p_.frame_slots = static_cast<std::uint32_t>(p_.slot_types.size());
     global_inits();
