@@ -20,10 +20,11 @@ pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built
 pytestmark = pytest.mark.mpi
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "model"
-# 2^20 points over 8 levels: the coarsest level keeps 2^11 points per rank at np 4, and a cycle
-# takes about 40 ms at np 1, so the halo exchanges (14 small Sendrecvs per level) stay a small
-# part of the time even on a shared VM.
-POINTS, LEVELS, CYCLES, ESTIMATION_CYCLES = "1048576", "8", "8", "2"
+# 2^20 points over 6 levels (the coarsest keeps 2^13 points per rank at np 4); a cycle takes
+# about 18 ms at np 1, so 24 cycles run about 0.45 s, long enough to average the VM's phases.
+# At np 4 the two cores are oversubscribed: the machine below says so, and the interpreter
+# shares the cores between the ranks (docs/interpreter.md "Placement and machines").
+POINTS, LEVELS, CYCLES, ESTIMATION_CYCLES = "1048576", "6", "24", "4"
 
 
 def this_machine() -> pj.Machine:
@@ -35,7 +36,7 @@ def this_machine() -> pj.Machine:
     )
 
 
-def real_time(program: Path, np_: int, runs: int = 3) -> float:
+def real_time(program: Path, np_: int, runs: int = 5) -> float:
     """The fastest of `runs` real runs (its own "time" line): noise on a shared machine only
     ever slows a run down."""
     mpirun = shutil.which("mpirun")
@@ -73,7 +74,7 @@ def test_recursive_multigrid_predicted_within_15_percent(tmp_path: Path) -> None
         run=["./multigrid", POINTS, ESTIMATION_CYCLES, LEVELS],
         np=1,
         directory=tmp_path / "est",
-        repeat=2,
+        repeat=3,
         combine="min",
     )
     program = tmp_path / "multigrid"
@@ -86,9 +87,16 @@ def test_recursive_multigrid_predicted_within_15_percent(tmp_path: Path) -> None
     body = next(f["body"] for f in functions if f["name"] == "vcycle")
     freq = next(r["freq"] for r in pred.nodes(np=4) if r["id"] == body)
     assert freq == 4 * int(LEVELS) * int(CYCLES)
+    # This VM has phases in which the same code runs 1.4x slower for seconds: a real time that
+    # is too slow for the prediction is measured again (up to three times, keeping the
+    # fastest), as the scan tests do; a prediction slower than the real runs fails at once.
     errors = {}
     for np_ in (1, 2, 4):
         predicted = pred.region_time(np=np_)
-        measured = real_time(program, np_)
-        errors[np_] = (predicted - measured) / measured
+        measured = float("inf")
+        for _ in range(3):
+            measured = min(measured, real_time(program, np_))
+            errors[np_] = (predicted - measured) / measured
+            if errors[np_] > -0.15:
+                break
     assert all(abs(e) < 0.15 for e in errors.values()), (errors, os.getloadavg())
