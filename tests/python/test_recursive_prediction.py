@@ -99,4 +99,10 @@ def test_recursive_multigrid_predicted_within_15_percent(tmp_path: Path) -> None
             errors[np_] = (predicted - measured) / measured
             if errors[np_] > -0.15:
                 break
+    load = max(load, os.getloadavg()[0])
+    if load > cores + 1 and not os.environ.get("PARJAVA_TIMING_TESTS"):
+        pytest.skip(
+            f"the machine became loaded while the real runs were measured (load average "
+            f"{load:.1f} on {cores} cores); relative errors {errors}"
+        )
     assert all(abs(e) < 0.15 for e in errors.values()), (errors, os.getloadavg())
