@@ -99,6 +99,7 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
   node_error_.assign(model.nodes.size(), 0.0);
   warned_.assign(model.nodes.size(), false);
   measured_warned_.assign(program.measured.size(), false);
+  opaque_warned_.assign(program.opaques.size(), false);
 
   // Placement: block placement, ranks_per_node ranks per node (Machine::node_of). A sweep may
   // ask for more ranks than the machine holds; the interpreter then adds nodes of the same kind.
@@ -220,8 +221,7 @@ void Engine::share_cores(const machine::Machine &machine, const InterpretOptions
   for (std::int64_t p = 0; p < processes_; ++p) {
     const std::int64_t first = p / ranks_per_node_ * ranks_per_node_;
     const std::int64_t on_node = std::min(ranks_per_node_, processes_ - first) * per_process;
-    const double factor =
-        std::max(1.0, static_cast<double>(on_node) / static_cast<double>(cores));
+    const double factor = std::max(1.0, static_cast<double>(on_node) / static_cast<double>(cores));
     share_[static_cast<std::size_t>(p)] = factor;
     worst = std::max(worst, factor);
   }
@@ -287,15 +287,42 @@ void Engine::account(std::uint32_t ctx, NodeIndex node, double start) {
 
 // ---- opaque decisions (docs/model-schema.md "Opaque conditions") ---------------------------
 
-const OpaqueStats &Engine::stats_of(const OpaqueInfo &o, std::uint32_t ctx) const {
+const OpaqueStats &Engine::stats_of(const OpaqueInfo &o, std::uint32_t ctx) {
   if (o.classes.empty()) {
     return o.base;
   }
   const std::int64_t r = rank_of(ctx);
-  if (o.per_rank) {
-    return o.classes[static_cast<std::size_t>(r)];
+  const std::size_t c = o.per_rank            ? static_cast<std::size_t>(r)
+                        : r == 0              ? 0
+                        : r == processes_ - 1 ? 2
+                                              : 1;
+  if (o.unmeasured[c] != 0 && !opaque_warned_[o.index]) {
+    unmeasured_opaque(o, ctx);
   }
-  return o.classes[r == 0 ? 0 : r == processes_ - 1 ? 2 : 1];
+  return o.classes[c];
+}
+
+// A rank evaluates an opaque condition that its rank(s) of the estimation run never evaluated:
+// say so once, with the pooled statistics it uses instead (issue 13 item 2).
+void Engine::unmeasured_opaque(const OpaqueInfo &o, std::uint32_t ctx) {
+  opaque_warned_[o.index] = true;
+  const model::NodeIndex n = model_.index_of(static_cast<model::NodeId>(o.key));
+  const model::Opaque &stats = model_.nodes[n].opaque;
+  std::string used;
+  if (o.kind == model::Opaque::Kind::Probability) {
+    used = "probability " + std::to_string(o.base.probability);
+  } else if (o.kind == model::Opaque::Kind::Trips) {
+    used = "mean trips " + std::to_string(o.base.trips_mean);
+  } else {
+    used = "the pooled case weights";
+  }
+  warnings_.push_back("model '" + model_.name + "', " + model_.describe(n) + ": rank " +
+                      std::to_string(rank_of(ctx)) +
+                      " evaluates an opaque condition that its rank class never evaluated in "
+                      "the estimation run at np " +
+                      std::to_string(stats.by_rank.size()) +
+                      " (unmeasured); it uses the statistics pooled over the ranks that did (" +
+                      used + ")");
 }
 
 // A uniform number in [0, 1) for a sampled decision. Decisions with communication below are

@@ -165,7 +165,8 @@ private:
   void share_cores(const machine::Machine &machine, const InterpretOptions &options);
 
   // ---- opaque decisions (per-rank classes, shared draws)
-  [[nodiscard]] const OpaqueStats &stats_of(const OpaqueInfo &o, std::uint32_t ctx) const;
+  [[nodiscard]] const OpaqueStats &stats_of(const OpaqueInfo &o, std::uint32_t ctx);
+  void unmeasured_opaque(const OpaqueInfo &o, std::uint32_t ctx);
   [[nodiscard]] double draw(std::uint32_t ctx, const OpaqueInfo &o);
   bool decide_probability(std::uint32_t ctx, const OpaqueInfo &o);
   std::int64_t draw_trips(std::uint32_t ctx, const OpaqueInfo &o);
@@ -355,6 +356,7 @@ private:
   std::uint64_t message_count_ = 0;
   std::vector<bool> warned_;
   std::vector<bool> measured_warned_; // per measured argument: a rank without values was told
+  std::vector<bool> opaque_warned_;   // per opaque: an unmeasured rank class was told
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point last_progress_;
 

@@ -197,16 +197,25 @@ void opaque_statistics(const model::Model &model, NodeIndex n, std::int64_t np, 
   if (len == 0) {
     return;
   }
+  out.unmeasured.clear();
   if (static_cast<std::size_t>(np) == len) {
     out.per_rank = true;
     for (const auto &e : o.by_rank) {
       out.classes.push_back(entry_stats(e, o.kind, out.base));
+      out.unmeasured.push_back(e.samples == 0 ? 1 : 0);
     }
     return;
+  }
+  std::uint64_t between = 0;
+  for (std::size_t i = 1; i + 1 < len; ++i) {
+    between += o.by_rank[i].samples;
   }
   out.classes.push_back(entry_stats(o.by_rank.front(), o.kind, out.base));
   out.classes.push_back(len >= 3 ? pool(o, 1, len - 1, out.base) : out.base);
   out.classes.push_back(entry_stats(o.by_rank.back(), o.kind, out.base));
+  out.unmeasured = {static_cast<std::uint8_t>(o.by_rank.front().samples == 0 ? 1 : 0),
+                    static_cast<std::uint8_t>(len >= 3 && between == 0 ? 1 : 0),
+                    static_cast<std::uint8_t>(o.by_rank.back().samples == 0 ? 1 : 0)};
   const std::string differ = spread(o);
   if (!differ.empty()) {
     const std::string middle = len >= 3

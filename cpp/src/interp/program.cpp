@@ -340,6 +340,7 @@ private:
     OpaqueInfo o;
     opaque_statistics(m_, n, options_.processes, o, p_.warnings);
     o.key = node.id;
+    o.index = static_cast<std::uint32_t>(p_.opaques.size());
     // Sampled decisions with communication below are shared by all ranks (docs/interpreter.md
     // "Node rules"): a per-rank draw could make ranks disagree about a collective.
     o.shared = options_.opaque == OpaqueMode::Sampled && graph_.communicates[n] != 0;

@@ -66,7 +66,11 @@ struct OpaqueInfo {
   // Per-rank statistics (interfaces §1 rank classes): with per_rank, classes[r] is rank r's;
   // otherwise {rank 0, ranks 1..np-2, rank np-1}. Empty: every rank uses base.
   std::vector<OpaqueStats> classes;
+  // Per class: the estimation rank(s) never evaluated the node, so the class uses the pooled
+  // statistics (the engine warns when such a rank evaluates it).
+  std::vector<std::uint8_t> unmeasured;
   bool per_rank = false;
+  std::uint32_t index = 0; // in Program::opaques
   // Sampled mode: the subtree communicates, so the draw is keyed by (seed, node, the number
   // of evaluations so far) and shared by every rank instead of drawn per rank.
   bool shared = false;

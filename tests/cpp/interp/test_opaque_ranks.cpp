@@ -121,6 +121,12 @@ TEST(RankClasses, UnmeasuredRanksAndTwoEntriesUseThePool) {
   const auto at2 = run(m, free_network(), 2);
   EXPECT_NEAR(at2.end_times[0], 8 * us, 1e-12);
   EXPECT_NEAR(at2.end_times[1], 4 * us, 1e-12);
+  ASSERT_EQ(at2.warnings.size(), 1U); // said once, however often rank 1 evaluates the node
+  EXPECT_TRUE(has_warning(at2, "node 3 (if): rank 1 evaluates an opaque condition that its rank "
+                               "class never evaluated in the estimation run at np 2 "
+                               "(unmeasured); it uses the statistics pooled over the ranks that "
+                               "did (probability 0.4"))
+      << at2.warnings[0];
   const auto at3 = run(m, free_network(), 3);
   EXPECT_NEAR(at3.end_times[1], 4 * us, 1e-12);
   EXPECT_NEAR(at3.end_times[2], 4 * us, 1e-12);
