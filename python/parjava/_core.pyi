@@ -607,6 +607,10 @@ def interpret(
     contention: bool,
     trace: bool,
     max_events: typing.SupportsInt | typing.SupportsIndex,
+    max_depth: typing.SupportsInt | typing.SupportsIndex = 10000,
+    opaque_recursion: bool = False,
+    progress: object = None,
+    progress_interval: typing.SupportsFloat | typing.SupportsIndex = 0.2,
 ) -> Prediction: ...
 def interpret_node(
     model: Model,

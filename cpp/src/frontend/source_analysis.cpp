@@ -238,13 +238,12 @@ std::string chain_back(const std::vector<std::set<FunctionId>> &callees, const P
   return {};
 }
 
-// The interpreter gives every function one fixed frame (the control tree is interpreted
-// without a call stack of model values, seed 000 §3.2), so a recursive call chain cannot be
-// interpreted. A recursive function that neither communicates nor starts threads is measured
-// in place instead: calls to it become external calls, timed with the computational block
-// around the call from outside the recursion (seed 000 §3.7: reduced computation keeps only
-// its measured time). A recursive function that communicates is kept and reported, since
-// measuring it would hide its communication.
+// A recursive function that neither communicates nor starts threads is measured in place:
+// calls to it become external calls, timed with the computational block around the call from
+// outside the recursion (seed 000 §3.7: reduced computation keeps only its measured time). A
+// recursive function that communicates is kept with its calls, since measuring it would hide
+// its communication; the interpreter runs it with a frame per activation (docs/interpreter.md
+// "Calls and recursion"), and a note says so.
 void mark_recursive_functions(Program &program, CallClassifier &calls) {
   const std::size_t n = program.functions.size();
   std::vector<std::set<FunctionId>> callees(n);
@@ -288,10 +287,12 @@ void mark_recursive_functions(Program &program, CallClassifier &calls) {
       d.column = where.getColumn();
     }
     if (communicates[f]) {
-      d.severity = Severity::Error;
+      d.kind = DiagnosticKind::Approximation;
+      d.severity = Severity::Note;
       d.message = "function '" + fn.name + "' is recursive (" + chain +
-                  ") and communicates: the interpreter cannot run a recursive call chain; "
-                  "rewrite the recursion as a loop to predict this program";
+                  ") and communicates: it stays in the model with its calls; the interpreter "
+                  "runs a frame per activation, its depth decided by the conditions on the "
+                  "calls (and bounded by max_depth)";
     } else {
       calls.measure_in_place(f);
       d.severity = Severity::Warning;

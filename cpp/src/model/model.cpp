@@ -410,6 +410,61 @@ private:
     } else {
       fail(n, "opaque", "weights describe switch statements only");
     }
+    check_by_rank(n);
+  }
+
+  // Per-rank statistics (docs/model-schema.md): the same rules as the pooled ones, for every
+  // rank that evaluated the node.
+  void check_by_rank(NodeIndex n) {
+    const Node &node = m_.nodes[n];
+    const Opaque &o = node.opaque;
+    for (std::size_t r = 0; r < o.by_rank.size(); ++r) {
+      const OpaqueRankStats &e = o.by_rank[r];
+      const std::string field = "opaque.by_rank[" + std::to_string(r) + "]";
+      if (e.samples == 0) {
+        continue;
+      }
+      if (o.kind == Opaque::Kind::Probability) {
+        if (!(e.probability >= 0.0 && e.probability <= 1.0)) {
+          fail(n, field + ".probability", "must be within [0, 1]");
+        }
+        if (is_loop(node.kind) && e.probability >= 1.0) {
+          fail(n, field + ".probability",
+               "a loop that always continues never ends on rank " + std::to_string(r) +
+                   " (use < 1)");
+        }
+      } else if (o.kind == Opaque::Kind::Trips) {
+        if (!(e.trips_mean >= 0.0) || !std::isfinite(e.trips_mean)) {
+          fail(n, field + ".trips", "mean must be a finite number >= 0");
+        }
+        double total = 0.0;
+        for (const auto &[count, freq] : e.distribution) {
+          if (count < 0 || !(freq >= 0.0)) {
+            fail(n, field + ".distribution", "counts and frequencies must be >= 0");
+          }
+          total += freq;
+        }
+        if (!e.distribution.empty() && !(total > 0.0)) {
+          fail(n, field + ".distribution", "frequencies sum to 0");
+        }
+      } else if (o.kind == Opaque::Kind::Weights) {
+        if (e.weights.size() != node.cases.size()) {
+          fail(n, "by_rank[" + std::to_string(r) + "].weights",
+               "has " + std::to_string(e.weights.size()) + " weights for " +
+                   std::to_string(node.cases.size()) + " cases");
+        }
+        double total = 0.0;
+        for (double w : e.weights) {
+          if (!(w >= 0.0)) {
+            fail(n, "by_rank[" + std::to_string(r) + "].weights", "must be >= 0");
+          }
+          total += w;
+        }
+        if (!(total > 0.0)) {
+          fail(n, "by_rank[" + std::to_string(r) + "].weights", "weights sum to 0");
+        }
+      }
+    }
   }
 
   bool crosses_task_group(NodeIndex from, NodeIndex to) const {
@@ -472,6 +527,9 @@ private:
       }
       if (spec->kind != a.kind) {
         fail(n, "args." + a.name, "has the wrong kind of value");
+      }
+      if (!a.by_rank.empty() && a.kind != ArgKind::Expr) {
+        fail(n, "args." + a.name, "only expression arguments can be measured per rank");
       }
       switch (a.kind) {
       case ArgKind::Expr: {
@@ -619,6 +677,7 @@ private:
         if (!(total > 0.0)) {
           fail(n, "cases.weight", "weights sum to 0");
         }
+        check_by_rank(n);
       } else if (node.opaque.kind != Opaque::Kind::None) {
         fail(n, "opaque", "a switch takes weights per case");
       } else if (node.value.empty()) {

@@ -1,4 +1,4 @@
-// JSON reader and writer of the program model (docs/model-schema.md).
+// JSON reader of the program model (docs/model-schema.md); the writer is model_json_write.cpp.
 #include "parjava/model/model_json.hpp"
 
 #include <cmath>
@@ -15,7 +15,6 @@ namespace parjava::model {
 namespace {
 
 using Json = nlohmann::json;
-using OrderedJson = nlohmann::ordered_json;
 
 constexpr std::string_view kFormat = "parjava-model";
 
@@ -251,6 +250,69 @@ std::vector<VariableRef> read_refs(FieldReader &r, std::string_view field) {
   return out;
 }
 
+std::vector<std::pair<std::int64_t, double>> read_distribution(FieldReader &r) {
+  std::vector<std::pair<std::int64_t, double>> out;
+  if (const Json *d = r.get("distribution")) {
+    if (!d->is_array()) {
+      r.fail("distribution", "must be a list of [trip count, frequency]");
+    }
+    for (const auto &e : *d) {
+      if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() || !e[1].is_number()) {
+        r.fail("distribution", "must be a list of [trip count, frequency]");
+      }
+      out.emplace_back(e[0].get<std::int64_t>(), e[1].get<double>());
+    }
+  }
+  return out;
+}
+
+std::uint64_t read_samples(FieldReader &r) {
+  const std::int64_t samples = r.integer("samples", 0);
+  if (samples < 0) {
+    r.fail("samples", "must be >= 0");
+  }
+  return static_cast<std::uint64_t>(samples);
+}
+
+// `by_rank` of an opaque object (or of an opaque switch node): one entry per rank of the
+// estimation run with the fields of `kind` (docs/model-schema.md "Per-rank statistics").
+std::vector<OpaqueRankStats> read_by_rank(FieldReader &r, Opaque::Kind kind) {
+  std::vector<OpaqueRankStats> out;
+  const Json *v = r.get("by_rank");
+  if (v == nullptr) {
+    return out;
+  }
+  if (!v->is_array()) {
+    r.fail("by_rank", "must be a list with one object per rank of the estimation run");
+  }
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    FieldReader er((*v)[i], r.where() + ", field 'by_rank[" + std::to_string(i) + "]'");
+    OpaqueRankStats e;
+    e.samples = read_samples(er);
+    if (kind == Opaque::Kind::Probability) {
+      e.probability = er.number("probability", 0.0);
+    } else if (kind == Opaque::Kind::Trips) {
+      e.trips_mean = er.number("trips", 0.0);
+      e.distribution = read_distribution(er);
+    } else {
+      if (const Json *w = er.get("weights")) {
+        if (!w->is_array()) {
+          er.fail("weights", "must be a list of case weights in case order");
+        }
+        for (const auto &x : *w) {
+          if (!x.is_number()) {
+            er.fail("weights", "must be a list of case weights in case order");
+          }
+          e.weights.push_back(x.get<double>());
+        }
+      }
+    }
+    er.finish();
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 Opaque read_opaque(FieldReader &r) {
   Opaque o;
   const Json *v = r.get("opaque");
@@ -269,23 +331,10 @@ Opaque read_opaque(FieldReader &r) {
   } else {
     o.kind = Opaque::Kind::Trips;
     o.trips_mean = orr.number("trips", 0.0);
-    if (const Json *d = orr.get("distribution")) {
-      if (!d->is_array()) {
-        orr.fail("distribution", "must be a list of [trip count, frequency]");
-      }
-      for (const auto &e : *d) {
-        if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() || !e[1].is_number()) {
-          orr.fail("distribution", "must be a list of [trip count, frequency]");
-        }
-        o.distribution.emplace_back(e[0].get<std::int64_t>(), e[1].get<double>());
-      }
-    }
+    o.distribution = read_distribution(orr);
   }
-  const std::int64_t samples = orr.integer("samples", 0);
-  if (samples < 0) {
-    orr.fail("samples", "must be >= 0");
-  }
-  o.samples = static_cast<std::uint64_t>(samples);
+  o.samples = read_samples(orr);
+  o.by_rank = read_by_rank(orr, o.kind);
   orr.finish();
   return o;
 }
@@ -330,7 +379,33 @@ void read_operation(FieldReader &r, Node &node) {
       r.fail("args." + key, op_name + " takes no argument '" + std::string(key) + "'");
     }
     a.kind = spec->kind;
-    if (spec->kind == ArgKind::Expr) {
+    if (spec->kind == ArgKind::Expr && value.is_object()) {
+      // A measured argument: {"expr": fallback, "by_rank": [[values of rank 0], ...]}.
+      FieldReader ar(value, r.where() + ", field 'args." + key + "'");
+      a.expr = read_expression(ar.require("expr"), ar, "expr");
+      const Json &ranks = ar.require("by_rank");
+      const auto bad = [&] {
+        ar.fail("by_rank", "must be a list with one list of integer values per rank");
+      };
+      if (!ranks.is_array()) {
+        bad();
+      }
+      for (const auto &values : ranks) {
+        if (!values.is_array()) {
+          bad();
+        }
+        std::vector<std::int64_t> seq;
+        seq.reserve(values.size());
+        for (const auto &x : values) {
+          if (!x.is_number_integer()) {
+            bad();
+          }
+          seq.push_back(x.get<std::int64_t>());
+        }
+        a.by_rank.push_back(std::move(seq));
+      }
+      ar.finish();
+    } else if (spec->kind == ArgKind::Expr) {
       a.expr = read_expression(value, r, "args." + key);
     } else {
       if (!value.is_string()) {
@@ -440,9 +515,13 @@ void read_node(const Json &j, Model &m, std::vector<PendingChildren> &pending,
     }
     if (node.value.empty() && all_weighted) {
       node.opaque.kind = Opaque::Kind::Weights;
-      node.opaque.samples = static_cast<std::uint64_t>(nr.integer("samples", 0));
+      node.opaque.samples = read_samples(nr);
+      node.opaque.by_rank = read_by_rank(nr, Opaque::Kind::Weights);
     } else {
       nr.get("samples");
+      if (nr.get("by_rank") != nullptr) {
+        nr.fail("by_rank", "per-rank weights describe an opaque switch (weights, no value)");
+      }
     }
     break;
   }
@@ -521,219 +600,6 @@ std::string line_column(std::string_view text, std::size_t byte) {
     }
   }
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
-}
-
-// ---- writing ----
-
-OrderedJson expr_json(const Expression &e) { return e.text(); }
-
-OrderedJson time_json(const TimeSpec &t) {
-  switch (t.kind) {
-  case TimeSpec::Kind::Constant:
-    return t.seconds;
-  case TimeSpec::Kind::Expression:
-    return t.expr.text();
-  case TimeSpec::Kind::Measured: {
-    OrderedJson o;
-    o["mean"] = t.seconds;
-    o["sigma"] = t.sigma;
-    o["samples"] = t.samples;
-    return o;
-  }
-  case TimeSpec::Kind::None:
-    break;
-  }
-  return nullptr;
-}
-
-OrderedJson assignments_json(const std::vector<Assignment> &as) {
-  OrderedJson out = OrderedJson::array();
-  for (const auto &a : as) {
-    out.push_back(OrderedJson::array({a.variable, a.value.text()}));
-  }
-  return out;
-}
-
-OrderedJson refs_json(const std::vector<VariableRef> &refs) {
-  OrderedJson out = OrderedJson::array();
-  for (const auto &r : refs) {
-    out.push_back(OrderedJson::array(
-        {r.name, r.definition == kNoId ? OrderedJson(nullptr) : OrderedJson(r.definition)}));
-  }
-  return out;
-}
-
-OrderedJson source_json(const SourceRange &s) {
-  OrderedJson o;
-  if (s.file >= 0) {
-    o["file"] = s.file;
-  }
-  o["line"] = s.line;
-  if (s.column != 0) {
-    o["column"] = s.column;
-  }
-  if (s.end_line != 0) {
-    o["end_line"] = s.end_line;
-  }
-  if (s.end_column != 0) {
-    o["end_column"] = s.end_column;
-  }
-  return o;
-}
-
-OrderedJson opaque_json(const Opaque &o) {
-  OrderedJson out;
-  if (o.kind == Opaque::Kind::Probability) {
-    out["probability"] = o.probability;
-  } else {
-    out["trips"] = o.trips_mean;
-    if (!o.distribution.empty()) {
-      OrderedJson d = OrderedJson::array();
-      for (const auto &[count, freq] : o.distribution) {
-        d.push_back(OrderedJson::array({count, freq}));
-      }
-      out["distribution"] = d;
-    }
-  }
-  if (o.samples != 0) {
-    out["samples"] = o.samples;
-  }
-  return out;
-}
-
-OrderedJson node_json(const Model &m, const Node &n) {
-  OrderedJson o;
-  o["id"] = n.id;
-  o["kind"] = std::string(node_kind_name(n.kind));
-  if (!n.label.empty()) {
-    o["label"] = n.label;
-  }
-  if (n.source.line != 0 || n.source.file >= 0) {
-    o["source"] = source_json(n.source);
-  }
-  const auto put_time = [&](const char *field, const TimeSpec &t) {
-    if (t.given()) {
-      o[field] = time_json(t);
-    }
-  };
-  switch (n.kind) {
-  case NodeKind::If:
-  case NodeKind::IfElse:
-  case NodeKind::While:
-  case NodeKind::DoWhile:
-  case NodeKind::For:
-    if (!n.init.empty()) {
-      o["init"] = assignments_json(n.init);
-    }
-    if (!n.cond.empty()) {
-      o["cond"] = expr_json(n.cond);
-    }
-    if (!n.update.empty()) {
-      o["update"] = assignments_json(n.update);
-    }
-    if (n.opaque.kind != Opaque::Kind::None) {
-      o["opaque"] = opaque_json(n.opaque);
-    }
-    put_time("cond_time", n.cond_time);
-    break;
-  case NodeKind::Switch: {
-    if (!n.value.empty()) {
-      o["value"] = expr_json(n.value);
-    }
-    OrderedJson cases = OrderedJson::array();
-    for (const auto &c : n.cases) {
-      OrderedJson cj;
-      if (c.is_default) {
-        cj["default"] = true;
-      }
-      if (!c.labels.empty()) {
-        cj["labels"] = c.labels;
-      }
-      if (n.opaque.kind == Opaque::Kind::Weights) {
-        cj["weight"] = c.weight;
-      }
-      cases.push_back(cj);
-    }
-    o["cases"] = cases;
-    if (n.opaque.kind == Opaque::Kind::Weights && n.opaque.samples != 0) {
-      o["samples"] = n.opaque.samples;
-    }
-    put_time("cond_time", n.cond_time);
-    break;
-  }
-  case NodeKind::TaskGroup:
-    if (!n.tasks.empty()) {
-      o["tasks"] = expr_json(n.tasks);
-    }
-    break;
-  case NodeKind::Compute:
-  case NodeKind::Reduced:
-  case NodeKind::ExternalCall:
-    if (n.kind == NodeKind::ExternalCall) {
-      o["callee"] = n.callee;
-    }
-    put_time("time", n.time);
-    if (!n.assign.empty()) {
-      o["assign"] = assignments_json(n.assign);
-    }
-    if (n.kind == NodeKind::Reduced && n.replaces != kNoId) {
-      o["replaces"] = n.replaces;
-    }
-    break;
-  case NodeKind::UserCall: {
-    o["callee"] = n.callee;
-    if (n.context >= 0) {
-      o["context"] = n.context;
-    } else {
-      OrderedJson args = OrderedJson::array();
-      for (const auto &a : n.args) {
-        args.push_back(a.text());
-      }
-      o["args"] = args;
-    }
-    break;
-  }
-  case NodeKind::Communication: {
-    o["op"] = std::string(operation_info(n.op).name);
-    if (o.contains("label") && o["label"] == o["op"]) {
-      o.erase("label");
-    }
-    OrderedJson args = OrderedJson::object();
-    for (const auto &a : n.op_args) {
-      args[a.name] = a.kind == ArgKind::Expr ? a.expr.text() : a.text;
-    }
-    o["args"] = args;
-    put_time("time", n.time);
-    break;
-  }
-  case NodeKind::Break:
-  case NodeKind::Continue:
-    o["target"] = n.target;
-    break;
-  case NodeKind::Sequence:
-  case NodeKind::Return:
-    break;
-  }
-  if (!n.children.empty()) {
-    OrderedJson children = OrderedJson::array();
-    for (NodeIndex c : n.children) {
-      children.push_back(m.nodes[c].id);
-    }
-    o["children"] = children;
-  }
-  if (!n.inputs.empty()) {
-    o["inputs"] = refs_json(n.inputs);
-  }
-  if (!n.outputs.empty()) {
-    o["outputs"] = refs_json(n.outputs);
-  }
-  if (!n.controls.empty()) {
-    o["controls"] = refs_json(n.controls);
-  }
-  if (n.simple) {
-    o["simple"] = true;
-  }
-  return o;
 }
 
 } // namespace
@@ -898,85 +764,6 @@ Model model_from_json(std::string_view text, std::string_view origin) {
   return m;
 }
 
-std::string model_to_json(const Model &m, int indent) {
-  OrderedJson doc;
-  doc["format"] = std::string(kFormat);
-  doc["version"] = kModelSchemaVersion;
-  doc["name"] = m.name;
-  doc["entry"] = m.entry;
-  doc["files"] = m.files;
-  OrderedJson params = OrderedJson::object();
-  for (const auto &p : m.parameters) {
-    OrderedJson value = p.value.type == ValueType::Int ? OrderedJson(p.value.as_int())
-                                                       : OrderedJson(p.value.as_float());
-    const bool described = !p.options.empty() || p.program_default || !p.source.empty() ||
-                           !p.origin.empty() || !p.aliases.empty();
-    if (p.doc.empty() && !described) {
-      params[p.name] = value;
-      continue;
-    }
-    OrderedJson entry = {{"value", value}};
-    if (!p.doc.empty()) {
-      entry["doc"] = p.doc;
-    }
-    if (!p.options.empty()) {
-      entry["options"] = p.options;
-    }
-    if (p.program_default) {
-      entry["default"] = p.program_default->type == ValueType::Int
-                             ? OrderedJson(p.program_default->as_int())
-                             : OrderedJson(p.program_default->as_float());
-    }
-    if (!p.source.empty()) {
-      entry["source"] = p.source;
-    }
-    if (!p.origin.empty()) {
-      entry["origin"] = p.origin;
-    }
-    if (!p.aliases.empty()) {
-      entry["aliases"] = p.aliases;
-    }
-    params[p.name] = std::move(entry);
-  }
-  doc["parameters"] = params;
-  if (!m.globals.empty()) {
-    OrderedJson globals = OrderedJson::array();
-    for (const auto &g : m.globals) {
-      globals.push_back({{"name", g.name}, {"init", g.init.text()}});
-    }
-    doc["globals"] = globals;
-  }
-  OrderedJson functions = OrderedJson::array();
-  for (const auto &f : m.functions) {
-    OrderedJson fj;
-    fj["name"] = f.name;
-    fj["params"] = f.params;
-    fj["body"] = m.nodes[f.body].id;
-    if (f.source.line != 0) {
-      fj["source"] = source_json(f.source);
-    }
-    if (!f.contexts.empty()) {
-      OrderedJson cs = OrderedJson::array();
-      for (const auto &c : f.contexts) {
-        OrderedJson args = OrderedJson::array();
-        for (const auto &a : c.args) {
-          args.push_back(a.text());
-        }
-        cs.push_back({{"number", c.number}, {"args", args}});
-      }
-      fj["contexts"] = cs;
-    }
-    functions.push_back(fj);
-  }
-  doc["functions"] = functions;
-  OrderedJson nodes = OrderedJson::array();
-  for (const auto &n : m.nodes) {
-    nodes.push_back(node_json(m, n));
-  }
-  doc["nodes"] = nodes;
-  return doc.dump(indent);
-}
-
 Model load_model(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -985,17 +772,6 @@ Model load_model(const std::string &path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   return model_from_json(buffer.str(), path);
-}
-
-void save_model(const Model &model, const std::string &path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    throw Error(ErrorKind::Usage, path + ": cannot write the model file");
-  }
-  out << model_to_json(model, 1) << "\n";
-  if (!out) {
-    throw Error(ErrorKind::Usage, path + ": writing the model failed");
-  }
 }
 
 } // namespace parjava::model

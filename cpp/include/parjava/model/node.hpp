@@ -95,6 +95,17 @@ struct TimeSpec {
   [[nodiscard]] double error_bound() const;
 };
 
+// The statistics of an opaque condition measured on one rank of an estimation run at np >= 2
+// (docs/model-schema.md "Per-rank statistics"): the fields of its kind, and how many
+// evaluations they come from (0: the rank never evaluated the node).
+struct OpaqueRankStats {
+  double probability = 0.0;                                  // Probability
+  double trips_mean = 0.0;                                   // Trips
+  std::vector<std::pair<std::int64_t, double>> distribution; // Trips (optional)
+  std::vector<double> weights;                               // Weights: one per case
+  std::uint64_t samples = 0;
+};
+
 // Data-dependent control flow the model cannot compute (notes 000 §3.5: conditions that depend
 // on removed data), described by profiled statistics instead.
 struct Opaque {
@@ -109,6 +120,9 @@ struct Opaque {
   double trips_mean = 0.0;
   std::vector<std::pair<std::int64_t, double>> distribution; // (trip count, frequency)
   std::uint64_t samples = 0; // how many executions the statistics come from (0: unknown)
+  // Per rank of the estimation run (its length is that run's np); the fields above stay the
+  // statistics pooled over all ranks. Empty: not measured per rank.
+  std::vector<OpaqueRankStats> by_rank;
 };
 
 struct Assignment {
@@ -126,8 +140,12 @@ struct SwitchCase {
 struct OperationArg {
   std::string name;
   ArgKind kind = ArgKind::Expr;
-  Expression expr;  // ArgKind::Expr
+  Expression expr;  // ArgKind::Expr (the fallback when measured per rank)
   std::string text; // the name for the other kinds
+  // ArgKind::Expr measured per rank (docs/model-schema.md "Measured arguments"): by_rank[r] is
+  // the sequence of values rank r passed in an estimation run at np = by_rank.size(). Empty:
+  // computed from expr.
+  std::vector<std::vector<std::int64_t>> by_rank;
 };
 
 // An element of the I/O/C sets: a variable and the id of the block holding the definition that
