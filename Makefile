@@ -13,7 +13,8 @@ export OMPI_MCA_rmaps_base_oversubscribe = 1
 export PYTHONPATH := $(CURDIR)/python$(if $(PYTHONPATH),:$(PYTHONPATH))
 export PARJAVA_BUILD_DIR := $(CURDIR)/$(BUILD)/package
 
-.PHONY: all deps configure build test test-cpp test-python test-notebooks demo lint format stubs clean
+.PHONY: all deps configure build test test-cpp test-python test-fuzz test-notebooks test-sanitize \
+        fuzz demo lint format stubs clean
 
 all: build
 
@@ -30,13 +31,18 @@ configure: deps $(BUILD)/build.ninja
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-test: build test-cpp test-python test-notebooks
+test: build test-cpp test-python test-fuzz test-notebooks
 
 test-cpp:
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 test-python:
 	$(PYTHON) -m pytest tests/python -q
+
+# Every reader (OTF2, GOAL, model and machine JSON, Predictor.par, estimates) on a few hundred
+# seeded mutations of valid files: a result or the reader's own error, never anything else.
+test-fuzz:
+	$(PYTHON) -m pytest tests/fuzz -q
 
 test-notebooks:
 	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
@@ -47,12 +53,12 @@ demo: build
 	$(PYTHON) -m parjava demo
 
 lint:
-	$(PYTHON) -m ruff check python tests/python benchmarks scripts notebooks
-	$(PYTHON) -m ruff format --check python tests/python benchmarks scripts notebooks
+	$(PYTHON) -m ruff check python tests/python tests/fuzz benchmarks scripts notebooks
+	$(PYTHON) -m ruff format --check python tests/python tests/fuzz benchmarks scripts notebooks
 	clang-format-16 --dry-run --Werror $$(git ls-files 'cpp/*.cpp' 'cpp/*.hpp' 'tests/cpp/*.cpp' 'examples/*.c' 'examples/*.cpp')
 
 format:
-	$(PYTHON) -m ruff format python tests/python benchmarks
+	$(PYTHON) -m ruff format python tests/python tests/fuzz benchmarks
 	clang-format-16 -i $$(git ls-files 'cpp/*.cpp' 'cpp/*.hpp' 'tests/cpp/*.cpp')
 
 # Type stubs of the extension module, shipped in the wheel (python/parjava/_core.pyi); rerun
