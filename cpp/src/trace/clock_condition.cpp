@@ -102,7 +102,8 @@ CollectiveWaits::CollectiveWaits(const Trace &trace)
 }
 
 std::uint32_t CollectiveWaits::member_of_end(EventIndex end) const {
-  // Members of an instance are in location order and each location is a member once.
+  // Members of an instance are in location order (collective_matching.cpp) and each location
+  // is a member once: a binary search, checked.
   const auto k = static_cast<std::uint32_t>(trace_.events.link[static_cast<std::size_t>(end)]);
   const auto &location = trace_.events.location;
   const auto wanted = location[static_cast<std::size_t>(end)];
@@ -111,6 +112,9 @@ std::uint32_t CollectiveWaits::member_of_end(EventIndex end) const {
   const auto *at = std::lower_bound(begin, stop, wanted, [&](EventIndex m, std::uint32_t l) {
     return location[static_cast<std::size_t>(m)] < l;
   });
+  if (at == stop || *at != end) {
+    at = std::find(begin, stop, end);
+  }
   return static_cast<std::uint32_t>(at - trace_.collective_members.data());
 }
 
