@@ -1,6 +1,7 @@
 #include "parjava/frontend/estimates.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -91,6 +92,7 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
     std::size_t lineno = 0;
     bool header = false;
     bool ended = false;
+    bool clocked = false;
     int version = 0;
     const auto bad = [&](const std::string &what) {
       std::string message = path;
@@ -110,8 +112,13 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
         header = true;
       } else if (key == "ticks_per_second") {
         double v = 0;
-        ls >> v;
+        // Any real clock ticks between once a second and 1e15 times a second; outside,
+        // the times derived from it are not finite.
+        if (!(ls >> v) || !(v >= 1.0 && v <= 1e15)) {
+          throw bad("ticks_per_second must be a clock rate between 1 and 1e15 per second");
+        }
         tps += v;
+        clocked = true;
       } else if (key == "slots") {
         std::uint32_t n = 0;
         ls >> n;
@@ -128,6 +135,9 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
         if (version >= 2) {
           ls >> c;
         }
+        if (!ls || !std::isfinite(s) || !std::isfinite(p) || !std::isfinite(c)) {
+          throw bad("malformed calibration line");
+        }
         self += s;
         pair += p;
         counter += c;
@@ -139,17 +149,27 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
         if (version >= 2) {
           ls >> s.counters;
         }
-        if (!ls || k >= slots) {
+        if (!ls || k >= slots || !std::isfinite(s.sumsq) || !std::isfinite(s.dsum)) {
           throw bad("malformed slot line");
         }
         std::string pair_text;
         while (ls >> pair_text) {
+          // value:occurrences, both integers (from_chars: no exception, no locale)
           const auto colon = pair_text.find(':');
-          if (colon == std::string::npos) {
-            throw bad("malformed histogram entry '" + pair_text + "'");
+          std::int64_t value = 0;
+          std::uint64_t occurrences = 0;
+          const char *first = pair_text.data();
+          const char *last = first + pair_text.size();
+          const auto v = colon == std::string::npos
+                             ? std::from_chars_result{first, std::errc::invalid_argument}
+                             : std::from_chars(first, first + colon, value);
+          const auto o = v.ec == std::errc() && v.ptr == first + colon
+                             ? std::from_chars(first + colon + 1, last, occurrences)
+                             : std::from_chars_result{first, std::errc::invalid_argument};
+          if (o.ec != std::errc() || o.ptr != last) {
+            throw bad("malformed histogram entry '" + pair_text + "' (value:occurrences)");
           }
-          s.histogram.emplace_back(std::stoll(pair_text.substr(0, colon)),
-                                   std::stoull(pair_text.substr(colon + 1)));
+          s.histogram.emplace_back(value, occurrences);
         }
         accumulate(m.slots[k], s);
       } else if (key == "end") {
@@ -162,6 +182,9 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
     if (!ended) {
       throw Error(ErrorKind::Run, path + " is truncated (the program did not finish writing "
                                          "it)");
+    }
+    if (!clocked) {
+      throw Error(ErrorKind::Run, path + " gives no clock rate (no ticks_per_second line)");
     }
     ++m.files;
   }

@@ -604,13 +604,37 @@ std::string line_column(std::string_view text, std::size_t byte) {
 
 } // namespace
 
+namespace {
+Model read_model(std::string_view text, std::string_view origin);
+} // namespace
+
+// Every error names the file: those found below a node say which node and field, so the
+// origin is put in front of them here.
 Model model_from_json(std::string_view text, std::string_view origin) {
+  try {
+    return read_model(text, origin);
+  } catch (const Error &e) {
+    const std::string_view what = e.what();
+    if (what.substr(0, origin.size()) == origin) {
+      throw;
+    }
+    throw Error(e.kind(), std::string(origin) + ": " + std::string(what));
+  } catch (const Json::exception &e) {
+    throw Error(ErrorKind::Model, std::string(origin) + ": " + e.what());
+  }
+}
+
+namespace {
+
+Model read_model(std::string_view text, std::string_view origin) {
   Json doc;
   try {
     doc = Json::parse(text.begin(), text.end());
   } catch (const Json::parse_error &e) {
     throw Error(ErrorKind::Model, std::string(origin) + ": not valid JSON at " +
                                       line_column(text, e.byte) + " (" + e.what() + ")");
+  } catch (const Json::exception &e) { // a number a double cannot hold (1e309)
+    throw Error(ErrorKind::Model, std::string(origin) + ": not valid JSON (" + e.what() + ")");
   }
   FieldReader top(doc, std::string(origin));
   const std::string format = top.string("format");
@@ -763,6 +787,8 @@ Model model_from_json(std::string_view text, std::string_view origin) {
   m.validate();
   return m;
 }
+
+} // namespace
 
 Model load_model(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
