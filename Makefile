@@ -13,7 +13,8 @@ export OMPI_MCA_rmaps_base_oversubscribe = 1
 export PYTHONPATH := $(CURDIR)/python$(if $(PYTHONPATH),:$(PYTHONPATH))
 export PARJAVA_BUILD_DIR := $(CURDIR)/$(BUILD)/package
 
-.PHONY: all deps configure build test test-cpp test-python test-notebooks demo lint format stubs clean
+.PHONY: all deps configure build test test-cpp test-python test-fuzz test-notebooks test-sanitize \
+        fuzz demo lint format stubs clean
 
 all: build
 
@@ -30,7 +31,7 @@ configure: deps $(BUILD)/build.ninja
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-test: build test-cpp test-python test-notebooks
+test: build test-cpp test-python test-fuzz test-notebooks
 
 test-cpp:
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
@@ -38,21 +39,48 @@ test-cpp:
 test-python:
 	$(PYTHON) -m pytest tests/python -q
 
+# Every reader (OTF2, GOAL, model and machine JSON, Predictor.par, estimates) on a few hundred
+# seeded mutations of valid files: a result or the reader's own error, never anything else.
+test-fuzz:
+	$(PYTHON) -m pytest tests/fuzz -q
+
 test-notebooks:
 	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
 	  $(PYTHON) scripts/run_notebooks.py --executed $(BUILD)/notebooks notebooks/*.ipynb; \
 	else echo "no notebooks yet"; fi
 
+# AddressSanitizer + UndefinedBehaviorSanitizer over every C++ part except the Clang frontend,
+# in a build directory of its own: only the GoogleTest suites are built (-O1, line tables), and
+# run. Any report fails the run (halt_on_error; leaks too). ccache, when installed, makes a
+# rebuild cheap.
+SANITIZE_BUILD ?= build/sanitize
+SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SANITIZE_LAUNCHER = $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+
+$(SANITIZE_BUILD)/build.ninja: CMakeLists.txt
+	cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=None \
+	  -DPARJAVA_BUILD_TESTS=ON -DPARJAVA_BUILD_PYTHON=OFF -DPARJAVA_WITH_CLANG=OFF \
+	  -DCMAKE_C_FLAGS="-O1 -g1 $(SANITIZE_FLAGS)" -DCMAKE_CXX_FLAGS="-O1 -g1 $(SANITIZE_FLAGS)" \
+	  -DCMAKE_EXE_LINKER_FLAGS="$(SANITIZE_FLAGS)" -DCMAKE_SHARED_LINKER_FLAGS="$(SANITIZE_FLAGS)" \
+	  $(SANITIZE_LAUNCHER)
+
+test-sanitize: deps $(SANITIZE_BUILD)/build.ninja
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target parjava_tests
+	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:strict_string_checks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/sanitize/lsan.supp:print_suppressions=0 \
+	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS)
+
 demo: build
 	$(PYTHON) -m parjava demo
 
 lint:
-	$(PYTHON) -m ruff check python tests/python benchmarks scripts notebooks
-	$(PYTHON) -m ruff format --check python tests/python benchmarks scripts notebooks
+	$(PYTHON) -m ruff check python tests/python tests/fuzz benchmarks scripts notebooks
+	$(PYTHON) -m ruff format --check python tests/python tests/fuzz benchmarks scripts notebooks
 	clang-format-16 --dry-run --Werror $$(git ls-files 'cpp/*.cpp' 'cpp/*.hpp' 'tests/cpp/*.cpp' 'examples/*.c' 'examples/*.cpp')
 
 format:
-	$(PYTHON) -m ruff format python tests/python benchmarks
+	$(PYTHON) -m ruff format python tests/python tests/fuzz benchmarks
 	clang-format-16 -i $$(git ls-files 'cpp/*.cpp' 'cpp/*.hpp' 'tests/cpp/*.cpp')
 
 # Type stubs of the extension module, shipped in the wheel (python/parjava/_core.pyi); rerun

@@ -1,7 +1,10 @@
 """Interpreter throughput on ordinary models: events and instructions per second.
 
 Models: a halo-exchange stencil with Allreduce, a ring with non-blocking calls, a
-master-worker with ANY_SOURCE, a collective mix (Bcast, Alltoall, Allgather, Barrier).
+master-worker with ANY_SOURCE, a collective mix (Bcast, Alltoall, Allgather, Barrier), a loop of
+calls of a small function (the cost of a non-recursive call) and, where the engine runs
+recursion, a recursive halving with a halo exchange per level (``--no-recursion`` leaves it out,
+e.g. to compare with an engine that refuses recursion).
 
     PYTHONPATH=python PARJAVA_BUILD_DIR=build/dev/package python3 benchmarks/interp_events.py
 """
@@ -68,15 +71,49 @@ def collectives() -> pj.Model:
     return m
 
 
+def calls() -> pj.Model:
+    m = pj.Model("calls", params={"niter": 2000})
+    with m.function("kernel", params=["k"]):
+        with m.if_("k % 2 == 0"):
+            m.compute(1e-7)
+        with m.else_():
+            m.compute(2e-7)
+    with m.loop("it", 0, "niter"):
+        m.call("kernel", "it")
+        m.call("kernel", "it + 1")
+    m.allreduce(bytes=8)
+    return m
+
+
+def recursive() -> pj.Model:
+    m = pj.Model("recursive-halving", params={"levels": 12, "niter": 20})
+    with m.function("level", params=["l", "n"]):
+        m.compute("1e-9 * n")
+        m.sendrecv(dest="(rank + 1) % size", sendbytes=8, source="(rank - 1 + size) % size")
+        with m.if_("l > 0"):
+            m.call("level", "l - 1", "n / 2")
+            m.compute("1e-9 * n")
+    with m.loop("it", 0, "niter"):
+        m.call("level", "levels", "1 << levels")
+        m.allreduce(bytes=8)
+    return m
+
+
 def main() -> None:
+    import sys
+
     machine = cluster()
-    print(f"{'model':<18} {'np':>6} {'events':>11} {'wall s':>8} {'events/s':>10} {'instr/s':>10}")
-    for make, nps in (
+    cases = [
         (stencil, (64, 1024)),
         (ring, (64, 1024)),
         (master_worker, (64, 512)),
         (collectives, (64, 256)),
-    ):
+        (calls, (64, 1024)),
+    ]
+    if "--no-recursion" not in sys.argv:
+        cases.append((recursive, (64, 1024)))
+    print(f"{'model':<18} {'np':>6} {'events':>11} {'wall s':>8} {'events/s':>10} {'instr/s':>10}")
+    for make, nps in cases:
         model = make()
         for np_ in nps:
             start = time.perf_counter()

@@ -28,7 +28,7 @@ from .errors import (  # noqa: E402
     UsageError,
 )
 from .frontend import SourceModel, build_model  # noqa: E402
-from .model import Model, measured  # noqa: E402
+from .model import Model, measured, measured_arg  # noqa: E402
 from .prediction import Prediction, interpret, interpret_node  # noqa: E402
 from .trace import Category, EventKind, Trace  # noqa: E402
 
@@ -71,6 +71,7 @@ __all__ = [
     "interpret",
     "interpret_node",
     "measured",
+    "measured_arg",
     "patterns",
     "report",
     "scaling",

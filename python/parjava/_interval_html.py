@@ -16,6 +16,38 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .intervals import Interval, IntervalTree
 
+
+#: Labels of the characteristics (columns of the per-process tables).
+LABELS = {
+    "time": "execution time",
+    "cpu": "CPU time",
+    "mpi": "MPI time",
+    "point_to_point": "point-to-point time",
+    "collective": "collective time",
+    "all_to_all": "all-to-all time",
+    "other_mpi": "other MPI time",
+    "sendrecv": "SendRecv time",
+    "communication": "communication",
+    "time_of_start": "time of start",
+    "real_sync": "real synchronization",
+    "potential_sync": "potential synchronization",
+    "time_variation": "time variation",
+    "overlap": "overlap",
+    "sequential_cpu": "sequential CPU time",
+    "unrecorded": "unrecorded time",
+    "category_collective": "collective (cat. 1)",
+    "category_blocking_send": "blocking send (cat. 2)",
+    "category_nonblocking_send": "non-blocking send (cat. 3)",
+    "category_blocking_receive_wait": "blocking receive/wait (cat. 4)",
+    "category_nonblocking_receive_test": "non-blocking receive/test (cat. 5)",
+    "category_other": "other MPI (cat. 6)",
+    "insufficient_parallelism": "insufficient parallelism",
+    "idle": "idle time",
+    "load_imbalance": "load imbalance",
+    "productive": "productive time",
+    "lost": "lost time",
+}
+
 _TYPES = {"root": "Main", "marker": "User", "pcontrol": "Pcontrol", "region": "Region"}
 _EXPLORER_LIMIT = 400  # intervals shown inline; the rest are counted
 
@@ -93,8 +125,6 @@ def characteristics_table(iv: Interval) -> str:
 
 
 def _comparative_table(iv: Interval) -> str:
-    from .intervals import LABELS
-
     frame = iv.comparative
     shown = (
         "lost",

@@ -18,9 +18,84 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from .scan import Findings, MetricTree
+    from .scan import Findings
 
 _SNIPPET_CONTEXT = 3  # source lines shown before and after a call site
+
+
+def seconds_text(value: float) -> str:
+    """Format seconds with a unit that keeps three significant digits, e.g. ``2.5 ms``."""
+    a = abs(value)
+    if a >= 1.0 or a == 0.0:
+        return f"{value:.3g} s"
+    if a >= 1e-3:
+        return f"{value * 1e3:.3g} ms"
+    if a >= 1e-6:
+        return f"{value * 1e6:.3g} us"
+    return f"{value * 1e9:.3g} ns"
+
+
+class MetricTree:
+    """A node of the metric tree: ``name``, inclusive ``value`` (s), ``count``, ``children``."""
+
+    def __init__(self, name: str, kind: str, value: float = 0.0, count: int = 0) -> None:
+        self.name = name
+        self.kind = kind  # "root", "family", "group", "pattern", "callsite", "location"
+        self.value = value
+        self.count = count
+        self.children: list[MetricTree] = []
+
+    def child(self, name: str, kind: str) -> MetricTree:
+        """Return the child called `name`, created when missing."""
+        for c in self.children:
+            if c.name == name:
+                return c
+        node = MetricTree(name, kind)
+        self.children.append(node)
+        return node
+
+    def find(self, name: str) -> MetricTree | None:
+        """Return the first node called `name` in this subtree (depth first)."""
+        if self.name == name:
+            return self
+        for c in self.children:
+            found = c.find(name)
+            if found is not None:
+                return found
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the subtree as nested dicts (name, kind, value, count, children)."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "value": self.value,
+            "count": self.count,
+            "children": [c.to_dict() for c in self.children],
+        }
+
+    def render(self, depth: int = 6, min_value: float = 0.0) -> str:
+        """Indented text, one node per line, children by decreasing value."""
+        lines: list[str] = []
+
+        def walk(node: MetricTree, level: int) -> None:
+            if level > depth or (level > 0 and abs(node.value) < min_value):
+                return
+            label = "  " * level + node.name
+            count = f"{node.count} occ." if node.count else ""
+            lines.append(f"{label:<68} {seconds_text(node.value):>11} {count:>10}")
+            for c in sorted(node.children, key=lambda n: -abs(n.value)):
+                walk(c, level + 1)
+
+        walk(self, 0)
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        value = seconds_text(self.value)
+        return f"<MetricTree {self.name}: {value}, {len(self.children)} children>"
+
+    def __str__(self) -> str:
+        return self.render()
 
 
 def _location_label(rank: int, thread: int) -> str:
@@ -31,8 +106,6 @@ def _location_label(rank: int, thread: int) -> str:
 
 def build_tree(findings: Findings) -> MetricTree:
     """Build the metric tree of `findings` (only patterns that occur)."""
-    from .scan import MetricTree
-
     root = MetricTree("findings (families overlap: totals are per family)", "root")
     a = findings.array
     info = {p.key: p for p in findings._patterns}
@@ -58,6 +131,7 @@ def build_tree(findings: Findings) -> MetricTree:
                 loc.value = float(here["idle"].sum())
                 loc.count = len(here)
     del info
+    _name_partial_parents(root, {p.name for p in findings._patterns})
 
     def total(node: MetricTree) -> float:
         if node.kind in ("pattern", "callsite", "location"):
@@ -74,6 +148,20 @@ def build_tree(findings: Findings) -> MetricTree:
     return root
 
 
+def _name_partial_parents(node: MetricTree, pattern_names: set[str]) -> None:
+    """Rename group nodes named after a pattern whose own severity is not in the tree.
+
+    Scalasca's Wrong Order sits inside Late Sender. Scanning for the wrong-order patterns
+    alone leaves a "Late Sender" node that holds only their part; the full name would read as
+    all of Late Sender, so the node says what it holds instead.
+    """
+    for child in node.children:
+        _name_partial_parents(child, pattern_names)
+    if node.kind == "group" and node.name in pattern_names:
+        parts = ", ".join(c.name for c in node.children)
+        node.name = f"{node.name}: only its {parts} part"
+
+
 def _tree_text(tree: MetricTree, depth: int) -> str:
     lines = []
 
@@ -83,7 +171,7 @@ def _tree_text(tree: MetricTree, depth: int) -> str:
         if node.kind != "root":
             label = "  " * (level - 1) + node.name
             count = f"{node.count} occ." if node.count else ""
-            lines.append(f"  {label:<66} {_seconds(node.value):>10} {count:>10}")
+            lines.append(f"  {label:<66} {seconds_text(node.value):>10} {count:>10}")
         for c in sorted(node.children, key=lambda n: -abs(n.value)):
             walk(c, level + 1)
 
@@ -96,7 +184,7 @@ def _parameters_text(findings: Findings) -> list[str]:
     intra, inter, source = findings.eager_limit
     limit = "unlimited" if inter >= 2**63 else f"{inter} B"
     return [
-        f"eps = {_seconds(p['eps'])}, send_recv_delta = {_seconds(p['send_recv_delta'])}, "
+        f"eps = {seconds_text(p['eps'])}, send_recv_delta = {seconds_text(p['send_recv_delta'])}, "
         f"wrong-order window = {p['wrong_order_window']}",
         f"eager limit: {source} (intra-node {intra} B, inter-node {limit})",
         f"PGAS: entry {p['pgas_entry_sync']}sync, exit {p['pgas_exit_sync']}sync, completion "
@@ -148,14 +236,14 @@ def text_report(findings: Findings, top: int = 10) -> str:
     out = [
         f"parjava scan of {path}: {len(a)} occurrences of {kinds} patterns in "
         f"{findings.events_scanned:,} events ({trace.process_count} processes), "
-        f"scanned in {_seconds(findings.seconds)}",
+        f"scanned in {seconds_text(findings.seconds)}",
         *_parameters_text(findings),
     ]
     notes = [n for n in findings.notes if not n.startswith("eager limit")]
     out += [f"note: {n}" for n in notes]
     if len(a) == 0:
         out.append(
-            f"No pattern occurrence loses {_seconds(findings.parameters['eps'])} (eps) or more."
+            f"No pattern occurrence loses {seconds_text(findings.parameters['eps'])} (eps) or more."
         )
         return "\n".join(out) + "\n"
     out += ["", "Metric tree (lost time, inclusive):", _tree_text(findings.tree(), 4)]
@@ -167,7 +255,7 @@ def text_report(findings: Findings, top: int = 10) -> str:
         rank_text = ", ".join(str(r) for r in ranks[:8]) + (" ..." if len(ranks) > 8 else "")
         out.append(
             f"{k:>3}. {g['code']} {g['name']} at {g['callsite']} ({g['call']}): "
-            f"{_seconds(g['total'])} in {g['occurrences']} occurrences on rank(s) {rank_text}"
+            f"{seconds_text(g['total'])} in {g['occurrences']} occurrences on rank(s) {rank_text}"
         )
         out.append(f"     try: {info[g['pattern']].fix}")
     out += ["", "Worst occurrences:"]
@@ -221,7 +309,7 @@ def _snippet(file: str, line: int, search: Sequence[Path]) -> str:
 def _tree_html(node: MetricTree) -> str:
     children = sorted(node.children, key=lambda n: -abs(n.value))
     label = (
-        f"{html.escape(node.name)} <span class='v'>{_seconds(node.value)}"
+        f"{html.escape(node.name)} <span class='v'>{seconds_text(node.value)}"
         + (f", {node.count} occ." if node.count else "")
         + "</span>"
     )
@@ -267,7 +355,7 @@ def html_report(
         f"<style>{_CSS}</style></head><body>",
         f"<h1>parjava scan of {html.escape(trace_path or 'a trace')}</h1>",
         f"<p>{len(a)} occurrences in {findings.events_scanned:,} events "
-        f"({trace.process_count} processes), scanned in {_seconds(findings.seconds)}.</p><ul>",
+        f"({trace.process_count} processes), scanned in {seconds_text(findings.seconds)}.</p><ul>",
     ]
     parts += [f"<li>{html.escape(t)}</li>" for t in _parameters_text(findings)]
     parts += [
@@ -276,7 +364,7 @@ def html_report(
     parts.append("</ul>")
     if len(a) == 0:
         parts.append(
-            f"<p>No pattern occurrence loses {_seconds(findings.parameters['eps'])} (eps) or "
+            f"<p>No pattern occurrence loses {seconds_text(findings.parameters['eps'])} (eps) or "
             "more.</p></body></html>"
         )
         return "".join(parts)
@@ -289,7 +377,7 @@ def html_report(
         parts.append(
             f"<tr><td>{html.escape(g['code'])} {html.escape(g['name'])}</td>"
             f"<td>{html.escape(g['callsite'])}<br>{html.escape(g['call'])}</td>"
-            f"<td class='n'>{_seconds(g['total'])}</td><td class='n'>{g['occurrences']}</td>"
+            f"<td class='n'>{seconds_text(g['total'])}</td><td class='n'>{g['occurrences']}</td>"
             f"<td>{html.escape(rank_text)}</td><td>{_snippet(g['file'], g['line'], search)}"
             f"<div class='fix'>try: {html.escape(info[g['pattern']].fix)}</div></td></tr>"
         )
@@ -297,10 +385,10 @@ def html_report(
     parts.append("<tr><th>time (s)</th><th>lost</th><th>O_D</th><th>diagnosis</th></tr>")
     for i in _worst_rows(findings, top):
         distance = a["optimal_distance"][i]
-        od = "" if np.isnan(distance) else _seconds(float(distance))
+        od = "" if np.isnan(distance) else seconds_text(float(distance))
         parts.append(
             f"<tr><td class='n'>{a['time'][i]:.6f}</td>"
-            f"<td class='n'>{_seconds(float(a['idle'][i]))}</td><td class='n'>{od}</td>"
+            f"<td class='n'>{seconds_text(float(a['idle'][i]))}</td><td class='n'>{od}</td>"
             f"<td>{html.escape(str(a['diagnosis'][i]))}</td></tr>"
         )
     parts.append("</table></body></html>")
@@ -319,17 +407,12 @@ def html_summary(findings: Findings) -> str:
     rows.sort(key=lambda r: -r[4])
     body = "".join(
         f"<tr><td>{f}</td><td>{html.escape(c)}</td><td>{html.escape(name)}</td>"
-        f"<td style='text-align:right'>{n}</td><td style='text-align:right'>{_seconds(t)}</td></tr>"
+        f"<td style='text-align:right'>{n}</td>"
+        f"<td style='text-align:right'>{seconds_text(t)}</td></tr>"
         for f, c, name, n, t in rows
     )
     return (
-        f"<p><b>Findings</b>: {len(a)} occurrences (eps {_seconds(findings.parameters['eps'])})"
+        f"<p><b>Findings</b>: {len(a)} occurrences (eps {seconds_text(findings.parameters['eps'])})"
         "</p><table><tr><th>family</th><th>code</th><th>pattern</th><th>occ.</th><th>lost</th>"
         f"</tr>{body}</table>"
     )
-
-
-def _seconds(value: float) -> str:
-    from .scan import _seconds as seconds
-
-    return seconds(value)

@@ -201,24 +201,6 @@ class SourceModel(Model):
         """Diagnostics of severity warning or error."""
         return [d for d in self.diagnostics if d.severity in ("warning", "error")]
 
-    def arguments(self, argv: Sequence[str]) -> dict[str, int | float]:
-        """Return the parameters ``argc``/``argv<k>`` of a command line (``argv[0]`` first).
-
-        Use the result as ``params=`` of :func:`parjava.interpret` to predict another input,
-        e.g. ``model.arguments(["./jacobi2d", "4096", "100"])``.
-        """
-        params: dict[str, int | float] = {}
-        names = set(self.parameters)
-        if "argc" in names:
-            params["argc"] = len(argv)
-        for key in names:
-            if key.startswith("argv") and key[4:].isdigit():
-                k = int(key[4:])
-                text = argv[k] if k < len(argv) else ""
-                floating = isinstance(self.parameters[key], float)
-                params[key] = _number(text, floating)
-        return params
-
     def estimate(
         self,
         run: Sequence[str],
@@ -428,24 +410,19 @@ class SourceModel(Model):
         )
 
 
-def _number(text: str, floating: bool) -> int | float:
-    """Read a command-line argument as atoi / atof do (0 when it is not a number)."""
-    text = text.strip()
-    if floating:
-        try:
-            return float(text)
-        except ValueError:
-            return 0.0
-    digits = ""
-    for i, ch in enumerate(text):
-        if ch.isdigit() or (i == 0 and ch in "+-"):
-            digits += ch
-        else:
-            break
+def _with_include(args: Sequence[str]) -> tuple[str, ...]:
+    """Compiler flags plus parjava's ``parjava/model.h``, last, as a system directory.
+
+    The model builder and the estimation code find ``PARJAVA_PARAM`` this way; users
+    compiling an annotated program themselves add ``parjava.include_dir("model.h")``.
+    """
+    from .tracing import include_dir
+
     try:
-        return int(digits)
-    except ValueError:
-        return 0
+        directory = include_dir("model.h")
+    except MissingDependencyError:
+        return tuple(str(a) for a in args)
+    return (*[str(a) for a in args], "-isystem", str(directory))
 
 
 def _sources(sources: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
@@ -487,7 +464,7 @@ def build_model(
     fe = _load_frontend()
     spec = _BuildSpec(
         sources=tuple(str(Path(f).resolve()) for f in files),
-        args=tuple(str(a) for a in args),
+        args=_with_include(args),
         compile_commands=str(compile_commands) if compile_commands else "",
         entry=entry,
         name=name or "",
@@ -517,7 +494,7 @@ def structure(
     return str(
         fe.describe_structure(
             [str(Path(s).resolve()) for s in _sources(sources)],
-            [str(a) for a in args],
+            list(_with_include(args)),
             str(compile_commands) if compile_commands else "",
             entry,
         )

@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 
 from ._core_loader import load_core
+from ._interval_html import LABELS, characteristics_table, explorer, page
+from ._trace_data import TraceData
 from .errors import UsageError
-from .trace import Trace
 
 SOURCES = ("markers", "pcontrol", "regions")
 
@@ -40,36 +41,6 @@ SENDRECV = {"calls": "CallTime", "messages": "MessageTime"}
 EXECUTION = {"accumulated": "Accumulated", "per-execution": "PerExecution"}
 LOAD = {"cpu": "UserCode", "cpu+mpi": "UserCodeAndMpi"}
 
-#: Labels of the characteristics (columns of the per-process tables).
-LABELS = {
-    "time": "execution time",
-    "cpu": "CPU time",
-    "mpi": "MPI time",
-    "point_to_point": "point-to-point time",
-    "collective": "collective time",
-    "all_to_all": "all-to-all time",
-    "other_mpi": "other MPI time",
-    "sendrecv": "SendRecv time",
-    "communication": "communication",
-    "time_of_start": "time of start",
-    "real_sync": "real synchronization",
-    "potential_sync": "potential synchronization",
-    "time_variation": "time variation",
-    "overlap": "overlap",
-    "sequential_cpu": "sequential CPU time",
-    "unrecorded": "unrecorded time",
-    "category_collective": "collective (cat. 1)",
-    "category_blocking_send": "blocking send (cat. 2)",
-    "category_nonblocking_send": "non-blocking send (cat. 3)",
-    "category_blocking_receive_wait": "blocking receive/wait (cat. 4)",
-    "category_nonblocking_receive_test": "non-blocking receive/test (cat. 5)",
-    "category_other": "other MPI (cat. 6)",
-    "insufficient_parallelism": "insufficient parallelism",
-    "idle": "idle time",
-    "load_imbalance": "load imbalance",
-    "productive": "productive time",
-    "lost": "lost time",
-}
 
 _MAIN = (
     "efficiency",
@@ -95,10 +66,10 @@ def _choice(name: str, value: str, table: dict[str, str]) -> str:
 
 
 def _core_trace(trace: Any) -> Any:
-    if isinstance(trace, Trace):
+    if isinstance(trace, TraceData):
         return trace.core
     if isinstance(trace, (str, os.PathLike)):
-        return Trace.open(trace).core
+        return TraceData.open(trace).core
     core_trace = getattr(load_core(), "Trace", None)
     if core_trace is not None and isinstance(trace, core_trace):
         return trace
@@ -109,7 +80,7 @@ def _core_trace(trace: Any) -> Any:
 
 
 def intervals(
-    trace: Trace | str | os.PathLike[str],
+    trace: TraceData | str | os.PathLike[str],
     *,
     sources: Iterable[str] = SOURCES,
     max_depth: int | None = None,
@@ -599,8 +570,6 @@ class IntervalTree:
         links, and UP / PREVIOUS / NEXT / HOME navigation; intervals deeper than ``depth`` are
         left out. Written to ``path`` when given; the text is returned.
         """
-        from ._interval_html import page
-
         text = page(self, depth)
         if path is not None:
             with open(path, "w", encoding="utf-8") as f:
@@ -615,8 +584,6 @@ class IntervalTree:
         )
 
     def _repr_html_(self) -> str:
-        from ._interval_html import explorer
-
         return explorer(self)
 
 
@@ -631,19 +598,8 @@ def _pandas() -> Any:
 
 
 def _html_characteristics(iv: Interval) -> str:
-    from ._interval_html import characteristics_table
-
     return characteristics_table(iv)
 
-
-def _trace_intervals(self: Trace, **options: Any) -> IntervalTree:
-    return intervals(self, **options)
-
-
-_trace_intervals.__doc__ = intervals.__doc__
-_trace_intervals.__name__ = "intervals"
-
-Trace.intervals = _trace_intervals  # type: ignore[attr-defined]
 
 __all__ = [
     "ATTRIBUTION",

@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Union
 
+from . import _arguments
 from ._core_loader import load_core
 from .errors import ModelError, UsageError
 
@@ -44,6 +45,41 @@ _STATEMENTS = {"seq", "if", "if-else", "switch", "for", "while", "do-while", "ta
 def measured(mean: float, sigma: float = 0.0, samples: int = 1) -> dict[str, Any]:
     """Describe a measured block time: mean and deviation (s) over ``samples`` runs."""
     return {"mean": float(mean), "sigma": float(sigma), "samples": int(samples)}
+
+
+def measured_arg(expr: Expr, by_rank: Sequence[Sequence[int]]) -> dict[str, Any]:
+    """Describe a communication argument measured per rank (docs/model-schema.md).
+
+    ``by_rank[r]`` is the sequence of values rank ``r`` passed at the call site in a run at
+    ``np = len(by_rank)``; ``expr`` is used at other process counts (with a warning). Use it as
+    an argument of a communication leaf: ``m.send(dest=measured_arg(0, [[1], [0]]), bytes=8)``.
+    """
+    return {"expr": _expr(expr), "by_rank": [[int(v) for v in values] for values in by_rank]}
+
+
+def _arg(value: Any) -> Any:
+    """Check a cfc argument: an expression, or a measured ``{expr, by_rank}`` mapping."""
+    if isinstance(value, Mapping):
+        if set(value) - {"expr", "by_rank"} or "expr" not in value:
+            raise UsageError(
+                "a measured argument is {'expr': fallback expression, 'by_rank': [[values], ...]}"
+            )
+        return measured_arg(value["expr"], value.get("by_rank", []))
+    return _expr(value)
+
+
+def _by_rank(by_rank: Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """Per-rank opaque statistics (docs/model-schema.md): one mapping per estimation rank."""
+    if by_rank is None:
+        return None
+    out = []
+    for entry in by_rank:
+        if not isinstance(entry, Mapping):
+            raise UsageError(
+                "by_rank entries are mappings such as {'probability': 0.5, 'samples': 10}"
+            )
+        out.append(dict(entry))
+    return out
 
 
 def _expr(value: Expr) -> str | int | float:
@@ -181,6 +217,24 @@ class Model:
         for key, value in self._doc["parameters"].items():
             out[key] = value["value"] if isinstance(value, dict) else value
         return out
+
+    def arguments(self, argv: Sequence[str]) -> dict[str, int | float]:
+        """Return the parameters a command line sets (``argv[0]``, the program, first).
+
+        ``argc``/``argv<k>`` come from their positions; the inputs the model builder named
+        after their variables (``nSteps``, ``nx``) from the options that set them (``-N 100``,
+        ``--nSteps=100``, ``-N100``), else the program's default. Use the result as ``params=``
+        of :func:`parjava.interpret`, e.g. ``model.arguments(["./jacobi2d", "4096", "100"])``.
+        """
+        return _arguments.arguments(self._doc["parameters"], argv)
+
+    def resolve_params(self, params: Mapping[str, int | float] | None) -> dict[str, int | float]:
+        """Map the names of ``params=`` to parameter names.
+
+        Besides a parameter's name, a key may be an option that sets it (``"--nSteps"``) or a
+        variable it sets (``"cmd.nSteps"``); an unknown key is a :class:`parjava.UsageError`.
+        """
+        return _arguments.resolve(self._doc["parameters"], params)
 
     @property
     def self_check(self) -> dict[str, Any] | None:
@@ -396,16 +450,21 @@ class Model:
         trips: float | None = None,
         distribution: Sequence[tuple[int, float]] | None = None,
         samples: int | None = None,
+        by_rank: Sequence[Mapping[str, Any]] | None = None,
         cond_time: TimeLike | None = None,
         line: int | None = None,
         label: str | None = None,
     ) -> Any:
-        """Open a general ``for``; give ``cond`` or, for data-dependent loops, ``trips``."""
+        """Open a general ``for``; give ``cond`` or, for data-dependent loops, ``trips``.
+
+        ``by_rank`` adds per-rank statistics (``[{"trips": 3, "samples": 10}, ...]``, one per
+        rank of the estimation run; docs/model-schema.md "Opaque conditions").
+        """
         fields: dict[str, Any] = {
             "init": [[v, _expr(e)] for v, e in init] or None,
             "cond": _expr(cond) if cond is not None else None,
             "update": [[v, _expr(e)] for v, e in update] or None,
-            "opaque": _opaque(None, trips, distribution, samples),
+            "opaque": _opaque(None, trips, distribution, samples, by_rank),
             "cond_time": _time(cond_time) if cond_time is not None else None,
         }
         node = self._add("for", fields, line=line, label=label)
@@ -419,13 +478,23 @@ class Model:
         trips: float | None = None,
         distribution: Sequence[tuple[int, float]] | None = None,
         samples: int | None = None,
+        by_rank: Sequence[Mapping[str, Any]] | None = None,
         cond_time: TimeLike | None = None,
         line: int | None = None,
         label: str | None = None,
     ) -> Any:
         """Open a ``while`` loop with a condition, or opaque ``trips`` / ``probability``."""
         return self._loop_like(
-            "while", cond, probability, trips, distribution, samples, cond_time, line, label
+            "while",
+            cond,
+            probability,
+            trips,
+            distribution,
+            samples,
+            cond_time,
+            line,
+            label,
+            by_rank,
         )
 
     def do_while(
@@ -436,13 +505,23 @@ class Model:
         trips: float | None = None,
         distribution: Sequence[tuple[int, float]] | None = None,
         samples: int | None = None,
+        by_rank: Sequence[Mapping[str, Any]] | None = None,
         cond_time: TimeLike | None = None,
         line: int | None = None,
         label: str | None = None,
     ) -> Any:
         """Open a ``do-while`` loop (body first), with a condition or opaque statistics."""
         return self._loop_like(
-            "do-while", cond, probability, trips, distribution, samples, cond_time, line, label
+            "do-while",
+            cond,
+            probability,
+            trips,
+            distribution,
+            samples,
+            cond_time,
+            line,
+            label,
+            by_rank,
         )
 
     def _loop_like(
@@ -456,10 +535,11 @@ class Model:
         cond_time: TimeLike | None,
         line: int | None,
         label: str | None,
+        by_rank: Sequence[Mapping[str, Any]] | None = None,
     ) -> Any:
         fields = {
             "cond": _expr(cond) if cond is not None else None,
-            "opaque": _opaque(probability, trips, distribution, samples),
+            "opaque": _opaque(probability, trips, distribution, samples, by_rank),
             "cond_time": _time(cond_time) if cond_time is not None else None,
         }
         node = self._add(kind, fields, line=line, label=label)
@@ -471,14 +551,19 @@ class Model:
         *,
         probability: float | None = None,
         samples: int | None = None,
+        by_rank: Sequence[Mapping[str, Any]] | None = None,
         cond_time: TimeLike | None = None,
         line: int | None = None,
         label: str | None = None,
     ) -> Any:
-        """Open an ``if``; follow the ``with`` block by ``with m.else_():`` for an if-else."""
+        """Open an ``if``; follow the ``with`` block by ``with m.else_():`` for an if-else.
+
+        An opaque ``if`` takes ``probability`` (pooled over ranks) and optionally ``by_rank``:
+        ``[{"probability": 1.0, "samples": 50}, {"probability": 0.0, "samples": 50}]``.
+        """
         fields = {
             "cond": _expr(cond) if cond is not None else None,
-            "opaque": _opaque(probability, None, None, samples),
+            "opaque": _opaque(probability, None, None, samples, by_rank),
             "cond_time": _time(cond_time) if cond_time is not None else None,
         }
         node = self._add("if", fields, line=line, label=label)
@@ -499,17 +584,24 @@ class Model:
         self,
         value: Expr | None = None,
         *,
+        samples: int | None = None,
+        by_rank: Sequence[Mapping[str, Any]] | None = None,
         cond_time: TimeLike | None = None,
         line: int | None = None,
         label: str | None = None,
     ) -> Any:
         """Open a ``switch`` on ``value``; open cases inside it with :meth:`case`.
 
-        Without a value the switch is opaque and every case needs a ``weight``.
+        Without a value the switch is opaque and every case needs a ``weight``; ``by_rank``
+        then gives per-rank case weights: ``[{"weights": [1, 0], "samples": 8}, ...]``.
         """
+        if value is not None and (by_rank is not None or samples is not None):
+            raise UsageError("samples= and by_rank= describe an opaque switch (no value)")
         fields = {
             "value": _expr(value) if value is not None else None,
             "cases": [],
+            "samples": int(samples) if samples is not None else None,
+            "by_rank": _by_rank(by_rank),
             "cond_time": _time(cond_time) if cond_time is not None else None,
         }
         node = self._add("switch", fields, line=line, label=label)
@@ -668,7 +760,7 @@ class Model:
         """
         fields: dict[str, Any] = {
             "op": operation,
-            "args": {k: _expr(v) for k, v in args.items() if v is not None},
+            "args": {k: _arg(v) for k, v in args.items() if v is not None},
         }
         if time is not None:
             fields["time"] = _time(time)
@@ -929,10 +1021,13 @@ def _opaque(
     trips: float | None,
     distribution: Sequence[tuple[int, float]] | None,
     samples: int | None,
+    by_rank: Sequence[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any] | None:
     if probability is None and trips is None:
         if distribution is not None:
             raise UsageError("a trip-count distribution needs trips= (its mean)")
+        if by_rank is not None:
+            raise UsageError("by_rank= needs the pooled statistics too (probability= or trips=)")
         return None
     if probability is not None and trips is not None:
         raise UsageError("give probability= or trips=, not both")
@@ -945,6 +1040,8 @@ def _opaque(
             out["distribution"] = [[int(c), float(f)] for c, f in distribution]
     if samples is not None:
         out["samples"] = int(samples)
+    if by_rank is not None:
+        out["by_rank"] = _by_rank(by_rank)
     return out
 
 

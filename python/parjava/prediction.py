@@ -8,21 +8,26 @@ machine description and returns a :class:`Prediction` (seed 000 notes §3, §4):
     pred.hot()                    # hot fragments: Time x Freq per node (notes 000 Remark 3.1.2)
     pred.error_bound              # notes 000 §4: 3 sigma / sqrt(N) of measured blocks, propagated
     pj.scan(pred.trace(np=64))    # the model trace, for the pattern scanner and intervals
+
+A sweep keeps every process count that succeeds: a deadlock or a model error at one np is
+recorded in ``pred.failures`` (and as a failed row of :meth:`Prediction.table`) instead of
+losing the others.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Union
+from typing import Any, Callable, Union
 
 import numpy as np
 
 from ._core_loader import load_core
 from ._progress import Progress
-from .errors import UsageError
+from .errors import DeadlockError, Error, ModelError, UsageError
 from .model import Model
 
 Number = Union[int, float]
@@ -109,21 +114,70 @@ class PredictionRun:
         return f"<PredictionRun np={self.np} threads={self.threads} time={self.time:.6g} s>"
 
 
+class PredictionFailure:
+    """A (process count, threads) pair of a sweep whose interpretation failed.
+
+    ``kind`` is ``"deadlock"`` or ``"model error"``; ``message`` is the error's text (for a
+    deadlock it lists the blocked ranks' operations and source lines), ``blocked`` the blocked
+    operations as dicts (``rank``, ``thread``, ``node``, ``operation``, ``location``,
+    ``waiting_for``, ``since``), ``error`` the exception itself.
+    """
+
+    def __init__(self, np_: int, threads: int, error: Error) -> None:
+        self.np = np_
+        self.threads = threads
+        self.error = error
+        self.kind = "deadlock" if isinstance(error, DeadlockError) else "model error"
+        self.message = str(error)
+        self.blocked: list[dict[str, Any]] = list(getattr(error, "blocked", []) or [])
+
+    @property
+    def summary(self) -> str:
+        """The first line of the message."""
+        return self.message.splitlines()[0] if self.message else self.kind
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable form: np, threads, kind, message, blocked."""
+        return {
+            "np": self.np,
+            "threads": self.threads,
+            "kind": self.kind,
+            "message": self.message,
+            "blocked": self.blocked,
+        }
+
+    def __repr__(self) -> str:
+        return f"<PredictionFailure np={self.np} threads={self.threads} {self.kind}>"
+
+
 class Prediction:
     """Predicted times for one or more process counts (a sweep).
 
     For a single run ``pred.time`` is a number; for a sweep ``pred.times`` is an array in the
     order of ``pred.np``. Node statistics (:meth:`nodes`, :meth:`hot`) are of one run, the last
-    one unless ``np=`` picks another.
+    one unless ``np=`` picks another. Runs that failed (a deadlock or a model error at that
+    process count) are not in ``runs`` but in :attr:`failures`; :meth:`table` and
+    :meth:`to_pandas` show them as rows with ``status`` ``"failed"``.
     """
 
     def __init__(
-        self, runs: list[PredictionRun], model: Model | None, machine: Any, options: dict[str, Any]
+        self,
+        runs: list[PredictionRun],
+        model: Model | None,
+        machine: Any,
+        options: dict[str, Any],
+        failures: list[PredictionFailure] | None = None,
     ) -> None:
         self.runs = runs
         self.model = model
         self.machine = machine
         self._options = options
+        self.failures: list[PredictionFailure] = list(failures or [])
+
+    @property
+    def ok(self) -> bool:
+        """True when every requested run succeeded."""
+        return not self.failures
 
     # ---- the numbers ----------------------------------------------------------------------
 
@@ -321,11 +375,16 @@ class Prediction:
 
     # ---- presentation -----------------------------------------------------------------------
 
-    def table(self) -> list[dict[str, float]]:
-        """One row per run: np, threads, time, error bound, speedup, efficiency."""
-        s = self.speedup()
-        e = self.efficiency()
-        return [
+    def table(self, failed: bool = True) -> list[dict[str, Any]]:
+        """One row per run: np, threads, time, error bound, speedup, efficiency, status.
+
+        ``status`` is ``"ok"``; with ``failed=True`` (the default) the failed runs of a sweep
+        are rows too, in process-count order, with ``status`` ``"failed"``, NaN numbers and
+        ``error`` (the kind and the first line of the message).
+        """
+        s = self.speedup() if self.runs else np.array([])
+        e = self.efficiency() if self.runs else np.array([])
+        rows: list[dict[str, Any]] = [
             {
                 "np": int(r.np),
                 "threads": int(r.threads),
@@ -333,9 +392,28 @@ class Prediction:
                 "error_bound": r.error_bound,
                 "speedup": float(s[i]),
                 "efficiency": float(e[i]),
+                "status": "ok",
+                "error": "",
             }
             for i, r in enumerate(self.runs)
         ]
+        if failed and self.failures:
+            nan = float("nan")
+            rows += [
+                {
+                    "np": f.np,
+                    "threads": f.threads,
+                    "time": nan,
+                    "error_bound": nan,
+                    "speedup": nan,
+                    "efficiency": nan,
+                    "status": "failed",
+                    "error": f"{f.kind}: {f.summary}",
+                }
+                for f in self.failures
+            ]
+            rows.sort(key=lambda r: (r["np"], r["threads"]))
+        return rows
 
     def to_pandas(self) -> Any:
         """Return :meth:`table` as a pandas DataFrame."""
@@ -347,9 +425,10 @@ class Prediction:
         """Everything a script needs, JSON-serialisable."""
         return {
             "model": self.model.name if self.model is not None else None,
-            "runs": self.table(),
+            "runs": self.table(failed=False),
+            "failures": [f.to_dict() for f in self.failures],
             "warnings": self.warnings,
-            "hot": self.hot(10),
+            "hot": self.hot(10) if self.runs else [],
         }
 
     def fit(self, model: str = "auto") -> Any:
@@ -388,18 +467,23 @@ class Prediction:
         return len(self.runs)
 
     def __repr__(self) -> str:
-        if len(self.runs) == 1:
+        if len(self.runs) == 1 and not self.failures:
             r = self.runs[0]
             return (
                 f"<Prediction np={r.np} threads={r.threads}: {r.time:.6g} s "
                 f"± {r.error_bound:.2g} s>"
             )
         rows = "\n".join(
-            f"  np={t['np']:>7} threads={t['threads']:>3}  time={t['time']:.6g} s  "
-            f"speedup={t['speedup']:.3g}  efficiency={t['efficiency']:.3f}"
+            (
+                f"  np={t['np']:>7} threads={t['threads']:>3}  time={t['time']:.6g} s  "
+                f"speedup={t['speedup']:.3g}  efficiency={t['efficiency']:.3f}"
+            )
+            if t["status"] == "ok"
+            else f"  np={t['np']:>7} threads={t['threads']:>3}  FAILED ({t['error']})"
             for t in self.table()
         )
-        return f"<Prediction of {len(self.runs)} runs\n{rows}>"
+        failed = f", {len(self.failures)} failed" if self.failures else ""
+        return f"<Prediction of {len(self.runs)} runs{failed}\n{rows}>"
 
     def _repr_html_(self) -> str:
         head = "".join(
@@ -407,9 +491,16 @@ class Prediction:
             for h in ("np", "threads", "time [s]", "± bound [s]", "speedup", "efficiency")
         )
         body = "".join(
-            f"<tr><td>{t['np']}</td><td>{t['threads']}</td><td>{t['time']:.6g}</td>"
-            f"<td>{t['error_bound']:.2g}</td><td>{t['speedup']:.3g}</td>"
-            f"<td>{t['efficiency']:.3f}</td></tr>"
+            (
+                f"<tr><td>{t['np']}</td><td>{t['threads']}</td><td>{t['time']:.6g}</td>"
+                f"<td>{t['error_bound']:.2g}</td><td>{t['speedup']:.3g}</td>"
+                f"<td>{t['efficiency']:.3f}</td></tr>"
+            )
+            if t["status"] == "ok"
+            else (
+                f"<tr><td>{t['np']}</td><td>{t['threads']}</td>"
+                f"<td colspan='4' style='color:#b00'>failed: {html.escape(t['error'])}</td></tr>"
+            )
             for t in self.table()
         )
         return f"<table><tr>{head}</tr>{body}</table>"
@@ -425,6 +516,7 @@ def _interpret_one(
     threads: int,
     options: dict[str, Any],
     trace: bool = False,
+    on_progress: Callable[[int, float, float], None] | None = None,
 ) -> Any:
     core = load_core()
     return core.interpret(
@@ -440,7 +532,14 @@ def _interpret_one(
         bool(options.get("endpoint_contention", True)),
         trace,
         int(options.get("max_events", 0)),
+        max_depth=int(options.get("max_depth", DEFAULT_MAX_DEPTH)),
+        opaque_recursion=bool(options.get("opaque_recursion", False)),
+        progress=on_progress,
     )
+
+
+DEFAULT_MAX_DEPTH = 10000
+"""Default limit of the call depth of a recursive model (``interpret(max_depth=)``)."""
 
 
 def interpret(
@@ -457,6 +556,9 @@ def interpret(
     endpoint_contention: bool = True,
     trace: bool = False,
     max_events: int = 0,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    opaque_recursion: bool = False,
+    errors: str = "keep",
     progress: bool | None = None,
 ) -> Prediction:
     """Interpret ``model`` on ``machine`` for each process count (and thread count).
@@ -464,33 +566,75 @@ def interpret(
     ``machine`` is a :class:`parjava.Machine`, a machine JSON file or its text. ``params``
     override the model's parameters. ``opaque`` decides how profiled branch probabilities and
     trip counts are used: ``"expected"`` (deterministic error diffusion, exact frequencies) or
-    ``"sampled"`` (seeded per process). ``algorithms`` forces collective algorithms, e.g.
+    ``"sampled"`` (seeded; decisions guarding communication are shared by all ranks, the others
+    drawn per process). ``algorithms`` forces collective algorithms, e.g.
     ``{"allreduce": "ring"}`` (``parjava.prediction.collective_algorithms()`` lists them).
     ``trace=True`` keeps the model trace of every run (see :meth:`Prediction.trace`).
-    Raises :class:`parjava.DeadlockError` (with ``.blocked``) when the model deadlocks.
+
+    Recursive models run with a frame per activation; ``max_depth`` bounds the call depth (a
+    :class:`parjava.ModelError` naming the call chain beyond it), and a recursion guarded only
+    by opaque (profiled) conditions is refused unless ``opaque_recursion=True``.
+
+    ``errors="keep"`` (the default): in a sweep, a run that deadlocks or meets a model error is
+    recorded in :attr:`Prediction.failures` and the other runs are kept; when every run fails
+    (or only one was asked for) the error is raised. ``errors="raise"`` raises the first
+    failure. :class:`parjava.DeadlockError` carries ``.blocked``: the blocked ranks'
+    operations and source lines. ``progress`` shows a progress bar once the interpretation
+    takes more than a second (default: in a terminal or Jupyter, not under ``CI``).
     """
     if opaque not in ("expected", "sampled"):
         raise UsageError(f"opaque must be 'expected' or 'sampled', not {opaque!r}")
+    if errors not in ("keep", "raise"):
+        raise UsageError(f"errors must be 'keep' or 'raise', not {errors!r}")
+    if int(max_depth) < 1:
+        raise UsageError(f"max_depth must be >= 1, not {max_depth!r}")
     nps = _as_list(np, "np")
     ths = _as_list(threads, "threads")
     pairs = [(p, t) for p in nps for t in ths]
     mdl = model if isinstance(model, Model) else Model.load(model)
     options = {
-        "params": dict(params or {}),
+        "params": mdl.resolve_params(params),
         "opaque": opaque,
         "seed": seed,
         "algorithms": dict(algorithms or {}),
         "reduction_seconds_per_byte": reduction_seconds_per_byte,
         "endpoint_contention": endpoint_contention,
         "max_events": max_events,
+        "max_depth": int(max_depth),
+        "opaque_recursion": bool(opaque_recursion),
     }
     runs: list[PredictionRun] = []
-    with Progress(len(pairs), f"interpret {mdl.name}", progress) as bar:
+    failures: list[PredictionFailure] = []
+    with Progress(len(pairs), f"interpret {mdl.name}", progress, delay=1.0) as bar:
         for p, t in pairs:
-            core = _interpret_one(mdl, machine, p, t, options, trace=trace)
+            on_progress = None
+            if bar.enabled:
+
+                def on_progress(events: int, model_time: float, wall: float, p: int = p) -> None:
+                    bar.update(
+                        f"np={p}: {events / 1e6:.1f} M events, model time {model_time:.4g} s"
+                    )
+
+            try:
+                core = _interpret_one(mdl, machine, p, t, options, trace, on_progress)
+            except (DeadlockError, ModelError) as exc:
+                if errors == "raise" or len(pairs) == 1:
+                    raise
+                failures.append(PredictionFailure(p, t, exc))
+                bar.advance(note=f"np={p} failed ({failures[-1].kind})")
+                continue
             runs.append(PredictionRun(core, mdl, p, t))
             bar.advance(note=f"np={p} {core.program_time:.4g} s")
-    return Prediction(runs, mdl, machine, options)
+    if not runs:
+        # Every run failed: nothing to keep, raise the first failure (naming the others).
+        first = failures[0].error
+        if len(failures) > 1 and hasattr(first, "add_note"):
+            first.add_note(
+                "every run of the sweep failed: "
+                + "; ".join(f"np={f.np} threads={f.threads} {f.kind}" for f in failures)
+            )
+        raise first
+    return Prediction(runs, mdl, machine, options, failures)
 
 
 def interpret_node(

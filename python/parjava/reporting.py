@@ -288,7 +288,7 @@ def _prediction_section(
 
 def _one_prediction(pred: Any, fit: str, top: int, source_dirs: Sequence[Any]) -> tuple[str, str]:
     """Table, scaling fit and its curves, hot fragments: the HTML and a one-line summary."""
-    table = pred.table()
+    table = pred.table(failed=False)
     last = table[-1]
     summary = (
         f"np {table[0]['np']}..{last['np']}, {last['time']:.4g} s at np {last['np']}, "

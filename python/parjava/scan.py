@@ -35,6 +35,14 @@ from typing import Any, Union
 import numpy as np
 
 from ._core_loader import load_core
+from ._scan_report import (
+    MetricTree,
+    build_tree,
+    html_report,
+    html_summary,
+    seconds_text,
+    text_report,
+)
 from .errors import MissingDependencyError, UsageError
 from .machine import Machine
 from .trace import Trace
@@ -478,16 +486,12 @@ class Findings:
 
     def tree(self) -> MetricTree:
         """Build the Cube-like metric tree: family > group > pattern > call site > location."""
-        from ._scan_report import build_tree
-
         return build_tree(self)
 
     # --- reports ---------------------------------------------------------------------------
 
     def report(self, top: int = 10) -> str:
         """Render a text report: thresholds, metric tree, worst call sites and occurrences."""
-        from ._scan_report import text_report
-
         return text_report(self, top=top)
 
     def to_html(
@@ -502,8 +506,6 @@ class Findings:
         Source files are looked up as recorded, then relative to each of `source_dirs`, the
         trace's directory and the current directory; the report says when one is not found.
         """
-        from ._scan_report import html_report
-
         text = html_report(self, top=top, source_dirs=source_dirs)
         if path is not None:
             with open(path, "w", encoding="utf-8") as out:
@@ -511,8 +513,6 @@ class Findings:
         return text
 
     def _repr_html_(self) -> str:
-        from ._scan_report import html_summary
-
         return html_summary(self)
 
     def to_csv(self, path: str | os.PathLike[str] | None = None) -> str:
@@ -569,72 +569,10 @@ class Findings:
             n = self.count(family) if len(self) else 0
             if n:
                 families[family] = (n, self.total(family))
-        parts = [f"{family}: {n} ({_seconds(t)})" for family, (n, t) in families.items()]
+        parts = [f"{family}: {n} ({seconds_text(t)})" for family, (n, t) in families.items()]
         return (
             f"<Findings {len(self)} occurrences" + (f"; {'; '.join(parts)}" if parts else "") + ">"
         )
-
-
-class MetricTree:
-    """A node of the metric tree: ``name``, inclusive ``value`` (s), ``count``, ``children``."""
-
-    def __init__(self, name: str, kind: str, value: float = 0.0, count: int = 0) -> None:
-        self.name = name
-        self.kind = kind  # "root", "family", "group", "pattern", "callsite", "location"
-        self.value = value
-        self.count = count
-        self.children: list[MetricTree] = []
-
-    def child(self, name: str, kind: str) -> MetricTree:
-        """Return the child called `name`, created when missing."""
-        for c in self.children:
-            if c.name == name:
-                return c
-        node = MetricTree(name, kind)
-        self.children.append(node)
-        return node
-
-    def find(self, name: str) -> MetricTree | None:
-        """Return the first node called `name` in this subtree (depth first)."""
-        if self.name == name:
-            return self
-        for c in self.children:
-            found = c.find(name)
-            if found is not None:
-                return found
-        return None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the subtree as nested dicts (name, kind, value, count, children)."""
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "value": self.value,
-            "count": self.count,
-            "children": [c.to_dict() for c in self.children],
-        }
-
-    def render(self, depth: int = 6, min_value: float = 0.0) -> str:
-        """Indented text, one node per line, children by decreasing value."""
-        lines: list[str] = []
-
-        def walk(node: MetricTree, level: int) -> None:
-            if level > depth or (level > 0 and abs(node.value) < min_value):
-                return
-            label = "  " * level + node.name
-            count = f"{node.count} occ." if node.count else ""
-            lines.append(f"{label:<68} {_seconds(node.value):>11} {count:>10}")
-            for c in sorted(node.children, key=lambda n: -abs(n.value)):
-                walk(c, level + 1)
-
-        walk(self, 0)
-        return "\n".join(lines)
-
-    def __repr__(self) -> str:
-        return f"<MetricTree {self.name}: {_seconds(self.value)}, {len(self.children)} children>"
-
-    def __str__(self) -> str:
-        return self.render()
 
 
 def _parent_pattern(p: PatternInfo) -> str:
@@ -668,17 +606,6 @@ def _describe(value: Any) -> Any:
     if isinstance(value, Machine):
         return f"machine {value.name}"
     return value
-
-
-def _seconds(value: float) -> str:
-    a = abs(value)
-    if a >= 1.0 or a == 0.0:
-        return f"{value:.3g} s"
-    if a >= 1e-3:
-        return f"{value * 1e3:.3g} ms"
-    if a >= 1e-6:
-        return f"{value * 1e6:.3g} us"
-    return f"{value * 1e9:.3g} ns"
 
 
 __all__ = [

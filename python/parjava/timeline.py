@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 
 from ._core_loader import load_core
+from ._trace_data import Category, TraceData
 from .errors import MissingDependencyError, UsageError
-from .trace import Category, Trace
+from .intervals import intervals as _intervals
 
 #: Colours of the seven categories (notes 004 §5, App. 2).
 CATEGORY_COLORS: dict[Category, str] = {
@@ -37,12 +38,12 @@ _INTERVAL_COLORS = ("#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17b
 
 
 def _window(
-    trace: Trace, start: float | None, end: float | None, interval: Any, tree: Any
+    trace: TraceData, start: float | None, end: float | None, interval: Any, tree: Any
 ) -> tuple[int, int]:
     """Return the window in trace nanoseconds."""
     if interval is not None:
         if tree is None:
-            tree = trace.intervals()  # type: ignore[attr-defined]
+            tree = _intervals(trace)
         iv = interval if hasattr(interval, "executions") else tree[interval]
         ex = iv.executions
         if len(ex) == 0:
@@ -77,7 +78,7 @@ def _rectangles(x0: np.ndarray, x1: np.ndarray, y: np.ndarray, height: float) ->
 
 
 def timeline(
-    trace: Trace | str | os.PathLike[str],
+    trace: TraceData | str | os.PathLike[str],
     *,
     start: float | None = None,
     end: float | None = None,
@@ -102,7 +103,7 @@ def timeline(
     - ``ax``: draw into these axes instead of a new figure.
     """
     if isinstance(trace, (str, os.PathLike)):
-        trace = Trace.open(trace)
+        trace = TraceData.open(trace)
     try:
         import matplotlib.pyplot as plt
         from matplotlib.collections import LineCollection, PolyCollection
@@ -114,7 +115,7 @@ def timeline(
 
     tree = intervals if hasattr(intervals, "root") else None
     if tree is None and (intervals is True or interval is not None):
-        tree = trace.intervals()  # type: ignore[attr-defined]
+        tree = _intervals(trace)
     drawn_tree = tree if intervals is not False else None
     begin_ns, end_ns = _window(trace, start, end, interval, tree)
     data = load_core().extract_timeline(
@@ -262,14 +263,5 @@ def _draw_intervals(
             )
         )
 
-
-def _trace_timeline(self: Trace, **options: Any) -> Any:
-    return timeline(self, **options)
-
-
-_trace_timeline.__doc__ = timeline.__doc__
-_trace_timeline.__name__ = "timeline"
-
-Trace.timeline = _trace_timeline  # type: ignore[attr-defined]
 
 __all__ = ["CATEGORY_COLORS", "timeline"]

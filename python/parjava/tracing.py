@@ -37,6 +37,7 @@ from .errors import MissingDependencyError, RunError, TraceError, UsageError
 __all__ = [
     "GROUPS",
     "LAUNCHERS",
+    "TIMEOUT_GRACE_S",
     "TracedRun",
     "TracedRunError",
     "assemble",
@@ -62,6 +63,15 @@ _STDERR_TAIL_LINES = 20
 # SIGCONT on, so those ranks lose at most how they ended).
 _SIGKILL_GRACE_MIN_S = 2
 _SIGKILL_GRACE_MAX_S = 8
+#: Seconds a run with ``timeout`` may take past it, archive included. At the timeout this
+#: process sends SIGTERM to the traced ranks itself (their tracers write out what they hold
+#: and exit; Open MPI's own sequence above would take ``_SIGKILL_GRACE_MIN_S`` or more) and to
+#: the launcher; whatever still runs ``_TIMEOUT_KILL_S`` later is killed, then the archive is
+#: assembled.
+TIMEOUT_GRACE_S = 2.0
+_TIMEOUT_KILL_S = 1.0
+#: The files of an archive the assembler writes into the output directory.
+_ARCHIVE_FILES = ("traces.otf2", "traces.def", "traces")
 
 Command = Union[str, Sequence[str]]
 
@@ -132,16 +142,20 @@ class TracedRun:
         )
 
 
-def include_dir() -> Path:
-    """Directory to add with ``-I`` to compile against ``parjava/interval.h``."""
+def include_dir(header: str = "interval.h") -> Path:
+    """Directory to add with ``-I`` to compile against parjava's C headers.
+
+    ``parjava/interval.h`` marks intervals for the tracer; ``parjava/model.h`` names program
+    inputs for the model builder (``PARJAVA_PARAM``).
+    """
     for directory in _package_dirs():
-        if (directory / "include" / "parjava" / "interval.h").exists():
+        if (directory / "include" / "parjava" / header).exists():
             return directory / "include"
     source_tree = PACKAGE_DIR.parent.parent / "cpp" / "include"
-    if (source_tree / "parjava" / "interval.h").exists():
+    if (source_tree / "parjava" / header).exists():
         return source_tree
     raise MissingDependencyError(
-        "parjava/interval.h is not installed with this parjava; rebuild with `make build` "
+        f"parjava/{header} is not installed with this parjava; rebuild with `make build` "
         "or `pip install .`"
     )
 
@@ -274,13 +288,34 @@ def _pump(stream: Any, sink: Any, tail: deque[str], keep: list[str] | None) -> N
     stream.close()
 
 
-def assemble(fragments: str | os.PathLike[str], output: str | os.PathLike[str]) -> dict[str, Any]:
+def _claim_output(out: Path, force: bool) -> None:
+    """Refuse an output directory that holds an archive, or with ``force`` remove that archive."""
+    existing = [out / name for name in _ARCHIVE_FILES if (out / name).exists()]
+    if not existing:
+        return
+    if not force:
+        raise UsageError(
+            f"{out} already holds a trace archive ({existing[0].name}); choose another output "
+            "directory, or replace it with --force (force=True in Python)"
+        )
+    for path in existing:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+
+
+def assemble(
+    fragments: str | os.PathLike[str], output: str | os.PathLike[str], *, force: bool = False
+) -> dict[str, Any]:
     """Assemble the fragments a traced run left in ``fragments`` into ``output/traces.otf2``.
 
     For runs started without :func:`trace` (e.g. batch jobs that preload the tracer with
     ``PARJAVA_TRACE_DIR`` set). Returns the assembler's report (ranks, events, calls,
-    warnings, ...). Raises :class:`parjava.TraceError` when there is nothing to assemble.
+    warnings, ...). Raises :class:`parjava.TraceError` when there is nothing to assemble and
+    :class:`parjava.UsageError` when ``output`` already holds an archive, unless ``force``.
     """
+    _claim_output(Path(output), force)
     assembler = tool_path("parjava-trace-assemble", "bin")
     proc = subprocess.run(
         [str(assembler), str(fragments), str(output)],
@@ -314,6 +349,7 @@ def run_traced(
     env: dict[str, str] | None = None,
     keep_fragments: bool = False,
     echo: bool = False,
+    force: bool = False,
 ) -> TracedRun:
     """Run ``cmd`` under the tracer and assemble its archive; see :func:`trace`.
 
@@ -326,10 +362,13 @@ def run_traced(
         raise UsageError("no command to trace: give the program and its arguments")
     if np < 1:
         raise UsageError(f"np must be at least 1, not {np}")
+    if timeout is not None and not timeout > 0:
+        raise UsageError(f"timeout must be a positive number of seconds, not {timeout}")
     group_spec = _check_groups(groups)
     library = tracer_library()
     tool_path("parjava-trace-assemble", "bin")  # fail before running if it is missing
     out = Path(output) if output is not None else _default_output(command, np)
+    _claim_output(out, force)
     out.mkdir(parents=True, exist_ok=True)
     fragments = out / "fragments"
     if fragments.exists():
@@ -392,8 +431,7 @@ def run_traced(
         while proc.poll() is None:
             if timeout is not None and time.monotonic() - start > timeout:
                 timed_out = True
-                proc.send_signal(signal.SIGTERM)  # mpirun forwards it to the ranks
-                proc.wait()
+                _end_run(proc, fragments)
                 break
             time.sleep(0.02)
     except KeyboardInterrupt:
@@ -429,7 +467,7 @@ def run_traced(
             "loaded (is the program statically linked, or does it not call MPI_Init / "
             "shmem_init? Tracing needs a dynamically linked MPI program)"
         )
-    report = assemble(fragments, out)
+    report = assemble(fragments, out, force=True)  # a stale archive was refused above
     archive = Path(report["archive"])
     warnings = list(report.get("warnings", []))
     run = TracedRun(
@@ -471,6 +509,79 @@ def run_traced(
     return run
 
 
+def _process_table() -> dict[int, tuple[int, str]]:
+    """Return every process's parent and state (Linux /proc); empty without /proc."""
+    table = {}
+    try:
+        entries = list(os.scandir("/proc"))
+    except OSError:
+        return {}
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(os.path.join(entry.path, "stat"), encoding="utf-8", errors="replace") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # ended meanwhile
+        table[int(entry.name)] = (int(fields[1]), fields[0])
+    return table
+
+
+def _descendants(pid: int) -> list[int]:
+    """Return the live (not zombie) processes below ``pid``: the launcher's ranks, helpers."""
+    table = _process_table()
+    children: dict[int, list[int]] = {}
+    for child, (parent, _) in table.items():
+        children.setdefault(parent, []).append(child)
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if table[child][1] != "Z":
+                found.append(child)
+            todo.append(child)
+    return found
+
+
+def _alive(pids: Sequence[int]) -> list[int]:
+    """Return those of ``pids`` that still run (zombies have finished writing)."""
+    table = _process_table()
+    return [pid for pid in pids if pid in table and table[pid][1] != "Z"]
+
+
+def _signal_all(pids: Sequence[int], signo: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signo)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _end_run(proc: subprocess.Popen[str], fragments: Path) -> None:
+    """End a run at its timeout within ``TIMEOUT_GRACE_S``, keeping what the ranks recorded.
+
+    The traced ranks (their fragment files are named after their pid) get SIGCONT and SIGTERM
+    directly: the tracer's handler writes out the rank's events and exits, without waiting
+    for Open MPI's SIGCONT, sleep, SIGTERM sequence. The launcher gets SIGTERM too, for ranks
+    that have not started tracing yet. What still runs ``_TIMEOUT_KILL_S`` later is killed.
+    """
+    below = _descendants(proc.pid)
+    traced = {int(f.stem[1:]) for f in fragments.glob("p*.defs") if f.stem[1:].isdigit()}
+    ranks = [pid for pid in below if pid in traced]
+    _signal_all(ranks, signal.SIGCONT)
+    _signal_all(ranks, signal.SIGTERM)
+    proc.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + _TIMEOUT_KILL_S
+    # Done when the launcher has exited and no rank is left writing (reparented ones too).
+    while time.monotonic() < deadline:
+        if proc.poll() is not None and not _alive(below):
+            return
+        time.sleep(0.02)
+    _signal_all([*below, *_descendants(proc.pid)], signal.SIGKILL)
+    proc.kill()
+    proc.wait()
+
+
 def _in_terminal_foreground(pid: int) -> bool:
     """Whether ``pid`` is in the terminal's foreground process group (so it gets Ctrl-C)."""
     try:
@@ -489,6 +600,7 @@ def trace(
     timeout: float | None = None,
     env: dict[str, str] | None = None,
     keep_fragments: bool = False,
+    force: bool = False,
 ) -> Any:
     """Run a program under the parjava tracer and return its trace.
 
@@ -496,7 +608,11 @@ def trace(
     started as ``mpirun --oversubscribe -np <np> ...``; a command that already starts with a
     launcher (``mpirun``, ``mpiexec``, ``oshrun``, ...) is used as given. ``groups`` limits
     recording to tracer groups (:data:`GROUPS`), ``output`` is the archive directory
-    (default: a new ``parjava-<program>-np<N>`` in the current directory).
+    (default: a new ``parjava-<program>-np<N>`` in the current directory); a directory that
+    already holds an archive is refused (:class:`parjava.UsageError`) unless ``force``.
+    ``timeout`` (seconds) ends the run then: the ranks write out what they recorded, and the
+    call returns (raising :class:`TracedRunError` with the archive) at most
+    :data:`TIMEOUT_GRACE_S` later.
 
     Returns the loaded :class:`parjava.Trace` when the trace part is installed, otherwise the
     :class:`TracedRun` (whose ``archive`` is the OTF2 file). Raises :class:`TracedRunError`
@@ -513,6 +629,7 @@ def trace(
         timeout=timeout,
         env=env,
         keep_fragments=keep_fragments,
+        force=force,
     )
     try:
         return run.open()

@@ -127,7 +127,7 @@ def test_goto_recursion_and_data_dependent_loops() -> None:
     assert any("fabs(delta) > tol" in o.message and "values[i]" in o.message for o in opaque)
 
 
-def test_recursion_through_communication_is_an_error_diagnostic(tmp_path: Path) -> None:
+def test_recursion_through_communication_stays_in_the_model(tmp_path: Path) -> None:
     source = tmp_path / "recursive_bcast.c"
     source.write_text(
         "#include <mpi.h>\n"
@@ -145,9 +145,17 @@ def test_recursion_through_communication_is_an_error_diagnostic(tmp_path: Path) 
         "}\n"
     )
     m = pj.build_model(source)
-    errors = [d for d in m.diagnostics if d.severity == "error"]
-    assert len(errors) == 1 and errors[0].function == "spread" and errors[0].line == 2
-    assert "spread -> spread" in errors[0].message and "communicates" in errors[0].message
+    assert not [d for d in m.diagnostics if d.severity == "error"]
+    notes = [d for d in m.diagnostics if "is recursive" in d.message]
+    assert len(notes) == 1 and notes[0].severity == "note"
+    assert notes[0].function == "spread" and notes[0].line == 2
+    assert "spread -> spread" in notes[0].message and "frame per activation" in notes[0].message
+    # The recursive call is a ufc, guarded by the early return on depth == 0: the interpreter
+    # runs three activations with a broadcast each on every rank.
+    assert len([n for n in m.nodes() if n["kind"] == "ufc" and n["callee"] == "spread"]) == 2
+    pred = pj.interpret(m, pj.Machine.preset("shared-memory"), np=2)
+    bcast = next(r for r in pred.nodes() if r["label"] == "MPI_Bcast")
+    assert bcast["freq"] == 2 * 3
 
 
 def test_compile_errors_and_bad_input(tmp_path: Path) -> None:

@@ -113,6 +113,26 @@ def test_metric_tree_is_inclusive(coverage: pj.Findings) -> None:
     assert "Wait at N x N" in tree.render()
 
 
+def test_a_parent_without_its_own_time_says_what_it_holds() -> None:
+    """Only the wrong-order patterns selected: the node above them is not Late Sender."""
+    wrong_order = pj.scan(COVERAGE, eps=0, patterns=["mpi_lswo_same", "mpi_lswo_different"])
+    assert len(wrong_order) > 0
+    tree = wrong_order.tree()
+    assert tree.find("Late Sender") is None
+    parent = tree.find("Late Sender: only its Messages in Wrong Order part")
+    assert parent is not None and parent.value == pytest.approx(wrong_order.array["idle"].sum())
+    assert "Late Sender: only its Messages in Wrong Order part" in wrong_order.report()
+    # With Late Sender's own severity included the node carries its full name again.
+    both = pj.scan(COVERAGE, eps=0, patterns=["late_sender", "mpi_lswo_different"])
+    assert both.tree().find("Late Sender") is not None
+    assert "only its" not in both.report()
+
+
+def test_the_clock_condition_is_stated(coverage: pj.Findings) -> None:
+    assert "clock condition: no violations" in coverage.notes
+    assert "clock condition: no violations" in coverage.report()
+
+
 def test_reports(coverage: pj.Findings, tmp_path: Path) -> None:
     text = coverage.report(top=3)
     assert "Metric tree" in text and "Worst call sites" in text and "try:" in text

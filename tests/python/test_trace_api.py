@@ -204,3 +204,30 @@ def test_bad_archives_raise_trace_error(
     with pytest.raises(pj.TraceError, match=message) as info:
         pj.Trace.open(target)
     assert str(target.name) in str(info.value) or "traces" in str(info.value)
+
+
+def test_clock_condition_of_consistent_archives(otf2_data: Path) -> None:
+    """The public archives (1,440 matched receives and 680 collective instances in the
+    coverage trace) keep the clock condition; correcting them moves nothing. The violating
+    case is tests/cpp/trace/test_clock_condition.cpp (a hand-built trace through OTF2)."""
+    anchor = otf2_data / "sstmacro-mpi-coverage" / "traces.otf2"
+    trace = pj.Trace.open(anchor)
+    assert trace.clock_violations == {"receive_before_send": 0, "collective_exit_before_entry": 0}
+    assert trace.clock_violation_largest == 0.0 and trace.clock_correction is None
+    assert "0 clock violations" in repr(trace) and "no violations" in trace._repr_html_()
+    corrected = pj.Trace.open(anchor, correct_clocks=True)
+    report = corrected.clock_correction
+    assert report is not None and report["events_moved"] == 0 and report["jumps"] == 0
+    assert np.array_equal(corrected.events.time, trace.events.time)
+    assert sum(corrected.clock_violations.values()) == 0
+    assert any(key == "PARJAVA::CLOCK_CONDITION" for key, _ in corrected.metadata["properties"])
+
+
+def test_scan_correct_clocks_option(otf2_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from parjava.cli import main
+
+    anchor = str(otf2_data / "pipit-ping-pong" / "traces.otf2")
+    assert main(["scan", anchor]) == 0
+    assert "note: clock condition: no violations" in capsys.readouterr().out
+    assert main(["scan", "--correct-clocks", anchor]) == 0
+    assert "0 violations corrected by the controlled logical clock" in capsys.readouterr().out

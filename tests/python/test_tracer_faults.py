@@ -123,3 +123,57 @@ def test_killing_the_traced_run_still_leaves_a_trace(
         assert len(archive.enters("MPI_Send", rank)) >= 4
         # The ranks were terminated by mpirun with SIGTERM while inside the ring.
         assert _program_end(archive, rank) == 128 + signal.SIGTERM, (rank, logs, err)
+
+
+def _cli_trace(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "parjava", "trace", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ),
+        check=False,
+    )
+
+
+def test_an_existing_archive_is_refused_unless_forced(examples_bin: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    pingpong = str(examples_bin / "pingpong")
+    first = _cli_trace("-np", "2", "-o", str(out), pingpong, "-n", "2")
+    assert first.returncode == 0, first.stderr
+    anchor = out / "traces.otf2"
+    before = (anchor.stat().st_mtime_ns, len(read(anchor).enters("MPI_Send", 0)))
+    again = _cli_trace("-np", "2", "-o", str(out), pingpong, "-n", "3")
+    assert again.returncode == 2
+    assert str(out) in again.stderr and "--force" in again.stderr
+    assert (anchor.stat().st_mtime_ns, len(read(anchor).enters("MPI_Send", 0))) == before
+    forced = _cli_trace("--force", "-np", "2", "-o", str(out), pingpong, "-n", "3")
+    assert forced.returncode == 0, forced.stderr
+    assert len(read(anchor).enters("MPI_Send", 0)) == 3 == before[1] + 1
+
+
+def test_timeout_ends_the_run_within_its_grace(examples_bin: Path, tmp_path: Path) -> None:
+    """--timeout 3 on a program that never ends: back within 3 s + TIMEOUT_GRACE_S, and
+    every rank's events up to its end are in the archive."""
+    started = time.monotonic()
+    proc = _cli_trace(
+        "--timeout",
+        "3",
+        "-np",
+        "4",
+        "-o",
+        str(tmp_path),
+        str(examples_bin / "ring_faults"),
+        "-m",
+        "hang",
+    )
+    wall = time.monotonic() - started
+    assert proc.returncode == 2, proc.stderr
+    assert "did not finish within 3 s" in proc.stderr
+    assert tracing.TIMEOUT_GRACE_S <= 2.0
+    assert wall <= 3 + tracing.TIMEOUT_GRACE_S, wall
+    archive = read(tmp_path / "traces.otf2")
+    assert archive.stderr == ""
+    for rank in range(4):
+        assert len(archive.enters("MPI_Send", rank)) >= 4
+        assert _program_end(archive, rank) == 128 + signal.SIGTERM

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 #include <tuple>
 
 #include "patterns/collective_members.hpp"
@@ -85,6 +86,39 @@ std::vector<Finding> scan(const trace::Trace &trace, const ScanOptions &options)
   return findings;
 }
 
+namespace {
+
+// The clock condition, always stated: patterns read waiting times off the timestamps, and a
+// receive recorded before its send makes them wrong (anchors/mpi-wait-state-patterns.md §5).
+std::string clock_note(const trace::Trace &trace) {
+  const auto &v = trace.clock_violations;
+  std::string note = "clock condition: ";
+  if (trace.clock_correction) {
+    const auto &c = *trace.clock_correction;
+    note += std::to_string(c.before.total()) +
+            " violations corrected by the controlled logical "
+            "clock (" +
+            std::to_string(c.events_moved) + " events moved, by up to " +
+            std::to_string(c.largest_shift_ns) + " ns)";
+    if (v.total() == 0) {
+      return note;
+    }
+    note += "; ";
+  }
+  if (v.total() == 0) {
+    return note + "no violations";
+  }
+  note += std::to_string(v.total()) + " violations (" + std::to_string(v.receives_before_send) +
+          " receives before their send, " + std::to_string(v.collective_exits_before_entry) +
+          " collective exits before an entry they wait for), up to " +
+          std::to_string(v.largest_ns) +
+          " ns early: waiting times near them are unreliable; correct them with "
+          "Trace.open(path, correct_clocks=True) or parjava scan --correct-clocks";
+  return note;
+}
+
+} // namespace
+
 ScanResult scan(std::shared_ptr<const trace::Trace> trace, const ScanOptions &options) {
   ScanResult result;
   const auto started = std::chrono::steady_clock::now();
@@ -120,6 +154,7 @@ ScanResult scan(std::shared_ptr<const trace::Trace> trace, const ScanOptions &op
                              " (patterns that need them skip them)");
     }
   }
+  result.notes.push_back(clock_note(*trace));
   result.trace = std::move(trace);
   return result;
 }

@@ -2,6 +2,8 @@
 // failure reaches the user as e.g. parjava.TraceError with its message intact.
 #include <pybind11/pybind11.h>
 
+#include <string_view>
+
 #include "parjava/error.hpp"
 
 namespace py = pybind11;
@@ -38,7 +40,13 @@ void translate_error(std::exception_ptr p) { // NOLINT(performance-unnecessary-v
   } catch (const parjava::Error &e) {
     py::object errors = py::module_::import("parjava.errors");
     py::object cls = errors.attr(python_class_name(e.kind()));
-    PyErr_SetObject(cls.ptr(), py::str(e.what()).ptr());
+    // Messages quote input (a damaged file's bytes, a name from a trace) that need not be
+    // UTF-8: undecodable bytes become \xNN escapes instead of a UnicodeDecodeError that
+    // would replace the parjava error.
+    const std::string_view what = e.what();
+    const auto message = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
+        what.data(), static_cast<Py_ssize_t>(what.size()), "backslashreplace"));
+    PyErr_SetObject(cls.ptr(), message.ptr());
   }
 }
 

@@ -64,6 +64,20 @@ struct MachineArg {
   }
 };
 
+// The engine's progress callback: hands the numbers to Python's callable (if any) and lets
+// Ctrl-C stop a long interpretation. Runs with the GIL released around it, at most every 0.2 s.
+std::function<void(const ProgressInfo &)> progress_callback(const py::object &callback) {
+  return [callback](const ProgressInfo &info) {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) {
+      throw py::error_already_set();
+    }
+    if (!callback.is_none()) {
+      callback(info.events, info.model_time, info.wall_seconds);
+    }
+  };
+}
+
 py::dict blocked_dict(const BlockedOperation &b) {
   return py::dict(py::arg("rank") = b.rank, py::arg("thread") = b.thread, py::arg("node") = b.node,
                   py::arg("operation") = b.operation, py::arg("location") = b.location,
@@ -146,16 +160,29 @@ void register_interp(py::module_ &m) {
       [](const parjava::model::Model &model, const py::object &machine, std::int64_t np,
          std::int64_t threads, const py::dict &params, const std::string &opaque,
          std::uint64_t seed, const std::map<std::string, std::string> &algorithms, double reduction,
-         bool contention, bool trace, std::uint64_t max_events) {
-        const InterpretOptions o = options_from(np, threads, params, opaque, seed, algorithms,
-                                                reduction, contention, trace, max_events);
+         bool contention, bool trace, std::uint64_t max_events, std::uint32_t max_depth,
+         bool opaque_recursion, const py::object &progress, double progress_interval) {
+        InterpretOptions o = options_from(np, threads, params, opaque, seed, algorithms, reduction,
+                                          contention, trace, max_events);
+        o.max_depth = max_depth;
+        o.allow_opaque_recursion = opaque_recursion;
+        o.progress = progress_callback(progress);
+        o.progress_interval = progress_interval;
         const MachineArg chosen(machine);
-        py::gil_scoped_release release;
-        return std::make_shared<Prediction>(interpret(model, *chosen.machine, o));
+        std::shared_ptr<Prediction> out;
+        {
+          py::gil_scoped_release release;
+          out = std::make_shared<Prediction>(interpret(model, *chosen.machine, o));
+        }
+        // The callback holds a Python object: drop it with the GIL held.
+        o.progress = nullptr;
+        return out;
       },
       py::arg("model"), py::arg("machine"), py::arg("np"), py::arg("threads"), py::arg("params"),
       py::arg("opaque"), py::arg("seed"), py::arg("algorithms"), py::arg("reduction"),
-      py::arg("contention"), py::arg("trace"), py::arg("max_events"));
+      py::arg("contention"), py::arg("trace"), py::arg("max_events"),
+      py::arg("max_depth") = kDefaultMaxDepth, py::arg("opaque_recursion") = false,
+      py::arg("progress") = py::none(), py::arg("progress_interval") = 0.2);
 
   m.def(
       "interpret_node",

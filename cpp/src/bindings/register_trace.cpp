@@ -17,6 +17,7 @@
 #include <string>
 
 #include "parjava/error.hpp"
+#include "parjava/trace/clock_condition.hpp"
 #include "parjava/trace/filter.hpp"
 #include "parjava/trace/otf2.hpp"
 #include "parjava/trace/summary.hpp"
@@ -103,6 +104,13 @@ py::dict to_dict(const parjava::trace::MatchReport &u) {
   return d;
 }
 
+py::dict to_dict(const parjava::trace::ClockViolations &v) {
+  py::dict d;
+  d["receive_before_send"] = v.receives_before_send;
+  d["collective_exit_before_entry"] = v.collective_exits_before_entry;
+  return d;
+}
+
 template <typename E> int as_int(E e) { return static_cast<int>(e); }
 
 } // namespace
@@ -112,10 +120,15 @@ void register_trace(py::module_ &m) {
   py::class_<Trace, TracePtr> cls(m, "Trace", "The C++ trace (use parjava.Trace)");
   cls.def_static(
          "open",
-         [](const std::string &path, unsigned threads) {
-           return std::make_shared<Trace>(t::open(path, threads));
+         [](const std::string &path, unsigned threads, bool correct_clocks) {
+           auto trace = std::make_shared<Trace>(t::open(path, threads));
+           if (correct_clocks) {
+             t::correct_clocks(*trace);
+           }
+           return trace;
          },
-         py::arg("path"), py::arg("threads") = 0, py::call_guard<py::gil_scoped_release>())
+         py::arg("path"), py::arg("threads") = 0, py::arg("correct_clocks") = false,
+         py::call_guard<py::gil_scoped_release>())
       .def(
           "write", [](const Trace &self, const std::string &path) { t::write(self, path); },
           py::arg("path"), py::call_guard<py::gil_scoped_release>())
@@ -219,6 +232,21 @@ void register_trace(py::module_ &m) {
                              py::arg("expected") = expected);
            })
       .def("unmatched", [](const Trace &self) { return to_dict(self.unmatched); })
+      .def("clock_violations", [](const Trace &self) { return to_dict(self.clock_violations); })
+      .def_property_readonly("clock_violation_largest_ns",
+                             [](const Trace &self) { return self.clock_violations.largest_ns; })
+      .def("clock_correction",
+           [](const Trace &self) -> py::object {
+             if (!self.clock_correction) {
+               return py::none();
+             }
+             const auto &c = *self.clock_correction;
+             return py::dict(py::arg("violations") = to_dict(c.before),
+                             py::arg("largest_violation_ns") = c.before.largest_ns,
+                             py::arg("jumps") = c.jumps, py::arg("events_moved") = c.events_moved,
+                             py::arg("largest_shift_ns") = c.largest_shift_ns,
+                             py::arg("cycles_broken") = c.cycles_broken);
+           })
       .def("metadata",
            [](const Trace &self) {
              const auto &md = self.metadata;

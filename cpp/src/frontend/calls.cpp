@@ -34,6 +34,7 @@ std::string math_function(const std::string &name, std::size_t nargs) {
       {{"log", "logf", "logl"}, "log"},
       {{"exp", "expf", "expl"}, "exp"},
       {{"pow", "powf", "powl"}, "pow"},
+      {{"cbrt", "cbrtf", "cbrtl"}, "cbrt"},
       {{"fmin", "fminf", "fminl", "min"}, "min"},
       {{"fmax", "fmaxf", "fmaxl", "max"}, "max"},
   };
@@ -262,9 +263,18 @@ ClassifiedCall CallClassifier::classify(const clang::Expr *call, clang::ASTConte
     out.mpi = find_mpi_function(name);
     return out;
   }
+  // parjava/model.h's no-op marker is an annotation, whatever file defines it.
+  if (name == "parjava_param") {
+    out.kind = CallClass::External;
+    return out;
+  }
   out.user = user_function(out.callee);
   if (out.user != kNoFunction) {
     out.kind = CallClass::User;
+    if (program_.functions[out.user].accessor != nullptr) {
+      out.kind = CallClass::Accessor;
+      out.inline_expr = program_.functions[out.user].accessor;
+    }
     return out;
   }
   if (global_c_name) {
@@ -315,12 +325,14 @@ ClassifiedCall CallClassifier::classify(const clang::Expr *call, clang::ASTConte
                          "atof", "strtod", "strtof"}) &&
         !out.args.empty()) {
       const int k = argv_index(out.args.front(), context);
+      out.argv_floating = name == "atof" || name == "strtod" || name == "strtof";
       if (k >= 0) {
         out.kind = CallClass::ArgvNumber;
         out.argv_index = k;
-        out.argv_floating = name == "atof" || name == "strtod" || name == "strtof";
         return out;
       }
+      out.kind = CallClass::InputNumber;
+      return out;
     }
     out.math = math_function(name, out.args.size());
     if (!out.math.empty()) {

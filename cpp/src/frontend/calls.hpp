@@ -24,25 +24,28 @@ enum class CallClass : std::uint8_t {
   ThreadCreate, // pthread_create, std::thread: a task group when the pattern is recognised
   ThreadJoin,   // pthread_join, std::thread::join
   ArgvNumber,   // atoi(argv[k]) and friends: a program parameter
+  InputNumber,  // atoi / strtol / atof of anything else (argv[i + 1], optarg, a buffer): an input
   Math,         // sqrt, fabs, floor, std::min, ...: pure, written into expressions
   External,     // anything else: an efc leaf (or part of a computational block)
   Indirect,     // through a function pointer: treated as external
   ScopedLock,   // std::lock_guard / std::unique_lock / std::scoped_lock construction
+  Accessor,     // a user function that returns a field or global (FunctionInfo::accessor)
 };
 
 struct ClassifiedCall {
   CallClass kind = CallClass::External;
   const clang::Expr *expr = nullptr; // CallExpr or CXXConstructExpr
   const clang::FunctionDecl *callee = nullptr;
-  std::string name;                      // callee name as written in messages
-  const MpiFunction *mpi = nullptr;      // Mpi
-  FunctionId user = kNoFunction;         // User
-  std::string operation;                 // ThreadOp: model operation name
-  const clang::Expr *object = nullptr;   // ThreadOp/ScopedLock: the lock or atomic
-  int argv_index = -1;                   // ArgvNumber
-  bool argv_floating = false;            // ArgvNumber: atof / strtod
-  std::string math;                      // Math: expression-language function
-  std::vector<const clang::Expr *> args; // the call's arguments
+  std::string name;                         // callee name as written in messages
+  const MpiFunction *mpi = nullptr;         // Mpi
+  FunctionId user = kNoFunction;            // User
+  std::string operation;                    // ThreadOp: model operation name
+  const clang::Expr *object = nullptr;      // ThreadOp/ScopedLock: the lock or atomic
+  int argv_index = -1;                      // ArgvNumber
+  bool argv_floating = false;               // ArgvNumber: atof / strtod
+  std::string math;                         // Math: expression-language function
+  std::vector<const clang::Expr *> args;    // the call's arguments
+  const clang::Expr *inline_expr = nullptr; // Accessor: what the call reads (or names)
 };
 
 class CallClassifier {

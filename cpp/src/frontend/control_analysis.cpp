@@ -96,7 +96,10 @@ private:
     return out;
   }
 
-  bool knock_out(VarId v, const std::string &why, clang::SourceLocation where) {
+  // `unit` is the translation unit `where` belongs to (the analysed function's, or the one a
+  // writer result names).
+  bool knock_out(VarId v, const std::string &why, clang::SourceLocation where,
+                 const clang::ASTContext *unit) {
     Variable &var = p_.variables[v];
     if (!var.representable || var.scope == VarScope::Builtin) {
       return false;
@@ -104,7 +107,12 @@ private:
     var.representable = false;
     var.unrepresentable_reason = why;
     var.unrepresentable_at = where;
+    var.unrepresentable_unit = unit;
     return true;
+  }
+
+  static const clang::ASTContext *unit_of(const WriteResult &r, const clang::ASTContext *own) {
+    return r.unit != nullptr ? r.unit : own;
   }
 
   // Substitutions inside a task group: the creating loop's variable is `task`.
@@ -117,6 +125,18 @@ private:
     for (auto &v : p_.variables) {
       if (v.type == VarType::Other) {
         v.representable = false;
+      }
+    }
+    // Loops with a variable of their own read it, not the function's (loop_scopes.hpp).
+    for (const auto &scoped : p_.scoped_loops) {
+      std::vector<StructIndex> stack{scoped.loop};
+      while (!stack.empty()) {
+        const StructIndex c = stack.back();
+        stack.pop_back();
+        task_subs_[c][scoped.outer] = writer_.name(scoped.inner);
+        for (StructIndex cc : p_.nodes[c].children) {
+          stack.push_back(cc);
+        }
       }
     }
     // Record which call nodes sit inside task groups (their arguments read `task`).
@@ -139,6 +159,13 @@ private:
   // --- 1. representability ------------------------------------------------------------
 
   void representability() {
+    // Arrays whose storage escapes (aliases.cpp) are data, element by element.
+    for (const auto &[agg, escape] : p_.escaped_aggregates) {
+      for (VarId v : p_.aggregates[agg].elements) {
+        knock_out(v, "'" + p_.aggregates[agg].source_name + "' is data: " + escape.why,
+                  escape.where, escape.unit);
+      }
+    }
     // Globals initialised from data, or never given a constant value, are data.
     for (VarId v = 0; v < p_.variables.size(); ++v) {
       Variable &var = p_.variables[v];
@@ -151,7 +178,8 @@ private:
       }
       clang::Expr::EvalResult result;
       if (!decl->getInit()->EvaluateAsRValue(result, decl->getASTContext())) {
-        knock_out(v, "'" + var.source_name + "' is initialised from data", var.location);
+        knock_out(v, "'" + var.source_name + "' is initialised from data", var.location,
+                  &decl->getASTContext());
       }
     }
     bool changed = true;
@@ -175,7 +203,10 @@ private:
       }
       const WriteResult r = writer_.effect_value(e, f, o);
       if (!r.ok) {
-        changed = knock_out(e.var, r.why, r.where.isValid() ? r.where : e.location) || changed;
+        const clang::ASTContext *own = p_.functions[f].context;
+        changed = (r.where.isValid() ? knock_out(e.var, r.why, r.where, unit_of(r, own))
+                                     : knock_out(e.var, r.why, e.location, own)) ||
+                  changed;
       }
     }
     return changed;
@@ -203,7 +234,7 @@ private:
               knock_out(param,
                         "parameter '" + p_.variables[param].source_name + "' of " + callee.name +
                             "() gets no value from " + p_.functions[f].name + "()",
-                        p_.variables[param].location) ||
+                        p_.variables[param].location, p_.functions[node.callee].context) ||
               changed;
           continue;
         }
@@ -214,7 +245,7 @@ private:
           changed = knock_out(param,
                               "parameter '" + p_.variables[param].source_name + "' of " +
                                   callee.name + "() is passed data (" + r.why + ")",
-                              r.where) ||
+                              r.where, unit_of(r, p_.functions[f].context)) ||
                     changed;
         }
       }
@@ -229,7 +260,7 @@ private:
                                   "() returns depends "
                                   "on " +
                                   r.why,
-                              r.where) ||
+                              r.where, unit_of(r, p_.functions[f].context)) ||
                     changed;
         }
       }
@@ -351,13 +382,74 @@ private:
         const WriteResult r = writer_.write(node.cond, f, o);
         if (r.ok) {
           node.control = true;
+        } else if (is_loop(node.kind) && bounded_by_control(node, f, o, r)) {
+          node.control = true;
         } else {
           node.opaque = true;
           node.opaque_reason = r.why;
-          opaque_where_[n] = r.where;
+          opaque_where_[n] = {r.where, unit_of(r, p_.functions[f].context)};
         }
       }
     }
+  }
+
+  // `while (time < stoptime && cycle < its)`: a loop whose condition is a conjunction of a
+  // data test and tests the model computes runs at most as long as the computed part allows.
+  // The model keeps that part (so the loop scales with `its`) and says which data test it
+  // assumes does not end the loop first; the estimation run's self-check sees if it does.
+  bool bounded_by_control(StructNode &node, FunctionId f, const WriteOptions &o,
+                          const WriteResult &whole) {
+    // Only outer loops that call or communicate (time-step loops); a computational loop keeps
+    // its measured trip count, which already says when the data test ends it.
+    if (!calls_or_communicates(node)) {
+      return false;
+    }
+    std::vector<const clang::Expr *> conjuncts;
+    const std::function<void(const clang::Expr *)> split = [&](const clang::Expr *e) {
+      e = e->IgnoreParenImpCasts();
+      if (const auto *b = llvm::dyn_cast<clang::BinaryOperator>(e)) {
+        if (b->getOpcode() == clang::BO_LAnd) {
+          split(b->getLHS());
+          split(b->getRHS());
+          return;
+        }
+      }
+      conjuncts.push_back(e);
+    };
+    split(node.cond);
+    std::string kept;
+    std::string dropped;
+    for (const clang::Expr *c : conjuncts) {
+      const WriteResult r = writer_.write(c, f, o);
+      if (r.ok) {
+        kept += (kept.empty() ? "" : " && ") + std::string("(") + r.text + ")";
+      } else {
+        dropped +=
+            (dropped.empty() ? "'" : ", '") + source_text(c, *p_.functions[f].context, 60) + "'";
+      }
+    }
+    if (kept.empty() || dropped.empty()) {
+      return false;
+    }
+    node.cond_text = kept;
+    Diagnostic d = at(f, node.range.getBegin(), DiagnosticKind::Approximation, Severity::Warning,
+                      "loop '" + node.label + "' runs while " + kept +
+                          " in the model; its data "
+                          "test " +
+                          dropped + " (" + whole.why +
+                          ") is assumed not to end it "
+                          "earlier");
+    p_.diagnostics.push_back(std::move(d));
+    return true;
+  }
+
+  bool calls_or_communicates(const StructNode &node) const {
+    if (node.kind == StructKind::Communication || node.kind == StructKind::UserCall ||
+        node.kind == StructKind::TaskGroup) {
+      return true;
+    }
+    return std::any_of(node.children.begin(), node.children.end(),
+                       [&](StructIndex c) { return calls_or_communicates(p_.nodes[c]); });
   }
 
   // --- 3. backward control search (notes 000 §3.5, Fig. 1-3) ---------------------------
@@ -397,7 +489,9 @@ private:
       e.kept = true;
       const bool kills = e.strong && !global_like(var) &&
                          (e.kind == Effect::Kind::Assign || e.kind == Effect::Kind::Builtin ||
-                          e.kind == Effect::Kind::Product || e.kind == Effect::Kind::Operation);
+                          e.kind == Effect::Kind::Product || e.kind == Effect::Kind::Operation ||
+                          e.kind == Effect::Kind::Input || e.kind == Effect::Kind::Copy ||
+                          e.kind == Effect::Kind::Topology);
       if (kills) {
         live.reset(e.var);
       }
@@ -693,7 +787,7 @@ private:
       const clang::SourceManager &sm = p_.functions[f].context->getSourceManager();
       const auto ploc = sm.getPresumedLoc(sm.getExpansionLoc(loc));
       if (ploc.isValid()) {
-        d.file = ploc.getFilename();
+        d.file = p_.source_file(*p_.functions[f].context, ploc.getFilename());
         d.line = ploc.getLine();
         d.column = ploc.getColumn();
       }
@@ -726,9 +820,9 @@ private:
           const auto where = opaque_where_.find(n);
           std::string msg = std::string(loop ? "trip count" : "branch") + " of '" + node.label +
                             "' depends on " + node.opaque_reason;
-          if (where != opaque_where_.end() && where->second.isValid()) {
-            const clang::SourceManager &sm = fn.context->getSourceManager();
-            const auto ploc = sm.getPresumedLoc(sm.getExpansionLoc(where->second));
+          if (where != opaque_where_.end() && where->second.first.isValid()) {
+            const clang::SourceManager &sm = where->second.second->getSourceManager();
+            const auto ploc = sm.getPresumedLoc(sm.getExpansionLoc(where->second.first));
             if (ploc.isValid()) {
               msg += " (" + std::string(llvm::sys::path::filename(ploc.getFilename())) + ":" +
                      std::to_string(ploc.getLine()) + ")";
@@ -805,7 +899,7 @@ private:
   Program &p_;
   const ExpressionWriter &writer_;
   std::map<StructIndex, std::map<VarId, std::string>> task_subs_;
-  std::map<StructIndex, clang::SourceLocation> opaque_where_;
+  std::map<StructIndex, std::pair<clang::SourceLocation, const clang::ASTContext *>> opaque_where_;
   VarSet gc_;
   VarSet control_params_;
   bool global_changed_ = false;

@@ -5,7 +5,10 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
 
+#include <algorithm>
 #include <cctype>
+#include <functional>
+#include <optional>
 #include <set>
 
 namespace parjava::frontend {
@@ -30,6 +33,81 @@ Effect havoc(VarId var, std::string reason, clang::SourceLocation where) {
   e.text = std::move(reason);
   e.location = where;
   return e;
+}
+
+// Program inputs (issue 12): an Input effect and the InputSite that says how it is read.
+Effect input(VariableResolver &vars, VarId var, std::string how, std::string what,
+             const std::string &spelling, clang::SourceLocation where) {
+  Program &program = vars.program();
+  InputSite site;
+  site.var = var;
+  site.function = vars.function();
+  site.how = std::move(how);
+  site.what = std::move(what);
+  site.spelling = spelling;
+  site.location = where;
+  Effect e;
+  e.kind = Effect::Kind::Input;
+  e.var = var;
+  e.location = where;
+  e.input = static_cast<std::uint32_t>(program.inputs.size());
+  program.inputs.push_back(std::move(site));
+  return e;
+}
+
+// The literals of a call that describe a command-line option: identifier-like strings are
+// long options ("nSteps" -> "--nSteps"), character literals short ones ('N' -> "-N"), and the
+// longest string with spaces is the option's help text.
+struct OptionLiterals {
+  std::vector<std::string> options;
+  std::string doc;
+  std::string first_word;
+};
+
+OptionLiterals option_literals(const std::vector<const clang::Expr *> &args) {
+  OptionLiterals out;
+  bool short_seen = false;
+  for (const clang::Expr *arg : args) {
+    const clang::Expr *e = arg->IgnoreParenImpCasts();
+    if (const auto *str = llvm::dyn_cast<clang::StringLiteral>(e)) {
+      if (!str->isOrdinary()) {
+        continue;
+      }
+      const std::string text = str->getString().str();
+      const bool word =
+          !text.empty() && text.size() <= 40 && std::all_of(text.begin(), text.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+          });
+      if (word) {
+        out.options.push_back(text.front() == '-' ? text : "--" + text);
+        if (out.first_word.empty()) {
+          out.first_word = text;
+        }
+      } else if (text.find(' ') != std::string::npos && text.size() > out.doc.size()) {
+        out.doc = text;
+      }
+    } else if (const auto *ch = llvm::dyn_cast<clang::CharacterLiteral>(e)) {
+      // The first character is the short option; later ones are flags of the table (a type).
+      const unsigned c = ch->getValue();
+      if (c > 32 && c < 127 && !short_seen) {
+        short_seen = true;
+        out.options.push_back(std::string("-") + static_cast<char>(c));
+      }
+    }
+  }
+  return out;
+}
+
+bool is_input_conversion(const clang::Expr *value, const CallClassifier &calls,
+                         clang::ASTContext &context) {
+  if (value == nullptr) {
+    return false;
+  }
+  const clang::Expr *e = value->IgnoreParenCasts();
+  if (!llvm::isa<clang::CallExpr>(e)) {
+    return false;
+  }
+  return calls.classify(e, context).kind == CallClass::InputNumber;
 }
 
 const clang::Expr *strip(const clang::Expr *e) {
@@ -69,6 +147,20 @@ public:
     }
     const VarId var = vars_.lvalue(op->getLHS());
     if (var == kNoVar) {
+      element_write(op->getLHS(),
+                    op->isCompoundAssignmentOp() ? Effect::Kind::Compound : Effect::Kind::Assign,
+                    op->getRHS(),
+                    op->isCompoundAssignmentOp()
+                        ? clang::BinaryOperator::getOpForCompoundAssignment(op->getOpcode())
+                        : clang::BO_Add,
+                    op->getOperatorLoc());
+      return true;
+    }
+    if (op->getOpcode() == clang::BO_Assign &&
+        is_input_conversion(op->getRHS(), calls_, vars_.context())) {
+      out_.push_back(input(vars_, var, "argv",
+                           source_text(op->getRHS()->IgnoreParenCasts(), vars_.context(), 60),
+                           source_text(op->getLHS(), vars_.context(), 200), op->getOperatorLoc()));
       return true;
     }
     Effect e;
@@ -93,6 +185,9 @@ public:
     }
     const VarId var = vars_.lvalue(op->getSubExpr());
     if (var == kNoVar) {
+      element_write(op->getSubExpr(),
+                    op->isIncrementOp() ? Effect::Kind::Increment : Effect::Kind::Decrement,
+                    nullptr, clang::BO_Add, op->getOperatorLoc());
       return true;
     }
     Effect e;
@@ -106,6 +201,10 @@ public:
 
   bool VisitVarDecl(clang::VarDecl *decl) {
     if (llvm::isa<clang::ParmVarDecl>(decl) || !decl->hasInit()) {
+      return true;
+    }
+    if (vars_.aggregate(decl) != kNoAggregate) {
+      aggregate_init(decl);
       return true;
     }
     const clang::Expr *init = strip(decl->getInit());
@@ -128,6 +227,12 @@ public:
     }
     const VarId var = vars_.declare(decl);
     if (var == kNoVar) {
+      return true;
+    }
+    if (is_input_conversion(init, calls_, vars_.context())) {
+      out_.push_back(input(vars_, var, "argv",
+                           source_text(init->IgnoreParenCasts(), vars_.context(), 60),
+                           decl->getNameAsString(), decl->getLocation()));
       return true;
     }
     Effect e;
@@ -165,6 +270,81 @@ public:
   }
 
 private:
+  // `a[i] op= value` with an index the model computes at run time: every element may be the
+  // one written, so each gets a conditional update (a weak definition).
+  void element_write(const clang::Expr *lhs, Effect::Kind kind, const clang::Expr *value,
+                     clang::BinaryOperatorKind op, clang::SourceLocation where) {
+    const VariableResolver::ElementAccess access = vars_.element_access(lhs);
+    if (!access.valid()) {
+      return;
+    }
+    const Aggregate &agg = vars_.program().aggregates[access.aggregate];
+    std::vector<VarId> index_uses;
+    for (const clang::Expr *index : access.indices) {
+      vars_.uses(index, index_uses);
+    }
+    std::vector<VarId> value_uses;
+    if (value != nullptr) {
+      vars_.uses(value, value_uses);
+    }
+    for (std::uint64_t k = 0; k < agg.elements.size(); ++k) {
+      Effect e;
+      e.kind = Effect::Kind::Element;
+      e.element_kind = kind;
+      e.var = agg.elements[k];
+      e.value = value;
+      e.op = op;
+      e.aggregate = access.aggregate;
+      e.element = k;
+      e.offset = access.offset;
+      e.indices = access.indices;
+      e.strong = false;
+      e.location = where;
+      e.uses = value_uses;
+      e.uses.insert(e.uses.end(), index_uses.begin(), index_uses.end());
+      e.uses.push_back(e.var);
+      out_.push_back(std::move(e));
+    }
+  }
+
+  // `int nbr[6] = {...}`: one assignment per element, the missing ones zero.
+  void aggregate_init(const clang::VarDecl *decl) {
+    const AggregateId id = vars_.aggregate(decl);
+    const Aggregate &agg = vars_.program().aggregates[id];
+    std::vector<const clang::Expr *> values(agg.elements.size(), nullptr);
+    const auto *list = llvm::dyn_cast<clang::InitListExpr>(decl->getInit()->IgnoreImplicit());
+    if (list != nullptr) {
+      std::size_t next = 0;
+      const std::function<void(const clang::InitListExpr *)> flatten =
+          [&](const clang::InitListExpr *l) {
+            for (const clang::Expr *init : l->inits()) {
+              if (const auto *inner = llvm::dyn_cast<clang::InitListExpr>(init->IgnoreImplicit())) {
+                flatten(inner);
+              } else if (next < values.size()) {
+                values[next++] = llvm::isa<clang::ImplicitValueInitExpr>(init->IgnoreImplicit())
+                                     ? nullptr
+                                     : init;
+              }
+            }
+          };
+      flatten(list);
+    }
+    for (std::uint64_t k = 0; k < agg.elements.size(); ++k) {
+      Effect e;
+      e.var = agg.elements[k];
+      e.location = decl->getLocation();
+      if (values[k] != nullptr) {
+        e.kind = Effect::Kind::Assign;
+        e.value = values[k];
+        vars_.uses(values[k], e.uses);
+      } else {
+        e.kind = Effect::Kind::Builtin;
+        e.text = vars_.program().variables[e.var].type == VarType::Floating ? "0.0" : "0";
+      }
+      out_.push_back(std::move(e));
+    }
+  }
+
   VariableResolver &vars_;
   const CallClassifier &calls_;
   std::vector<Effect> &out_;
@@ -172,21 +352,117 @@ private:
 };
 
 // Writes through non-const reference or pointer parameters of a call the model does not follow.
+// With `how` set, the written variables are program inputs read there (issue 12): a value the
+// call reads from a file or the command line, or an option table entry (`registration`) whose
+// value arrives later; otherwise they become data.
 void out_arguments(const ClassifiedCall &call, VariableResolver &vars, std::vector<Effect> &out,
-                   const std::string &why) {
+                   const std::string &why, const std::string &how = {}, bool registration = false) {
+  const OptionLiterals literals = registration ? option_literals(call.args) : OptionLiterals{};
+  Program &program = vars.program();
   for (std::size_t i = 0; i < call.args.size(); ++i) {
     const clang::Expr *arg = call.args[i];
+    // A user function whose pointer parameter always receives the same target writes that
+    // target itself (its own effects model it); a caller's local goes through the cell.
+    const clang::ParmVarDecl *param = call.callee != nullptr && i < call.callee->getNumParams()
+                                          ? call.callee->getParamDecl(static_cast<unsigned>(i))
+                                          : nullptr;
+    if (call.kind == CallClass::User && param != nullptr && how.empty()) {
+      const FunctionInfo &callee = program.functions[call.user];
+      const clang::ParmVarDecl *own = i < callee.decl->getNumParams()
+                                          ? callee.decl->getParamDecl(static_cast<unsigned>(i))
+                                          : nullptr;
+      const auto alias = own ? program.pointer_aliases.find(own->getCanonicalDecl())
+                             : program.pointer_aliases.end();
+      if (alias != program.pointer_aliases.end()) {
+        if (alias->second.cell) {
+          const VarId target = address_of(arg, vars);
+          if (target != kNoVar) {
+            Effect copy;
+            copy.kind = Effect::Kind::Copy;
+            copy.var = target;
+            copy.source = alias->second.scalar;
+            copy.uses = {alias->second.scalar};
+            copy.location = arg->getBeginLoc();
+            // How the caller spells the variable (a program input read by a helper, e.g.
+            // StrToInt(argv[i + 1], &opts->its), is named and measured through it).
+            copy.text = source_text(llvm::cast<clang::UnaryOperator>(arg->IgnoreParenImpCasts())
+                                        ->getSubExpr()
+                                        ->IgnoreParens(),
+                                    vars.context(), 200);
+            out.push_back(std::move(copy));
+          }
+        }
+        continue;
+      }
+    }
+    // An array passed by pointer: every element may be written (unless the pointee is const).
+    if (address_of(arg, vars) == kNoVar) {
+      const auto target = vars.pointer_target(arg);
+      const bool constant_pointee = param != nullptr && param->getType()->isPointerType() &&
+                                    param->getType()->getPointeeType().isConstQualified();
+      if (target && target->aggregate != kNoAggregate && !constant_pointee) {
+        const Aggregate &agg = program.aggregates[target->aggregate];
+        for (std::uint64_t k = target->offset; k < agg.elements.size(); ++k) {
+          const VarId element = agg.elements[k];
+          if (how.empty()) {
+            out.push_back(havoc(element, why, arg->getBeginLoc()));
+          } else {
+            out.push_back(input(vars, element, how, call.name + "()",
+                                "(" + source_text(arg, vars.context(), 200) + ")[" +
+                                    std::to_string(k - target->offset) + "]",
+                                arg->getBeginLoc()));
+          }
+        }
+        continue;
+      }
+    }
     VarId var = address_of(arg, vars);
-    if (var == kNoVar && call.callee != nullptr && i < call.callee->getNumParams()) {
+    const clang::Expr *named = nullptr;
+    if (var != kNoVar) {
+      named = llvm::cast<clang::UnaryOperator>(arg->IgnoreParenImpCasts())->getSubExpr();
+    } else if (call.callee != nullptr && i < call.callee->getNumParams()) {
       const clang::QualType pt = call.callee->getParamDecl(static_cast<unsigned>(i))->getType();
       if (pt->isReferenceType() && !pt.getNonReferenceType().isConstQualified()) {
         var = vars.lvalue(arg);
+        named = arg;
       }
     }
-    if (var != kNoVar) {
-      out.push_back(havoc(var, why, arg->getBeginLoc()));
+    if (var == kNoVar) {
+      continue;
     }
+    if (how.empty()) {
+      out.push_back(havoc(var, why, arg->getBeginLoc()));
+      continue;
+    }
+    // A macro argument spells the macro's whole use; the variable's name says it better.
+    const std::string spelling = how == "annotation"
+                                     ? vars.program().variables[var].source_name
+                                     : source_text(named->IgnoreParens(), vars.context(), 200);
+    Effect e = input(vars, var, how, how == "annotation" ? "PARJAVA_PARAM" : call.name + "()",
+                     spelling, arg->getBeginLoc());
+    InputSite &site = vars.program().inputs[e.input];
+    site.registration = registration;
+    site.options = literals.options;
+    site.doc = literals.doc;
+    out.push_back(std::move(e));
   }
+}
+
+// A call that registers a variable's address under an option name, as table-driven command-line
+// parsers do (`addArg("nSteps", 'N', 1, 'i', &cmd.nSteps, 0, "number of time steps")`).
+bool registers_option(const ClassifiedCall &call, VariableResolver &vars) {
+  bool address = false;
+  for (const clang::Expr *arg : call.args) {
+    address = address || address_of(arg, vars) != kNoVar;
+  }
+  return address && !option_literals(call.args).first_word.empty();
+}
+
+bool reads_file(const std::string &name) {
+  static const std::set<std::string> readers = {"fscanf", "scanf",  "vfscanf", "vscanf",
+                                                "fread",  "read",   "fgets",   "getline",
+                                                "pread",  "sscanf", "vsscanf"};
+  return readers.contains(name);
 }
 
 } // namespace
@@ -220,6 +496,180 @@ bool is_comm_world(const clang::Expr *comm, const clang::ASTContext &context) {
   }
   return false;
 }
+
+namespace {
+
+// The `count` element variables an array argument points at, or none.
+std::vector<VarId> array_elements(const clang::Expr *arg, std::uint64_t count,
+                                  VariableResolver &vars) {
+  if (arg == nullptr || count == 0) {
+    return {};
+  }
+  const auto target = vars.pointer_target(arg);
+  if (!target || target->aggregate == kNoAggregate) {
+    return {};
+  }
+  const Aggregate &agg = vars.program().aggregates[target->aggregate];
+  if (target->offset + count > agg.elements.size()) {
+    return {};
+  }
+  const auto first = agg.elements.begin() + static_cast<std::ptrdiff_t>(target->offset);
+  return {first, first + static_cast<std::ptrdiff_t>(count)};
+}
+
+std::optional<std::int64_t> constant_int(const clang::Expr *e, const clang::ASTContext &ctx) {
+  clang::Expr::EvalResult r;
+  if (e == nullptr || e->isValueDependent() || !e->EvaluateAsInt(r, ctx)) {
+    return std::nullopt;
+  }
+  return r.Val.getInt().getExtValue();
+}
+
+Effect topology(VarId var, Effect::Grid grid, VariableResolver &vars, clang::SourceLocation at) {
+  Effect e;
+  e.kind = Effect::Kind::Topology;
+  e.var = var;
+  e.location = at;
+  for (const auto *list : {&grid.dims, &grid.periods, &grid.coords}) {
+    e.uses.insert(e.uses.end(), list->begin(), list->end());
+  }
+  vars.uses(grid.value, e.uses);
+  vars.uses(grid.disp, e.uses);
+  e.grid = std::move(grid);
+  return e;
+}
+
+// MPI_Dims_create, Cart_coords, Cart_shift and Cart_rank (MPI 4.0 §8.5) as formulas of the
+// grid; anything the model cannot see (the grid of an unknown communicator, a direction known
+// only at run time, an array it does not track) makes what they write data.
+void cartesian(const ClassifiedCall &call, VariableResolver &vars, std::vector<Effect> &out) {
+  const auto arg = [&](std::size_t i) -> const clang::Expr * {
+    return i < call.args.size() ? call.args[i] : nullptr;
+  };
+  Program &program = vars.program();
+  const clang::SourceLocation at = call.expr->getBeginLoc();
+  const auto data = [&](VarId v) {
+    if (v != kNoVar) {
+      out.push_back(
+          havoc(v, "written by " + call.name + "() for a grid the model does not know", at));
+    }
+  };
+  const auto grid_of = [&](const clang::Expr *comm) -> const Program::Cartesian * {
+    const VarId v = comm != nullptr ? vars.lvalue(comm) : kNoVar;
+    const auto it = program.cartesian.find(v);
+    return it == program.cartesian.end() ? nullptr : &it->second;
+  };
+  switch (call.mpi->role) {
+  case MpiRole::DimsCreate: {
+    const auto ndims = constant_int(arg(1), vars.context());
+    const std::vector<VarId> dims =
+        ndims ? array_elements(arg(2), static_cast<std::uint64_t>(*ndims), vars)
+              : std::vector<VarId>{};
+    if (dims.empty()) {
+      const auto target = vars.pointer_target(arg(2));
+      if (target && target->aggregate != kNoAggregate) {
+        for (VarId v : program.aggregates[target->aggregate].elements) {
+          data(v);
+        }
+      }
+      return;
+    }
+    // The entries on entry decide which dimensions MPI fills: copy them first.
+    std::vector<VarId> entry;
+    for (std::size_t l = 0; l < dims.size(); ++l) {
+      const VarId t = program.synthetic("dims-entry:" + std::to_string(dims[l]) + ":" +
+                                            std::to_string(at.getRawEncoding()),
+                                        VarType::Integer, VarScope::Local, vars.function());
+      program.variables[t].source_name = program.variables[dims[l]].source_name + "@entry";
+      Effect copy;
+      copy.kind = Effect::Kind::Copy;
+      copy.var = t;
+      copy.source = dims[l];
+      copy.uses = {dims[l]};
+      copy.location = at;
+      out.push_back(std::move(copy));
+      entry.push_back(t);
+    }
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      Effect::Grid g;
+      g.formula = Effect::Grid::Formula::Dims;
+      g.coords = entry;
+      g.value = arg(0);
+      g.axis = i;
+      out.push_back(topology(dims[i], std::move(g), vars, at));
+    }
+    return;
+  }
+  case MpiRole::CartCoords: {
+    const Program::Cartesian *grid = grid_of(arg(0));
+    const std::vector<VarId> coords =
+        array_elements(arg(3), grid != nullptr ? grid->dims.size() : 0, vars);
+    if (grid == nullptr || coords.empty()) {
+      for (VarId v : array_elements(arg(3), 1, vars)) {
+        data(v);
+      }
+      return;
+    }
+    for (std::size_t k = 0; k < coords.size(); ++k) {
+      Effect::Grid g;
+      g.formula = Effect::Grid::Formula::Coord;
+      g.dims = grid->dims;
+      g.value = arg(1);
+      g.axis = k;
+      out.push_back(topology(coords[k], std::move(g), vars, at));
+    }
+    return;
+  }
+  case MpiRole::CartShift: {
+    const Program::Cartesian *grid = grid_of(arg(0));
+    const auto axis = constant_int(arg(1), vars.context());
+    const VarId source = arg(3) ? address_of(arg(3), vars) : kNoVar;
+    const VarId dest = arg(4) ? address_of(arg(4), vars) : kNoVar;
+    if (grid == nullptr || !axis || *axis < 0 ||
+        static_cast<std::size_t>(*axis) >= grid->dims.size() || grid->periods.empty()) {
+      data(source);
+      data(dest);
+      return;
+    }
+    for (const auto &[var, formula] : {std::pair{source, Effect::Grid::Formula::ShiftSource},
+                                       std::pair{dest, Effect::Grid::Formula::ShiftDest}}) {
+      if (var == kNoVar) {
+        continue;
+      }
+      Effect::Grid g;
+      g.formula = formula;
+      g.dims = grid->dims;
+      g.periods = grid->periods;
+      g.disp = arg(2);
+      g.axis = static_cast<std::uint64_t>(*axis);
+      out.push_back(topology(var, std::move(g), vars, at));
+    }
+    return;
+  }
+  case MpiRole::CartRank: {
+    const Program::Cartesian *grid = grid_of(arg(0));
+    const VarId rank = arg(2) ? address_of(arg(2), vars) : kNoVar;
+    const std::vector<VarId> coords =
+        array_elements(arg(1), grid != nullptr ? grid->dims.size() : 0, vars);
+    if (grid == nullptr || coords.empty()) {
+      data(rank);
+      return;
+    }
+    if (rank != kNoVar) {
+      Effect::Grid g;
+      g.formula = Effect::Grid::Formula::Rank;
+      g.dims = grid->dims;
+      g.coords = coords;
+      out.push_back(topology(rank, std::move(g), vars, at));
+    }
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+} // namespace
 
 std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &vars) {
   std::vector<Effect> out;
@@ -300,6 +750,18 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
       break;
     }
     case MpiRole::Communication:
+      if (call.name == "MPI_Cart_create" || call.name == "PMPI_Cart_create") {
+        const VarId cart = arg(5) ? address_of(arg(5), vars) : kNoVar;
+        const auto ndims = constant_int(arg(1), vars.context());
+        if (cart != kNoVar && ndims && *ndims > 0) {
+          Program::Cartesian grid;
+          grid.dims = array_elements(arg(2), static_cast<std::uint64_t>(*ndims), vars);
+          grid.periods = array_elements(arg(3), static_cast<std::uint64_t>(*ndims), vars);
+          if (!grid.dims.empty()) {
+            vars.program().cartesian[cart] = std::move(grid);
+          }
+        }
+      }
       for (const MpiArg &a : mpi->args) {
         const clang::Expr *e = arg(a.index);
         if (e == nullptr) {
@@ -356,12 +818,48 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
         }
         for (int b : buffers) {
           const VarId var = out_var(b);
-          if (var != kNoVar) {
+          if (var == kNoVar && arg(b) != nullptr) {
+            // An array buffer: each element is received (or, broadcast, an input).
+            const auto target = vars.pointer_target(arg(b));
+            if (target && target->aggregate != kNoAggregate) {
+              const Aggregate &agg = vars.program().aggregates[target->aggregate];
+              for (std::uint64_t k = target->offset; k < agg.elements.size(); ++k) {
+                const VarId element = agg.elements[k];
+                if (op == "MPI_Bcast") {
+                  out.push_back(input(vars, element, "broadcast", call.name + "()",
+                                      "(" + source_text(arg(b), vars.context(), 200) + ")[" +
+                                          std::to_string(k - target->offset) + "]",
+                                      where));
+                } else {
+                  out.push_back(havoc(
+                      element, "received by " + call.name + " (the model does not transfer data)",
+                      where));
+                }
+              }
+            }
+            continue;
+          }
+          if (var == kNoVar) {
+            continue;
+          }
+          if (op == "MPI_Bcast") {
+            // Every rank ends with the root's value: an input the root read, or computed
+            // from inputs (issue 12: rank 0 parses and broadcasts).
+            const auto *addr = llvm::cast<clang::UnaryOperator>(arg(b)->IgnoreParenImpCasts());
+            out.push_back(input(vars, var, "broadcast", call.name + "()",
+                                source_text(addr->getSubExpr(), vars.context(), 200), where));
+          } else {
             out.push_back(havoc(
                 var, "received by " + call.name + " (the model does not transfer data)", where));
           }
         }
       }
+      break;
+    case MpiRole::DimsCreate:
+    case MpiRole::CartCoords:
+    case MpiRole::CartShift:
+    case MpiRole::CartRank:
+      cartesian(call, vars, out);
       break;
     case MpiRole::Init: // MPI_Init(&argc, &argv) leaves the program's arguments alone
     case MpiRole::Finalize:
@@ -374,6 +872,10 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
     break;
   }
   case CallClass::User:
+    if (registers_option(call, vars)) {
+      out_arguments(call, vars, out, "", "option", /*registration=*/true);
+      break;
+    }
     out_arguments(call, vars, out, "written through a pointer or reference by " + call.name + "()");
     break;
   case CallClass::External:
@@ -429,16 +931,63 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
         break;
       }
     }
-    out_arguments(call, vars, out, "written by " + call.name + "()");
+    if (call.name == "parjava_param") {
+      // PARJAVA_PARAM(var) of parjava/model.h: the user names an input where no idiom fits.
+      out_arguments(call, vars, out, "", "annotation");
+      break;
+    }
+    if (registers_option(call, vars)) {
+      out_arguments(call, vars, out, "", "option", /*registration=*/true);
+      break;
+    }
+    std::string how = reads_file(call.name) ? "file" : "external";
+    if (how == "file" && !call.args.empty()) {
+      const std::string source = source_text(call.args.front(), vars.context(), 60);
+      if (source.find("argv") != std::string::npos || source.find("optarg") != std::string::npos) {
+        how = "argv"; // sscanf(optarg, "%d", &n), sscanf(argv[i + 1], ...)
+      }
+    }
+    out_arguments(call, vars, out, "written by " + call.name + "()", how);
     break;
   }
   case CallClass::ThreadOp:
   case CallClass::ThreadCreate:
   case CallClass::ThreadJoin:
   case CallClass::ArgvNumber:
+  case CallClass::InputNumber:
+  case CallClass::Accessor:
   case CallClass::Math:
   case CallClass::ScopedLock:
     break;
+  }
+  return out;
+}
+
+std::vector<Effect> copy_in_effects(const ClassifiedCall &call, VariableResolver &vars) {
+  std::vector<Effect> out;
+  // An option table entry stores the address; it reads nothing through it.
+  if (call.kind != CallClass::User || registers_option(call, vars)) {
+    return out;
+  }
+  const Program &program = vars.program();
+  const FunctionInfo &callee = program.functions[call.user];
+  for (std::size_t i = 0; i < call.args.size() && i < callee.decl->getNumParams(); ++i) {
+    const clang::ParmVarDecl *own = callee.decl->getParamDecl(static_cast<unsigned>(i));
+    const auto alias = program.pointer_aliases.find(own->getCanonicalDecl());
+    if (alias == program.pointer_aliases.end() || !alias->second.cell) {
+      continue;
+    }
+    const VarId source = address_of(call.args[i], vars);
+    if (source == kNoVar) {
+      continue;
+    }
+    Effect copy;
+    copy.kind = Effect::Kind::Copy;
+    copy.var = alias->second.scalar;
+    copy.source = source;
+    copy.uses = {source};
+    copy.location = call.args[i]->getBeginLoc();
+    out.push_back(std::move(copy));
   }
   return out;
 }

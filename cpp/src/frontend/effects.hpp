@@ -25,6 +25,10 @@ std::vector<Effect> statement_effects(const clang::Stmt *stmt, VariableResolver 
 // leaves of their own.
 std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &vars);
 
+// A user call whose pointer parameters reach a caller's local through a cell (AliasTarget):
+// the copies into the cells, made before the call.
+std::vector<Effect> copy_in_effects(const ClassifiedCall &call, VariableResolver &vars);
+
 // True if `comm` names MPI_COMM_WORLD (as a macro, Open MPI's symbol or a constant).
 bool is_comm_world(const clang::Expr *comm, const clang::ASTContext &context);
 

@@ -2,6 +2,7 @@
 // slots of every rank merged, each rank kept for per-rank statistics, the program's own time and
 // the machine's state around it; and what the probes cost and what each timed node took.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -72,6 +73,7 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
     std::size_t lineno = 0;
     bool header = false;
     bool ended = false;
+    bool clocked = false;
     int version = 0;
     const auto bad = [&](const std::string &what) {
       std::string message = path;
@@ -91,8 +93,13 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
         header = true;
       } else if (key == "ticks_per_second") {
         double v = 0;
-        ls >> v;
+        // Any real clock ticks between once a second and 1e15 times a second; outside,
+        // the times derived from it are not finite.
+        if (!(ls >> v) || !(v >= 1.0 && v <= 1e15)) {
+          throw bad("ticks_per_second must be a clock rate between 1 and 1e15 per second");
+        }
         tps += v;
+        clocked = true;
       } else if (key == "slots") {
         std::uint32_t n = 0;
         ls >> n;
@@ -113,6 +120,10 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
         if (version >= 3) {
           ls >> k;
         }
+        if (!ls || !std::isfinite(s) || !std::isfinite(p) || !std::isfinite(c) ||
+            !std::isfinite(k)) {
+          throw bad("malformed calibration line");
+        }
         self += s;
         pair += p;
         counter += c;
@@ -128,17 +139,27 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
         if (version >= 3) {
           ls >> s.executions >> s.skips;
         }
-        if (!ls || k >= slots) {
+        if (!ls || k >= slots || !std::isfinite(s.sumsq) || !std::isfinite(s.dsum)) {
           throw bad("malformed slot line");
         }
         std::string pair_text;
         while (ls >> pair_text) {
+          // value:occurrences, both integers (from_chars: no exception, no locale)
           const auto colon = pair_text.find(':');
-          if (colon == std::string::npos) {
-            throw bad("malformed histogram entry '" + pair_text + "'");
+          std::int64_t value = 0;
+          std::uint64_t occurrences = 0;
+          const char *first = pair_text.data();
+          const char *last = first + pair_text.size();
+          const auto v = colon == std::string::npos
+                             ? std::from_chars_result{first, std::errc::invalid_argument}
+                             : std::from_chars(first, first + colon, value);
+          const auto o = v.ec == std::errc() && v.ptr == first + colon
+                             ? std::from_chars(first + colon + 1, last, occurrences)
+                             : std::from_chars_result{first, std::errc::invalid_argument};
+          if (o.ec != std::errc() || o.ptr != last) {
+            throw bad("malformed histogram entry '" + pair_text + "' (value:occurrences)");
           }
-          s.histogram.emplace_back(std::stoll(pair_text.substr(0, colon)),
-                                   std::stoull(pair_text.substr(colon + 1)));
+          s.histogram.emplace_back(value, occurrences);
         }
         accumulate(m.slots[k], s);
         rank.slots[k] = std::move(s);
@@ -177,7 +198,8 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
         while (ls >> entry) {
           std::array<double, 3> bin{};
           if (std::sscanf(entry.c_str(), "%lf:%lf:%lf", &bin[0], &bin[1], &bin[2]) != 3 ||
-              !(bin[0] > 0.0)) {
+              !(bin[0] > 0.0) || !std::isfinite(bin[0]) || !std::isfinite(bin[1]) ||
+              !std::isfinite(bin[2])) {
             throw bad("malformed sizes entry '" + entry + "'");
           }
           const int index =
@@ -197,7 +219,8 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
           throw bad("malformed values line");
         }
         std::vector<double> &values = rank.values[k];
-        values.reserve(n);
+        // n is announced by the file: reserve no more than the line can hold
+        values.reserve(std::min(n, line.size() / 2 + 1));
         double v = 0.0;
         while (values.size() < n && ls >> v) {
           values.push_back(v);
@@ -215,6 +238,9 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
     if (!ended) {
       throw Error(ErrorKind::Run, path + " is truncated (the program did not finish writing "
                                          "it)");
+    }
+    if (!clocked) {
+      throw Error(ErrorKind::Run, path + " gives no clock rate (no ticks_per_second line)");
     }
     ++m.files;
     ranks.push_back(std::move(rank));

@@ -55,6 +55,18 @@ WriteResult ExpressionWriter::variable(VarId var, const clang::Expr *e,
   if (o.substitutions != nullptr) {
     const auto it = o.substitutions->find(var);
     if (it != o.substitutions->end()) {
+      // A loop's own copy of the variable (loop_scopes.hpp) is a variable like any other: it
+      // may be data too.
+      const auto copies = program_.loop_copies.find(var);
+      if (copies != program_.loop_copies.end()) {
+        for (VarId inner : copies->second) {
+          if (name(inner) == it->second) {
+            WriteOptions plain = o;
+            plain.substitutions = nullptr;
+            return variable(inner, e, plain);
+          }
+        }
+      }
       return ok(it->second);
     }
   }
@@ -66,6 +78,7 @@ WriteResult ExpressionWriter::variable(VarId var, const clang::Expr *e,
                          e);
     if (v.unrepresentable_at.isValid()) {
       r.where = v.unrepresentable_at;
+      r.unit = v.unrepresentable_unit;
     }
     return r;
   }
@@ -211,11 +224,20 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
     case clang::UO_Not:
       op = "~";
       break;
-    case clang::UO_Deref:
+    case clang::UO_Deref: {
+      WriteResult r = element(e, f, o, ctx);
+      if (r.ok || !r.why.empty()) {
+        return r;
+      }
+      const VarId var = vars.lvalue(e);
+      if (var != kNoVar) {
+        return variable(var, e, o); // a pointer that always points at one scalar
+      }
       return fail("'" + source_text(e, ctx, 40) +
                       "' reads through a pointer (data the model "
                       "does not keep)",
                   e);
+    }
     default:
       return fail("'" + source_text(e, ctx, 40) + "' changes a variable inside an expression", e);
     }
@@ -224,6 +246,12 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
   }
   if (const auto *binary = llvm::dyn_cast<clang::BinaryOperator>(e)) {
     if (binary->isAssignmentOp()) {
+      // `m = level = 0`: the value of an assignment is its left side after it (the effects
+      // collector records the inner assignment first).
+      const VarId target = vars.lvalue(binary->getLHS());
+      if (target != kNoVar) {
+        return variable(target, e, o);
+      }
       return fail("'" + source_text(e, ctx, 40) + "' assigns inside an expression", e);
     }
     if (binary->getOpcode() == clang::BO_Comma) {
@@ -272,6 +300,11 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
       if (c.math.empty()) {
         return fail("'" + source_text(e, ctx, 40) + "' reads an atomic or container", e);
       }
+      if (c.math == "cbrt") {
+        // The expression language has no cube root (LULESH: tp = cbrt(numRanks) + 0.5).
+        WriteResult a = expr(c.args.front(), f, o, ctx);
+        return a.ok ? ok("pow(float(" + a.text + "), " + float_literal(1.0 / 3.0) + ")") : a;
+      }
       std::string text = c.math + "(";
       for (std::size_t i = 0; i < c.args.size(); ++i) {
         WriteResult a = expr(c.args[i], f, o, ctx);
@@ -293,6 +326,15 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
       }
       return ok(c.argv_floating ? "float(" + pname + ")" : pname);
     }
+    case CallClass::Accessor:
+      // The accessor's own expression, in its own unit; it reads no parameters or locals.
+      return expr(c.inline_expr, f, o, *program_.functions[c.user].context);
+    case CallClass::InputNumber:
+      return fail("the number " + c.name + "() reads from '" +
+                      source_text(c.args.front(), ctx, 30) +
+                      "' (a program input, modelled only when assigned to a variable outside "
+                      "loops)",
+                  e);
     case CallClass::User: {
       const auto it = program_.call_results.find(e);
       if (it != program_.call_results.end()) {
@@ -311,6 +353,10 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
     }
   }
   if (llvm::isa<clang::ArraySubscriptExpr>(e)) {
+    WriteResult r = element(e, f, o, ctx);
+    if (r.ok || !r.why.empty()) {
+      return r;
+    }
     return fail("'" + source_text(e, ctx, 40) +
                     "' reads an array element (data the model "
                     "does not keep)",
@@ -319,6 +365,147 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
   return fail("'" + source_text(e, ctx, 40) + "' (" + e->getStmtClassName() +
                   ") is not an expression the model can evaluate",
               e);
+}
+
+WriteResult ExpressionWriter::flat_index(const std::vector<const clang::Expr *> &indices,
+                                         const std::vector<std::uint64_t> &dims,
+                                         std::uint64_t offset, FunctionId f, const WriteOptions &o,
+                                         clang::ASTContext &ctx) const {
+  std::string text;
+  for (std::size_t d = 0; d < indices.size(); ++d) {
+    WriteResult r = expr(indices[d], f, o, ctx);
+    if (!r.ok) {
+      return r;
+    }
+    if (text.empty()) {
+      text = r.text;
+    } else {
+      const std::uint64_t extent = d < dims.size() ? dims[d] : 1;
+      text = "(" + text + " * " + std::to_string(extent) + " + " + r.text + ")";
+    }
+  }
+  if (text.empty()) {
+    text = "0";
+  }
+  if (offset != 0) {
+    text = "(" + text + " + " + std::to_string(offset) + ")";
+  }
+  return ok(text);
+}
+
+WriteResult ExpressionWriter::element(const clang::Expr *e, FunctionId f, const WriteOptions &o,
+                                      clang::ASTContext &ctx) const {
+  VariableResolver vars(program_, ctx, f);
+  const VariableResolver::ElementAccess access = vars.element_access(e);
+  if (!access.valid()) {
+    return {};
+  }
+  const Aggregate &agg = program_.aggregates[access.aggregate];
+  if (const auto k = vars.constant_element(access)) {
+    return variable(agg.elements[*k], e, o);
+  }
+  // The index is known only at run time: select the element (seed 000 §3.5 keeps the control
+  // variable; scalar replacement makes its elements variables).
+  const WriteResult index = flat_index(access.indices, agg.dims, access.offset, f, o, ctx);
+  if (!index.ok) {
+    return index;
+  }
+  std::string text;
+  for (std::size_t k = agg.elements.size(); k-- > 0;) {
+    const WriteResult v = variable(agg.elements[k], e, o);
+    if (!v.ok) {
+      return v;
+    }
+    text = text.empty() ? v.text
+                        : "(" + index.text + " == " + std::to_string(k) + " ? " + v.text + " : " +
+                              text + ")";
+  }
+  return ok(text);
+}
+
+// Cartesian topologies (MPI 4.0 §8.5), row-major: the last dimension varies fastest, so the
+// rank of coordinates c is sum c[k] * stride[k] with stride[k] the product of the extents after
+// k. Dims follows MPI_Dims_create: entries that are zero on entry are filled with the balanced
+// grid of the nodes the others leave (the model's dims_create).
+WriteResult ExpressionWriter::topology(const Effect::Grid &g, FunctionId f,
+                                       const WriteOptions &o) const {
+  std::vector<std::string> d;
+  std::vector<std::string> p;
+  std::vector<std::string> c;
+  for (const auto &[list, out] :
+       {std::pair{&g.dims, &d}, std::pair{&g.periods, &p}, std::pair{&g.coords, &c}}) {
+    for (VarId v : *list) {
+      const WriteResult r = variable(v, nullptr, o);
+      if (!r.ok) {
+        return r;
+      }
+      out->push_back(r.text);
+    }
+  }
+  const auto stride = [&](std::size_t k) {
+    std::string s;
+    for (std::size_t j = k + 1; j < d.size(); ++j) {
+      s += (s.empty() ? "" : " * ") + d[j];
+    }
+    return s.empty() ? std::string("1") : "(" + s + ")";
+  };
+  const auto wrap = [](const std::string &x, const std::string &n) {
+    return "(((" + x + ") % " + n + " + " + n + ") % " + n + ")";
+  };
+  const std::size_t k = static_cast<std::size_t>(g.axis);
+  switch (g.formula) {
+  case Effect::Grid::Formula::Coord: {
+    const WriteResult r = write(g.value, f, o);
+    if (!r.ok) {
+      return r;
+    }
+    return ok("((" + r.text + " / " + stride(k) + ") % " + d[k] + ")");
+  }
+  case Effect::Grid::Formula::ShiftSource:
+  case Effect::Grid::Formula::ShiftDest: {
+    WriteResult disp = write(g.disp, f, o);
+    if (!disp.ok) {
+      return disp;
+    }
+    const std::string step = g.formula == Effect::Grid::Formula::ShiftDest
+                                 ? "(" + disp.text + ")"
+                                 : "(-(" + disp.text + "))";
+    const std::string mine = "((rank / " + stride(k) + ") % " + d[k] + ")";
+    const std::string moved = "(" + mine + " + " + step + ")";
+    const std::string periodic =
+        "(rank + (" + wrap(moved, d[k]) + " - " + mine + ") * " + stride(k) + ")";
+    const std::string open = "((" + moved + " < 0 || " + moved + " >= " + d[k] +
+                             ") ? PROC_NULL : (rank + " + step + " * " + stride(k) + "))";
+    return ok("(" + p[k] + " != 0 ? " + periodic + " : " + open + ")");
+  }
+  case Effect::Grid::Formula::Rank: {
+    std::string sum;
+    for (std::size_t j = 0; j < d.size(); ++j) {
+      sum += (sum.empty() ? "" : " + ") + wrap(c[j], d[j]) + " * " + stride(j);
+    }
+    return ok("(" + sum + ")");
+  }
+  case Effect::Grid::Formula::Dims: {
+    std::string product;
+    std::string zeros;
+    std::string before;
+    for (std::size_t l = 0; l < c.size(); ++l) {
+      product +=
+          (product.empty() ? "" : " * ") + std::string("(") + c[l] + " != 0 ? " + c[l] + " : 1)";
+      zeros += (zeros.empty() ? "" : " + ") + std::string("(") + c[l] + " == 0)";
+      if (l < k) {
+        before += (before.empty() ? "" : " + ") + std::string("(") + c[l] + " == 0)";
+      }
+    }
+    const WriteResult n = write(g.value, f, o);
+    if (!n.ok) {
+      return n;
+    }
+    return ok("(" + c[k] + " != 0 ? " + c[k] + " : dims_create((" + n.text + ") / (" + product +
+              "), " + zeros + ", " + (before.empty() ? std::string("0") : before) + "))");
+  }
+  }
+  return fail("unknown topology formula", nullptr);
 }
 
 WriteResult ExpressionWriter::datatype_size(const clang::Expr *datatype, FunctionId f) const {
@@ -330,6 +517,14 @@ WriteResult ExpressionWriter::datatype_size(const clang::Expr *datatype, Functio
     }
   }
   const clang::Expr *e = datatype->IgnoreParenCasts();
+  // `(sizeof(Real_t) == 4) ? MPI_FLOAT : MPI_DOUBLE`: the branch a constant condition picks.
+  if (const auto *choice = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
+    bool pick = false;
+    if (!choice->getCond()->isValueDependent() &&
+        choice->getCond()->EvaluateAsBooleanCondition(pick, ctx)) {
+      return datatype_size(pick ? choice->getTrueExpr() : choice->getFalseExpr(), f);
+    }
+  }
   if (const auto *unary = llvm::dyn_cast<clang::UnaryOperator>(e)) {
     e = unary->getSubExpr()->IgnoreParenCasts();
   }
@@ -356,6 +551,9 @@ WriteResult ExpressionWriter::effect_value(const Effect &effect, FunctionId f,
   clang::ASTContext &ctx = *program_.functions[f].context;
   switch (effect.kind) {
   case Effect::Kind::Assign:
+    if (var.type == VarType::Datatype) {
+      return datatype_size(effect.value, f); // a datatype variable holds its size in bytes
+    }
     return write(effect.value, f, o);
   case Effect::Kind::Compound: {
     WriteResult r = write(effect.value, f, o);
@@ -401,6 +599,62 @@ WriteResult ExpressionWriter::effect_value(const Effect &effect, FunctionId f,
     return fail("a received count", nullptr);
   case Effect::Kind::Operation:
     return ok(self);
+  case Effect::Kind::Element: {
+    const Aggregate &agg = program_.aggregates[effect.aggregate];
+    const WriteResult index = flat_index(effect.indices, agg.dims, effect.offset, f, o, ctx);
+    if (!index.ok) {
+      return index;
+    }
+    std::string value;
+    switch (effect.element_kind) {
+    case Effect::Kind::Increment:
+      value = "(" + self + " + 1)";
+      break;
+    case Effect::Kind::Decrement:
+      value = "(" + self + " - 1)";
+      break;
+    case Effect::Kind::Compound: {
+      const WriteResult r = write(effect.value, f, o);
+      if (!r.ok) {
+        return r;
+      }
+      value = "(" + self + " " + std::string(clang::BinaryOperator::getOpcodeStr(effect.op)) + " " +
+              r.text + ")";
+      break;
+    }
+    default: {
+      const WriteResult r = write(effect.value, f, o);
+      if (!r.ok) {
+        return r;
+      }
+      value = r.text;
+      break;
+    }
+    }
+    if (var.type == VarType::Integer && effect.value != nullptr &&
+        effect.value->getType()->isRealFloatingType()) {
+      value = "int(" + value + ")";
+    }
+    return ok("(" + index.text + " == " + std::to_string(effect.element) + " ? " + value + " : " +
+              self + ")");
+  }
+  case Effect::Kind::Copy:
+    return variable(effect.source, nullptr, o);
+  case Effect::Kind::Topology:
+    return topology(effect.grid, f, o);
+  case Effect::Kind::Input: {
+    const InputSite &site = program_.inputs[effect.input];
+    if (!site.setup || site.parameter.empty()) {
+      WriteResult r = fail("'" + var.source_name + "' is read by " + site.what +
+                               (site.setup ? std::string()
+                                           : " inside a loop (data that changes, not a "
+                                             "program input)"),
+                           nullptr);
+      r.where = effect.location;
+      return r;
+    }
+    return ok(var.type == VarType::Floating ? "float(" + site.parameter + ")" : site.parameter);
+  }
   case Effect::Kind::Havoc: {
     WriteResult r = fail("'" + var.source_name + "' is " + effect.text, nullptr);
     r.where = effect.location;

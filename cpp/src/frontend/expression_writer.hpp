@@ -21,6 +21,7 @@ struct WriteResult {
   std::string text; // model expression text when ok
   std::string why;  // what the expression reads that the model does not keep, when not ok
   clang::SourceLocation where;
+  const clang::ASTContext *unit = nullptr; // the unit of `where` when not the function's own
 };
 
 struct WriteOptions {
@@ -50,6 +51,15 @@ public:
 private:
   WriteResult expr(const clang::Expr *e, FunctionId f, const WriteOptions &o,
                    clang::ASTContext &ctx) const;
+  // An element of an aggregate (a[i][j], p[k], *p): the element's variable for constant
+  // indices, a selection over the elements otherwise; `ok` false with `why` empty when `e` is
+  // not an element of a known aggregate.
+  WriteResult element(const clang::Expr *e, FunctionId f, const WriteOptions &o,
+                      clang::ASTContext &ctx) const;
+  WriteResult topology(const Effect::Grid &grid, FunctionId f, const WriteOptions &o) const;
+  WriteResult flat_index(const std::vector<const clang::Expr *> &indices,
+                         const std::vector<std::uint64_t> &dims, std::uint64_t offset, FunctionId f,
+                         const WriteOptions &o, clang::ASTContext &ctx) const;
   WriteResult variable(VarId var, const clang::Expr *e, const WriteOptions &o) const;
   Program &program_;
   const CallClassifier &calls_;

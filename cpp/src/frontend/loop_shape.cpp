@@ -190,7 +190,12 @@ LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const cla
     return shape;
   }
   VariableResolver vars(program, ctx, function);
-  const VarId v = vars.declare(var);
+  VarId v = vars.declare(var);
+  // A loop with a variable of its own (loop_scopes.hpp) counts with that one.
+  const auto own = program.loop_variables.find(loop);
+  if (own != program.loop_variables.end()) {
+    v = own->second;
+  }
   const WriteResult a = writer.write(start, function);
   const WriteResult b = writer.write(bound, function);
   const WriteResult s = step ? writer.write(step, function) : WriteResult{true, "1", "", {}};

@@ -1,6 +1,8 @@
 #include "model_emitter.hpp"
 
 #include <filesystem>
+#include <optional>
+#include <set>
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
@@ -8,6 +10,7 @@
 #include <clang/Basic/SourceManager.h>
 
 #include "effects.hpp"
+#include "inputs.hpp"
 #include "loop_shape.hpp"
 #include "parjava/error.hpp"
 #include "parjava/model/operation.hpp"
@@ -67,14 +70,15 @@ public:
   EmittedModel run() {
     EmittedModel out;
     model::Model &m = out.model;
-    m.name = a_.options.name.empty()
-                 ? std::filesystem::path(a_.parsed.commands.front().file).stem().string()
-                 : a_.options.name;
+    m.name = a_.options.name.empty() ? program_name() : a_.options.name;
     m.entry = p_.functions[a_.entry].name;
     for (const auto &f : p_.files) {
       m.files.push_back(f);
     }
     model_ = &m;
+    for (const auto &scoped : p_.scoped_loops) {
+      subs_[scoped.loop][scoped.outer] = w_.name(scoped.inner);
+    }
     parameters();
     globals();
     // Functions and their parameters first: calls need the callee's parameter list.
@@ -97,13 +101,57 @@ public:
       }
       const std::vector<NodeIndex> body = emit(p_.functions[f].body, f);
       m.functions[f].body = body.front();
+      zero_local_arrays(f, body.front());
     }
     m.validate();
     return out;
   }
 
 private:
+  // The elements of a function's local arrays the model keeps start at 0, as the model's
+  // variables do, but a model names a local only where it assigns it: an element read before
+  // any kept write (an uninitialised array in C) would be an unknown name.
+  void zero_local_arrays(FunctionId f, NodeIndex body) {
+    std::vector<model::Assignment> zeros;
+    for (const Aggregate &agg : p_.aggregates) {
+      for (VarId v : agg.elements) {
+        const Variable &var = p_.variables[v];
+        if (var.scope != VarScope::Local || var.function != f || !var.control ||
+            !var.representable) {
+          continue;
+        }
+        zeros.push_back({w_.name(v), parse(var.type == VarType::Floating ? "0.0" : "0",
+                                           "local array element")});
+      }
+    }
+    if (zeros.empty() || model_->nodes[body].kind != NodeKind::Sequence) {
+      return;
+    }
+    model::Node n;
+    n.id = next_id_++;
+    n.kind = NodeKind::Compute;
+    n.label = "local arrays";
+    n.source = model_->nodes[body].source;
+    n.assign = std::move(zeros);
+    n.time = model::TimeSpec::constant(0.0);
+    const NodeIndex idx = model_->add(std::move(n));
+    auto &children = model_->nodes[body].children;
+    children.insert(children.begin(), idx);
+  }
+
   // --- model-level facts ------------------------------------------------------------------
+
+  // The program is named after the file holding its entry function (main), not after whichever
+  // source the command line or the compilation database happened to list first.
+  std::string program_name() const {
+    const FunctionInfo &entry = p_.functions[a_.entry];
+    const clang::SourceManager &sm = entry.context->getSourceManager();
+    const auto ploc = sm.getPresumedLoc(sm.getExpansionLoc(entry.decl->getLocation()));
+    if (ploc.isValid()) {
+      return std::filesystem::path(ploc.getFilename()).stem().string();
+    }
+    return std::filesystem::path(a_.parsed.commands.front().file).stem().string();
+  }
 
   bool emitted_param(VarId param) const {
     if (param == kNoVar) {
@@ -125,7 +173,24 @@ private:
       argc.doc = "number of command-line arguments (argc)";
       model_->parameters.push_back(std::move(argc));
     }
+    // Named inputs (issue 12) whose value reaches the model.
+    std::set<std::string> used;
+    for (const auto &node : p_.nodes) {
+      for (const auto *list : {&node.effects, &node.init, &node.update}) {
+        for (const Effect &e : *list) {
+          if (e.kind == Effect::Kind::Input && e.kept) {
+            used.insert(p_.inputs[e.input].parameter);
+          }
+        }
+      }
+    }
     for (const auto &pp : p_.parameters) {
+      if (pp.input) {
+        if (used.contains(pp.name)) {
+          input_parameter(pp);
+        }
+        continue;
+      }
       model::Parameter param;
       param.name = pp.name;
       param.doc = pp.doc;
@@ -138,6 +203,56 @@ private:
       }
       model_->parameters.push_back(std::move(param));
     }
+  }
+
+  // The value a program input has when the program runs with `options.argv`: what its option
+  // says on that command line, else the program's own default, else unknown until the
+  // estimation run measures it (a warning says so: a placeholder must never pass silently).
+  void input_parameter(const ProgramParameter &pp) {
+    model::Parameter param;
+    param.name = pp.name;
+    param.doc = pp.doc;
+    param.options = pp.options;
+    param.origin = pp.origin;
+    param.source = pp.source;
+    param.aliases = pp.aliases;
+    // Only the command line has a "default": a value read from a file or broadcast is unknown
+    // whatever the variable held before.
+    if (pp.program_default) {
+      param.program_default =
+          pp.floating ? model::Value::of_float(*pp.program_default)
+                      : model::Value::of_int(static_cast<std::int64_t>(*pp.program_default));
+    }
+    const auto number = [&](const std::string &text) {
+      return pp.floating ? model::Value::of_float(std::atof(text.c_str()))
+                         : model::Value::of_int(std::atoll(text.c_str()));
+    };
+    const auto &argv = a_.options.argv;
+    const std::optional<std::string> given =
+        pp.options.empty() || argv.empty() ? std::nullopt : option_value(argv, pp.options);
+    if (given) {
+      param.value = number(*given);
+    } else if (param.program_default) {
+      param.value = *param.program_default;
+    } else {
+      param.value = pp.floating ? model::Value::of_float(0.0) : model::Value::of_int(0);
+      Diagnostic d;
+      d.kind = DiagnosticKind::Parameter;
+      d.severity = Severity::Warning;
+      d.message = "parameter '" + pp.name + "' (" + pp.doc +
+                  ") has no value before the "
+                  "estimation run measures it; the model uses 0 until then" +
+                  (pp.options.empty()
+                       ? std::string()
+                       : ", or give the command line (argv=) that sets " + pp.options.front());
+      const std::size_t colon = pp.source.rfind(':');
+      if (colon != std::string::npos) {
+        d.file = pp.source.substr(0, colon);
+        d.line = static_cast<std::uint32_t>(std::stoul(pp.source.substr(colon + 1)));
+      }
+      p_.diagnostics.push_back(std::move(d));
+    }
+    model_->parameters.push_back(std::move(param));
   }
 
   void globals() {
@@ -184,12 +299,7 @@ private:
     if (pb.isInvalid()) {
       return out;
     }
-    std::string file = std::filesystem::path(pb.getFilename()).lexically_normal().string();
-    std::error_code ec;
-    const auto absolute = std::filesystem::absolute(file, ec);
-    if (!ec) {
-      file = absolute.lexically_normal().string();
-    }
+    const std::string file = p_.source_file(*p_.functions[f].context, pb.getFilename());
     std::size_t idx = 0;
     for (; idx < model_->files.size(); ++idx) {
       if (model_->files[idx] == file) {
@@ -386,9 +496,9 @@ private:
       return {model_->add(std::move(n))};
     }
     case StructKind::UserCall:
-      return {user_call(s, f, o)};
+      return with_effects(s, f, o, user_call(s, f, o));
     case StructKind::Communication:
-      return {communication(s, f, o)};
+      return with_effects(s, f, o, communication(s, f, o));
     case StructKind::Return: {
       std::vector<NodeIndex> out;
       const VarId slot = p_.functions[f].return_slot;
@@ -433,6 +543,22 @@ private:
     }
     }
     return {};
+  }
+
+  // What a call leaf assigns besides the call itself (program inputs that a parser call or a
+  // broadcast sets), as a block right after it.
+  std::vector<NodeIndex> with_effects(StructNode &s, FunctionId f, const WriteOptions &o,
+                                      NodeIndex call) {
+    std::vector<NodeIndex> out{call};
+    std::vector<model::Assignment> assign = assignments(s.effects, f, o);
+    if (!assign.empty()) {
+      model::Node n = node(NodeKind::Compute, s);
+      n.label = "inputs set by " + s.label;
+      n.assign = std::move(assign);
+      n.time = model::TimeSpec::constant(0.0);
+      out.push_back(model_->add(std::move(n)));
+    }
+    return out;
   }
 
   void inherit(StructIndex parent, StructIndex child) {
@@ -625,6 +751,13 @@ private:
     req.text = v != kNoVar ? w_.name(v) : identifier(source_text(base, ctx, 30));
     n.op_args.push_back(req);
     if (index != nullptr) {
+      // `&req[n++]`: the index is n before the increment (the increment is an effect of the
+      // statement, applied after the call).
+      if (const auto *post = llvm::dyn_cast<clang::UnaryOperator>(index->IgnoreParenImpCasts())) {
+        if (post->isPostfix() && post->isIncrementDecrementOp()) {
+          index = post->getSubExpr();
+        }
+      }
       const WriteResult r = w_.write(index, f, o);
       model::OperationArg idx;
       idx.name = "index";

@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <clang/AST/Decl.h>
@@ -25,11 +27,15 @@ class SourceManager;
 namespace parjava::frontend {
 
 using VarId = std::uint32_t;
+using AggregateId = std::uint32_t;
 using FunctionId = std::uint32_t;
 using StructIndex = std::uint32_t;
 inline constexpr VarId kNoVar = std::numeric_limits<VarId>::max();
 inline constexpr FunctionId kNoFunction = std::numeric_limits<FunctionId>::max();
 inline constexpr StructIndex kNoStruct = std::numeric_limits<StructIndex>::max();
+inline constexpr AggregateId kNoAggregate = std::numeric_limits<AggregateId>::max();
+// Arrays of at most this many scalars are replaced by one variable per element.
+inline constexpr std::uint64_t kMaxAggregateElements = 64;
 
 // Where a tracked variable lives. Fields are field-sensitive but object-insensitive: every
 // object of a class shares one variable per field (the model has no objects; notes 000 §3.5
@@ -66,11 +72,39 @@ struct Variable {
   bool representable = true; // every definition is an expression the model can evaluate
   std::string unrepresentable_reason;
   clang::SourceLocation unrepresentable_at;
+  // The unit `unrepresentable_at` belongs to: a program-wide variable is seen from several.
+  const clang::ASTContext *unrepresentable_unit = nullptr;
   bool control = false; // decides control flow or feeds an MPI argument somewhere
   // Builtin: the model name the variable always equals ("argc", "task").
   std::string builtin;
   // A constant communicator name for Comm variables (e.g. "world") found by the analysis.
   std::string handle_name;
+  // An element of an aggregate (Program::aggregates): which one, and its row-major index.
+  AggregateId aggregate = kNoAggregate;
+  std::uint64_t element = 0;
+};
+
+// Scalar replacement of aggregates (issue 12, state held in small arrays): a fixed-size array of
+// at most kMaxAggregateElements scalars -- a local, a global or a field (`int nbr[6]`,
+// `int procGrid[3]`, `real3 extent`) -- is one variable per element, so that neighbour ranks and
+// grid sizes computed into it stay control variables that every rank evaluates for itself.
+struct Aggregate {
+  std::string source_name;
+  std::vector<std::uint64_t> dims; // extents, outermost first
+  std::vector<VarId> elements;     // row-major
+};
+
+// Where a pointer always points (issue 12, "through pointers and calls when the target is
+// known"): into an aggregate at a constant offset (`const int *grid = domain->procGrid;`), or
+// at one scalar variable (`int *n` of a function every call passes `&count`). A scalar that is a
+// local of the caller is reached through a cell: a variable of the callee the call copies in
+// before and out after (`getTuple(box, &ix, &iy, &iz)`).
+struct AliasTarget {
+  AggregateId aggregate = kNoAggregate;
+  std::uint64_t offset = 0;
+  VarId scalar = kNoVar; // the variable, or the cell for a caller's local
+  bool cell = false;
+  bool operator==(const AliasTarget &) const = default;
 };
 
 // A definition of a tracked variable made by a statement.
@@ -85,6 +119,22 @@ struct Effect {
     Quotient,  // var = source / size(datatype) (MPI_Get_count)
     Operation, // written by the communication leaf itself (status source/tag, flags)
     Havoc,     // written in a way the model cannot follow (reason in `text`)
+    Input,     // a program input: the value of a model parameter (Program::inputs[input])
+    Element,   // var (an aggregate element) = `element_kind` applied when the dynamic index hits it
+    Copy,      // var = source (a pointer cell copied in before a call or out after it)
+    Topology,  // var = a Cartesian-topology formula over `grid` (Effect::Grid)
+  };
+  // Topology: MPI_Dims_create / Cart_coords / Cart_shift / Cart_rank (MPI 4.0 §8.5) as
+  // expressions of the grid's dimension variables, so neighbour ranks stay computed per rank.
+  struct Grid {
+    enum class Formula : std::uint8_t { Dims, Coord, ShiftSource, ShiftDest, Rank };
+    Formula formula = Formula::Coord;
+    std::vector<VarId> dims;            // the grid's extents (dims[0] varies slowest)
+    std::vector<VarId> periods;         // periodic flags (empty: not known, Shift is then data)
+    std::vector<VarId> coords;          // Rank: the coordinates; Dims: the entry values of dims
+    const clang::Expr *value = nullptr; // Dims: nnodes; Coord: the rank
+    const clang::Expr *disp = nullptr;  // Shift: the displacement
+    std::uint64_t axis = 0;             // Coord / Shift / Dims: the dimension
   };
   Kind kind = Kind::Assign;
   VarId var = kNoVar;
@@ -98,6 +148,37 @@ struct Effect {
   clang::SourceLocation location;
   std::vector<VarId> uses; // tracked variables the new value depends on
   bool kept = false;       // analysis: the definition reaches a control use
+  std::uint32_t input = std::numeric_limits<std::uint32_t>::max(); // Input: Program::inputs
+  // Element: the write `a[i][j] op= value` with an index the model computes at run time; the
+  // effect updates element `element` of `aggregate` if the flattened index equals it.
+  Kind element_kind = Kind::Assign;
+  AggregateId aggregate = kNoAggregate;
+  std::uint64_t element = 0;
+  std::uint64_t offset = 0;                 // pointer aliases: where the pointer points
+  std::vector<const clang::Expr *> indices; // outermost first
+  Grid grid;                                // Topology
+};
+
+// Where a program reads an input that reaches control flow or communication (issue 12, program
+// inputs): a number parsed from the command line (`atoi(argv[i + 1])` under a strcmp of the
+// option, `atoi(optarg)` under getopt's case), an option table that registers a variable's
+// address (`addArg("nSteps", 'N', ..., &cmd.nSteps)`), a value read from a file (`fscanf`),
+// a broadcast of such a value, or an external call's out-argument. In setup code (outside loops)
+// the variable becomes a named model parameter there; inside loops it stays data.
+struct InputSite {
+  VarId var = kNoVar;
+  FunctionId function = kNoFunction;
+  std::string how;  // "argv", "option", "file", "broadcast", "external", "annotation"
+  std::string what; // the reading call as written ("atoi(argv[i + 1])", "fscanf()")
+  std::vector<std::string> options; // command-line spellings that set it ("-N", "--nSteps")
+  std::string doc;                  // the program's own help text for the option, if any
+  bool registration = false;        // an option table entry: the value arrives at the next call
+                                    // of the function that takes argv
+  std::string spelling;             // the variable as written there (`cmd.nSteps`)
+  const clang::Stmt *statement = nullptr; // the value is set when this statement ends
+  clang::SourceLocation location;
+  bool setup = true;     // analysis: read outside loops, in code run once
+  std::string parameter; // the model parameter's name ("" until named)
 };
 
 // Node kinds of the structured form; each becomes the model node of the same name.
@@ -222,6 +303,9 @@ struct FunctionInfo {
   std::vector<FunctionId> callees;
   // A lambda run as a task: the captured loop variable that numbers the tasks.
   const clang::VarDecl *task_capture = nullptr;
+  // An accessor: the body is `return <expr>;` reading only fields, globals and constants
+  // (`Index_t &tp() { return m_tp; }`). A call of it is that expression, read or written.
+  const clang::Expr *accessor = nullptr;
 };
 
 // A program parameter the frontend creates: argc and argv[k] read as numbers.
@@ -229,6 +313,16 @@ struct ProgramParameter {
   std::string name;
   std::string doc;
   bool floating = false; // read with atof / strtod
+  // Named inputs (Program::inputs): how a command line sets it, where it is read.
+  std::vector<std::string> options;
+  std::string origin;
+  std::string source;
+  std::vector<std::string> aliases;
+  bool input = false; // a named input parameter (not argv<k>)
+  VarId var = kNoVar; // the variable a named input sets
+  // The program's own value where no option sets it: the last constant the variable gets
+  // before the program reads the input (its initialiser, `cmd.nSteps = 100;`).
+  std::optional<double> program_default;
 };
 
 class Program {
@@ -237,8 +331,46 @@ public:
   std::vector<Variable> variables;
   std::vector<StructNode> nodes;
   std::vector<ProgramParameter> parameters;
+  std::vector<InputSite> inputs;
+  std::vector<Aggregate> aggregates;
+  // Cartesian communicators made by MPI_Cart_create: the grid they were made with.
+  struct Cartesian {
+    std::vector<VarId> dims;
+    std::vector<VarId> periods;
+  };
+  std::map<VarId, Cartesian> cartesian;
+  // Counted loops whose variable is given a variable of its own inside the loop (issue 12,
+  // counted loops stay counted): the loop node, the function's variable and the loop's copy.
+  struct ScopedLoop {
+    StructIndex loop = kNoStruct;
+    VarId outer = kNoVar;
+    VarId inner = kNoVar;
+  };
+  std::vector<ScopedLoop> scoped_loops;
+  std::map<const clang::Stmt *, VarId> loop_variables; // the ForStmt -> its own copy
+  std::map<VarId, std::vector<VarId>> loop_copies;     // the function's variable -> copies
+  // Pointers whose target is known (local pointers and pointer parameters), by canonical decl.
+  std::map<const clang::VarDecl *, AliasTarget> pointer_aliases;
+  // Aggregates whose storage escapes where the model cannot follow it (`factor(n, fa[i])`,
+  // `int *p = &a[i];`): their elements are data, with the reason and the unit it was seen in.
+  struct Escape {
+    std::string why;
+    clang::SourceLocation where;
+    const clang::ASTContext *unit = nullptr;
+  };
+  std::map<AggregateId, Escape> escaped_aggregates;
+  [[nodiscard]] AggregateId aggregate_of(const clang::ValueDecl *decl) const;
+  void map_aggregate(const clang::ValueDecl *decl, AggregateId id);
+  [[nodiscard]] AggregateId aggregate_of_usr(const std::string &usr) const;
+  void map_aggregate_usr(const std::string &usr, AggregateId id) { aggregate_usr_[usr] = id; }
   std::vector<Diagnostic> diagnostics;
   std::vector<std::string> files; // source files named by diagnostics and ranges
+  // The working directory of each unit's compile command: Clang names files as the command
+  // did (`./lulesh.h` under `-I.`), and they mean a place relative to that directory, not to
+  // wherever parjava runs (issue 12, source paths).
+  std::map<const clang::ASTContext *, std::string> unit_directory;
+  // A file name as Clang reports it for a unit, made absolute and normalised.
+  [[nodiscard]] std::string source_file(const clang::ASTContext &unit, std::string_view name) const;
   // User calls whose value an expression uses: the return slot that holds it after the ufc.
   std::map<const clang::Expr *, VarId> call_results;
 
@@ -252,8 +384,18 @@ public:
   }
   [[nodiscard]] FunctionId function_of(const clang::FunctionDecl *decl) const;
   void map_function(const clang::FunctionDecl *decl, FunctionId id);
+  // The function of the input a call reaches, across units (by USR) and through declarations.
+  [[nodiscard]] FunctionId callee_of(const clang::FunctionDecl *callee) const;
+  std::map<std::string, FunctionId> function_usr;
   [[nodiscard]] VarId variable_of(const clang::ValueDecl *decl) const;
   void map_variable(const clang::ValueDecl *decl, VarId id);
+  // Program-wide symbols (issue 12, whole programs): a global with external linkage, or a field,
+  // is one variable in every translation unit that declares it, keyed by its USR.
+  [[nodiscard]] VarId variable_of_usr(const std::string &usr) const;
+  void map_usr(const std::string &usr, VarId id) { usr_index_[usr] = id; }
+  // The defining declaration (with its initialiser) of every global with external linkage in
+  // the input, by USR: a unit that only declares it `extern` reads the definition's value.
+  std::map<std::string, const clang::VarDecl *> global_definitions;
   // A synthetic variable (status fields, container sizes) keyed by its source spelling.
   VarId synthetic(const std::string &key, VarType type, VarScope scope, FunctionId function);
   [[nodiscard]] const ProgramParameter *parameter(const std::string &name) const;
@@ -263,6 +405,9 @@ private:
   std::map<const clang::FunctionDecl *, FunctionId> function_index_;
   std::map<const clang::ValueDecl *, VarId> variable_index_;
   std::map<std::string, VarId> synthetic_index_;
+  std::map<std::string, VarId> usr_index_;
+  std::map<const clang::ValueDecl *, AggregateId> aggregate_index_;
+  std::map<std::string, AggregateId> aggregate_usr_;
 };
 
 } // namespace parjava::frontend

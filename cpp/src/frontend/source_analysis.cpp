@@ -9,10 +9,14 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
 
+#include "aliases.hpp"
 #include "control_analysis.hpp"
+#include "inputs.hpp"
+#include "loop_scopes.hpp"
 #include "parjava/error.hpp"
 #include "parjava/model/expression.hpp"
 #include "structure_builder.hpp"
+#include "variables.hpp"
 
 namespace parjava::frontend {
 
@@ -62,6 +66,32 @@ private:
   clang::ASTContext &ctx_;
   std::vector<const clang::FunctionDecl *> &out_;
   std::set<const clang::Decl *> seen_;
+};
+
+// Every definition of a global with external linkage, by USR, so that a unit that declares it
+// `extern` reads the value the defining unit gives it (issue 12, whole programs).
+class GlobalDefinitionCollector : public clang::RecursiveASTVisitor<GlobalDefinitionCollector> {
+public:
+  explicit GlobalDefinitionCollector(Program &program) : program_(program) {}
+  bool VisitVarDecl(clang::VarDecl *var) {
+    if (!program_wide(var) || llvm::isa<clang::ParmVarDecl>(var) ||
+        var->isThisDeclarationADefinition() == clang::VarDecl::DeclarationOnly) {
+      return true;
+    }
+    const std::string usr = usr_of(var);
+    if (usr.empty()) {
+      return true;
+    }
+    // A definition with an initialiser wins over a tentative one (`int n;` in C).
+    auto [it, added] = program_.global_definitions.emplace(usr, var);
+    if (!added && it->second->getInit() == nullptr && var->getInit() != nullptr) {
+      it->second = var;
+    }
+    return true;
+  }
+
+private:
+  Program &program_;
 };
 
 std::string function_name(const clang::FunctionDecl *fd) {
@@ -208,13 +238,12 @@ std::string chain_back(const std::vector<std::set<FunctionId>> &callees, const P
   return {};
 }
 
-// The interpreter gives every function one fixed frame (the control tree is interpreted
-// without a call stack of model values, seed 000 §3.2), so a recursive call chain cannot be
-// interpreted. A recursive function that neither communicates nor starts threads is measured
-// in place instead: calls to it become external calls, timed with the computational block
-// around the call from outside the recursion (seed 000 §3.7: reduced computation keeps only
-// its measured time). A recursive function that communicates is kept and reported, since
-// measuring it would hide its communication.
+// A recursive function that neither communicates nor starts threads is measured in place:
+// calls to it become external calls, timed with the computational block around the call from
+// outside the recursion (seed 000 §3.7: reduced computation keeps only its measured time). A
+// recursive function that communicates is kept with its calls, since measuring it would hide
+// its communication; the interpreter runs it with a frame per activation (docs/interpreter.md
+// "Calls and recursion"), and a note says so.
 void mark_recursive_functions(Program &program, CallClassifier &calls) {
   const std::size_t n = program.functions.size();
   std::vector<std::set<FunctionId>> callees(n);
@@ -253,15 +282,17 @@ void mark_recursive_functions(Program &program, CallClassifier &calls) {
     const auto &sm = fn.context->getSourceManager();
     const auto where = sm.getPresumedLoc(sm.getExpansionLoc(fn.decl->getLocation()));
     if (where.isValid()) {
-      d.file = where.getFilename();
+      d.file = program.source_file(*fn.context, where.getFilename());
       d.line = where.getLine();
       d.column = where.getColumn();
     }
     if (communicates[f]) {
-      d.severity = Severity::Error;
+      d.kind = DiagnosticKind::Approximation;
+      d.severity = Severity::Note;
       d.message = "function '" + fn.name + "' is recursive (" + chain +
-                  ") and communicates: the interpreter cannot run a recursive call chain; "
-                  "rewrite the recursion as a loop to predict this program";
+                  ") and communicates: it stays in the model with its calls; the interpreter "
+                  "runs a frame per activation, its depth decided by the conditions on the "
+                  "calls (and bounded by max_depth)";
     } else {
       calls.measure_in_place(f);
       d.severity = Severity::Warning;
@@ -271,6 +302,46 @@ void mark_recursive_functions(Program &program, CallClassifier &calls) {
     }
     program.diagnostics.push_back(std::move(d));
   }
+}
+
+// Accessors (issue 12, state in structs): a body `return <expr>;` whose expression reads only
+// fields, globals, enumerators and literals, without calls or side effects.
+class ReadsOnlyState : public clang::RecursiveASTVisitor<ReadsOnlyState> {
+public:
+  bool VisitDeclRefExpr(clang::DeclRefExpr *ref) {
+    if (const auto *var = llvm::dyn_cast<clang::VarDecl>(ref->getDecl())) {
+      ok = ok && var->hasGlobalStorage();
+    }
+    return ok;
+  }
+  bool VisitCallExpr(clang::CallExpr *) {
+    ok = false;
+    return false;
+  }
+  bool ok = true;
+};
+
+const clang::Expr *accessor_expression(const clang::FunctionDecl *fd) {
+  const auto *body = llvm::dyn_cast_or_null<clang::CompoundStmt>(fd->getBody());
+  if (body == nullptr || body->size() != 1 || fd->isMain()) {
+    return nullptr;
+  }
+  const auto *ret = llvm::dyn_cast<clang::ReturnStmt>(body->body_front());
+  if (ret == nullptr || ret->getRetValue() == nullptr) {
+    return nullptr;
+  }
+  const clang::QualType type = fd->getReturnType().getNonReferenceType();
+  const VarType vt = classify_type(type);
+  if (vt != VarType::Integer && vt != VarType::Floating) {
+    return nullptr;
+  }
+  const clang::Expr *value = ret->getRetValue();
+  if (value->HasSideEffects(fd->getASTContext())) {
+    return nullptr;
+  }
+  ReadsOnlyState check;
+  check.TraverseStmt(const_cast<clang::Expr *>(value));
+  return check.ok ? value : nullptr;
 }
 
 } // namespace
@@ -306,6 +377,7 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
       if (!usr.empty()) {
         by_usr[usr] = id;
         a->calls->register_usr(usr, id);
+        program.function_usr[usr] = id;
       }
     }
   }
@@ -345,6 +417,13 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
   for (const auto &file : a->parsed.commands) {
     program.files.push_back(file.file);
   }
+  for (std::size_t u = 0; u < a->parsed.units.size(); ++u) {
+    program.unit_directory[&a->parsed.units[u]->getASTContext()] = a->parsed.commands[u].directory;
+  }
+  for (auto &unit : a->parsed.units) {
+    GlobalDefinitionCollector globals(program);
+    globals.TraverseDecl(unit->getASTContext().getTranslationUnitDecl());
+  }
 
   // pthread workers take their task number in a pointer: known before any body is walked.
   for (FunctionId f = 0; f < program.functions.size(); ++f) {
@@ -361,10 +440,16 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
       }
     }
   }
+  for (auto &fn : program.functions) {
+    fn.accessor = accessor_expression(fn.decl);
+  }
   mark_recursive_functions(program, *a->calls);
+  find_pointer_aliases(program, *a->calls);
   for (FunctionId f = 0; f < program.functions.size(); ++f) {
     build_structure(program, *a->calls, f);
   }
+  analyse_inputs(program);
+  scope_loop_variables(program);
   name_variables(program);
   a->writer = std::make_unique<ExpressionWriter>(program, *a->calls);
   analyse_control(program, *a->writer);

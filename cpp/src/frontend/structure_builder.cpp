@@ -193,7 +193,7 @@ private:
     d.message = message;
     const auto ploc = sm_.getPresumedLoc(sm_.getExpansionLoc(loc));
     if (ploc.isValid()) {
-      d.file = ploc.getFilename();
+      d.file = program_.source_file(context_, ploc.getFilename());
       d.line = ploc.getLine();
       d.column = ploc.getColumn();
     }
@@ -404,7 +404,7 @@ private:
           return;
         }
       }
-      add_to_block(seq, s, statement_effects(s, vars_, calls_));
+      add_to_block(seq, s, tagged(statement_effects(s, vars_, calls_), s));
       return;
     }
     flush(seq);
@@ -413,7 +413,7 @@ private:
       emit_call_leaf(seq, c, s);
       skip.insert(c.expr);
     }
-    add_effects(seq, statement_effects(s, vars_, calls_, &skip), s->getSourceRange());
+    add_effects(seq, tagged(statement_effects(s, vars_, calls_, &skip), s), s->getSourceRange());
   }
 
   void append_external(Seq &seq, const clang::Stmt *s, const ClassifiedCall &c) {
@@ -423,7 +423,7 @@ private:
     n.call = c.expr;
     n.callee_name = c.name;
     n.label = c.name;
-    n.effects = statement_effects(s, vars_, calls_);
+    n.effects = tagged(statement_effects(s, vars_, calls_), s);
     // A call priced by its size (malloc, memcpy, ...): the size is a control use, so the
     // estimation can write the call's time as a function of it (issue 13 item 4).
     if (SizedCall sized; sized_call(c.expr, sized)) {
@@ -449,6 +449,17 @@ private:
            c.name + "() ends the process here; the model continues after it");
     }
     add_child(seq, program_.add(std::move(n)));
+  }
+
+  // The statement at whose end each program input of `effects` holds its value (the estimation
+  // code reads it there).
+  std::vector<Effect> tagged(std::vector<Effect> effects, const clang::Stmt *statement) {
+    for (const Effect &e : effects) {
+      if (e.kind == Effect::Kind::Input && program_.inputs[e.input].statement == nullptr) {
+        program_.inputs[e.input].statement = statement;
+      }
+    }
+    return effects;
   }
 
   void emit_lock_op(Seq &seq, const std::string &op, const clang::Expr *object,
@@ -487,6 +498,8 @@ private:
     const clang::SourceRange range = c.expr->getSourceRange();
     switch (c.kind) {
     case CallClass::User: {
+      // Pointer parameters that reach a caller's local through a cell: copy in before the call.
+      add_effects(seq, copy_in_effects(c, vars_), range);
       StructNode n = make(StructKind::UserCall, range);
       n.call = c.expr;
       n.callee = c.user;
@@ -514,7 +527,7 @@ private:
           n.result = slot;
         }
       }
-      n.effects = call_effects(c, vars_);
+      n.effects = tagged(call_effects(c, vars_), statement);
       program_.functions[function_].callees.push_back(c.user);
       add_child(seq, program_.add(std::move(n)));
       break;
@@ -642,7 +655,7 @@ private:
       }
       n.comm_args.push_back(std::move(ca));
     }
-    n.effects = call_effects(c, vars_);
+    n.effects = tagged(call_effects(c, vars_), c.expr);
     for (const auto &a : n.comm_args) {
       for (VarId v : a.uses) {
         n.uses.push_back(v);
@@ -673,7 +686,10 @@ private:
     }
   }
 
-  void check_condition_effects(const clang::Expr *cond) {
+  // `once`: the condition of an if, evaluated once where it stands; a program input read
+  // there (`if (fscanf(f, "%d", &n) != 1)`) is an input like any other, set by `statement`.
+  void check_condition_effects(const clang::Expr *cond, bool once = false,
+                               const clang::Stmt *statement = nullptr) {
     if (cond == nullptr) {
       return;
     }
@@ -683,6 +699,10 @@ private:
       leaves.insert(c.expr);
     }
     for (const Effect &e : statement_effects(cond, vars_, calls_, &leaves)) {
+      if (e.kind == Effect::Kind::Input && once) {
+        pending_havoc_.push_back(tagged({e}, statement).front());
+        continue;
+      }
       if (e.kind != Effect::Kind::Operation) {
         diag(DiagnosticKind::Unsupported, Severity::Note, e.location,
              "an assignment inside a condition is not modelled; the variable it writes is "
@@ -711,7 +731,7 @@ private:
     }
     flush(seq);
     emit_condition_calls(seq, ifs->getCond());
-    check_condition_effects(ifs->getCond());
+    check_condition_effects(ifs->getCond(), /*once=*/true, ifs);
     flush_havoc(seq, ifs->getSourceRange());
     const bool has_else = ifs->getElse() != nullptr;
     StructNode n = make(has_else ? StructKind::IfElse : StructKind::If, ifs->getSourceRange());

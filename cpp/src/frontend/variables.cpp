@@ -52,10 +52,11 @@ public:
   // The value of a user call that became a leaf is its return slot, not its arguments. (The
   // visitor dispatches on the exact class, so each call class needs its override.)
   bool TraverseCallExpr(clang::CallExpr *call) {
-    return result(call) || clang::RecursiveASTVisitor<UseCollector>::TraverseCallExpr(call);
+    return result(call) || accessor(call) ||
+           clang::RecursiveASTVisitor<UseCollector>::TraverseCallExpr(call);
   }
   bool TraverseCXXMemberCallExpr(clang::CXXMemberCallExpr *call) {
-    return result(call) ||
+    return result(call) || accessor(call) ||
            clang::RecursiveASTVisitor<UseCollector>::TraverseCXXMemberCallExpr(call);
   }
   bool TraverseCXXOperatorCallExpr(clang::CXXOperatorCallExpr *call) {
@@ -77,8 +78,43 @@ public:
     }
     return true;
   }
+  // An element read with a constant index reads that element; with an index computed at run
+  // time it may read any of them (the index's own variables are visited as usual).
+  bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr *sub) {
+    element(sub);
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator *op) {
+    if (op->getOpcode() == clang::UO_Deref) {
+      element(op);
+    }
+    return true;
+  }
 
 private:
+  // An accessor call reads what the accessor's expression reads.
+  bool accessor(const clang::CallExpr *call) {
+    const FunctionId f = resolver_.program().callee_of(call->getDirectCallee());
+    if (f == kNoFunction || resolver_.program().functions[f].accessor == nullptr) {
+      return false;
+    }
+    TraverseStmt(const_cast<clang::Expr *>(resolver_.program().functions[f].accessor));
+    return true;
+  }
+  void element(const clang::Expr *e) {
+    const VariableResolver::ElementAccess access = resolver_.element_access(e);
+    if (!access.valid()) {
+      return;
+    }
+    const Aggregate &agg = resolver_.program().aggregates[access.aggregate];
+    if (const auto k = resolver_.constant_element(access)) {
+      add(agg.elements[*k]);
+      return;
+    }
+    for (VarId v : agg.elements) {
+      add(v);
+    }
+  }
   bool result(const clang::CallExpr *call) {
     const auto it = resolver_.program().call_results.find(call);
     if (it == resolver_.program().call_results.end()) {
@@ -103,6 +139,15 @@ private:
 };
 
 } // namespace
+
+bool program_wide(const clang::ValueDecl *decl) {
+  if (llvm::isa<clang::FieldDecl>(decl)) {
+    return true;
+  }
+  const auto *var = llvm::dyn_cast<clang::VarDecl>(decl);
+  return var != nullptr && var->hasGlobalStorage() && !var->isStaticLocal() &&
+         var->hasExternalFormalLinkage();
+}
 
 VarType classify_type(clang::QualType type) {
   if (type.isNull()) {
@@ -169,6 +214,7 @@ VarId VariableResolver::declare(const clang::ValueDecl *decl) {
                                  "' is captured by the lambda from the "
                                  "function around it";
       v.unrepresentable_at = decl->getLocation();
+      v.unrepresentable_unit = &context_;
     }
     return id;
   }
@@ -180,17 +226,39 @@ VarId VariableResolver::declare(const clang::ValueDecl *decl) {
   if (type == VarType::Other) {
     return kNoVar;
   }
+  // One variable per program-wide symbol: the same global or field seen from another unit.
+  const std::string usr = program_wide(decl) ? usr_of(decl) : std::string();
+  if (!usr.empty()) {
+    const VarId same = program_.variable_of_usr(usr);
+    if (same != kNoVar) {
+      program_.map_variable(decl, same);
+      return same;
+    }
+  }
   Variable v;
   v.source_name = decl->getNameAsString();
   v.type = type;
   v.decl = decl;
+  if (!usr.empty()) {
+    const auto def = program_.global_definitions.find(usr);
+    if (def != program_.global_definitions.end()) {
+      v.decl = def->second; // its initialiser, even when this unit only says `extern`
+    }
+  }
   v.location = decl->getLocation();
   if (const auto *field = llvm::dyn_cast<clang::FieldDecl>(decl)) {
     v.scope = VarScope::Field;
     v.source_name = record_name(llvm::dyn_cast<clang::CXXRecordDecl>(field->getParent())) +
                     "::" + v.source_name;
     if (v.source_name.rfind("::", 0) == 0) {
-      v.source_name = field->getParent()->getNameAsString() + v.source_name;
+      const clang::RecordDecl *record = field->getParent();
+      std::string record_owner = record->getNameAsString();
+      if (record_owner.empty()) {
+        if (const clang::TypedefNameDecl *td = record->getTypedefNameForAnonDecl()) {
+          record_owner = td->getNameAsString(); // typedef struct { ... } Command;
+        }
+      }
+      v.source_name = record_owner + v.source_name;
     }
   } else if (const auto *param = llvm::dyn_cast<clang::ParmVarDecl>(decl)) {
     v.function = owner_id;
@@ -215,6 +283,9 @@ VarId VariableResolver::declare(const clang::ValueDecl *decl) {
   }
   const VarId id = program_.add(std::move(v));
   program_.map_variable(decl, id);
+  if (!usr.empty()) {
+    program_.map_usr(usr, id);
+  }
   return id;
 }
 
@@ -297,9 +368,37 @@ VarId VariableResolver::lvalue(const clang::Expr *expr) {
     return kNoVar;
   }
   expr = expr->IgnoreParenImpCasts();
+  if (llvm::isa<clang::ArraySubscriptExpr>(expr) ||
+      (llvm::isa<clang::UnaryOperator>(expr) &&
+       llvm::cast<clang::UnaryOperator>(expr)->getOpcode() == clang::UO_Deref)) {
+    const ElementAccess access = element_access(expr);
+    if (access.valid()) {
+      if (const auto k = constant_element(access)) {
+        return program_.aggregates[access.aggregate].elements[*k];
+      }
+      return kNoVar; // an index known only at run time: see Effect::Kind::Element
+    }
+    // `*n` where n always points at one scalar (or at the cell of a caller's local).
+    if (const auto *u = llvm::dyn_cast<clang::UnaryOperator>(expr)) {
+      if (const auto target = pointer_target(u->getSubExpr())) {
+        if (target->scalar != kNoVar) {
+          return target->scalar;
+        }
+      }
+    }
+    return kNoVar;
+  }
   if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
     if (llvm::isa<clang::VarDecl>(ref->getDecl())) {
       return declare(ref->getDecl());
+    }
+    return kNoVar;
+  }
+  if (const auto *call = llvm::dyn_cast<clang::CallExpr>(expr)) {
+    // domain.tp(): the field the accessor returns (a reference accessor also names it).
+    const FunctionId f = program_.callee_of(call->getDirectCallee());
+    if (f != kNoFunction && program_.functions[f].accessor != nullptr) {
+      return lvalue(program_.functions[f].accessor);
     }
     return kNoVar;
   }
@@ -333,6 +432,268 @@ void VariableResolver::uses(const clang::Expr *expr, std::vector<VarId> &out) {
   }
   UseCollector collector(*this, out);
   collector.TraverseStmt(const_cast<clang::Expr *>(expr));
+}
+
+namespace {
+
+// The extents of a small array of scalars (`int a[3][2]` -> {3, 2}), empty otherwise.
+std::vector<std::uint64_t> scalar_array_dims(clang::QualType type, const clang::ASTContext &ctx) {
+  std::vector<std::uint64_t> dims;
+  std::uint64_t total = 1;
+  while (const auto *array = ctx.getAsConstantArrayType(type)) {
+    const std::uint64_t n = array->getSize().getZExtValue();
+    if (n == 0 || total * n > kMaxAggregateElements) {
+      return {};
+    }
+    total *= n;
+    dims.push_back(n);
+    type = array->getElementType();
+  }
+  if (dims.empty()) {
+    return {};
+  }
+  const VarType element = classify_type(type);
+  if (element != VarType::Integer && element != VarType::Floating) {
+    return {};
+  }
+  return dims;
+}
+
+} // namespace
+
+const clang::ValueDecl *named_decl(const clang::Expr *expr) {
+  if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
+    return ref->getDecl();
+  }
+  if (const auto *member = llvm::dyn_cast<clang::MemberExpr>(expr)) {
+    return member->getMemberDecl();
+  }
+  return nullptr;
+}
+
+AggregateId VariableResolver::aggregate(const clang::ValueDecl *decl) {
+  if (decl == nullptr || !(llvm::isa<clang::VarDecl>(decl) || llvm::isa<clang::FieldDecl>(decl)) ||
+      llvm::isa<clang::ParmVarDecl>(decl)) {
+    return kNoAggregate;
+  }
+  const AggregateId known = program_.aggregate_of(decl);
+  if (known != kNoAggregate) {
+    return known;
+  }
+  const std::vector<std::uint64_t> dims = scalar_array_dims(decl->getType(), context_);
+  if (dims.empty()) {
+    return kNoAggregate;
+  }
+  const std::string usr = program_wide(decl) ? usr_of(decl) : std::string();
+  if (!usr.empty()) {
+    const AggregateId same = program_.aggregate_of_usr(usr);
+    if (same != kNoAggregate) {
+      program_.map_aggregate(decl, same);
+      return same;
+    }
+  }
+  clang::QualType element_type = decl->getType();
+  while (const auto *array = context_.getAsConstantArrayType(element_type)) {
+    element_type = array->getElementType();
+  }
+  Aggregate agg;
+  agg.dims = dims;
+  std::uint64_t total = 1;
+  for (std::uint64_t d : dims) {
+    total *= d;
+  }
+  // The element variables share the declaration's scope; their names spell the element.
+  Variable proto;
+  proto.type = classify_type(element_type);
+  proto.location = decl->getLocation();
+  std::string base = decl->getNameAsString();
+  if (const auto *field = llvm::dyn_cast<clang::FieldDecl>(decl)) {
+    proto.scope = VarScope::Field;
+    const clang::RecordDecl *record = field->getParent();
+    std::string owner = record->getNameAsString();
+    if (owner.empty() && record->getTypedefNameForAnonDecl() != nullptr) {
+      owner = record->getTypedefNameForAnonDecl()->getNameAsString();
+    }
+    base = owner + "::" + base;
+  } else {
+    const auto *var = llvm::cast<clang::VarDecl>(decl);
+    if (var->hasGlobalStorage()) {
+      proto.scope = VarScope::Global;
+    } else {
+      proto.scope = VarScope::Local;
+      proto.function = program_.function_of(owner_function(decl));
+    }
+  }
+  agg.source_name = base;
+  const AggregateId id = static_cast<AggregateId>(program_.aggregates.size());
+  for (std::uint64_t k = 0; k < total; ++k) {
+    Variable v = proto;
+    std::string suffix;
+    std::uint64_t rest = k;
+    std::vector<std::uint64_t> index(dims.size());
+    for (std::size_t d = dims.size(); d-- > 0;) {
+      index[d] = rest % dims[d];
+      rest /= dims[d];
+    }
+    for (std::uint64_t i : index) {
+      suffix += "[" + std::to_string(i) + "]";
+    }
+    v.source_name = base + suffix;
+    v.aggregate = id;
+    v.element = k;
+    agg.elements.push_back(program_.add(std::move(v)));
+  }
+  program_.aggregates.push_back(std::move(agg));
+  program_.map_aggregate(decl, id);
+  if (!usr.empty()) {
+    program_.map_aggregate_usr(usr, id);
+  }
+  return id;
+}
+
+VariableResolver::ElementAccess VariableResolver::element_access(const clang::Expr *expr) {
+  ElementAccess out;
+  if (expr == nullptr) {
+    return out;
+  }
+  expr = expr->IgnoreParenImpCasts();
+  std::vector<const clang::Expr *> indices;
+  bool deref = false;
+  if (const auto *u = llvm::dyn_cast<clang::UnaryOperator>(expr)) {
+    if (u->getOpcode() != clang::UO_Deref) {
+      return out;
+    }
+    deref = true;
+    expr = u->getSubExpr()->IgnoreParenImpCasts();
+  }
+  while (const auto *sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(expr)) {
+    indices.insert(indices.begin(), sub->getIdx());
+    expr = sub->getBase()->IgnoreParenImpCasts();
+  }
+  const clang::ValueDecl *decl = named_decl(expr);
+  if (decl == nullptr) {
+    return out;
+  }
+  const clang::QualType type = decl->getType();
+  if (type->isPointerType()) {
+    // A known pointer into an aggregate: p[k] and *p index it from the pointer's offset.
+    const auto *var = llvm::dyn_cast<clang::VarDecl>(decl);
+    const auto it = var ? program_.pointer_aliases.find(var->getCanonicalDecl())
+                        : program_.pointer_aliases.end();
+    if (it == program_.pointer_aliases.end() || it->second.aggregate == kNoAggregate ||
+        indices.size() + (deref ? 1 : 0) != 1) {
+      return out;
+    }
+    out.aggregate = it->second.aggregate;
+    out.offset = it->second.offset;
+    out.indices = std::move(indices);
+    return out;
+  }
+  if (deref) {
+    return out; // *arr: an array used as a pointer, rare enough to leave as data
+  }
+  const AggregateId agg = aggregate(decl);
+  if (agg == kNoAggregate || indices.size() != program_.aggregates[agg].dims.size()) {
+    return out;
+  }
+  out.aggregate = agg;
+  out.indices = std::move(indices);
+  return out;
+}
+
+std::optional<std::uint64_t> VariableResolver::constant_element(const ElementAccess &access) const {
+  const Aggregate &agg = program_.aggregates[access.aggregate];
+  std::int64_t flat = 0;
+  if (access.indices.size() == agg.dims.size()) {
+    for (std::size_t d = 0; d < agg.dims.size(); ++d) {
+      clang::Expr::EvalResult r;
+      if (access.indices[d]->isValueDependent() || !access.indices[d]->EvaluateAsInt(r, context_)) {
+        return std::nullopt;
+      }
+      flat = flat * static_cast<std::int64_t>(agg.dims[d]) + r.Val.getInt().getExtValue();
+    }
+  } else if (access.indices.size() == 1) {
+    clang::Expr::EvalResult r;
+    if (access.indices[0]->isValueDependent() || !access.indices[0]->EvaluateAsInt(r, context_)) {
+      return std::nullopt;
+    }
+    flat = r.Val.getInt().getExtValue();
+  } else if (!access.indices.empty()) {
+    return std::nullopt;
+  }
+  flat += static_cast<std::int64_t>(access.offset);
+  if (flat < 0 || static_cast<std::uint64_t>(flat) >= agg.elements.size()) {
+    return std::nullopt;
+  }
+  return static_cast<std::uint64_t>(flat);
+}
+
+std::optional<AliasTarget> VariableResolver::pointer_target(const clang::Expr *expr) {
+  if (expr == nullptr) {
+    return std::nullopt;
+  }
+  expr = expr->IgnoreParenCasts();
+  // &x, &a[k], &s->field
+  if (const auto *u = llvm::dyn_cast<clang::UnaryOperator>(expr)) {
+    if (u->getOpcode() != clang::UO_AddrOf) {
+      return std::nullopt;
+    }
+    const clang::Expr *sub = u->getSubExpr()->IgnoreParenImpCasts();
+    if (llvm::isa<clang::ArraySubscriptExpr>(sub)) {
+      const ElementAccess access = element_access(sub);
+      if (!access.valid()) {
+        return std::nullopt;
+      }
+      if (const auto k = constant_element(access)) {
+        AliasTarget t;
+        t.aggregate = access.aggregate;
+        t.offset = *k;
+        return t;
+      }
+      return std::nullopt;
+    }
+    const VarId v = lvalue(sub);
+    if (v == kNoVar) {
+      return std::nullopt;
+    }
+    AliasTarget t;
+    t.scalar = v;
+    return t;
+  }
+  // a + k
+  if (const auto *b = llvm::dyn_cast<clang::BinaryOperator>(expr)) {
+    if (b->getOpcode() != clang::BO_Add) {
+      return std::nullopt;
+    }
+    auto base = pointer_target(b->getLHS());
+    clang::Expr::EvalResult r;
+    if (!base || base->aggregate == kNoAggregate || b->getRHS()->isValueDependent() ||
+        !b->getRHS()->EvaluateAsInt(r, context_)) {
+      return std::nullopt;
+    }
+    base->offset += static_cast<std::uint64_t>(r.Val.getInt().getExtValue());
+    return base;
+  }
+  const clang::ValueDecl *decl = named_decl(expr);
+  if (decl == nullptr) {
+    return std::nullopt;
+  }
+  if (decl->getType()->isArrayType()) {
+    const AggregateId agg = aggregate(decl);
+    if (agg == kNoAggregate) {
+      return std::nullopt;
+    }
+    AliasTarget t;
+    t.aggregate = agg;
+    return t;
+  }
+  if (const auto *var = llvm::dyn_cast<clang::VarDecl>(decl)) {
+    const auto it = program_.pointer_aliases.find(var->getCanonicalDecl());
+    if (it != program_.pointer_aliases.end()) {
+      return it->second;
+    }
+  }
+  return std::nullopt;
 }
 
 std::string source_text(const clang::Stmt *stmt, const clang::ASTContext &context,

@@ -5,6 +5,7 @@
 // are data: the model never keeps them (notes 000 §3.5: large arrays vanish).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@
 namespace parjava::frontend {
 
 VarType classify_type(clang::QualType type);
+
+// True for declarations that name the same object in every translation unit: globals with
+// external linkage and fields (one variable per field, whatever the object).
+bool program_wide(const clang::ValueDecl *decl);
 
 class VariableResolver {
 public:
@@ -37,6 +42,25 @@ public:
   // The variable of a status field: `status` is the MPI_Status object expression.
   VarId status_field(const clang::Expr *status, const std::string &field);
 
+  // Scalar replacement of aggregates (Program::aggregates). The aggregate a declaration of a
+  // small array of scalars is, registered on first sight; kNoAggregate for anything else.
+  AggregateId aggregate(const clang::ValueDecl *decl);
+  // An element access `a[i][j]`, `p[k]` or `*p` (through fields and known pointers): the
+  // aggregate, the index expressions (outermost first) and the pointer's offset. Invalid
+  // (kNoAggregate) when the expression is not a whole element of a known aggregate.
+  struct ElementAccess {
+    AggregateId aggregate = kNoAggregate;
+    std::vector<const clang::Expr *> indices;
+    std::uint64_t offset = 0;
+    [[nodiscard]] bool valid() const { return aggregate != kNoAggregate; }
+  };
+  ElementAccess element_access(const clang::Expr *expr);
+  // The element an access denotes when every index is a constant.
+  std::optional<std::uint64_t> constant_element(const ElementAccess &access) const;
+  // What a pointer-valued expression points at: an array (`nbr`, `s->grid`, `&grid[1]`), a
+  // tracked scalar (`&n`), or what a known pointer points at.
+  std::optional<AliasTarget> pointer_target(const clang::Expr *expr);
+
   [[nodiscard]] FunctionId function() const { return function_; }
   [[nodiscard]] clang::ASTContext &context() const { return context_; }
   [[nodiscard]] Program &program() const { return program_; }
@@ -47,6 +71,9 @@ private:
   clang::ASTContext &context_;
   FunctionId function_;
 };
+
+// The declaration a name or member access names (`x`, `s->field`), null for anything else.
+const clang::ValueDecl *named_decl(const clang::Expr *expr);
 
 // The source text of an expression or statement (for labels and messages), at most `limit`
 // characters.

@@ -1,5 +1,5 @@
 // The engine's core: state layout, the event loop, the instruction interpreter (control flow,
-// block times, calls, opaque decisions), deadlock detection and the result.
+// block times, calls with a frame per recursive activation, opaque decisions) and the result.
 #include "engine.hpp"
 
 #include <algorithm>
@@ -60,7 +60,14 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
   phase_.assign(n, 0);
   owned_.assign(n, kNone);
   depth_.assign(n, 0);
-  returns_.assign(n * program.max_call_depth, ReturnEntry{0, 0.0});
+  if (program.recursive) {
+    call_stack_.resize(n);
+    spill_.resize(n);
+    recursive_sites_ = static_cast<std::uint32_t>(program.recursive_calls.size());
+    open_calls_.assign(n * recursive_sites_, 0);
+  } else {
+    returns_.assign(n * program.max_call_depth, ReturnEntry{0, kNone, 0.0});
+  }
   frames_.assign(n * program.frame_slots, 0);
   collective_.assign(n, CollectiveState{});
   if (program.lock_names.size() > 1) {
@@ -91,6 +98,8 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
   node_freq_.assign(model.nodes.size(), 0);
   node_error_.assign(model.nodes.size(), 0.0);
   warned_.assign(model.nodes.size(), false);
+  measured_warned_.assign(program.measured.size(), false);
+  opaque_warned_.assign(program.opaques.size(), false);
 
   // Placement: block placement, ranks_per_node ranks per node (Machine::node_of). A sweep may
   // ask for more ranks than the machine holds; the interpreter then adds nodes of the same kind.
@@ -117,6 +126,7 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
                         std::to_string((processes_ + ranks_per_node_ - 1) / ranks_per_node_) +
                         " nodes of " + std::to_string(ranks_per_node_) + " ranks each");
   }
+  share_cores(machine, options);
   if (options.record_trace) {
     recorder_.start(model, processes_, contexts_per_process_, ranks_per_node_);
     trace_ = &recorder_;
@@ -140,9 +150,42 @@ std::int64_t Engine::eval_int(std::uint32_t ctx, std::int32_t expr, std::int64_t
   return program_.exprs[static_cast<std::size_t>(expr)].evaluate_int(scope(ctx, peer));
 }
 
+// An argument measured per rank (interfaces §2): rank r's k-th execution of the leaf uses the
+// k-th value rank r passed in the estimation run, cyclically; nullopt when not measured or the
+// rank has no values.
+std::optional<std::int64_t> Engine::measured_value(std::uint32_t ctx, const CommOp &op, Arg a) {
+  const std::int32_t m = op.measured[static_cast<std::size_t>(a)];
+  if (m < 0) {
+    return std::nullopt;
+  }
+  const MeasuredArg &arg = program_.measured[static_cast<std::size_t>(m)];
+  const auto &values = arg.values[static_cast<std::size_t>(rank_of(ctx))];
+  if (values.empty()) {
+    if (!measured_warned_[static_cast<std::size_t>(m)]) {
+      measured_warned_[static_cast<std::size_t>(m)] = true;
+      warnings_.push_back(
+          "model '" + model_.name + "', " + model_.describe(op.node) + ": argument '" + arg.name +
+          "' was measured per rank at np " + std::to_string(arg.values.size()) + ", but rank " +
+          std::to_string(rank_of(ctx)) +
+          " passed no value there; it uses the fallback expression '" + arg.fallback + "'");
+    }
+    return std::nullopt;
+  }
+  const std::uint64_t k = frame(ctx)[op.count_slot] - 1;
+  return values[k % values.size()];
+}
+
 std::int64_t Engine::arg_int(std::uint32_t ctx, const CommOp &op, Arg a, std::int64_t fallback) {
   const std::int32_t e = op.expr[static_cast<std::size_t>(a)];
-  return e < 0 ? fallback : eval_int(ctx, e);
+  if (e < 0) {
+    return fallback;
+  }
+  if (op.counted) {
+    if (const auto v = measured_value(ctx, op, a)) {
+      return *v;
+    }
+  }
+  return eval_int(ctx, e);
 }
 
 std::uint64_t Engine::arg_bytes(std::uint32_t ctx, const CommOp &op, Arg a, std::int64_t peer) {
@@ -150,13 +193,47 @@ std::uint64_t Engine::arg_bytes(std::uint32_t ctx, const CommOp &op, Arg a, std:
   if (e < 0) {
     return 0;
   }
-  const std::int64_t v = eval_int(ctx, e, peer);
+  std::optional<std::int64_t> measured;
+  if (op.counted) {
+    measured = measured_value(ctx, op, a);
+  }
+  const std::int64_t v = measured ? *measured : eval_int(ctx, e, peer);
   if (v < 0) {
     throw Error(ErrorKind::Model, "model '" + model_.name + "', " + model_.describe(op.node) +
                                       ": a message size evaluates to " + std::to_string(v) +
                                       " bytes on rank " + std::to_string(rank_of(ctx)));
   }
   return static_cast<std::uint64_t>(v);
+}
+
+// Processor sharing: a node running more logical threads than it has cores (ranks_per_node >
+// cores_per_node, as under mpirun --oversubscribe) gives each a share of them, so a block takes
+// (threads on the node / cores) times longer. Open MPI's waiting ranks keep polling (or yield
+// and come back), so every rank competes for the cores all the time, not only while computing.
+void Engine::share_cores(const machine::Machine &machine, const InterpretOptions &options) {
+  const std::int64_t cores = std::max(1, machine.cores_per_node());
+  const std::int64_t per_process = program_.uses_task_groups ? options.threads : 1;
+  if (ranks_per_node_ * per_process <= cores) {
+    return;
+  }
+  share_.assign(static_cast<std::size_t>(processes_), 1.0);
+  double worst = 1.0;
+  for (std::int64_t p = 0; p < processes_; ++p) {
+    const std::int64_t first = p / ranks_per_node_ * ranks_per_node_;
+    const std::int64_t on_node = std::min(ranks_per_node_, processes_ - first) * per_process;
+    const double factor = std::max(1.0, static_cast<double>(on_node) / static_cast<double>(cores));
+    share_[static_cast<std::size_t>(p)] = factor;
+    worst = std::max(worst, factor);
+  }
+  if (worst > 1.0) {
+    warnings_.push_back("machine '" + machine.name() + "' has " + std::to_string(cores) +
+                        " cores per node for " + std::to_string(ranks_per_node_ * per_process) +
+                        " logical threads per node: they share the cores, and block times are "
+                        "up to " +
+                        std::to_string(worst).substr(0, 4) + "x longer (processor sharing)");
+  } else {
+    share_.clear();
+  }
 }
 
 double Engine::time_ns(std::uint32_t ctx, const TimeSource &t, NodeIndex node) {
@@ -170,6 +247,9 @@ double Engine::time_ns(std::uint32_t ctx, const TimeSource &t, NodeIndex node) {
                                         " s on rank " + std::to_string(rank_of(ctx)) +
                                         "; a time must be finite and >= 0");
     }
+  }
+  if (!share_.empty()) {
+    seconds *= share_[static_cast<std::size_t>(rank_of(ctx))];
   }
   return seconds * 1e9;
 }
@@ -207,14 +287,66 @@ void Engine::account(std::uint32_t ctx, NodeIndex node, double start) {
 
 // ---- opaque decisions (docs/model-schema.md "Opaque conditions") ---------------------------
 
-namespace {
-
-bool decide_probability(std::uint64_t *f, const OpaqueInfo &o, OpaqueMode mode,
-                        std::uint32_t rng_slot) {
-  if (mode == OpaqueMode::Sampled) {
-    return uniform(f[rng_slot]) < o.probability;
+const OpaqueStats &Engine::stats_of(const OpaqueInfo &o, std::uint32_t ctx) {
+  if (o.classes.empty()) {
+    return o.base;
   }
-  double acc = slot_float(f, o.state_slot) + o.probability;
+  const std::int64_t r = rank_of(ctx);
+  const std::size_t c = o.per_rank            ? static_cast<std::size_t>(r)
+                        : r == 0              ? 0
+                        : r == processes_ - 1 ? 2
+                                              : 1;
+  if (o.unmeasured[c] != 0 && !opaque_warned_[o.index]) {
+    unmeasured_opaque(o, ctx);
+  }
+  return o.classes[c];
+}
+
+// A rank evaluates an opaque condition that its rank(s) of the estimation run never evaluated:
+// say so once, with the pooled statistics it uses instead (issue 13 item 2).
+void Engine::unmeasured_opaque(const OpaqueInfo &o, std::uint32_t ctx) {
+  opaque_warned_[o.index] = true;
+  const model::NodeIndex n = model_.index_of(static_cast<model::NodeId>(o.key));
+  const model::Opaque &stats = model_.nodes[n].opaque;
+  std::string used;
+  if (o.kind == model::Opaque::Kind::Probability) {
+    used = "probability " + std::to_string(o.base.probability);
+  } else if (o.kind == model::Opaque::Kind::Trips) {
+    used = "mean trips " + std::to_string(o.base.trips_mean);
+  } else {
+    used = "the pooled case weights";
+  }
+  warnings_.push_back("model '" + model_.name + "', " + model_.describe(n) + ": rank " +
+                      std::to_string(rank_of(ctx)) +
+                      " evaluates an opaque condition that its rank class never evaluated in "
+                      "the estimation run at np " +
+                      std::to_string(stats.by_rank.size()) +
+                      " (unmeasured); it uses the statistics pooled over the ranks that did (" +
+                      used + ")");
+}
+
+// A uniform number in [0, 1) for a sampled decision. Decisions with communication below are
+// keyed by (seed, node, this thread's count of evaluations of the node), so every rank draws the
+// same number at the same dynamic instance; the others come from the thread's own generator.
+double Engine::draw(std::uint32_t ctx, const OpaqueInfo &o) {
+  std::uint64_t *f = frame(ctx);
+  if (!o.shared) {
+    return uniform(f[program_.rng_slot]);
+  }
+  const std::uint64_t k = f[o.count_slot]++;
+  std::uint64_t state = options_.seed ^ (o.key * 0xd6e8feb86659fd93ULL);
+  state = splitmix64(state) ^ (k * 0x9e3779b97f4a7c15ULL);
+  (void)splitmix64(state);
+  return uniform(state);
+}
+
+bool Engine::decide_probability(std::uint32_t ctx, const OpaqueInfo &o) {
+  const double p = stats_of(o, ctx).probability;
+  if (options_.opaque == OpaqueMode::Sampled) {
+    return draw(ctx, o) < p;
+  }
+  std::uint64_t *f = frame(ctx);
+  double acc = slot_float(f, o.state_slot) + p;
   const bool taken = acc >= 1.0 - 1e-12;
   if (taken) {
     acc -= 1.0;
@@ -223,43 +355,45 @@ bool decide_probability(std::uint64_t *f, const OpaqueInfo &o, OpaqueMode mode,
   return taken;
 }
 
-std::int64_t draw_trips(std::uint64_t *f, const OpaqueInfo &o, OpaqueMode mode,
-                        std::uint32_t rng_slot) {
-  if (mode == OpaqueMode::Sampled) {
-    if (!o.distribution.empty()) {
-      const double u = uniform(f[rng_slot]);
-      for (const auto &[count, cumulative] : o.distribution) {
+std::int64_t Engine::draw_trips(std::uint32_t ctx, const OpaqueInfo &o) {
+  const OpaqueStats &s = stats_of(o, ctx);
+  if (options_.opaque == OpaqueMode::Sampled) {
+    const double u = draw(ctx, o);
+    if (!s.distribution.empty()) {
+      for (const auto &[count, cumulative] : s.distribution) {
         if (u < cumulative) {
           return count;
         }
       }
-      return o.distribution.back().first;
+      return s.distribution.back().first;
     }
-    const double base = std::floor(o.trips_mean);
-    return static_cast<std::int64_t>(base) + (uniform(f[rng_slot]) < o.trips_mean - base ? 1 : 0);
+    const double base = std::floor(s.trips_mean);
+    return static_cast<std::int64_t>(base) + (u < s.trips_mean - base ? 1 : 0);
   }
-  const double acc = slot_float(f, o.state_slot) + o.trips_mean;
+  std::uint64_t *f = frame(ctx);
+  const double acc = slot_float(f, o.state_slot) + s.trips_mean;
   const double n = std::floor(acc + 1e-12);
   set_float(f, o.state_slot, acc - n);
   return static_cast<std::int64_t>(n);
 }
 
-std::size_t pick_case(std::uint64_t *f, const OpaqueInfo &o, OpaqueMode mode,
-                      std::uint32_t rng_slot) {
-  if (mode == OpaqueMode::Sampled) {
-    double u = uniform(f[rng_slot]);
-    for (std::size_t i = 0; i < o.weights.size(); ++i) {
-      if (u < o.weights[i]) {
+std::size_t Engine::pick_case(std::uint32_t ctx, const OpaqueInfo &o) {
+  const std::vector<double> &weights = stats_of(o, ctx).weights;
+  if (options_.opaque == OpaqueMode::Sampled) {
+    double u = draw(ctx, o);
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+      if (u < weights[i]) {
         return i;
       }
-      u -= o.weights[i];
+      u -= weights[i];
     }
-    return o.weights.size() - 1;
+    return weights.size() - 1;
   }
   // Smooth weighted round robin: every case gains its weight, the richest is chosen and pays 1.
+  std::uint64_t *f = frame(ctx);
   std::size_t best = 0;
-  for (std::size_t i = 0; i < o.weights.size(); ++i) {
-    const double v = slot_float(f, o.state_slot + static_cast<std::uint32_t>(i)) + o.weights[i];
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    const double v = slot_float(f, o.state_slot + static_cast<std::uint32_t>(i)) + weights[i];
     set_float(f, o.state_slot + static_cast<std::uint32_t>(i), v);
     if (v > slot_float(f, o.state_slot + static_cast<std::uint32_t>(best))) {
       best = i;
@@ -270,7 +404,94 @@ std::size_t pick_case(std::uint64_t *f, const OpaqueInfo &o, OpaqueMode mode,
   return best;
 }
 
-} // namespace
+// ---- calls -----------------------------------------------------------------------------------
+
+void Engine::call(std::uint32_t ctx, const Instruction &ins, std::uint32_t pc) {
+  if (program_.recursive) {
+    if (depth_[ctx] >= options_.max_depth) {
+      depth_exceeded(ctx, ins.node);
+    }
+    call_stack_[ctx].push_back({pc + 1, kNone, clock_[ctx]});
+  } else {
+    if (depth_[ctx] >= program_.max_call_depth) {
+      throw Error(ErrorKind::Model, "call stack overflow at " + model_.describe(ins.node));
+    }
+    returns_[static_cast<std::size_t>(ctx) * program_.max_call_depth + depth_[ctx]] = {
+        pc + 1, kNone, clock_[ctx]};
+  }
+  ++depth_[ctx];
+  ++node_freq_[ins.node];
+  if (trace_ != nullptr) {
+    trace_->builder().enter(ctx, TraceRecorder::ns(clock_[ctx]), trace_->function_region(ins.a),
+                            trace_->callsite(ins.node));
+  }
+  pc_[ctx] = program_.function_entry[ins.a];
+}
+
+// A new activation of a function of a recursive cycle: the callee's current activation (if
+// any) is saved on the spill stack, the arguments evaluated by the caller become the
+// parameters.
+void Engine::call_recursive(std::uint32_t ctx, const Instruction &ins, std::uint32_t pc) {
+  if (depth_[ctx] >= options_.max_depth) {
+    depth_exceeded(ctx, ins.node);
+  }
+  const RecursiveCall &rc = program_.recursive_calls[ins.b];
+  std::uint64_t *f = frame(ctx);
+  auto &spill = spill_[ctx];
+  for (const std::uint32_t slot : program_.save_slots[rc.callee]) {
+    spill.push_back(f[slot]);
+  }
+  for (const auto &[param, temp] : rc.params) {
+    f[param] = f[temp];
+  }
+  call_stack_[ctx].push_back({pc + 1, ins.b, clock_[ctx]});
+  ++open_calls_[static_cast<std::size_t>(ctx) * recursive_sites_ + rc.site];
+  ++depth_[ctx];
+  ++node_freq_[ins.node];
+  if (trace_ != nullptr) {
+    trace_->builder().enter(ctx, TraceRecorder::ns(clock_[ctx]), trace_->function_region(ins.a),
+                            trace_->callsite(ins.node));
+  }
+  pc_[ctx] = program_.function_entry[ins.a];
+}
+
+bool Engine::return_from(std::uint32_t ctx) {
+  if (depth_[ctx] == 0) {
+    finish_thread(ctx);
+    return false;
+  }
+  --depth_[ctx];
+  ReturnEntry r{};
+  if (program_.recursive) {
+    r = call_stack_[ctx].back();
+    call_stack_[ctx].pop_back();
+  } else {
+    r = returns_[static_cast<std::size_t>(ctx) * program_.max_call_depth + depth_[ctx]];
+  }
+  const NodeIndex site = program_.code[r.pc - 1].node;
+  if (r.rec == kNone) {
+    node_time_[site] += clock_[ctx] - r.start;
+  } else {
+    const RecursiveCall &rc = program_.recursive_calls[r.rec];
+    std::uint64_t *f = frame(ctx);
+    auto &spill = spill_[ctx];
+    const auto &slots = program_.save_slots[rc.callee];
+    for (auto it = slots.rbegin(); it != slots.rend(); ++it) {
+      f[*it] = spill.back();
+      spill.pop_back();
+    }
+    // Only the outermost execution of a recursive call counts its time: the nested ones are
+    // inside it (docs/interpreter.md "Calls and recursion").
+    if (--open_calls_[static_cast<std::size_t>(ctx) * recursive_sites_ + rc.site] == 0) {
+      node_time_[site] += clock_[ctx] - r.start;
+    }
+  }
+  if (trace_ != nullptr) {
+    trace_->builder().leave(ctx, TraceRecorder::ns(clock_[ctx]));
+  }
+  pc_[ctx] = r.pc;
+  return true;
+}
 
 // ---- the instruction interpreter -----------------------------------------------------------
 
@@ -307,14 +528,11 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
       pc_[ctx] = ins.b;
       break;
     case Code::OpaqueBranch:
-      pc_[ctx] = decide_probability(f, program_.opaques[ins.a], options_.opaque, program_.rng_slot)
-                     ? pc + 1
-                     : ins.b;
+      pc_[ctx] = decide_probability(ctx, program_.opaques[ins.a]) ? pc + 1 : ins.b;
       break;
     case Code::TripsStart: {
       const OpaqueInfo &o = program_.opaques[ins.a];
-      f[o.counter_slot] =
-          static_cast<std::uint64_t>(draw_trips(f, o, options_.opaque, program_.rng_slot));
+      f[o.counter_slot] = static_cast<std::uint64_t>(draw_trips(ctx, o));
       pc_[ctx] = pc + 1;
       break;
     }
@@ -331,8 +549,7 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
     case Code::Switch: {
       const SwitchTable &t = program_.switches[ins.a];
       if (t.value_expr < 0) {
-        pc_[ctx] = t.case_pcs[pick_case(f, program_.opaques[t.opaque], options_.opaque,
-                                        program_.rng_slot)];
+        pc_[ctx] = t.case_pcs[pick_case(ctx, program_.opaques[t.opaque])];
       } else {
         const std::int64_t v = eval_int(ctx, t.value_expr);
         const auto it = std::lower_bound(
@@ -373,36 +590,17 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
       pc_[ctx] = pc + 1;
       break;
     }
-    case Code::Call: {
-      if (depth_[ctx] >= program_.max_call_depth) {
-        throw Error(ErrorKind::Model, "call stack overflow at " + model_.describe(ins.node));
-      }
-      ++node_freq_[ins.node];
-      returns_[static_cast<std::size_t>(ctx) * program_.max_call_depth + depth_[ctx]] = {
-          pc + 1, clock_[ctx]};
-      ++depth_[ctx];
-      if (trace_ != nullptr) {
-        trace_->builder().enter(ctx, TraceRecorder::ns(clock_[ctx]), trace_->function_region(ins.a),
-                                trace_->callsite(ins.node));
-      }
-      pc_[ctx] = program_.function_entry[ins.a];
+    case Code::Call:
+      call(ctx, ins, pc);
       break;
-    }
-    case Code::Return: {
-      if (depth_[ctx] == 0) {
-        finish_thread(ctx);
+    case Code::CallRec:
+      call_recursive(ctx, ins, pc);
+      break;
+    case Code::Return:
+      if (!return_from(ctx)) {
         return;
       }
-      --depth_[ctx];
-      const ReturnEntry r =
-          returns_[static_cast<std::size_t>(ctx) * program_.max_call_depth + depth_[ctx]];
-      node_time_[code[r.pc - 1].node] += clock_[ctx] - r.start;
-      if (trace_ != nullptr) {
-        trace_->builder().leave(ctx, TraceRecorder::ns(clock_[ctx]));
-      }
-      pc_[ctx] = r.pc;
       break;
-    }
     case Code::Comm: {
       const CommOp &op = program_.comms[ins.a];
       if (phase_[ctx] == 0) {
@@ -411,6 +609,9 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
           return;
         }
         ++node_freq_[ins.node];
+        if (op.counted) {
+          ++f[op.count_slot]; // the execution number for arguments measured per rank
+        }
         op_start_[ctx] = clock_[ctx];
         phase_[ctx] = 1;
         if (trace_ != nullptr) {
@@ -464,8 +665,22 @@ void Engine::finish_thread(std::uint32_t ctx) {
 
 // ---- the event loop --------------------------------------------------------------------------
 
+void Engine::report_progress() {
+  const auto now = std::chrono::steady_clock::now();
+  if (std::chrono::duration<double>(now - last_progress_).count() < options_.progress_interval) {
+    return;
+  }
+  last_progress_ = now;
+  ProgressInfo info;
+  info.events = events_;
+  info.model_time = now_ * 1e-9;
+  info.wall_seconds = std::chrono::duration<double>(now - started_).count();
+  options_.progress(info);
+}
+
 Prediction Engine::run() {
   const auto started = std::chrono::steady_clock::now();
+  started_ = last_progress_ = started;
   const std::size_t entry_function =
       model_.function_index(options_.entry.empty() ? model_.entry : options_.entry);
   for (std::int64_t p = 0; p < processes_; ++p) {
@@ -482,7 +697,7 @@ Prediction Engine::run() {
     }
     for (const auto &o : program_.opaques) {
       if (o.kind == model::Opaque::Kind::Weights) {
-        for (std::size_t i = 0; i < o.weights.size(); ++i) {
+        for (std::size_t i = 0; i < o.base.weights.size(); ++i) {
           set_float(f, o.state_slot + static_cast<std::uint32_t>(i), 0.0);
         }
       } else {
@@ -510,6 +725,10 @@ Prediction Engine::run() {
     const Event e = queue_.pop();
     ++events_;
     now_ = e.time;
+    // Progress at coarse granularity: the clock is read once per 65,536 events.
+    if ((events_ & 0xffffU) == 0 && options_.progress) {
+      report_progress();
+    }
     if (options_.max_events != 0 && events_ > options_.max_events) {
       throw Error(ErrorKind::Usage, "interpretation stopped after " +
                                         std::to_string(options_.max_events) +
@@ -594,7 +813,10 @@ Prediction Engine::run() {
   }
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const NodeIndex p = model_.parent(*it);
-    if (p != model::kNoNode) {
+    // A call inside a recursive cycle is not added to its statements: the callee's leaves, in
+    // the same function bodies, already hold that time.
+    const bool recursive = program_.recursive && program_.recursive_site[*it] != 0;
+    if (p != model::kNoNode && !recursive) {
       out.nodes[p].time += out.nodes[*it].time;
       out.nodes[p].error_bound += out.nodes[*it].error_bound;
     }
@@ -613,10 +835,15 @@ Prediction Engine::run() {
   out.engine.instructions = instructions_;
   out.engine.peak_queue = queue_.peak();
   out.engine.state_bytes =
-      contexts_ * (sizeof(double) * 5 + sizeof(std::uint32_t) * 6 + 3 + sizeof(CollectiveState)) +
+      contexts_ * (sizeof(double) * 5 + sizeof(std::uint32_t) * 7 + 2 + sizeof(CollectiveState)) +
       returns_.size() * sizeof(ReturnEntry) + frames_.size() * sizeof(std::uint64_t) +
       messages_.capacity() * sizeof(Message) + requests_.capacity() * sizeof(Request) +
       static_cast<std::size_t>(processes_) * (4 * sizeof(std::uint32_t) + 3 * sizeof(double));
+  for (std::size_t c = 0; c < call_stack_.size(); ++c) {
+    out.engine.state_bytes += call_stack_[c].capacity() * sizeof(ReturnEntry) +
+                              spill_[c].capacity() * sizeof(std::uint64_t);
+  }
+  out.engine.state_bytes += open_calls_.size() * sizeof(std::uint32_t);
   out.engine.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   out.warnings = warnings_;
@@ -624,89 +851,6 @@ Prediction Engine::run() {
     out.trace = recorder_.finish();
   }
   return out;
-}
-
-// ---- deadlock ------------------------------------------------------------------------------
-
-std::string Engine::describe_wait(std::uint32_t ctx) {
-  const auto comm_name = [&](std::uint32_t context) {
-    const std::uint32_t id = context / 2;
-    return (context % 2 == 1 ? "collective traffic on " : "") +
-           (id < comms_.size() ? comms_[id].name : std::string("?"));
-  };
-  switch (wait_[ctx]) {
-  case WaitKind::Join:
-    return "the tasks of its task group to finish";
-  case WaitKind::Lock:
-    return "a lock held by another thread";
-  case WaitKind::Notify:
-    return "every thread to reach the split-phase barrier (upc_notify)";
-  case WaitKind::None:
-    return "?";
-  default:
-    break;
-  }
-  for (std::uint32_t r = owned_[ctx]; r != kNone; r = requests_[r].next_owned) {
-    const Request &q = requests_[r];
-    if (!q.awaited || q.complete) {
-      continue;
-    }
-    std::string prefix;
-    if (q.collective) {
-      const CollectiveState &c = collective_[ctx];
-      prefix = "round " + std::to_string(phase_[ctx] >= 2 ? (phase_[ctx] - 2) / 3 : 0) + " of " +
-               std::string(algorithm_name(c.algorithm)) + " " +
-               std::string(collective_name(c.kind)) + ": ";
-    }
-    if (q.kind == RequestKind::Send) {
-      return prefix + "its message to rank " + std::to_string(q.peer_world) +
-             " to be received (rendezvous)";
-    }
-    const std::string from =
-        q.source == model::kAnySource ? "any rank" : "rank " + std::to_string(q.source);
-    const std::string tag = q.tag == model::kAnyTag ? "any tag" : "tag " + std::to_string(q.tag);
-    prefix += q.kind == RequestKind::Probe ? "a probe of a message from " : "a message from ";
-    prefix += from + " (" + (q.collective ? "" : tag + ", ") + comm_name(q.context) + ")";
-    return prefix;
-  }
-  return "requests that never complete";
-}
-
-void Engine::raise_deadlock() {
-  std::vector<BlockedOperation> blocked;
-  for (std::uint32_t ctx = 0; ctx < contexts_; ++ctx) {
-    if (status_[ctx] != Status::Blocked) {
-      continue;
-    }
-    BlockedOperation b;
-    b.rank = rank_of(ctx);
-    b.thread = thread_of(ctx);
-    const Instruction &ins = program_.code[pc_[ctx]];
-    const model::Node &node = model_.nodes[ins.node];
-    b.node = node.id;
-    b.operation = ins.code == Code::Comm        ? std::string(model::operation_info(node.op).name)
-                  : ins.code == Code::TaskGroup ? std::string("task_group")
-                                                : std::string(model::node_kind_name(node.kind));
-    b.location = model_.location(node.source);
-    b.waiting_for = describe_wait(ctx);
-    b.since = clock_[ctx] * 1e-9;
-    blocked.push_back(std::move(b));
-  }
-  std::string message = "deadlock in model '" + model_.name + "' at " + std::to_string(processes_) +
-                        " processes: " + std::to_string(blocked.size()) +
-                        " logical thread(s) blocked, none can proceed:";
-  const std::size_t shown = std::min<std::size_t>(blocked.size(), 16);
-  for (std::size_t i = 0; i < shown; ++i) {
-    const auto &b = blocked[i];
-    message += "\n  rank " + std::to_string(b.rank) +
-               (b.thread != 0 ? " thread " + std::to_string(b.thread) : "") + ": " + b.operation +
-               " (node " + std::to_string(b.node) + (b.location.empty() ? "" : ", " + b.location) +
-               ") waits for " + b.waiting_for + " since t=" + std::to_string(b.since) + " s";
-  }
-  if (blocked.size() > shown) {
-    message += "\n  ... and " + std::to_string(blocked.size() - shown) + " more";
-  }
-  throw DeadlockError(message, std::move(blocked));
 }
 
 } // namespace parjava::interp

@@ -15,8 +15,10 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -122,6 +124,7 @@ struct CollectiveState {
 
 struct ReturnEntry {
   std::uint32_t pc;
+  std::uint32_t rec; // Program::recursive_calls index of a recursive call, kNone otherwise
   double start;
 };
 
@@ -154,9 +157,29 @@ private:
   [[nodiscard]] std::int64_t eval_int(std::uint32_t ctx, std::int32_t expr, std::int64_t peer = 0);
   [[nodiscard]] std::int64_t arg_int(std::uint32_t ctx, const CommOp &op, Arg a,
                                      std::int64_t fallback = 0);
+  [[nodiscard]] std::optional<std::int64_t> measured_value(std::uint32_t ctx, const CommOp &op,
+                                                           Arg a);
   [[nodiscard]] std::uint64_t arg_bytes(std::uint32_t ctx, const CommOp &op, Arg a,
                                         std::int64_t peer = 0);
   [[nodiscard]] double time_ns(std::uint32_t ctx, const TimeSource &t, model::NodeIndex node);
+  void share_cores(const machine::Machine &machine, const InterpretOptions &options);
+
+  // ---- opaque decisions (per-rank classes, shared draws)
+  [[nodiscard]] const OpaqueStats &stats_of(const OpaqueInfo &o, std::uint32_t ctx);
+  void unmeasured_opaque(const OpaqueInfo &o, std::uint32_t ctx);
+  [[nodiscard]] double draw(std::uint32_t ctx, const OpaqueInfo &o);
+  bool decide_probability(std::uint32_t ctx, const OpaqueInfo &o);
+  std::int64_t draw_trips(std::uint32_t ctx, const OpaqueInfo &o);
+  std::size_t pick_case(std::uint32_t ctx, const OpaqueInfo &o);
+
+  // ---- calls (a frame per activation for recursive ones)
+  void call(std::uint32_t ctx, const Instruction &ins, std::uint32_t pc);
+  void call_recursive(std::uint32_t ctx, const Instruction &ins, std::uint32_t pc);
+  // Returns false when the thread finished (a return from the entry function).
+  bool return_from(std::uint32_t ctx);
+  [[noreturn]] void depth_exceeded(std::uint32_t ctx, model::NodeIndex site);
+  std::string call_chain(std::uint32_t ctx, model::NodeIndex next) const;
+  void report_progress();
 
   // ---- scheduling
   void run_thread(std::uint32_t ctx, std::uint64_t popped_seq);
@@ -240,8 +263,14 @@ private:
   std::vector<std::uint32_t> generation_;
   std::vector<std::uint32_t> phase_; // progress inside a multi-step leaf
   std::vector<std::uint32_t> owned_; // head of the live request list
-  std::vector<std::uint8_t> depth_;
-  std::vector<ReturnEntry> returns_;
+  std::vector<std::uint32_t> depth_;
+  std::vector<ReturnEntry> returns_; // non-recursive programs: max_call_depth per thread
+  // Recursive programs: per thread a growing return stack and the spill stack of saved
+  // activations, and per (thread, recursive call site) how many executions are open.
+  std::vector<std::vector<ReturnEntry>> call_stack_;
+  std::vector<std::vector<std::uint64_t>> spill_;
+  std::vector<std::uint32_t> open_calls_;
+  std::uint32_t recursive_sites_ = 0;
   std::vector<std::uint64_t> frames_;
   std::vector<CollectiveState> collective_;
   std::vector<std::uint32_t> lock_next_; // lock waiter queue links
@@ -312,6 +341,7 @@ private:
 
   NetworkTiming intra_, inter_, self_;
   std::int64_t ranks_per_node_ = 1;
+  std::vector<double> share_; // per process: block time factor of an oversubscribed node
   EventQueue queue_;
   std::uint64_t popped_seq_ = 0;
   bool fresh_ = false; // the running thread was just popped and has not executed a leaf yet
@@ -325,6 +355,10 @@ private:
   std::uint64_t events_ = 0;
   std::uint64_t message_count_ = 0;
   std::vector<bool> warned_;
+  std::vector<bool> measured_warned_; // per measured argument: a rank without values was told
+  std::vector<bool> opaque_warned_;   // per opaque: an unmeasured rank class was told
+  std::chrono::steady_clock::time_point started_;
+  std::chrono::steady_clock::time_point last_progress_;
 
   TraceRecorder *trace_ = nullptr;
   TraceRecorder recorder_;

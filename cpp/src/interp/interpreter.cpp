@@ -34,6 +34,9 @@ void check_options(const InterpretOptions &options) {
   if (options.reduction_seconds_per_byte < 0.0) {
     throw Error(ErrorKind::Usage, "reduction_seconds_per_byte must be >= 0");
   }
+  if (options.max_depth < 1) {
+    throw Error(ErrorKind::Usage, "max_depth must be >= 1");
+  }
 }
 
 } // namespace
@@ -42,7 +45,7 @@ Prediction interpret(const model::Model &model, const machine::Machine &machine,
                      const InterpretOptions &options) {
   check_options(options);
   const Program program = compile_program(model, options, machine.power());
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings = program.warnings;
   Engine engine(model, program, machine, options, warnings);
   return engine.run();
 }
@@ -69,7 +72,7 @@ Prediction interpret_node(const model::Model &model, model::NodeId node,
   }
   InterpretOptions o = options;
   o.entry = model.functions[function].name;
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings = program.warnings;
   Engine engine(model, program, machine, o, warnings);
   engine.set_initial_values(std::move(values));
   return engine.run();

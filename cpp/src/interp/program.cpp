@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <map>
-#include <numeric>
-#include <set>
 #include <unordered_map>
+
+#include "call_graph.hpp"
+#include "opaque_classes.hpp"
 
 #include "parjava/error.hpp"
 #include "parjava/interp/collective_algorithm.hpp"
@@ -60,7 +60,11 @@ public:
     p_.threads = options_.threads;
     bind_parameters();
     allocate_slots();
-    check_calls();
+    graph_ = analyse_call_graph(m_, options_);
+    p_.recursive = graph_.recursive;
+    p_.max_call_depth = graph_.max_static_depth;
+    p_.recursive_site = graph_.recursive_call;
+    counters_.assign(m_.functions.size(), {});
     p_.comm_names = {"world", "self"};
     for (const auto &c : m_.communicator_names()) {
       p_.comm_names.push_back(c);
@@ -85,6 +89,15 @@ public:
     for (auto &call : pending_calls_) {
       p_.code[call.first].a = static_cast<std::uint32_t>(call.second);
     }
+    frames_of_recursive_functions();
+    // A node emitted twice (partial interpretation) must not warn twice.
+    std::vector<std::string> unique;
+    for (auto &w : p_.warnings) {
+      if (std::find(unique.begin(), unique.end(), w) == unique.end()) {
+        unique.push_back(std::move(w));
+      }
+    }
+    p_.warnings = std::move(unique);
     p_.rng_slot = hidden(ValueType::Int);
     p_.frame_slots = static_cast<std::uint32_t>(p_.slot_types.size());
     global_inits();
@@ -259,48 +272,23 @@ private:
     }
   }
 
-  // Recursion is not interpretable with static frames (and ParJava's reduced models have
-  // none): report the cycle. Also computes the deepest call chain for the return stack.
-  void check_calls() {
-    const std::size_t nf = m_.functions.size();
-    std::vector<std::vector<std::pair<std::size_t, NodeIndex>>> callees(nf);
-    for (NodeIndex n = 0; n < m_.nodes.size(); ++n) {
-      if (m_.nodes[n].kind == NodeKind::UserCall) {
-        callees[m_.function_of(n)].emplace_back(m_.function_index(m_.nodes[n].callee), n);
+  // One activation of a function in a recursive cycle: its variables and the remaining-trip
+  // counters of its opaque loops (a recursive call inside such a loop must not reset it).
+  // Globals, error-diffusion accumulators and shared-draw counters stay one per thread: they
+  // describe the program, not an activation.
+  void frames_of_recursive_functions() {
+    p_.save_slots.assign(m_.functions.size(), {});
+    for (std::size_t f = 0; f < m_.functions.size(); ++f) {
+      if (graph_.in_cycle[f] == 0) {
+        continue;
       }
+      auto &slots = p_.save_slots[f];
+      for (const auto &[name, slot] : local_slots_[f]) {
+        slots.push_back(slot);
+      }
+      slots.insert(slots.end(), counters_[f].begin(), counters_[f].end());
+      std::sort(slots.begin(), slots.end());
     }
-    std::vector<int> state(nf, 0); // 0 new, 1 on stack, 2 done
-    std::vector<std::uint32_t> depth(nf, 0);
-    std::vector<std::size_t> stack;
-    std::function<void(std::size_t)> visit = [&](std::size_t f) {
-      state[f] = 1;
-      stack.push_back(f);
-      for (const auto &[g, site] : callees[f]) {
-        if (state[g] == 1) {
-          std::string cycle;
-          const auto from = std::find(stack.begin(), stack.end(), g);
-          for (auto it = from; it != stack.end(); ++it) {
-            cycle += m_.functions[*it].name + " -> ";
-          }
-          fail(site, "callee",
-               "recursive call chain " + cycle + m_.functions[g].name +
-                   ": recursion cannot be interpreted with a fixed frame; replace the call by a "
-                   "reduced block (rb) with a measured time");
-        }
-        if (state[g] == 0) {
-          visit(g);
-        }
-        depth[f] = std::max(depth[f], depth[g] + 1);
-      }
-      stack.pop_back();
-      state[f] = 2;
-    };
-    for (std::size_t f = 0; f < nf; ++f) {
-      if (state[f] == 0) {
-        visit(f);
-      }
-    }
-    p_.max_call_depth = *std::max_element(depth.begin(), depth.end()) + 1;
   }
 
   // ---- expressions and times ----------------------------------------------------------------
@@ -350,28 +338,16 @@ private:
   std::uint32_t opaque(NodeIndex n) {
     const Node &node = m_.nodes[n];
     OpaqueInfo o;
-    o.kind = node.opaque.kind;
-    o.probability = node.opaque.probability;
-    o.trips_mean = node.opaque.trips_mean;
-    if (!node.opaque.distribution.empty()) {
-      double total = 0.0;
-      for (const auto &[count, freq] : node.opaque.distribution) {
-        total += freq;
-      }
-      double cumulative = 0.0;
-      for (const auto &[count, freq] : node.opaque.distribution) {
-        cumulative += freq / total;
-        o.distribution.emplace_back(count, cumulative);
-      }
+    opaque_statistics(m_, n, options_.processes, o, p_.warnings);
+    o.key = node.id;
+    o.index = static_cast<std::uint32_t>(p_.opaques.size());
+    // Sampled decisions with communication below are shared by all ranks (docs/interpreter.md
+    // "Node rules"): a per-rank draw could make ranks disagree about a collective.
+    o.shared = options_.opaque == OpaqueMode::Sampled && graph_.communicates[n] != 0;
+    if (o.shared) {
+      o.count_slot = hidden(ValueType::Int);
     }
     if (o.kind == model::Opaque::Kind::Weights) {
-      double total = 0.0;
-      for (const auto &c : node.cases) {
-        total += c.weight;
-      }
-      for (const auto &c : node.cases) {
-        o.weights.push_back(c.weight / total);
-      }
       o.state_slot = hidden(ValueType::Float);
       for (std::size_t i = 1; i < node.cases.size(); ++i) {
         hidden(ValueType::Float);
@@ -380,6 +356,7 @@ private:
       o.state_slot = hidden(ValueType::Float);
     }
     o.counter_slot = hidden(ValueType::Int);
+    counters_[function_].push_back(o.counter_slot);
     p_.opaques.push_back(std::move(o));
     return static_cast<std::uint32_t>(p_.opaques.size() - 1);
   }
@@ -545,6 +522,25 @@ private:
         }
       }
     }
+    if (graph_.recursive_call[n] != 0) {
+      // Arguments are evaluated in the caller's activation before the callee's frame is saved
+      // (they may read the very variables the call rebinds, as in f(n - 1)).
+      RecursiveCall rc;
+      rc.callee = static_cast<std::uint32_t>(callee);
+      rc.site = recursive_sites_++;
+      for (std::size_t i = 0; i < params.size(); ++i) {
+        const auto slot = static_cast<std::uint32_t>(slot_of(callee, params[i]));
+        const std::uint32_t temp = hidden(p_.slot_types[slot]);
+        add(Code::Assign, n, temp,
+            static_cast<std::uint32_t>(expr(function_, (*args)[i], "args", n)));
+        rc.params.emplace_back(slot, temp);
+      }
+      p_.recursive_calls.push_back(std::move(rc));
+      pending_calls_.emplace_back(
+          add(Code::CallRec, n, 0, static_cast<std::uint32_t>(p_.recursive_calls.size() - 1)),
+          callee);
+      return;
+    }
     for (std::size_t i = 0; i < params.size(); ++i) {
       const std::int32_t slot = slot_of(callee, params[i]);
       add(Code::Assign, n, static_cast<std::uint32_t>(slot),
@@ -559,6 +555,7 @@ private:
     c.op = node.op;
     c.node = n;
     c.expr.fill(-1);
+    c.measured.fill(-1);
     const auto name_id = [](std::vector<std::string> &names, const std::string &name) {
       const auto it = std::find(names.begin(), names.end(), name);
       if (it != names.end()) {
@@ -596,6 +593,9 @@ private:
         }
         c.expr[static_cast<std::size_t>(*which)] =
             expr(function_, a.expr, field, n, v_collective && a.name == "bytes");
+        if (!a.by_rank.empty()) {
+          measured_arg(n, a, c, *which);
+        }
         break;
       }
       case model::ArgKind::Comm:
@@ -658,6 +658,26 @@ private:
     p_.uses_pgas = p_.uses_pgas || family == model::OperationFamily::Pgas;
     p_.comms.push_back(c);
     add(Code::Comm, n, static_cast<std::uint32_t>(p_.comms.size() - 1));
+  }
+
+  // An argument measured per rank (interfaces §2): its values at the np they were measured at;
+  // the fallback expression, with a warning, at any other np (and, warned by the engine when
+  // it happens, for a rank that passed no value there).
+  void measured_arg(NodeIndex n, const model::OperationArg &a, CommOp &c, Arg which) {
+    const std::size_t len = a.by_rank.size();
+    const std::string head = "model '" + m_.name + "', " + m_.describe(n) + ": argument '" +
+                             a.name + "' was measured per rank at np " + std::to_string(len);
+    if (static_cast<std::size_t>(options_.processes) != len) {
+      p_.warnings.push_back(head + "; at np " + std::to_string(options_.processes) +
+                            " every rank uses its fallback expression '" + a.expr.text() + "'");
+      return;
+    }
+    p_.measured.push_back({a.by_rank, a.name, a.expr.text()});
+    c.measured[static_cast<std::size_t>(which)] = static_cast<std::int32_t>(p_.measured.size() - 1);
+    if (!c.counted) {
+      c.counted = true;
+      c.count_slot = hidden(ValueType::Int);
+    }
   }
 
   void emit(NodeIndex n) {
@@ -760,6 +780,9 @@ private:
   std::uint32_t ntasks_slot_ = 0;
   std::size_t function_ = 0;
   std::vector<std::pair<std::uint32_t, std::size_t>> pending_calls_;
+  CallGraph graph_;
+  std::vector<std::vector<std::uint32_t>> counters_; // per function: opaque trip counters
+  std::uint32_t recursive_sites_ = 0;
 };
 
 } // namespace

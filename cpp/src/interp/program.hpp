@@ -28,6 +28,7 @@ enum class Code : std::uint8_t {
   Switch,       // switch table a
   CondTime,     // node: clock += time(a) (the B_CE block)
   Call,         // call function a from ufc node `node`
+  CallRec,      // call function a inside its recursive cycle: recursive call b (a new frame)
   Return,       // return from the current function
   Comm,         // communication leaf: comm op a
   TaskGroup,    // task group a; the main thread continues at b
@@ -50,15 +51,33 @@ struct TimeSource {
   double error = 0.0;     // 3σ/√N per execution (seconds, scaled)
 };
 
-// An opaque condition's decision state lives in frame slots (docs/model-schema.md).
-struct OpaqueInfo {
-  model::Opaque::Kind kind = model::Opaque::Kind::None;
+// The statistics one rank uses for an opaque condition.
+struct OpaqueStats {
   double probability = 0.0;
   double trips_mean = 0.0;
   std::vector<std::pair<std::int64_t, double>> distribution; // cumulative frequencies, sum 1
   std::vector<double> weights;                               // switch cases (normalised)
+};
+
+// An opaque condition's decision state lives in frame slots (docs/model-schema.md).
+struct OpaqueInfo {
+  model::Opaque::Kind kind = model::Opaque::Kind::None;
+  OpaqueStats base; // the statistics pooled over the ranks
+  // Per-rank statistics (interfaces §1 rank classes): with per_rank, classes[r] is rank r's;
+  // otherwise {rank 0, ranks 1..np-2, rank np-1}. Empty: every rank uses base.
+  std::vector<OpaqueStats> classes;
+  // Per class: the estimation rank(s) never evaluated the node, so the class uses the pooled
+  // statistics (the engine warns when such a rank evaluates it).
+  std::vector<std::uint8_t> unmeasured;
+  bool per_rank = false;
+  std::uint32_t index = 0; // in Program::opaques
+  // Sampled mode: the subtree communicates, so the draw is keyed by (seed, node, the number
+  // of evaluations so far) and shared by every rank instead of drawn per rank.
+  bool shared = false;
+  std::uint64_t key = 0;          // the node id
   std::uint32_t state_slot = 0;   // accumulator(s): error diffusion / round robin
   std::uint32_t counter_slot = 0; // trips: remaining iterations
+  std::uint32_t count_slot = 0;   // shared: evaluations so far
 };
 
 struct SwitchTable {
@@ -110,6 +129,27 @@ struct CommOp {
   TimeSource local_time; // optional extra local cost of the call
   bool has_local_time = false;
   std::uint32_t callsite = 0; // index into Program::callsites (+1; 0: none)
+  // Arguments measured per rank (interfaces §2): index into Program::measured, -1 for none;
+  // count_slot counts this thread's executions of the leaf (when counted).
+  std::array<std::int32_t, static_cast<std::size_t>(Arg::Count_)> measured{};
+  bool counted = false;
+  std::uint32_t count_slot = 0;
+};
+
+// Values of one argument measured per rank: values[r] is rank r's sequence (may be empty).
+struct MeasuredArg {
+  std::vector<std::vector<std::int64_t>> values;
+  std::string name;     // the argument
+  std::string fallback; // its expression, used by a rank without values
+};
+
+// A call inside a recursive cycle of the call graph: the arguments are evaluated into
+// temporaries, the callee's frame (its variables and loop counters, Program::save_slots) is
+// pushed on the thread's spill stack, then the temporaries become the parameters.
+struct RecursiveCall {
+  std::uint32_t callee = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> params; // (parameter slot, temporary)
+  std::uint32_t site = 0; // numbers the recursive call sites (outermost-execution accounting)
 };
 
 struct TaskGroupInfo {
@@ -132,7 +172,16 @@ struct Program {
   std::uint32_t entry_pc = 0;
   std::uint32_t frame_slots = 0;
   std::uint32_t rng_slot = 0;       // sampled opaque mode
-  std::uint32_t max_call_depth = 0; // deepest static call chain
+  std::uint32_t max_call_depth = 0; // deepest static call chain (non-recursive programs)
+  // Recursion: whether any function can reach itself; per function the slots of one
+  // activation (saved by a recursive call); the recursive calls; per node whether it is a
+  // call inside a recursive cycle (its time is not rolled up into its parents).
+  bool recursive = false;
+  std::vector<std::vector<std::uint32_t>> save_slots;
+  std::vector<RecursiveCall> recursive_calls;
+  std::vector<std::uint8_t> recursive_site;
+  std::vector<MeasuredArg> measured;
+  std::vector<std::string> warnings; // found while compiling (per-rank data at another np)
   std::vector<std::uint32_t> global_slots;
   std::vector<std::int32_t> global_init; // expr per global
   std::vector<model::ValueType> slot_types;

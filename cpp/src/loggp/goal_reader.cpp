@@ -110,10 +110,18 @@ public:
   GoalSchedule parse() {
     skip_filler();
     const std::uint32_t num_ranks = parse_num_ranks();
+    // Every rank has a block of at least 8 bytes ("rank 0{}"): a larger count cannot be this
+    // file's, and would make the builder reserve memory for ranks that never come.
+    const auto bytes = static_cast<std::uint64_t>(end_ - begin_);
+    if (num_ranks > bytes / 8U) {
+      fail_at(p_ - 1, "num_ranks " + std::to_string(num_ranks) +
+                          " cannot be right: each rank needs a 'rank r { ... }' block of at "
+                          "least 8 bytes, and the file has " +
+                          std::to_string(bytes) + " bytes");
+    }
     GoalScheduleBuilder builder(num_ranks, source_);
     // A typical GOAL line is 20-30 bytes; reserving address space is cheap (pages are only
     // committed when touched), reallocation of multi-GB arrays is not.
-    const auto bytes = static_cast<std::uint64_t>(end_ - begin_);
     builder.reserve(bytes / 16U + 16U, bytes / 24U + 16U);
     builder_ = &builder;
     for (std::uint32_t rank = 0; rank < num_ranks; ++rank) {

@@ -654,8 +654,9 @@ Machine machine_from_json(std::string_view text, std::string_view origin) {
   json document;
   try {
     document = json::parse(text);
-  } catch (const json::parse_error &error) {
-    // nlohmann's message ends with the byte offset; say it is not JSON and where.
+  } catch (const json::exception &error) {
+    // A syntax error, or a number JSON allows but a double cannot hold (1e309). nlohmann's
+    // message ends with the byte offset; say it is not JSON and where.
     in.fail("", std::string("not valid JSON: ") + error.what());
   }
   return read_machine(in, document);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -119,9 +120,9 @@ double number(const Statement &statement, std::string_view origin) {
   const char *begin = statement.value.data();
   const char *end = begin + statement.value.size();
   const auto [stop, status] = std::from_chars(begin, end, value);
-  if (status != std::errc() || stop != end) {
+  if (status != std::errc() || stop != end || !std::isfinite(value)) {
     fail(origin, statement.line,
-         "`" + statement.name + "` must be a number, got \"" + statement.value + "\"");
+         "`" + statement.name + "` must be a finite number, got \"" + statement.value + "\"");
   }
   return value;
 }
@@ -186,8 +187,8 @@ Machine machine_from_predictor_par(std::string_view text, std::string_view origi
   if (start_us < 0.0) {
     fail(origin, start.line, "`start time` must be >= 0 microseconds");
   }
-  if (!(per_byte_us > 0.0)) {
-    fail(origin, per_byte.line, "`send byte time` must be > 0 microseconds");
+  if (!(per_byte_us > 0.0) || !std::isfinite(1.0 / (per_byte_us * 1e-6))) {
+    fail(origin, per_byte.line, "`send byte time` must be > 0 microseconds (and above 1e-302)");
   }
   const Statement &power_statement = require("power");
   const double power = number(power_statement, origin);

@@ -7,6 +7,7 @@
 
 #include "matching_passes.hpp"
 #include "parallel.hpp"
+#include "parjava/trace/clock_condition.hpp"
 
 namespace parjava::trace {
 
@@ -87,6 +88,8 @@ void MatchingRun::complete(unsigned threads) {
       build_collectives(trace_, lists_, processes_);
     }
   });
+  trace_.clock_violations = count_clock_violations(trace_);
+  trace_.clock_correction.reset();
 }
 
 } // namespace detail

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "otf2_status.hpp"
+#include "parjava/utf8.hpp"
 
 namespace parjava::trace::detail {
 namespace {
@@ -80,6 +81,7 @@ struct RawDefinitions {
   std::uint64_t resolution = 1'000'000'000;
   std::uint64_t offset = 0;
   std::unordered_map<OTF2_StringRef, std::string> strings;
+  std::uint64_t invalid_strings = 0; // strings that were not UTF-8
   std::vector<RawSystemNode> system_nodes;
   std::vector<RawLocationGroup> location_groups;
   std::vector<RawLocation> locations;
@@ -111,7 +113,13 @@ OTF2_CallbackCode on_clock(void *d, uint64_t resolution, uint64_t offset, uint64
   return kGoOn;
 }
 OTF2_CallbackCode on_string(void *d, OTF2_StringRef self, const char *text) {
-  raw(d).strings[self] = text != nullptr ? text : "";
+  const std::string_view value = text != nullptr ? text : "";
+  if (is_valid_utf8(value)) {
+    raw(d).strings[self] = std::string(value);
+  } else {
+    ++raw(d).invalid_strings; // a damaged file or a non-UTF-8 name: keep what is readable
+    raw(d).strings[self] = valid_utf8(value);
+  }
   return kGoOn;
 }
 OTF2_CallbackCode on_system_node(void *d, OTF2_SystemTreeNodeRef self, OTF2_StringRef name,
@@ -367,6 +375,11 @@ EventTranslation read_definitions(OTF2_Reader *reader, const ArchiveFiles &files
 
   EventTranslation x;
   auto &metadata = builder.metadata();
+  if (raw_defs.invalid_strings > 0) {
+    metadata.warnings.push_back(definitions_file + ": " + std::to_string(raw_defs.invalid_strings) +
+                                " strings are not valid UTF-8; their undecodable bytes read as "
+                                "U+FFFD");
+  }
   if (!raw_defs.have_clock) {
     metadata.warnings.push_back(definitions_file + ": no ClockProperties definition; timestamps "
                                                    "are taken as nanoseconds");
@@ -558,7 +571,7 @@ EventTranslation read_definitions(OTF2_Reader *reader, const ArchiveFiles &files
   // Archive facts.
   char *creator = nullptr;
   if (OTF2_Reader_GetCreator(reader, &creator) == OTF2_SUCCESS && creator != nullptr) {
-    metadata.creator = creator;
+    metadata.creator = valid_utf8(creator);
     std::free(creator); // OTF2 hands over malloc'ed strings
   }
   std::uint8_t major = 0;
@@ -574,7 +587,7 @@ EventTranslation read_definitions(OTF2_Reader *reader, const ArchiveFiles &files
     for (uint32_t i = 0; i < property_count; ++i) {
       char *value = nullptr;
       if (OTF2_Reader_GetProperty(reader, names[i], &value) == OTF2_SUCCESS && value != nullptr) {
-        metadata.properties.emplace_back(names[i], value);
+        metadata.properties.emplace_back(valid_utf8(names[i]), valid_utf8(value));
         std::free(value);
       }
     }

@@ -461,7 +461,16 @@ bool read_events(OTF2_Reader *reader, const ArchiveFiles &files, const EventTran
       continue;
     }
     to_read.push_back(l);
-    announced[l] = x.declared_events[l];
+    // Every event record takes at least a byte of its file: a larger count is damage, and
+    // trusting it would presize (and fault in) gigabytes for a few bytes of input.
+    const auto bytes = static_cast<std::uint64_t>(file_size(evt));
+    announced[l] = std::min(x.declared_events[l], bytes);
+    if (x.declared_events[l] > bytes) {
+      builder.metadata().warnings.push_back(
+          evt + ": location " + std::to_string(x.location_ids[l]) + " declares " +
+          std::to_string(x.declared_events[l]) + " events, more than its " + std::to_string(bytes) +
+          "-byte event file can hold; the declaration is ignored");
+    }
   }
   std::vector<std::uint64_t> selected;
   selected.reserve(to_read.size());

@@ -39,6 +39,12 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("trace", help="OTF2 archive (traces.otf2 or its directory)")
     p.add_argument(
+        "--correct-clocks",
+        action="store_true",
+        help="remove clock-condition violations (a receive before its send, ...) with the "
+        "controlled logical clock before analysing",
+    )
+    p.add_argument(
         "--depth",
         type=int,
         default=None,
@@ -93,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     if args.depth is not None and args.depth < 0:
         raise UsageError(f"--depth must be >= 0, got {args.depth}")
     sources = [s.strip() for s in args.sources.split(",") if s.strip()]
-    trace = Trace.open(args.trace)
+    trace = Trace.open(args.trace, correct_clocks=args.correct_clocks)
     tree = intervals(
         trace,
         sources=sources,
@@ -126,9 +132,7 @@ def run(args: argparse.Namespace) -> int:
         import matplotlib
 
         matplotlib.use("Agg")
-        fig = trace.timeline(  # type: ignore[attr-defined]
-            intervals=tree, interval=args.timeline_interval
-        )
+        fig = trace.timeline(intervals=tree, interval=args.timeline_interval)
         fig.savefig(args.timeline, dpi=100)
         sys.stderr.write(f"parjava intervals: wrote the timeline to {args.timeline}\n")
     for warning in tree.warnings:

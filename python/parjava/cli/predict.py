@@ -2,7 +2,10 @@
 
 ``parjava predict model.json --machine cluster.json --np 1,64,1024`` prints the predicted
 times, speedup and efficiency (``--json`` for scripts); ``--expect-speedup 1024:>=400`` turns
-it into a regression check that exits with status 1 when the prediction falls short.
+it into a regression check that exits with status 1 when the prediction falls short. A sweep
+keeps every process count that succeeds: a deadlock or model error at one np is a failed row of
+the table (details on stderr, in ``--json`` under ``failures``); ``--fail-on`` decides whether
+that makes the exit status 1.
 ``parjava predict --goal FILE`` simulates a LogGOPSim GOAL schedule instead (:mod:`parjava.goal`).
 """
 
@@ -25,9 +28,20 @@ EPILOG = """examples:
   parjava predict jacobi.json --machine cluster.json --np 64 --trace-out jacobi-64.otf2
   parjava predict jacobi.json --machine cluster.json --np 8 --algorithm allreduce=ring --json
   parjava predict --goal allreduce.goal -L 2500 -o 1500 -g 1000 -G 6 -O 0 -S 65535
+  parjava predict mg.json --machine cluster.json --np 1,2,4,8 --fail-on none
 
-exit status: 0 success, 1 an --expect-speedup check failed, 2 usage or input error
+--fail-on (repeatable; default: failure):
+  failure   exit 1 when the prediction failed at some process count (deadlock, model error);
+            the others are still printed
+  warning   exit 1 when a run produced a warning (as well as on failures if also given)
+  self-check exit 1 when the model failed the self-check of its estimation (or has none)
+  none      exit 0 as long as at least one process count was predicted
+
+exit status: 0 success, 1 an --expect-speedup or --fail-on check failed, 2 usage or input
+error (also when the prediction failed at every process count)
 """
+
+_FAIL_ON = ("failure", "warning", "self-check", "none")
 
 _OPS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,
@@ -100,8 +114,21 @@ def register(subparsers: Any) -> None:
         "--fail-on",
         action="append",
         default=[],
-        choices=("self-check",),
-        help="self-check: exit 1 when the model failed the self-check of its estimation",
+        choices=_FAIL_ON,
+        help="what makes the exit status 1: failure (default), warning, self-check, none "
+        "(see below)",
+    )
+    parser.add_argument(
+        "--max-depth",
+        type=int,
+        default=10000,
+        metavar="N",
+        help="call depth limit of recursive models (default 10000)",
+    )
+    parser.add_argument(
+        "--opaque-recursion",
+        action="store_true",
+        help="run a recursion whose depth only opaque (profiled) conditions decide",
     )
     parser.add_argument("--hot", type=int, default=5, metavar="N", help="list N hot fragments")
     parser.add_argument("--json", action="store_true", help="print the prediction as JSON")
@@ -202,6 +229,9 @@ def run(args: argparse.Namespace) -> int:
         if np_ not in nps:
             nps.append(np_)
     nps = sorted(set(nps))
+    fail_on = set(args.fail_on or ["failure"])
+    if "none" in fail_on and len(fail_on) > 1:
+        raise UsageError("--fail-on none cannot be combined with other conditions")
     pred = interpret(
         model,
         machine,
@@ -212,16 +242,27 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         algorithms=_algorithms(args.algorithm),
         endpoint_contention=not args.no_contention,
+        max_depth=args.max_depth,
+        opaque_recursion=args.opaque_recursion,
     )
     failed = []
     speedup = dict(zip(pred.np.tolist(), pred.speedup().tolist()))
     for np_, op, value in checks:
-        got = speedup[np_]
-        if not _OPS[op](got, value):
+        got = speedup.get(np_)
+        if got is None:
+            failed.append(f"speedup at np={np_}: the prediction failed at that np")
+        elif not _OPS[op](got, value):
             failed.append(f"speedup at np={np_} is {got:.4g}, expected {op}{value:g}")
-    failed += _self_check_failures(model, args.fail_on)
+    if "failure" in fail_on:
+        failed += [
+            f"the prediction failed at np={f.np} threads={f.threads} ({f.kind})"
+            for f in pred.failures
+        ]
+    if "warning" in fail_on and pred.warnings:
+        failed.append(f"{len(pred.warnings)} warning(s) (--fail-on warning)")
+    failed += _self_check_failures(model, fail_on)
     if args.trace_out:
-        trace = pred.trace(np=nps[-1])
+        trace = pred.trace(np=int(pred.np[-1]))
         trace.write(args.trace_out)
     if args.json:
         doc = pred.to_dict()
@@ -235,19 +276,24 @@ def run(args: argparse.Namespace) -> int:
             f"{'np':>8} {'threads':>7} {'time [s]':>14} {'± bound':>10} {'speedup':>9} {'eff.':>6}"
         )
         for row in pred.table():
+            if row["status"] != "ok":
+                print(f"{row['np']:>8} {row['threads']:>7} {'FAILED':>14}  {row['error']}")
+                continue
             print(
                 f"{row['np']:>8} {row['threads']:>7} {row['time']:>14.6g} "
                 f"{row['error_bound']:>10.2g} {row['speedup']:>9.4g} {row['efficiency']:>6.3f}"
             )
         hot = pred.hot(args.hot)
         if hot:
-            print(f"hot fragments at np={nps[-1]} (share of the run's time):")
+            print(f"hot fragments at np={int(pred.np[-1])} (share of the run's time):")
             for r in hot:
                 where = f"line {r['line']}" if r["line"] else "no source line"
                 print(
                     f"  {r['share'] * 100:5.1f}%  node {r['id']:<5} {r['kind']:<8} "
                     f"{r['label']:<20} {where}"
                 )
+        for f in pred.failures:
+            print(f"failed at np={f.np} threads={f.threads}: {f.message}", file=sys.stderr)
         for w in pred.warnings:
             print(f"warning: {w}", file=sys.stderr)
         if model.self_check is not None:
@@ -268,7 +314,7 @@ def _self_check_line(check: dict[str, Any]) -> str:
     )
 
 
-def _self_check_failures(model: Any, fail_on: list[str]) -> list[str]:
+def _self_check_failures(model: Any, fail_on: set[str]) -> list[str]:
     """--fail-on self-check: the model's failed self-check as a failed check."""
     check = model.self_check
     if "self-check" not in fail_on:

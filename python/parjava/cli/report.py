@@ -49,6 +49,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("trace", nargs="?", help="OTF2 archive (traces.otf2 or its directory)")
     parser.add_argument(
+        "--correct-clocks",
+        action="store_true",
+        help="remove clock-condition violations (a receive before its send, ...) with the "
+        "controlled logical clock before analysing",
+    )
+    parser.add_argument(
         "--machine",
         metavar="M",
         help="machine JSON (parjava netbench) or a preset name (parjava.Machine.preset)",
@@ -170,11 +176,11 @@ def run(args: argparse.Namespace) -> int:
     if args.trace:
         from ..trace import Trace
 
-        trace = Trace.open(args.trace)
+        trace = Trace.open(args.trace, correct_clocks=args.correct_clocks)
         if args.timeline_interval and not args.no_timeline:
             if tree is None:
-                tree = trace.intervals()  # type: ignore[attr-defined]
-            timeline = trace.timeline(  # type: ignore[attr-defined]
+                tree = trace.intervals()
+            timeline = trace.timeline(
                 intervals=tree if tree is not False else True, interval=args.timeline_interval
             )
     result = report(

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ..errors import UsageError
 from ..machine import Machine
 from ..scan import DEFAULT_EPS, DEFAULT_SEND_RECV_DELTA, Findings, patterns, scan
+from ..trace import Trace
 from . import EXIT_FAILED_CHECK, EXIT_OK
 
 EPILOG = """\
@@ -90,6 +91,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--machine", metavar="FILE", help="machine JSON (parjava netbench)")
     parser.add_argument(
+        "--correct-clocks",
+        action="store_true",
+        help="remove clock-condition violations (a receive before its send, ...) with the "
+        "controlled logical clock before analysing",
+    )
+    parser.add_argument(
         "--format",
         choices=("text", "html", "csv", "json"),
         default="text",
@@ -169,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(eager, str) and eager.isdigit():
         eager = int(eager)
     findings = scan(
-        args.trace,
+        Trace.open(args.trace, correct_clocks=args.correct_clocks),
         eps=args.eps,
         send_recv_delta=args.send_recv_delta,
         eager_limit=eager,

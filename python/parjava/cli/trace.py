@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from .. import tracing
 from ..errors import UsageError
 
 EPILOG = """examples:
@@ -41,7 +42,18 @@ def register(subparsers: Any) -> None:
         "--output",
         help="archive directory (default: a new parjava-PROGRAM-npN in the current directory)",
     )
-    parser.add_argument("--timeout", type=float, help="terminate the run after this many seconds")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the archive already in the output directory (refused without this)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="end the run after SECONDS; the ranks write what they recorded and the command "
+        f"returns at most {tracing.TIMEOUT_GRACE_S:g} s later",
+    )
     parser.add_argument("--keep-fragments", action="store_true", help="keep the per-rank raw files")
     parser.add_argument(
         "--assemble", metavar="FRAGMENTS", help="only assemble fragments from an earlier run"
@@ -72,8 +84,6 @@ def _summary(report: dict[str, Any], warnings: list[str]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Trace the command (or assemble fragments) and print a summary."""
-    from .. import tracing
-
     command = list(args.command)
     if command and command[0] == "--":
         command = command[1:]
@@ -81,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         if command:
             raise UsageError("--assemble takes no command")
         output = args.output or "."
-        report = tracing.assemble(args.assemble, output)
+        report = tracing.assemble(args.assemble, output, force=args.force)
         print(json.dumps(report, indent=2) if args.json else _summary(report, report["warnings"]))
         return 0
     if not command:
@@ -95,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
             timeout=args.timeout,
             keep_fragments=args.keep_fragments,
             echo=True,
+            force=args.force,
         )
     except KeyboardInterrupt as exc:
         sys.stderr.write(f"parjava trace: {exc}\n")

@@ -119,7 +119,7 @@ TEST(Control, CallsBindParametersAndContexts) {
   EXPECT_EQ(stats(p, 11).freq, 2U);
 }
 
-TEST(Control, RecursionIsAModelError) {
+TEST(Control, UnconditionalRecursionIsAModelError) {
   const auto m = model_of("{}", R"J(
     {"id": 1, "kind": "seq", "children": [2]},
     {"id": 2, "kind": "ufc", "callee": "f", "args": []},
@@ -131,7 +131,8 @@ TEST(Control, RecursionIsAModelError) {
     FAIL();
   } catch (const parjava::Error &e) {
     EXPECT_EQ(e.kind(), parjava::ErrorKind::Model);
-    EXPECT_NE(std::string(e.what()).find("recursive call chain f -> f"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("recursive call chain f -> f never ends"),
+              std::string::npos);
   }
 }
 
@@ -256,4 +257,28 @@ TEST(Control, PartialInterpretationOfOneNode) {
   const auto part =
       interpret_node(m, 3, free_network(), o, {{"n", parjava::model::Value::of_int(4)}});
   EXPECT_NEAR(part.program_time, 4 * us, 1e-15);
+}
+
+TEST(Control, ProcessorSharingWhenRanksExceedCores) {
+  // Two cores per node, four ranks per node (mpirun --oversubscribe): a full node runs its
+  // blocks at half speed; the second node of a 6-rank run holds two ranks and runs at full speed.
+  const auto m = model_of("{}", R"J(
+    {"id": 1, "kind": "seq", "children": [2]},
+    {"id": 2, "kind": "cb", "time": 1e-6})J");
+  parjava::machine::NodeLayout layout;
+  layout.nodes = 2;
+  layout.cores_per_node = 2;
+  layout.ranks_per_node = 4;
+  const parjava::machine::HockneyParameters net{0.0, 1e30, 1 << 20};
+  const parjava::machine::Machine vm("vm", layout, parjava::machine::Network::hockney(net),
+                                     parjava::machine::Network::hockney(net),
+                                     parjava::machine::ThreadCosts{}, 1.0);
+  EXPECT_NEAR(run(m, vm, 2).program_time, 1e-6, 1e-15);
+  const auto six = run(m, vm, 6);
+  EXPECT_NEAR(six.end_times[0], 2e-6, 1e-15);
+  EXPECT_NEAR(six.end_times[5], 1e-6, 1e-15);
+  ASSERT_EQ(six.warnings.size(), 1U);
+  EXPECT_NE(six.warnings[0].find("2 cores per node for 4 logical threads per node"),
+            std::string::npos)
+      << six.warnings[0];
 }

@@ -154,6 +154,11 @@ TEST(GoalReader, RejectsWhatTxt2binWouldMisbuild) {
             "x.goal:3:6: an integer duration after 'calc' must be at most 18446744073709551615, "
             "found 99999999999999999999");
   EXPECT_EQ(error_of("num_ranks 0\n"), "x.goal:1:11: num_ranks must be at least 1");
+  // A count the file cannot hold is refused before memory is reserved for it (libFuzzer found
+  // a 60-byte file declaring 1.5 billion ranks).
+  EXPECT_EQ(error_of("num_ranks 1531723500\nrank 0 {\n}\n"),
+            "x.goal:1:20: num_ranks 1531723500 cannot be right: each rank needs a 'rank r { ... "
+            "}' block of at least 8 bytes, and the file has 32 bytes");
   EXPECT_EQ(error_of("num_ranks 1\nnum_ranks 1\n"),
             "x.goal:2:1: num_ranks is given twice; it must appear once, before the first rank");
   EXPECT_EQ(error_of("num_ranks 1\n/* never closed\nrank 0 {\n}\n"),

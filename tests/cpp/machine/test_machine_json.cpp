@@ -118,6 +118,13 @@ TEST(MachineJson, ReadsUnitsAndSiNumbers) {
   EXPECT_FALSE(m.measurement().has_value());
 }
 
+TEST(MachineJson, ANumberNoDoubleHoldsIsAnErrorOfTheFile) {
+  // nlohmann/json parses 1e309 as out of range; that used to escape as its own exception.
+  const std::string message = error_of("{\"schema_version\": 1e309}");
+  EXPECT_NE(message.find("m.json"), std::string::npos) << message;
+  EXPECT_NE(message.find("not valid JSON"), std::string::npos) << message;
+}
+
 TEST(MachineJson, MissingFieldIsNamed) {
   EXPECT_EQ(error_of(minimal(R"("power": 1.0,)", "")), "m.json: power: missing required field");
   EXPECT_EQ(error_of(minimal(R"("latency": 1.3e-6, )", "")),

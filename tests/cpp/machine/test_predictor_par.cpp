@@ -68,7 +68,11 @@ TEST(PredictorPar, ErrorsNameTheLineAndTheParameter) {
             "Predictor.par:2: unknown parameter `send byte tim` (Predictor.par knows: type, "
             "start time, send byte time, power, topology)");
   EXPECT_EQ(error_of("start time = fast;\nsend byte time = 0.2;\npower = 1;"),
-            "Predictor.par:1: `start time` must be a number, got \"fast\"");
+            "Predictor.par:1: `start time` must be a finite number, got \"fast\"");
+  EXPECT_EQ(error_of("start time = nan;\nsend byte time = 0.2;\npower = 1;"),
+            "Predictor.par:1: `start time` must be a finite number, got \"nan\"");
+  EXPECT_EQ(error_of("start time = 1;\nsend byte time = 1e-320;\npower = 1;"),
+            "Predictor.par:2: `send byte time` must be > 0 microseconds (and above 1e-302)");
   EXPECT_EQ(error_of("start time = 75;\nsend byte time = 0.2;\npower = 1;\ntopology = {2, 0};"),
             "Predictor.par:4: `topology` extents must be whole numbers >= 1, got \"0\"");
   EXPECT_EQ(error_of("start time = 75;\nsend byte time = 0.2;\npower = 1;\ntype = torus;"),

@@ -89,6 +89,11 @@ TEST(ModelJson, ErrorsNameNodeAndField) {
   expect(replace(kRing, "[[\"i\", \"0\"]]", "[[\"niter\", \"0\"]]"),
          {"node 2", "program parameter"});
   expect(std::string(kRing).substr(0, 40), {"not valid JSON", "line"});
+  // Every error names the file, those below a node too; a number no double holds is an error
+  // of the file, not an escaping JSON library exception (found by tests/fuzz).
+  const auto unknown = error_of(replace(kRing, "\"2e-9 * N\"", "\"2e-9 * M\""));
+  EXPECT_EQ(unknown.rfind("m.json: ", 0), 0U) << unknown;
+  expect(replace(kRing, "\"sigma\": 1e-8", "\"sigma\": 1e309"), {"m.json", "not valid JSON"});
 }
 
 TEST(ModelJson, SelfCheckRoundTripsAndIsValidated) {

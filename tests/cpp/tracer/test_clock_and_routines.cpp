@@ -5,6 +5,7 @@
 #include <string>
 
 #include "parjava/trace/functions.hpp"
+#include "parjava/tracer/clock_anchor.hpp"
 #include "parjava/tracer/clock_correction.hpp"
 #include "parjava/tracer/routines.hpp"
 
@@ -20,6 +21,41 @@ TEST(ClockCorrection, InterpolatesTheOffsetLinearly) {
   EXPECT_EQ(c.to_reference(2'000'000'000), 1'999'998'000);
   EXPECT_EQ(c.to_reference(3'000'000'000), 2'999'997'000);
   EXPECT_EQ(c.to_reference(0), 0); // extrapolated: offset 0 at local time 0
+}
+
+TEST(ClockAnchor, KeepsThePairWithTheShortestBracket) {
+  // A 3 GHz tick counter and a ns clock that advance together; the first reading is preempted
+  // for 50 us between the tick read and the ns read, the third takes 30 ns.
+  std::uint64_t now_ns = 1'000'000;
+  int tick_reads = 0;
+  auto ticks = [&] {
+    ++tick_reads;
+    return now_ns * 3;
+  };
+  int ns_reads = 0;
+  const std::uint64_t costs[] = {50'000, 100, 30, 100, 100};
+  auto ns = [&] {
+    now_ns += costs[ns_reads++];
+    const auto read = now_ns;
+    now_ns += 10;
+    return read;
+  };
+  const auto anchor = closest_clock_anchor(ticks, ns);
+  EXPECT_EQ(tick_reads, 2 * kClockAnchorReads);
+  EXPECT_EQ(anchor.gap, 3U * 40U); // the 30 ns reading plus its 10 ns
+  // Its tick lies within 20 ns (60 ticks) of the ns time read: no 50 us skew.
+  const auto tick_as_ns = anchor.tick / 3;
+  EXPECT_LE(tick_as_ns > anchor.ns ? tick_as_ns - anchor.ns : anchor.ns - tick_as_ns, 20U);
+}
+
+TEST(ClockAnchor, ATickCounterGoingBackIsReadAgain) {
+  std::uint64_t values[] = {100, 90, 200, 210, 300, 305, 400, 410, 500, 510, 600, 610};
+  int next = 0;
+  auto ticks = [&] { return values[next++]; };
+  auto ns = [] { return std::uint64_t{7}; };
+  const auto anchor = closest_clock_anchor(ticks, ns);
+  EXPECT_EQ(anchor.gap, 5U);
+  EXPECT_EQ(anchor.tick, 302U);
 }
 
 TEST(ClockCorrection, FallsBackToOffsetThenNothing) {

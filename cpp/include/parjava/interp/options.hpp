@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -17,6 +18,15 @@ enum class OpaqueMode : std::uint8_t {
   Expected, // error diffusion: exact long-run frequencies, identical on every process
   Sampled,  // seeded splitmix64 per logical thread: processes diverge, reproducibly
 };
+
+// What the engine reports to a progress callback (InterpretOptions::progress).
+struct ProgressInfo {
+  std::uint64_t events = 0; // events taken from the queue so far
+  double model_time = 0.0;  // seconds: model time of the event being processed
+  double wall_seconds = 0.0;
+};
+
+inline constexpr std::uint32_t kDefaultMaxDepth = 10000;
 
 struct InterpretOptions {
   std::int64_t processes = 1; // logical processes (MPI ranks / PGAS threads)
@@ -37,6 +47,16 @@ struct InterpretOptions {
   bool record_trace = false; // build a model trace (Prediction::trace)
   // Stop with a Usage error after this many events (0: no limit), a guard for runaway models.
   std::uint64_t max_events = 0;
+  // Recursion (docs/interpreter.md "Calls and recursion"): the deepest call chain a logical
+  // thread may build (a Model error naming the chain beyond it), and whether a recursion whose
+  // depth only opaque (profiled) conditions decide may run (bounded by max_depth) instead of
+  // being refused before the run.
+  std::uint32_t max_depth = kDefaultMaxDepth;
+  bool allow_opaque_recursion = false;
+  // Called from the event loop at most every progress_interval seconds of wall time (the clock
+  // is read once per 65,536 events). May throw to stop the interpretation (e.g. on Ctrl-C).
+  std::function<void(const ProgressInfo &)> progress;
+  double progress_interval = 0.2;
   // Entry point: a function name (default: the model's entry) or, for partial interpretation,
   // a node id (interpret_node).
   std::string entry;

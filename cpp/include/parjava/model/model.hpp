@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -23,6 +24,16 @@ struct Parameter {
   std::string name;
   Value value;
   std::string doc;
+  // How the program reads it (issue 12, program inputs), written by the model builder so that a
+  // command line can be turned into parameters: the option spellings that set it ("-N",
+  // "--nSteps"), the program's own value when no option sets it, where the program reads it
+  // ("mycommand.c:223"), what it is read from ("argv", "option", "file", "broadcast",
+  // "external") and the control variables it sets ("cmd.nSteps"), which name it too.
+  std::vector<std::string> options;
+  std::optional<Value> program_default;
+  std::string source;
+  std::string origin;
+  std::vector<std::string> aliases;
 };
 
 // A global control variable (notes 000 §3.5 GCVariables): one copy per logical process,

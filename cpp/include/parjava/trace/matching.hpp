@@ -13,17 +13,18 @@
 //  - collective instances: the k-th collective on a communicator at each member location
 //    forms instance k (notes 001 §2.6.3; Scalasca's collective instance).
 //
-// Anything that cannot be paired keeps kNoEvent and is counted in Trace::unmatched.
+// Anything that cannot be paired keeps kNoEvent and is counted in Trace::unmatched; timestamps
+// that contradict the pairs are counted in Trace::clock_violations (clock_condition.hpp).
 #pragma once
 
 #include "parjava/trace/trace.hpp"
 
 namespace parjava::trace {
 
-// Recompute match, link, the filled region/callsite columns, collectives, collective_members
-// and unmatched. Requires events grouped by location and time-ordered within each location,
-// with location_offsets set (as TraceBuilder::finish and open() leave them). The per-location
-// pass runs on up to `threads` threads; the result does not depend on it.
+// Recompute match, link, the filled region/callsite columns, collectives, collective_members,
+// unmatched and clock_violations. Requires events grouped by location and time-ordered within each
+// location, with location_offsets set (as TraceBuilder::finish and open() leave them). The
+// per-location pass runs on up to `threads` threads; the result does not depend on it.
 void match(Trace &trace, unsigned threads = 1);
 
 } // namespace parjava::trace

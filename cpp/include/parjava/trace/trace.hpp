@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -219,6 +220,36 @@ struct MatchReport {
   friend bool operator==(const MatchReport &, const MatchReport &) = default;
 };
 
+// Timestamps that contradict the matching: the clock condition (an event caused by another
+// cannot be earlier than it) is violated, so the clocks of the processes disagreed. Counted
+// as Scalasca counts them (anchors/mpi-wait-state-patterns.md §5 "Clocks", §3.1 "Clock
+// check"); computed with the matching (clock_condition.hpp).
+struct ClockViolations {
+  // A receive event (Recv, IrecvComplete) earlier than the start of its send (Send,
+  // IsendPost).
+  std::uint64_t receives_before_send = 0;
+  // A member of a blocking collective left (CollectiveEnd) before a member it waits for
+  // entered (CollectiveBegin): for a barrier or an N-to-N collective the last one to enter,
+  // for 1-to-N the root, for N-to-1 (at the root) the last sender, for a prefix reduction the
+  // last lower rank. Counted once per member that left too early.
+  std::uint64_t collective_exits_before_entry = 0;
+  Timestamp largest_ns = 0; // the largest amount by which a violating event is early
+
+  [[nodiscard]] std::uint64_t total() const {
+    return receives_before_send + collective_exits_before_entry;
+  }
+  friend bool operator==(const ClockViolations &, const ClockViolations &) = default;
+};
+
+// What correct_clocks() (clock_condition.hpp) did to a trace.
+struct ClockCorrectionReport {
+  ClockViolations before;          // the violations it removed
+  std::uint64_t jumps = 0;         // events moved forward to follow what they wait for
+  std::uint64_t events_moved = 0;  // events whose time changed (jumps and their amortisation)
+  Timestamp largest_shift_ns = 0;  // the largest change of one event's time
+  std::uint64_t cycles_broken = 0; // dependencies ignored because they formed a cycle
+};
+
 // Facts about the archive that are not events.
 struct TraceMetadata {
   std::string path;           // where it was read from, if anywhere
@@ -248,6 +279,8 @@ public:
   std::vector<CollectiveInstance> collectives;
   Column<EventIndex> collective_members; // CollectiveEnd events grouped by instance
   MatchReport unmatched;
+  ClockViolations clock_violations;                      // after correct_clocks(): none
+  std::optional<ClockCorrectionReport> clock_correction; // set by correct_clocks()
   TraceMetadata metadata;
 
   [[nodiscard]] std::size_t size() const { return events.time.size(); }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "line_writer.hpp"
+#include "parjava/tracer/clock_anchor.hpp"
 #include "process.hpp"
 
 namespace parjava::tracer::runtime {
@@ -65,11 +66,10 @@ double ticks_per_ns_estimate() {
 }
 
 void write_tick_anchor() {
-  // Read the two clocks back to back; the later tick read bounds the error by one read.
-  const std::uint64_t ns = monotonic_ns();
-  const std::uint64_t tick = now_ticks();
+  // The pair read with the shortest bracket: a preempted read cannot skew the mapping.
+  const auto anchor = closest_clock_anchor(now_ticks, monotonic_ns);
   LineWriter w;
-  w.text("ticks ").number(tick).space().number(ns).end();
+  w.text("ticks ").number(anchor.tick).space().number(anchor.ns).end();
   defs_line_from_signal(w);
 }
 

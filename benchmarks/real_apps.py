@@ -1,0 +1,266 @@
+"""Acceptance benchmark of issue 12/13: public MPI mini-apps, unmodified, through the pipeline.
+
+Given checkouts of public mini-apps that you fetched yourself (this script never downloads
+anything and no code of theirs is in this repository), it builds each app with its own flags,
+runs parjava model -> estimate -> predict on the sources as they are, runs the real program,
+and prints predicted against measured times:
+
+    PYTHONPATH=python PARJAVA_BUILD_DIR=build/dev/package \\
+        python3 benchmarks/real_apps.py /path/to/CoMD /path/to/miniAMR /path/to/LULESH
+
+Recognised checkouts: ECP-copa/CoMD (src-mpi/), Mantevo/miniAMR (ref/), LLNL/LULESH (built
+with MPI, without OpenMP). For each app the rows are:
+
+* np 1 at the estimation input (bar 15 %): the model and the estimation code, no scaling;
+* np 1 on the full input, ten times the time steps, from the estimation on a tenth (bar 20 %);
+* np 2 on the full input (bar 25 %; CoMD and miniAMR); miniAMR's neighbours come from its
+  mesh, so its np-2 model is estimated at np 2 (its partners are measured per rank);
+* LULESH at np 8 (a cube of ranks): predicted without error, and compared.
+
+Measured times are the wall time between MPI_Init and MPI_Finalize (benchmarks/mpi_span.c,
+linked into the real program; the slowest rank), the mean of --repeat runs; predicted times
+are the model's program time over the same span. Timings need a quiet machine: the script
+prints the load average before and after, and --record FILE keeps every figure as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import parjava as pj
+
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass
+class App:
+    """How to build and run one mini-app, and which inputs the rows use."""
+
+    name: str
+    directory: Path  # where its sources are and where it runs
+    sources: list[str]
+    flags: list[str]
+    libraries: list[str]
+    small: list[str]  # the estimation input
+    full: list[str]  # ten times the time steps
+    np2: list[str] = field(default_factory=list)  # extra arguments for the np-2 rows
+    estimate_np2: bool = False  # estimate the np-2 model at np 2
+    cube: list[str] = field(default_factory=list)  # LULESH: the np-8 input
+    cxx: bool = False
+
+
+MINIAMR_OBJECT = ["--num_objects", "1", "--object", "2", "0", "-1.10", "-1.10", "-1.10"]
+MINIAMR_OBJECT += ["0.030", "0.030", "0.030", "1.5", "1.5", "1.5", "0.0", "0.0", "0.0"]
+MINIAMR = ["--num_refine", "3", "--max_blocks", "2000", "--nx", "8", "--ny", "8", "--nz", "8"]
+MINIAMR += [*MINIAMR_OBJECT, "--checksum_freq", "4", "--stages_per_ts", "16"]
+
+
+def recognise(checkout: Path) -> App:
+    """Return the App of a checkout, by the files it holds."""
+    if (checkout / "src-mpi" / "CoMD.c").exists():
+        d = checkout / "src-mpi"
+        return App(
+            "CoMD",
+            d,
+            sorted(str(p) for p in d.glob("*.c")),
+            ["-std=c99", "-DDOUBLE", "-DDO_MPI", "-O3"],
+            ["-lm"],
+            ["-x", "20", "-y", "20", "-z", "20", "-N", "10", "-n", "10"],
+            ["-x", "20", "-y", "20", "-z", "20", "-N", "100", "-n", "100"],
+            np2=["-i", "2"],
+        )
+    if (checkout / "ref" / "main.c").exists() and (checkout / "ref" / "refine.c").exists():
+        d = checkout / "ref"
+        return App(
+            "miniAMR",
+            d,
+            sorted(str(p) for p in d.glob("*.c")),
+            ["-I.", "-O3"],
+            ["-lm"],
+            [*MINIAMR, "--num_tsteps", "10"],
+            [*MINIAMR, "--num_tsteps", "100"],
+            np2=["--npx", "2"],
+            estimate_np2=True,
+        )
+    if (checkout / "lulesh.cc").exists():
+        names = ["lulesh.cc", "lulesh-comm.cc", "lulesh-viz.cc", "lulesh-util.cc", "lulesh-init.cc"]
+        return App(
+            "LULESH",
+            checkout,
+            [str(checkout / n) for n in names],
+            ["-DUSE_MPI=1", "-I.", "-O3"],
+            ["-lm"],
+            ["-s", "15", "-i", "20", "-q"],
+            ["-s", "15", "-i", "200", "-q"],
+            cube=["-s", "12", "-i", "20", "-q"],
+            cxx=True,
+        )
+    raise SystemExit(f"{checkout}: not a checkout this benchmark knows (CoMD, miniAMR, LULESH)")
+
+
+def mpirun(np: int) -> list[str]:
+    """Return the mpirun prefix for np processes (root and oversubscription allowed)."""
+    return [shutil.which("mpirun") or "mpirun", "--oversubscribe", "-np", str(np)]
+
+
+def build_real(app: App, work: Path) -> Path:
+    """Compile the app with its own flags and the MPI_Init..MPI_Finalize timer."""
+    compiler = "mpicxx" if app.cxx else "mpicc"
+    objects = []
+    for i, src in enumerate([*app.sources, str(HERE / "mpi_span.c")]):
+        obj = work / f"{app.name}-{i}.o"
+        cc = "mpicc" if src.endswith(".c") else compiler
+        flags = [f for f in app.flags if f != "-std=c99" or cc == "mpicc"]
+        subprocess.run([cc, *flags, "-c", src, "-o", str(obj)], cwd=app.directory, check=True)
+        objects.append(str(obj))
+    exe = work / app.name
+    subprocess.run([compiler, *objects, "-o", str(exe), *app.libraries], check=True)
+    return exe
+
+
+def measure(exe: Path, app: App, args: list[str], np: int, repeat: int) -> float:
+    """Mean over `repeat` runs of the slowest rank's MPI_Init..MPI_Finalize time."""
+    times = []
+    for _ in range(repeat):
+        proc = subprocess.run(
+            [*mpirun(np), str(exe), *args],
+            cwd=app.directory,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        spans = [
+            float(s) for s in re.findall(r"^parjava-span \d+ ([0-9.eE+-]+)$", proc.stderr, re.M)
+        ]
+        if len(spans) != np:
+            raise RuntimeError(f"{app.name}: {len(spans)} span lines for {np} ranks\n{proc.stderr}")
+        times.append(max(spans))
+    return statistics.fmean(times)
+
+
+def estimate(app: App, argv: list[str], np: int, repeat: int) -> pj.SourceModel:
+    """Build the model from the unmodified sources and estimate it on `argv` at `np`."""
+    model = pj.build_model(app.sources, app.flags, argv=[f"./{app.name}", *argv])
+    cwd = os.getcwd()
+    os.chdir(app.directory)  # the app reads its inputs (potentials, ...) from there
+    try:
+        model.estimate(
+            run=[f"./{app.name}", *argv],
+            np=np,
+            repeat=repeat,
+            link_args=app.libraries,
+        )
+    finally:
+        os.chdir(cwd)
+    return model
+
+
+def machine_for(args: argparse.Namespace) -> object:
+    """The machine description: a JSON file, a preset, or measured now by netbench."""
+    if args.machine:
+        return pj.Machine.load(args.machine)
+    if args.preset:
+        return pj.Machine.preset(args.preset)
+    return pj.Machine.measure(np=2)
+
+
+def run_app(app: App, machine: object, args: argparse.Namespace, work: Path) -> list[dict]:
+    """The rows of one app."""
+    rows: list[dict] = []
+    t0 = time.monotonic()
+    model = estimate(app, app.small, 1, args.estimate_repeat)
+    warnings = [str(d) for d in model.diagnostics if d.severity in ("warning", "error")]
+    exe = build_real(app, work)
+
+    def row(label: str, np: int, argv: list[str], mdl: pj.SourceModel, bar: float | None) -> None:
+        params = mdl.arguments([f"./{app.name}", *argv])
+        try:
+            predicted = float(pj.interpret(mdl, machine, np=np, params=params).times[0])
+            failure = ""
+        except pj.Error as exc:  # reported, never hidden
+            predicted, failure = float("nan"), f"{type(exc).__name__}: {str(exc)[:300]}"
+        real = measure(exe, app, argv, np, args.repeat)
+        err = (predicted - real) / real
+        rows.append(
+            {
+                "app": app.name,
+                "row": label,
+                "np": np,
+                "input": " ".join(argv),
+                "measured": real,
+                "predicted": predicted,
+                "error": err,
+                "bar": bar,
+                "failure": failure,
+            }
+        )
+        print(
+            f"  {label:28} np {np}  measured {real:9.4f} s  predicted {predicted:9.4f} s  "
+            f"{100 * err:+7.1f} %"
+            + (f"  (bar {100 * bar:.0f} %)" if bar else "")
+            + (f"  {failure}" if failure else ""),
+            flush=True,
+        )
+
+    print(
+        f"{app.name}: model and estimation in {time.monotonic() - t0:.1f} s, "
+        f"{len(warnings)} warnings",
+        flush=True,
+    )
+    row("estimation input", 1, app.small, model, 0.15)
+    row("full input (10x steps)", 1, app.full, model, 0.20)
+    if app.np2:
+        np2_model = model
+        if app.estimate_np2:
+            np2_model = estimate(app, [*app.small, *app.np2], 2, args.estimate_repeat)
+        row("full input", 2, [*app.full, *app.np2], np2_model, 0.25)
+    if app.cube:
+        row("np 8 (2x2x2)", 8, app.cube, model, None)
+    for r in rows:
+        r["warnings"] = len(warnings)
+    return rows
+
+
+def main() -> int:
+    """Print the table of every app given."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("checkouts", nargs="+", type=Path, help="checkouts of the mini-apps")
+    parser.add_argument("--machine", help="machine JSON (default: measure with netbench)")
+    parser.add_argument("--preset", help="use a machine preset instead of netbench")
+    parser.add_argument("--repeat", type=int, default=5, help="real runs per row (mean)")
+    parser.add_argument("--estimate-repeat", type=int, default=3, help="pooled estimation runs")
+    parser.add_argument("--record", help="write every row as JSON to this file")
+    args = parser.parse_args()
+    os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    apps = [recognise(c.resolve()) for c in args.checkouts]
+    print(f"load average before: {os.getloadavg()[0]:.2f}")
+    machine = machine_for(args)
+    work = Path(tempfile.mkdtemp(prefix="parjava-real-apps-"))
+    rows: list[dict] = []
+    try:
+        for app in apps:
+            rows += run_app(app, machine, args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    failed = [r for r in rows if r["failure"] or (r["bar"] and abs(r["error"]) > r["bar"])]
+    print(f"\n{len(rows) - len(failed)} of {len(rows)} rows within their bars")
+    if args.record:
+        Path(args.record).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,323 @@
+#include "aliases.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <clang/AST/ParentMapContext.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+
+#include "variables.hpp"
+
+namespace parjava::frontend {
+
+namespace {
+
+bool global_like(const Variable &v) {
+  return v.scope == VarScope::Global || v.scope == VarScope::Field;
+}
+
+// Every definition of the pointer variables of one function body.
+class PointerDefinitions : public clang::RecursiveASTVisitor<PointerDefinitions> {
+public:
+  bool TraverseLambdaExpr(clang::LambdaExpr *) { return true; }
+  bool VisitVarDecl(clang::VarDecl *var) {
+    if (var->getType()->isPointerType() && !var->hasGlobalStorage() &&
+        !llvm::isa<clang::ParmVarDecl>(var)) {
+      auto &list = defs[var->getCanonicalDecl()];
+      if (var->hasInit()) {
+        list.push_back(var->getInit());
+      }
+    }
+    return true;
+  }
+  bool VisitBinaryOperator(clang::BinaryOperator *op) {
+    if (!op->isAssignmentOp()) {
+      return true;
+    }
+    if (const clang::VarDecl *var = pointer(op->getLHS())) {
+      if (op->getOpcode() == clang::BO_Assign) {
+        defs[var].push_back(op->getRHS());
+      } else {
+        invalid.insert(var); // p += k moves the pointer
+      }
+    }
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator *op) {
+    if (op->isIncrementDecrementOp() || op->getOpcode() == clang::UO_AddrOf) {
+      if (const clang::VarDecl *var = pointer(op->getSubExpr())) {
+        invalid.insert(var); // moved, or its address escapes
+      }
+    }
+    return true;
+  }
+  std::map<const clang::VarDecl *, std::vector<const clang::Expr *>> defs;
+  std::set<const clang::VarDecl *> invalid;
+
+private:
+  static const clang::VarDecl *pointer(const clang::Expr *e) {
+    const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+    const auto *var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+    if (var == nullptr || !var->getType()->isPointerType() || var->hasGlobalStorage()) {
+      return nullptr;
+    }
+    return var->getCanonicalDecl();
+  }
+};
+
+// Array storage used as a pointer: decays and addresses of elements.
+class PointerUses : public clang::RecursiveASTVisitor<PointerUses> {
+public:
+  explicit PointerUses(clang::ASTContext &ctx) : ctx_(ctx) {}
+  bool TraverseLambdaExpr(clang::LambdaExpr *) { return true; }
+  bool VisitImplicitCastExpr(clang::ImplicitCastExpr *cast) {
+    if (cast->getCastKind() == clang::CK_ArrayToPointerDecay && !subscripted(cast)) {
+      uses.push_back(cast);
+    }
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator *op) {
+    if (op->getOpcode() == clang::UO_AddrOf &&
+        llvm::isa<clang::ArraySubscriptExpr>(op->getSubExpr()->IgnoreParens())) {
+      uses.push_back(op);
+    }
+    return true;
+  }
+  std::vector<const clang::Expr *> uses;
+
+private:
+  // `a[i]` decays `a` to index it: that is an element access, not a pointer use.
+  bool subscripted(const clang::Expr *e) {
+    const auto parents = ctx_.getParents(*e);
+    if (parents.empty()) {
+      return false;
+    }
+    if (const auto *sub = parents[0].get<clang::ArraySubscriptExpr>()) {
+      return sub->getBase()->IgnoreParens() == e;
+    }
+    if (const auto *u = parents[0].get<clang::UnaryOperator>()) {
+      return u->getOpcode() == clang::UO_Deref;
+    }
+    return false;
+  }
+  clang::ASTContext &ctx_;
+};
+
+class AliasFinder {
+public:
+  AliasFinder(Program &program, const CallClassifier &calls) : p_(program), calls_(calls) {}
+
+  void run() {
+    for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+      PointerDefinitions defs;
+      defs.TraverseStmt(const_cast<clang::Stmt *>(p_.functions[f].decl->getBody()));
+      bodies_.push_back(std::move(defs));
+    }
+    // Locals defined from parameters need the parameters first, and the other way round for
+    // pointers passed on: two rounds settle the usual chains.
+    for (int round = 0; round < 2; ++round) {
+      for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+        locals(f);
+      }
+      parameters();
+    }
+    for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+      escapes(f);
+    }
+  }
+
+private:
+  void locals(FunctionId f) {
+    VariableResolver vars(p_, *p_.functions[f].context, f);
+    for (const auto &[var, list] : bodies_[f].defs) {
+      if (list.size() != 1 || bodies_[f].invalid.contains(var)) {
+        continue;
+      }
+      const auto target = vars.pointer_target(list.front());
+      if (target && usable(*target, f)) {
+        p_.pointer_aliases[var] = *target;
+      }
+    }
+  }
+
+  // Array storage the model cannot follow makes the array data: a pointer into it that is
+  // neither an argument (calls write what they are passed, see effects.cpp) nor the one
+  // definition of a known pointer, or one whose target is unknown (`fa[i]`, `&a[k]` with k known
+  // only at run time).
+  void escapes(FunctionId f) {
+    clang::ASTContext &ctx = *p_.functions[f].context;
+    VariableResolver vars(p_, ctx, f);
+    PointerUses found(ctx);
+    found.TraverseStmt(const_cast<clang::Stmt *>(p_.functions[f].decl->getBody()));
+    for (const clang::Expr *use : found.uses) {
+      const AggregateId agg = referenced_aggregate(use, vars);
+      if (agg == kNoAggregate || p_.escaped_aggregates.contains(agg)) {
+        continue;
+      }
+      const auto target = vars.pointer_target(use);
+      std::string why;
+      if (!target) {
+        why =
+            "'" + source_text(use, ctx, 40) + "' points into it at a place known only at run time";
+      } else if (!argument_or_alias(use, ctx)) {
+        why = "'" + source_text(use, ctx, 40) + "' takes its address";
+      }
+      if (!why.empty()) {
+        p_.escaped_aggregates[agg] = {why, use->getBeginLoc(), &ctx};
+      }
+    }
+  }
+
+  AggregateId referenced_aggregate(const clang::Expr *e, VariableResolver &vars) const {
+    e = e->IgnoreParenImpCasts();
+    if (const auto *u = llvm::dyn_cast<clang::UnaryOperator>(e)) {
+      e = u->getSubExpr()->IgnoreParenImpCasts();
+    }
+    while (const auto *sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(e)) {
+      e = sub->getBase()->IgnoreParenImpCasts();
+    }
+    const clang::ValueDecl *decl = named_decl(e);
+    return decl != nullptr && decl->getType()->isArrayType() ? vars.aggregate(decl) : kNoAggregate;
+  }
+
+  // A call argument, or the initialiser / assigned value of a pointer the model knows.
+  bool argument_or_alias(const clang::Expr *use, clang::ASTContext &ctx) const {
+    const clang::Expr *outer = use;
+    for (auto parents = ctx.getParents(*outer); !parents.empty();
+         parents = ctx.getParents(*outer)) {
+      if (const auto *e = parents[0].get<clang::Expr>()) {
+        if (llvm::isa<clang::CallExpr>(e) || llvm::isa<clang::CXXConstructExpr>(e)) {
+          return true;
+        }
+        if (const auto *assign = llvm::dyn_cast<clang::BinaryOperator>(e)) {
+          if (assign->getOpcode() == clang::BO_Assign) {
+            return known_pointer(assign->getLHS());
+          }
+          return false;
+        }
+        if (llvm::isa<clang::ParenExpr>(e) || llvm::isa<clang::ImplicitCastExpr>(e) ||
+            llvm::isa<clang::CStyleCastExpr>(e)) {
+          outer = e;
+          continue;
+        }
+        return false;
+      }
+      if (const auto *var = parents[0].get<clang::VarDecl>()) {
+        return p_.pointer_aliases.contains(var->getCanonicalDecl());
+      }
+      return false;
+    }
+    return false;
+  }
+
+  bool known_pointer(const clang::Expr *e) const {
+    const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+    const auto *var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+    return var != nullptr && p_.pointer_aliases.contains(var->getCanonicalDecl());
+  }
+
+  // A target a function other than the owner of a local can reach: globals, fields, their
+  // arrays; a local only within its own function.
+  bool usable(const AliasTarget &t, FunctionId f) const {
+    if (t.aggregate != kNoAggregate) {
+      const Variable &first = p_.variables[p_.aggregates[t.aggregate].elements.front()];
+      return global_like(first) || first.function == f;
+    }
+    if (t.scalar == kNoVar) {
+      return false;
+    }
+    const Variable &v = p_.variables[t.scalar];
+    return global_like(v) || v.function == f || t.cell;
+  }
+
+  void parameters() {
+    struct Seen {
+      std::vector<AliasTarget> targets;
+      bool unknown = false;
+    };
+    std::map<std::pair<FunctionId, unsigned>, Seen> seen;
+    for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+      VariableResolver vars(p_, *p_.functions[f].context, f);
+      for (const clang::Expr *call : calls_in(p_.functions[f].decl->getBody())) {
+        const ClassifiedCall c = calls_.classify(call, *p_.functions[f].context);
+        if (c.kind != CallClass::User || c.user == kNoFunction) {
+          continue;
+        }
+        const clang::FunctionDecl *callee = p_.functions[c.user].decl;
+        for (unsigned i = 0; i < callee->getNumParams() && i < c.args.size(); ++i) {
+          if (!callee->getParamDecl(i)->getType()->isPointerType()) {
+            continue;
+          }
+          Seen &s = seen[{c.user, i}];
+          const auto target = vars.pointer_target(c.args[i]);
+          if (!target) {
+            s.unknown = true;
+            continue;
+          }
+          AliasTarget t = *target;
+          if (t.scalar != kNoVar && !t.cell && !global_like(p_.variables[t.scalar])) {
+            t.cell = true; // a caller's local: reached through the callee's cell
+          } else if (t.aggregate != kNoAggregate &&
+                     !global_like(p_.variables[p_.aggregates[t.aggregate].elements.front()])) {
+            s.unknown = true; // a caller's local array: no cell for arrays
+            continue;
+          }
+          s.targets.push_back(t);
+        }
+      }
+    }
+    for (const auto &[key, s] : seen) {
+      const auto [g, i] = key;
+      const clang::ParmVarDecl *param = p_.functions[g].decl->getParamDecl(i);
+      if (s.unknown || s.targets.empty() || moved(g, param)) {
+        continue;
+      }
+      const AliasTarget first = s.targets.front();
+      const bool same = std::all_of(s.targets.begin(), s.targets.end(),
+                                    [&](const AliasTarget &t) { return t == first; });
+      if (same && !first.cell) {
+        p_.pointer_aliases[param->getCanonicalDecl()] = first;
+        continue;
+      }
+      // Scalars (of one type) from several places, or a caller's local: a cell of the callee.
+      const bool scalars =
+          std::all_of(s.targets.begin(), s.targets.end(), [&](const AliasTarget &t) {
+            return t.scalar != kNoVar &&
+                   p_.variables[t.scalar].type == p_.variables[first.scalar].type;
+          });
+      if (!scalars) {
+        continue;
+      }
+      const VarType type = p_.variables[first.scalar].type;
+      const VarId cell = p_.synthetic("cell:" + std::to_string(g) + ":" + std::to_string(i), type,
+                                      VarScope::Global, kNoFunction);
+      Variable &v = p_.variables[cell];
+      v.source_name = p_.functions[g].name + "(*" + param->getNameAsString() + ")";
+      v.location = param->getLocation();
+      AliasTarget t;
+      t.scalar = cell;
+      t.cell = true;
+      p_.pointer_aliases[param->getCanonicalDecl()] = t;
+    }
+  }
+
+  bool moved(FunctionId g, const clang::ParmVarDecl *param) const {
+    const auto *canonical = llvm::cast<clang::VarDecl>(param->getCanonicalDecl());
+    const PointerDefinitions &d = bodies_[g];
+    const auto it = d.defs.find(canonical);
+    return d.invalid.contains(canonical) || (it != d.defs.end() && !it->second.empty());
+  }
+
+  Program &p_;
+  const CallClassifier &calls_;
+  std::vector<PointerDefinitions> bodies_;
+};
+
+} // namespace
+
+void find_pointer_aliases(Program &program, const CallClassifier &calls) {
+  AliasFinder(program, calls).run();
+}
+
+} // namespace parjava::frontend

@@ -1,0 +1,142 @@
+"""Program inputs: from a command line, or a user's spelling, to model parameters.
+
+The model builder names every input that reaches control flow or communication after its
+variable (``nSteps``, ``nx``) and records how the program reads it: the option spellings that
+set it (``-N``, ``--nSteps``), the program's own default, and the control variables it sets
+(``cmd.nSteps``). Constant indices of ``argv`` are the parameters ``argv1``, ``argv2``, ... and
+``argc`` counts the arguments. This module turns a command line into those parameters the way
+the program parses it, and resolves the names users write in ``params=``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .errors import UsageError
+
+Number = int | float
+
+
+def number(text: str, floating: bool) -> Number:
+    """Read a command-line argument as ``atoi`` / ``atof`` do (0 when it is not a number)."""
+    text = text.strip()
+    if floating:
+        digits = ""
+        for ch in text:
+            if ch.isdigit() or ch in "+-.eE":
+                digits += ch
+            else:
+                break
+        try:
+            return float(digits)
+        except ValueError:
+            return 0.0
+    digits = ""
+    for i, ch in enumerate(text):
+        if ch.isdigit() or (i == 0 and ch in "+-"):
+            digits += ch
+        else:
+            break
+    try:
+        return int(digits)
+    except ValueError:
+        return 0
+
+
+def option_value(argv: Sequence[str], options: Sequence[str]) -> str | None:
+    """Return the value ``argv`` gives one of ``options``: ``-N 100``, ``--nSteps=100``, ``-N100``.
+
+    The last occurrence wins, as with most parsers. Returns ``None`` if no option is given.
+    """
+    found: str | None = None
+    args = list(argv)
+    for i in range(1, len(args)):
+        arg = args[i]
+        for o in options:
+            if arg == o:
+                if i + 1 < len(args):
+                    found = args[i + 1]
+            elif arg.startswith(o + "="):
+                found = arg[len(o) + 1 :]
+            elif (
+                len(o) == 2
+                and o[0] == "-"
+                and o[1] != "-"
+                and arg.startswith(o)
+                and len(arg) > 2
+                and (arg[2].isdigit() or arg[2] == ".")
+            ):
+                found = arg[2:]  # getopt's -N100
+    return found
+
+
+def _spec(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def arguments(parameters: Mapping[str, Any], argv: Sequence[str]) -> dict[str, Number]:
+    """Return the parameters a command line (``argv[0]`` first) sets.
+
+    ``parameters`` is the model's ``parameters`` object (name -> value or description).
+    Named inputs take the value their option has on the command line, else the program's
+    default; an input without an option keeps the value the model has (measured by the
+    estimation run), and one whose option is absent and whose default is unknown keeps it too,
+    with a warning.
+    """
+    params: dict[str, Number] = {}
+    for name, raw in parameters.items():
+        spec = _spec(raw)
+        floating = isinstance(spec["value"], float)
+        if name == "argc":
+            params[name] = len(argv)
+        elif name.startswith("argv") and name[4:].isdigit():
+            k = int(name[4:])
+            params[name] = number(argv[k] if k < len(argv) else "", floating)
+        elif spec.get("options"):
+            text = option_value(argv, spec["options"])
+            if text is not None:
+                params[name] = number(text, floating)
+            elif "default" in spec:
+                params[name] = spec["default"]
+            else:
+                warnings.warn(
+                    f"parameter '{name}': {' / '.join(spec['options'])} is not on the command "
+                    f"line and the program's default is not known; keeping {spec['value']}",
+                    stacklevel=3,
+                )
+    return params
+
+
+def resolve(
+    parameters: Mapping[str, Any], params: Mapping[str, Number] | None
+) -> dict[str, Number]:
+    """Map the names users write in ``params=`` to parameter names.
+
+    A key may be a parameter's name, one of its options (``--nSteps``, ``-N``) or one of the
+    control variables it sets (``cmd.nSteps``, ``Command::nSteps``). Unknown keys are an error
+    that lists what the model has.
+    """
+    if not params:
+        return {}
+    lookup: dict[str, str] = {}
+    for name, raw in parameters.items():
+        spec = _spec(raw)
+        for alias in [*spec.get("options", []), *spec.get("aliases", [])]:
+            lookup.setdefault(alias, name)
+            # `Command::nSteps` also answers to `nSteps.` forms users write: cmd.nSteps.
+            lookup.setdefault(alias.replace("::", "."), name)
+    out: dict[str, Number] = {}
+    for key, value in params.items():
+        if key in parameters:
+            out[key] = value
+        elif key in lookup:
+            out[lookup[key]] = value
+        else:
+            names = ", ".join(sorted(parameters)) or "none"
+            raise UsageError(
+                f"no parameter '{key}' in the model, nor an option or a variable that sets one "
+                f"(parameters: {names})"
+            )
+    return out
