@@ -83,6 +83,7 @@ Measurements combine_runs(const std::vector<Measurements> &runs, const Estimatio
     case ProbeKind::Switch:
     case ProbeKind::Value:
     case ProbeKind::Sized:
+    case ProbeKind::Input:
       break;
     }
   }

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "estimates_inputs.hpp"
 #include "parjava/error.hpp"
 #include "parjava/model/reduction.hpp"
 #include "size_costs.hpp"
@@ -57,8 +58,12 @@ public:
   std::vector<Diagnostic> run() {
     m_.validate();
     pool_ranks();
+    // The inputs first: the times below are divided by trip counts that depend on them.
+    for (Diagnostic &d : apply_inputs(m_, plan_, ms_)) {
+      diagnostics_.push_back(std::move(d));
+    }
     for (const Probe &p : plan_.probes) {
-      if (!m_.has_node(p.node)) {
+      if (p.kind == ProbeKind::Input || !m_.has_node(p.node)) {
         continue;
       }
       const SlotMeasurement &s = slot(p);
@@ -87,6 +92,7 @@ public:
         break;
       case ProbeKind::Fragment:
       case ProbeKind::Iterations:
+      case ProbeKind::Input:
         break;
       }
     }

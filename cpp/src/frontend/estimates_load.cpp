@@ -298,6 +298,7 @@ double probe_seconds(const RankRun &rank, const Measurements &m, const Estimatio
     case ProbeKind::Switch:
     case ProbeKind::Value:
     case ProbeKind::Sized:
+    case ProbeKind::Input:
       ticks += static_cast<double>(s.count) * m.counter_ticks;
       break;
     }

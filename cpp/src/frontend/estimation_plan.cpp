@@ -11,7 +11,7 @@ namespace {
 constexpr ProbeKind kKinds[] = {ProbeKind::Block, ProbeKind::Fragment, ProbeKind::Iterations,
                                 ProbeKind::Trips, ProbeKind::Branch,   ProbeKind::Switch,
                                 ProbeKind::Value, ProbeKind::Function, ProbeKind::Prologue,
-                                ProbeKind::Sized};
+                                ProbeKind::Sized, ProbeKind::Input};
 
 } // namespace
 
@@ -37,6 +37,8 @@ std::string_view probe_kind_name(ProbeKind kind) {
     return "prologue";
   case ProbeKind::Sized:
     return "sized";
+  case ProbeKind::Input:
+    return "input";
   }
   return "?";
 }

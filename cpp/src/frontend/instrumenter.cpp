@@ -337,7 +337,38 @@ private:
     for (const ProbeSite *s : sites) {
       if (static_cast<ProbeKind>(s->kind) == ProbeKind::Value) {
         argument_value(node, *s);
+      } else if (static_cast<ProbeKind>(s->kind) == ProbeKind::Input) {
+        input_value(*s);
       }
+    }
+  }
+
+  // After the statement that sets a program input, the value it set (the model parameter's
+  // value in the estimation run). A place that cannot hold it drops this probe only: the
+  // node's other probes do not depend on it.
+  void input_value(const ProbeSite &site) {
+    const clang::Stmt *s = site.after;
+    if (s != nullptr && !statement_position(s)) {
+      s = llvm::isa<clang::Expr>(s) ? enclosing_statement(s) : nullptr;
+    }
+    if (s == nullptr) {
+      dropped_.insert(site.slot);
+      return;
+    }
+    const std::string text =
+        " pj_value(" + std::to_string(site.slot) + ", (double)(" + site.spelling + "));";
+    const Point end = end_of(s);
+    const bool braces = place_of(s) == Place::ControlBody;
+    const Point begin = before(s->getBeginLoc());
+    if (!edits_.check(end).empty() || (braces && !edits_.check(begin).empty())) {
+      dropped_.insert(site.slot);
+      return;
+    }
+    if (braces) {
+      open(begin, "{ ");
+      close(end, text + " }");
+    } else {
+      close(end, text);
     }
   }
 

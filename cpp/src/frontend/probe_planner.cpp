@@ -46,10 +46,47 @@ public:
         }
       }
     }
+    plan_inputs();
     return plan_;
   }
 
 private:
+  // Program inputs (issue 12 item 3): the value each named input has where the program reads
+  // it, so that the model's parameter takes the estimation run's value instead of 0 or a
+  // default the run did not use. Numbers only: a probe that does not compile would cost the
+  // function all its probes (self-repair).
+  void plan_inputs() {
+    for (const InputSite &site : p_.inputs) {
+      if (!site.setup || site.parameter.empty() || site.statement == nullptr ||
+          site.spelling.empty() || site.var == kNoVar ||
+          (p_.variables[site.var].type != VarType::Integer &&
+           p_.variables[site.var].type != VarType::Floating)) {
+        continue;
+      }
+      StructIndex holder = kNoStruct;
+      for (StructIndex n = 0; n < p_.nodes.size() && holder == kNoStruct; ++n) {
+        const StructNode &node = p_.nodes[n];
+        if (node.function == site.function &&
+            (node.stmt == site.statement || node.call == site.statement ||
+             std::find(node.stmts.begin(), node.stmts.end(), site.statement) != node.stmts.end())) {
+          holder = n;
+        }
+      }
+      if (holder == kNoStruct) {
+        continue;
+      }
+      Probe probe;
+      probe.slot = plan_.slots++;
+      probe.kind = ProbeKind::Input;
+      probe.argument = site.parameter;
+      plan_.probes.push_back(probe);
+      ProbeSite where{probe.slot, static_cast<std::uint8_t>(ProbeKind::Input), holder, nullptr};
+      where.after = site.statement;
+      where.spelling = site.spelling;
+      a_.probe_sites.push_back(std::move(where));
+    }
+  }
+
   struct LoopFacts {
     StructIndex parent_loop = kNoStruct;
     bool timed = false;
