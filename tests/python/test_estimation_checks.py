@@ -32,8 +32,10 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int iters = argc > 1 ? atoi(argv[1]) : 40;
-  double values[8], buf[64] = {0};
-  int counts[2] = {16, 48}, peers[2];
+  /* arrays too large for the model to keep element by element (more than 64 scalars): their
+     contents are data, so the branches, peers and counts below are measured */
+  double values[128], buf[64] = {0};
+  int counts[128] = {16, 48}, peers[128];
   for (int k = 0; k < 8; k++) values[k] = rank == 0 ? 1.0 : 0.0;
   peers[0] = (rank + 1) % size;
   peers[1] = (rank + size - 1) % size;

@@ -42,8 +42,10 @@ double interpolate(const CostCurve &c, double x) {
 }
 
 // The model text of interpolate(knots, x) for an expression x: constant below the first knot,
-// linear between knots, the last segment extended above.
-std::string piecewise(const CostCurve &knots, const std::string &x) {
+// linear between knots, and above the last one either the last segment extended (a call's
+// seconds keep growing with its bytes) or constant (a cost per byte saturates: past the last
+// cache level every byte comes from memory).
+std::string piecewise(const CostCurve &knots, const std::string &x, bool extend_above = true) {
   CostCurve k;
   for (const auto &pt : knots) {
     if (k.empty() || pt.first > k.back().first * 1.0001) {
@@ -59,6 +61,10 @@ std::string piecewise(const CostCurve &knots, const std::string &x) {
            number(k[i - 1].first) + "))";
   };
   std::string out = segment(k.size() - 1);
+  if (!extend_above) {
+    out = "((" + x + " <= " + number(k.back().first) + ") ? " + out + " : " +
+          number(k.back().second) + ")";
+  }
   for (std::size_t i = k.size() - 1; i-- > 1;) {
     out = "((" + x + " <= " + number(k[i].first) + ") ? " + segment(i) + " : " + out + ")";
   }
@@ -168,12 +174,13 @@ std::string cache_factor(const CostCurve &sweep_per_byte, double w0, double t0,
   for (std::size_t i = 1; i < curve.size(); ++i) {
     curve[i].second = std::max(curve[i].second, curve[i - 1].second);
   }
-  const double c0 = interpolate(curve, w0);
+  // Working sets beyond the sweep's largest size cost what its largest size costs per byte.
+  const double c0 = interpolate(curve, std::min(w0, curve.empty() ? w0 : curve.back().first));
   if (curve.size() < 2 || !(c0 > 0.0) || curve.back().second <= curve.front().second * 1.02) {
     return {};
   }
   const std::string w = "(" + number(w0 / t0) + " * " + trips + ")";
-  return "(" + piecewise(curve, w) + ") / " + number(c0);
+  return "(" + piecewise(curve, w, false) + ") / " + number(c0);
 }
 
 } // namespace parjava::frontend
