@@ -223,8 +223,17 @@ class Prediction:
 
     @property
     def warnings(self) -> list[str]:
-        """Warnings of every run, without repeats."""
+        """Warnings of every run, without repeats; first, a self-check the model failed."""
         seen: list[str] = []
+        check = self.self_check
+        if check is not None and not check.get("passed", True):
+            # Never silently wrong: a model that could not predict its own estimation run says
+            # so in every prediction made from it, with the fragments that explain the gap.
+            seen.append(
+                f"the model failed its self-check at np={check.get('np')} "
+                f"({100 * float(check.get('error', 0.0)):+.0f}% on its own estimation run): "
+                f"{check.get('message', '')}"
+            )
         for r in self.runs:
             for w in r.warnings:
                 if w not in seen:

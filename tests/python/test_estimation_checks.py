@@ -149,7 +149,10 @@ def test_the_self_check_passes_on_its_own_runs_and_fires_on_a_lost_loop_bound(
     loaded = pj.Model.load(path)
     assert loaded.self_check is not None and loaded.self_check["passed"] is False
     machine = pj.Machine.preset("shared-memory")
-    assert pj.interpret(loaded, machine, np=1).self_check["passed"] is False
+    predicted = pj.interpret(loaded, machine, np=1)
+    assert predicted.self_check["passed"] is False
+    # Every prediction from it says so first among its warnings.
+    assert predicted.warnings[0].startswith("the model failed its self-check at np=1")
     cli = [sys.executable, "-m", "parjava", "predict", str(path), "--machine", "shared-memory"]
     refused = subprocess.run([*cli, "--fail-on", "self-check"], capture_output=True, text=True)
     assert refused.returncode == 1, refused.stderr

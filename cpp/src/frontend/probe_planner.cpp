@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "loop_shape.hpp"
@@ -215,14 +216,17 @@ private:
     // An opaque condition in a loop without communication is measured with the loop (the
     // nest becomes one block and the condition leaves the model): a counter per evaluation
     // there would only cost time.
+    // A loop that sets what the rest of the program reads (an option parser writing its
+    // inputs and globals) stays in the model, and so do its conditions: they are counted, or
+    // the model would guess 0.5 for `strcmp(argv[i], "--nx")` and lose the options.
     case StructKind::If:
     case StructKind::IfElse:
-      if (node.opaque && !comm_free_loop(enclosing_loop)) {
+      if (node.opaque && (!comm_free_loop(enclosing_loop) || keeps_state(enclosing_loop))) {
         add(ProbeKind::Branch, n);
       }
       break;
     case StructKind::Switch:
-      if (node.opaque && !comm_free_loop(enclosing_loop)) {
+      if (node.opaque && (!comm_free_loop(enclosing_loop) || keeps_state(enclosing_loop))) {
         add(ProbeKind::Switch, n);
       }
       break;
@@ -299,6 +303,29 @@ private:
     for (StructIndex c : node.children) {
       walk(c, enclosing_loop, f);
     }
+  }
+
+  // Does the loop set a program input or a global the model keeps (so that reducing it to a
+  // block would lose the value)? Memoised per loop.
+  bool keeps_state(StructIndex loop) {
+    if (const auto it = keeps_state_.find(loop); it != keeps_state_.end()) {
+      return it->second;
+    }
+    bool keeps = false;
+    std::vector<StructIndex> stack{loop};
+    while (!stack.empty() && !keeps) {
+      const StructNode &node = p_.nodes[stack.back()];
+      stack.pop_back();
+      for (const Effect &e : node.effects) {
+        if (e.kept && (e.kind == Effect::Kind::Input ||
+                       (e.var != kNoVar && p_.variables[e.var].scope == VarScope::Global))) {
+          keeps = true;
+        }
+      }
+      stack.insert(stack.end(), node.children.begin(), node.children.end());
+    }
+    keeps_state_[loop] = keeps;
+    return keeps;
   }
 
   // Functions called only from inside loop nests measured as a whole (stencil kernels,
@@ -489,6 +516,7 @@ private:
   EstimationPlan plan_;
   std::map<StructIndex, LoopFacts> loops_;
   std::set<FunctionId> nest_only_;
+  std::map<StructIndex, bool> keeps_state_;
   std::map<FunctionId, std::vector<StructIndex>> call_sites_;    // user calls outside nests
   std::vector<std::pair<StructIndex, std::string>> allocations_; // allocation, its bytes
   std::set<std::string> kept_names_;
