@@ -27,6 +27,7 @@ import numpy as np
 
 from ._core_loader import load_core
 from ._progress import Progress
+from ._scaling_check import fixed_loops_warning
 from .errors import DeadlockError, Error, ModelError, UsageError
 from .model import Model
 
@@ -238,6 +239,9 @@ class Prediction:
             for w in r.warnings:
                 if w not in seen:
                     seen.append(w)
+            fixed = fixed_loops_warning(self, r.np) if self.model is not None else None
+            if fixed is not None and fixed not in seen:
+                seen.append(fixed)
         return seen
 
     def run(self, np: int | None = None, threads: int | None = None) -> PredictionRun:

@@ -254,3 +254,50 @@ def test_stability_and_noise_rules_on_recorded_summaries() -> None:
     assert busy.disturbed and len(busy.reasons) == 2
     verdict, line = report.trust_line([quiet, busy])
     assert verdict == "doubtful" and "1 of 2" in line
+
+
+SPLIT = r"""
+#include <mpi.h>
+#include <stdlib.h>
+
+/* the bounds of this rank's share, written through a pointer into an array too large for the
+   model to keep: the loop below has a trip count the model cannot compute */
+static void decompose(int n, int *bounds) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  bounds[0] = rank * n / size;
+  bounds[1] = (rank + 1) * n / size;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int n = argc > 1 ? atoi(argv[1]) : 2000000;
+  int bounds[128];
+  decompose(n, bounds);
+  double s = 0.0, all = 0.0;
+  for (int i = bounds[0]; i < bounds[1]; i++) {
+    s += 1.0 / (1.0 + (double)i * i);
+  }
+  MPI_Allreduce(&s, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return all > 0.0 ? 0 : 1;
+}
+"""
+
+
+def test_work_timed_at_one_np_is_named_when_predicted_at_another(tmp_path: Path) -> None:
+    src = tmp_path / "split.c"
+    src.write_text(SPLIT)
+    model = pj.build_model(src, ["-O2"])
+    model.estimate(run=["./split", "4000000"], np=1)
+    machine = pj.Machine.preset("shared-memory")
+    # At the estimation's np the measured time is the run's: nothing to say.
+    same = pj.interpret(model, machine, np=1)
+    assert not [w for w in same.warnings if "timed as constants" in w]
+    # At np 2 the loop's share is divided in reality but not in the model: said, with the line.
+    other = pj.interpret(model, machine, np=2)
+    said = [w for w in other.warnings if "timed as constants at np=1" in w]
+    line = SPLIT.splitlines().index("  for (int i = bounds[0]; i < bounds[1]; i++) {") + 1
+    assert said and f"split.c:{line}" in said[0], other.warnings
+    assert "estimate at np=2" in said[0]

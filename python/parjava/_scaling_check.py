@@ -1,0 +1,79 @@
+"""Honesty check of predictions at a process count other than the estimation's.
+
+A loop whose trip count the model could not compute (it depends on data, e.g. a domain
+decomposition held in arrays passed by pointer), or a call through a function pointer, is timed
+by the estimation run as a block of *constant* time: the time it took at the estimation's
+process count. Predicted at another np, that block keeps its time, whether or not the real
+work is divided among the ranks. When such blocks carry a large share of a prediction, the
+prediction says so, with the loops and their source lines (never silently wrong; issue 13).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# Names in a time expression that are functions, not variables.
+_FUNCTIONS = {"max", "min", "float", "int", "pow", "sqrt", "log", "log2", "exp", "ceil", "floor"}
+_FUNCTIONS |= {"abs", "dims_create", "e", "E"}
+_NAME = re.compile(r"(?<![0-9.])[A-Za-z_][A-Za-z0-9_]*")
+_LOOP = re.compile(r"^(for|while|do)\b")
+SHARE = 0.2  # warn from this share of the predicted time on
+SHOWN = 3
+
+
+def _constant(time: Any) -> bool:
+    """Return whether a node's time is a constant (no variable of the model in it)."""
+    if isinstance(time, (int, float, dict)):
+        return True
+    if not isinstance(time, str):
+        return False
+    return not any(n not in _FUNCTIONS for n in _NAME.findall(time))
+
+
+def fixed_loops_warning(prediction: Any, np: int) -> str | None:
+    """Return the warning for the run at ``np``, or None when there is nothing to say."""
+    model = prediction.model
+    check = model.self_check if model is not None else None
+    if check is None or int(check.get("np", np)) == np:
+        return None
+    nodes = {n["id"]: n for n in model.nodes()}
+    rows = prediction.nodes(np)
+    bodies = {f["body"] for f in model._doc["functions"]}
+    total = max((r["time"] for r in rows if r["id"] in bodies), default=0.0)
+    if total <= 0:
+        return None
+    fixed = []
+    for r in rows:
+        node = nodes.get(r["id"], {})
+        label = str(node.get("label", ""))
+        loop = node.get("kind") == "rb" and _LOOP.match(label) is not None
+        # A call through a function pointer is timed as a whole, whatever it does inside.
+        indirect = node.get("kind") == "efc" and label == "(indirect call)"
+        if not (loop or indirect):
+            continue
+        if r["time"] > 0 and _constant(node.get("time")):
+            fixed.append((r["time"] / total, node))
+    share = sum(s for s, _ in fixed)
+    if share < SHARE:
+        return None
+    fixed.sort(key=lambda item: item[0], reverse=True)
+    files = model.files
+
+    def where(node: dict[str, Any]) -> str:
+        src = node.get("source", {})
+        f = src.get("file", -1)
+        name = files[f].rsplit("/", 1)[-1] if 0 <= f < len(files) else "?"
+        return f"{name}:{src.get('line', 0)}"
+
+    shown = ", ".join(
+        f"'{n.get('label', '')}' ({where(n)}, {100 * s:.0f}%)" for s, n in fixed[:SHOWN]
+    )
+    return (
+        f"{100 * min(share, 1.0):.0f}% of the predicted time at np={np} is in {len(fixed)} "
+        f"loop(s) or indirect call(s) whose work the model could not compute, timed as "
+        f"constants at np={check.get('np')}: "
+        f"{shown}; if their work is divided among the ranks (a domain decomposition), the "
+        f"prediction is too slow by up to that share; estimate at np={np} to measure them per "
+        f"rank, or make their bounds computable (see the builder's [opaque] warnings)"
+    )
