@@ -7,8 +7,10 @@ namespace py = pybind11;
 
 void register_patterns(py::module_ &m);
 void register_intervals(py::module_ &m);
+void register_replay(py::module_ &m);
 
 void register_analysis(py::module_ &m) {
   register_patterns(m);
   register_intervals(m);
+  register_replay(m);
 }
