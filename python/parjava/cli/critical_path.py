@@ -15,6 +15,7 @@ examples:
   parjava critical-path run/traces.otf2
   parjava critical-path run/traces.otf2 --format csv -o path.csv      # per-activity table
   parjava critical-path run/traces.otf2 --timeline path.png           # the path on the timeline
+  parjava critical-path run/traces.otf2 --chrome path.json            # for ui.perfetto.dev
   parjava critical-path run/traces.otf2 --fail-on imbalance:0.2       # exit 1 above 20 %
 """
 
@@ -33,6 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("trace", help="OTF2 archive (traces.otf2 or its directory)")
     p.add_argument("--top", type=int, default=10, metavar="N", help="activities listed")
     p.add_argument("--timeline", metavar="PNG", help="also save the timeline with the path")
+    p.add_argument(
+        "--chrome", metavar="JSON", help="also write the trace and the path as Perfetto JSON"
+    )
     add_output_options(
         p, "imbalance:RATIO (imbalance above RATIO of the path), length:SECONDS (path longer)"
     )
@@ -51,6 +55,9 @@ def run(args: argparse.Namespace) -> int:
         matplotlib.use("Agg")
         path.trace.timeline(critical_path=path).savefig(args.timeline, dpi=100)
         sys.stderr.write(f"parjava critical-path: wrote the timeline to {args.timeline}\n")
+    if args.chrome:
+        path.trace.to_chrome_trace(args.chrome, critical_path=path)
+        sys.stderr.write(f"parjava critical-path: wrote {args.chrome} (open in ui.perfetto.dev)\n")
     return check(
         "critical-path",
         args.fail_on,

@@ -51,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--power", action="store_true", help="scale computation by the machine's power")
     p.add_argument("--call-overhead", choices=("minimum", "none"), default="minimum")
     p.add_argument("--write-trace", metavar="DIR", help="write the replayed trace (OTF2) here")
+    p.add_argument("--chrome", metavar="JSON", help="write the replayed trace as Perfetto JSON")
     add_output_options(
         p,
         "time:SECONDS (replayed run time above), change:PERCENT (replay slower than the "
@@ -74,12 +75,15 @@ def run(args: argparse.Namespace) -> int:
         balance=args.balance,
         power=args.power,
         call_overhead=args.call_overhead,
-        record_trace=bool(args.write_trace) or args.format != "json",
+        record_trace=bool(args.write_trace or args.chrome) or args.format != "json",
     )
     emit("whatif", args, result)
     if args.write_trace:
         result.trace.write(args.write_trace)
         sys.stderr.write(f"parjava whatif: wrote the replayed trace to {args.write_trace}\n")
+    if args.chrome:
+        result.trace.to_chrome_trace(args.chrome)
+        sys.stderr.write(f"parjava whatif: wrote {args.chrome} (open in ui.perfetto.dev)\n")
     return check(
         "whatif",
         args.fail_on,
