@@ -105,11 +105,23 @@ CauseAnalysis analyze_causes(const trace::Trace &trace) {
   for (auto &s : path.segments) {
     s.location = out.locations[s.location];
   }
+  // Critical-path imbalance per call path c (anchors §7, scout.spec): ratio(c) =
+  // [CP(c) - (T(c) - W(c)) / #locations]+ / CP(c), and each activity of c gets ratio(c) times
+  // its own time on the path.
+  const std::size_t paths = timelines.paths();
+  std::vector<double> path_cp(paths, 0.0), path_mean(paths, 0.0);
+  for (std::uint32_t a = 0; a < activities; ++a) {
+    const auto c = timelines.path_of(a);
+    path_cp[c] += on_path[a];
+    path_mean[c] += (total[a] - waiting[a]) / static_cast<double>(n);
+  }
   path.imbalance.assign(activities, 0.0);
-  for (std::size_t a = 0; a < activities; ++a) {
-    const double mean = (total[a] - waiting[a]) / static_cast<double>(n);
-    path.imbalance[a] = std::max(0.0, on_path[a] - mean);
-    path.imbalance_total += path.imbalance[a];
+  for (std::uint32_t a = 0; a < activities; ++a) {
+    const auto c = timelines.path_of(a);
+    if (path_cp[c] > 0.0) {
+      path.imbalance[a] = on_path[a] * std::max(0.0, path_cp[c] - path_mean[c]) / path_cp[c];
+      path.imbalance_total += path.imbalance[a];
+    }
   }
 
   out.delays = causes::delay_costs(timelines, waits);

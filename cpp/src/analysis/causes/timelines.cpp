@@ -24,6 +24,7 @@ std::uint32_t Timelines::call_activity(std::uint32_t region, std::uint32_t calls
   const auto [it, fresh] = index_.emplace(key, static_cast<std::uint32_t>(activities_.size()));
   if (fresh) {
     activities_.push_back({region, callsite, false, region, kNoRef});
+    path_.push_back(static_cast<std::uint32_t>(paths_++));
   }
   return it->second;
 }
@@ -36,6 +37,12 @@ std::uint32_t Timelines::computation_activity(std::uint32_t region, std::uint32_
   const auto [it, fresh] = index_.emplace(key, static_cast<std::uint32_t>(activities_.size()));
   if (fresh) {
     activities_.push_back({region, callsite, true, next_call, previous});
+    const auto [p, new_path] =
+        computation_path_.emplace(region, static_cast<std::uint32_t>(paths_));
+    if (new_path) {
+      ++paths_;
+    }
+    path_.push_back(p->second);
   }
   return it->second;
 }

@@ -15,9 +15,14 @@ namespace parjava::analysis::causes {
 // Dense per-activity accumulator that remembers which entries it touched (cleared in O(touched)).
 class ActivitySums {
 public:
-  void resize(std::size_t activities) { value_.assign(activities, 0.0); }
+  void resize(std::size_t activities) {
+    value_.assign(activities, 0.0);
+    seen_.assign(activities, 0);
+  }
+  // Each entry is listed once in touched() even when its sum passes through zero.
   void add(std::uint32_t activity, double ns) {
-    if (value_[activity] == 0.0 && ns != 0.0) {
+    if (seen_[activity] == 0) {
+      seen_[activity] = 1;
       touched_.push_back(activity);
     }
     value_[activity] += ns;
@@ -27,12 +32,14 @@ public:
   void clear() {
     for (const auto a : touched_) {
       value_[a] = 0.0;
+      seen_[a] = 0;
     }
     touched_.clear();
   }
 
 private:
   std::vector<double> value_;
+  std::vector<std::uint8_t> seen_;
   std::vector<std::uint32_t> touched_;
 };
 
@@ -42,6 +49,11 @@ public:
   Timelines(const trace::Trace &trace, const std::vector<std::uint32_t> &locations);
 
   [[nodiscard]] const std::vector<Activity> &activities() const { return activities_; }
+  // The call path an activity belongs to, as Böhme et al. compare the two sides of a wait
+  // state (anchors §6, "exclusive time per call path"): computation by its region only (the
+  // calls around it differ between a sender and its receiver), an MPI call by itself.
+  [[nodiscard]] std::uint32_t path_of(std::uint32_t activity) const { return path_[activity]; }
+  [[nodiscard]] std::size_t paths() const { return paths_; }
   // The activity of an MPI call (region, call site), or of computation in `region` between
   // the calls at `previous` and `callsite` (`next_call` the latter's region).
   std::uint32_t call_activity(std::uint32_t region, std::uint32_t callsite);
@@ -60,6 +72,9 @@ public:
 
 private:
   std::vector<Activity> activities_;
+  std::vector<std::uint32_t> path_;
+  std::size_t paths_ = 0;
+  std::unordered_map<std::uint32_t, std::uint32_t> computation_path_; // region -> path
   struct KeyHash {
     std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t> &k) const noexcept {
       return std::hash<std::uint64_t>{}(k.first * 0x9e3779b97f4a7c15ULL ^ k.second);

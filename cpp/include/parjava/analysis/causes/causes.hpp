@@ -5,8 +5,9 @@
 //    back from the end of the run, the path stays on a process until it reaches a wait state
 //    there and then continues on the process that caused it, at the moment the waiting ended;
 //    its segments tile the run, so its length is the makespan. Per activity (below) and
-//    process: the time on the path; the critical-path imbalance of an activity is how much
-//    its time on the path exceeds its mean time per process (waiting excluded);
+//    process: the time on the path; the critical-path imbalance of a call path (a call at its
+//    site, or the computation in one region) is how much its time on the path exceeds its
+//    mean time per process (waiting excluded), shared among its activities by path time;
 //  * delay costs (Böhme, Geimer, Wolf, Arnold: "Identifying the root causes of wait states in
 //    large-scale parallel applications", ICPP 2010; anchors §6): a wait state between a
 //    waiting process R and the process S it waited for is caused by what S did more than R
@@ -61,7 +62,7 @@ struct CriticalPath {
   trace::Timestamp end = 0;
   std::int64_t length = 0;           // sum of the segments (ns)
   std::vector<ActivityTime> profile; // time on the path per (location, activity)
-  std::vector<double> imbalance;     // per activity: [path time - mean time per process]+
+  std::vector<double> imbalance;     // per activity: its share of its call path's imbalance
   double imbalance_total = 0.0;      // sum over activities (ns)
 };
 
