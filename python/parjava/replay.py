@@ -169,8 +169,8 @@ def replay(
     what_if = []
     if network is not None:
         if isinstance(network, str) and network.lower() == "ideal":
+            # The machine's name says "(ideal network)" already.
             target = Machine._wrap(core.ideal_network(target._core))
-            what_if.append("ideal network")
         elif isinstance(network, Network):
             has_inter = target._core.inter_node is not None
             target = target.with_networks(network, network if has_inter else None)

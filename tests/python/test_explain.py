@@ -194,6 +194,9 @@ def test_compare_runs_at_different_process_counts():
     assert acts["change"].abs().iloc[0] == acts["change"].abs().max()  # largest change first
     doc = json.loads(c.to_json())
     assert doc["run"] and doc["pop"]
+    # A trace against a prediction: the prediction's model trace.
+    mixed = pj.compare(a, pj.interpret(m, MACHINE, np=4))
+    assert mixed.run().loc["processes", "b"] == 4
 
 
 def test_chrome_trace_export(otf2_data, tmp_path):
