@@ -128,6 +128,11 @@ def test_critical_path_and_root_causes_of_a_model_trace():
     assert causes.diagnoses()[0].startswith("rank 3's computation")
     tree = causes.tree()
     assert tree.value == pytest.approx(causes.table()["total"].sum())
+    findings = pj.scan(trace)
+    full = findings.tree(root_causes=True)
+    assert full.value == pytest.approx(findings.tree().value)  # not counted twice
+    branch = full.find("Root causes (delay costs)")
+    assert branch is not None and branch.value == pytest.approx(tree.value)
 
 
 # --- POP metrics ------------------------------------------------------------------------------
