@@ -108,6 +108,9 @@ def test_critical_path_length_is_the_makespan(otf2_data, name):
     by_activity = path.by_activity()
     assert by_activity["on_path"].sum() <= path.length + 1e-9
     assert 0.0 <= path.imbalance_ratio <= 1.0
+    # Every wait state finds what its partner did more (late MPI_Init exits included).
+    causes = pj.root_causes(trace)
+    assert causes.total_wait > 0 and causes.unattributed <= 0.01 * causes.total_wait
 
 
 def test_critical_path_and_root_causes_of_a_model_trace():
@@ -276,8 +279,10 @@ def test_root_cause_of_a_real_imbalance_is_the_injected_computation(examples_bin
     assert here["total"].sum() >= 0.9 * 2 * 3 * 0.1, causes.report()
     worst = causes.table().iloc[0]
     assert worst["rank"] == 0 and worst["line"] == line
-    path = pj.critical_path(trace)
-    assert path.by_rank().idxmax() == 0
+    # The path runs through rank 0's injected computation (MPI_Init's start-up is on it too).
+    prof = pj.critical_path(trace).profile()
+    mine = prof[(prof["kind"] == "computation") & (prof["line"] == line)]
+    assert mine[mine["rank"] == 0]["seconds"].sum() >= 0.9 * 3 * 0.1
     # What if rank 0 were as fast as the others: balance removes most of the waiting.
     balanced = pj.replay(trace, "shared-memory", balance=True, record_trace=False)
     assert balanced.time < balanced.original_time - 0.15

@@ -181,6 +181,46 @@ TEST(Causes, SameRegionBeforeDifferentCallsIsNoExcess) {
   EXPECT_DOUBLE_EQ(cost(s, c, 0, "compute", true, false), 0.0);
 }
 
+// MPI_Init synchronises when the last process has entered it: a process that leaves it late
+// has more MPI_Init in its interval, and the waiting that causes is charged to that call.
+TEST(Causes, LateInitExitIsChargedToMpiInit) {
+  Scenario s(2);
+  s.b.enter(0, 0, s.b.region("MPI_Init"), s.site);
+  s.b.leave(0, 100);
+  s.b.enter(1, 10, s.b.region("MPI_Init"), s.site);
+  s.b.leave(1, 300);
+  s.recv(0, 100, 310, 1, 8);
+  s.send(1, "MPI_Send", 300, 310, 0, 8);
+  CauseAnalysis c;
+  analyse(s, c);
+  EXPECT_DOUBLE_EQ(c.delays.total_wait, 200.0);
+  // From the sync point at 10: rank 1 spent 290 ns in MPI_Init, rank 0 90 ns.
+  EXPECT_DOUBLE_EQ(cost(s, c, 1, "MPI_Init", false, false), 200.0);
+  EXPECT_DOUBLE_EQ(c.delays.unattributed, 0.0);
+}
+
+// A collective over everyone synchronises even when nobody waited in it: what rank 0 did
+// before the Allreduce (its "extra" region) cannot have caused the wait after it.
+TEST(Causes, CollectiveWithoutWaitingStartsTheInterval) {
+  Scenario s(2);
+  s.b.enter(0, 0, s.b.region("extra"));
+  s.b.leave(0, 50);
+  s.compute(0, 50, 100);
+  s.compute(1, 0, 100);
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    s.collective(r, "MPI_Allreduce", 100, 110);
+  }
+  s.compute(0, 110, 210);
+  s.send(0, "MPI_Send", 210, 220, 1, 8);
+  s.compute(1, 110, 160);
+  s.recv(1, 160, 220, 0, 8);
+  CauseAnalysis c;
+  analyse(s, c);
+  EXPECT_DOUBLE_EQ(c.delays.total_wait, 50.0);
+  EXPECT_DOUBLE_EQ(cost(s, c, 0, "compute", true, false), 50.0);
+  EXPECT_DOUBLE_EQ(cost(s, c, 0, "extra", true, false), 0.0);
+}
+
 TEST(Causes, TraceWithoutProcessesIsAUsageError) {
   parjava::trace::TraceBuilder b;
   b.add_location(-1, 0, "host thread");

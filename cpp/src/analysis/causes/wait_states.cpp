@@ -78,21 +78,30 @@ WaitStates::WaitStates(const trace::Trace &t, const std::vector<std::uint32_t> &
     waits_.push_back(w);
   }
   add_finalize_waits(t, locations, timelines);
-  // MPI_Init synchronises everyone: a synchronisation point of every process at its end.
+  // MPI_Init synchronises everyone (anchors §3.7): one point for all processes when the last
+  // one has entered it (max_q E_q), so a process that leaves MPI_Init late has more of it in
+  // its next interval than its partner, and the waiting that causes is charged to MPI_Init
+  // there. Not when some process has no MPI_Init (its interval then starts at its first event).
+  Timestamp init = 0;
+  std::uint32_t entered = 0;
   for (std::uint32_t l = 0; l < n; ++l) {
     for (EventIndex e = t.location_begin(locations[l]); e < t.location_end(locations[l]); ++e) {
       const auto i = static_cast<std::size_t>(e);
       if (ev.kind[i] == EventKind::Enter && ev.region[i] < t.regions.size() &&
           (t.regions[ev.region[i]].function == trace::Function::MPI_Init ||
            t.regions[ev.region[i]].function == trace::Function::MPI_Init_thread)) {
-        const EventIndex leave = ev.match[i];
-        sync_[l].push_back(
-            {leave == trace::kNoEvent ? ev.time[i] : ev.time[static_cast<std::size_t>(leave)],
-             kNoRef, kAll});
+        init = std::max(init, ev.time[i]);
+        ++entered;
         break;
       }
     }
   }
+  if (entered == n) {
+    for (std::uint32_t l = 0; l < n; ++l) {
+      sync_[l].push_back({init, kNoRef, kAll});
+    }
+  }
+  add_collective_syncs(t, analysed);
   std::sort(waits_.begin(), waits_.end(), [](const WaitState &a, const WaitState &b) {
     return a.end != b.end ? a.end < b.end : a.waiting < b.waiting;
   });
@@ -154,6 +163,37 @@ void WaitStates::add_finalize_waits(const trace::Trace &t,
     w.activity = timelines.call_activity(ev.region[i], ev.callsite[i]);
     w.comm = kAll;
     waits_.push_back(w);
+  }
+}
+
+// Every complete blocking barrier or all-to-all collective synchronises its members, waited at
+// or not (anchors §6, "collective calls flagged as synchronizing"): without those points the
+// two sides of a later wait state would start their intervals at different earlier events.
+// The point is where the last member began the collective (where a wait state there ends).
+void WaitStates::add_collective_syncs(const trace::Trace &t,
+                                      const std::vector<std::uint32_t> &analysed) {
+  const auto &ev = t.events;
+  for (const auto &c : t.collectives) {
+    const auto &info = trace::function_info(c.function);
+    if (!info.blocking || c.member_count == 0 || c.member_count < c.expected ||
+        (info.shape != trace::CollectiveShape::Barrier &&
+         info.shape != trace::CollectiveShape::AllToAll)) {
+      continue;
+    }
+    Timestamp last = 0;
+    for (std::uint32_t m = c.first_member; m < c.first_member + c.member_count; ++m) {
+      const auto end = static_cast<std::size_t>(t.collective_members[m]);
+      const EventIndex begin = ev.match[end];
+      last = std::max(last, begin == trace::kNoEvent ? ev.time[end]
+                                                     : ev.time[static_cast<std::size_t>(begin)]);
+    }
+    for (std::uint32_t m = c.first_member; m < c.first_member + c.member_count; ++m) {
+      const std::uint32_t l =
+          analysed[ev.location[static_cast<std::size_t>(t.collective_members[m])]];
+      if (l != kNoRef) {
+        sync_[l].push_back({last, kNoRef, c.comm});
+      }
+    }
   }
 }
 

@@ -44,6 +44,7 @@ public:
 
 private:
   [[nodiscard]] bool involves(const SyncPoint &s, std::uint32_t partner) const;
+  void add_collective_syncs(const trace::Trace &trace, const std::vector<std::uint32_t> &analysed);
   void add_finalize_waits(const trace::Trace &trace, const std::vector<std::uint32_t> &locations,
                           Timelines &timelines);
 
