@@ -181,6 +181,9 @@ def test_pop_of_a_real_trace(otf2_data):
         assert 0.0 < getattr(m, key) <= 1.0
     assert 0.0 < m.transfer_efficiency <= 1.0 + 1e-9
     assert m.parallel_efficiency == pytest.approx(m.load_balance * m.communication_efficiency)
+    regions = m.regions()
+    main = regions[regions["interval"].str.contains("main")]
+    assert len(main) == 1 and 0.0 < main["load_balance"].iloc[0] <= 1.0
 
 
 # --- comparison and export --------------------------------------------------------------------
