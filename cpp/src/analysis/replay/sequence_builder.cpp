@@ -606,15 +606,25 @@ private:
     if (t_.regions[region].paradigm == trace::Paradigm::Shmem) {
       ++shmem_calls_;
     } else if (synchronising_management(f) && !sync_enters_[static_cast<std::size_t>(f)].empty()) {
-      // A barrier over MPI_COMM_WORLD, then what this rank spent after the last one arrived.
+      // A barrier over MPI_COMM_WORLD and what this rank spent after the last one arrived.
+      // For MPI_Finalize that time follows the barrier, as local time outside the phases (so
+      // neither balance nor scaling changes it): as the Call's own seconds, which come before
+      // the call, it would hold every rank in the barrier until the slowest one's had passed,
+      // and its messages would leave that late. MPI_Init keeps it inside the call, before the
+      // barrier, so the replay's MPI_Init still ends where the run's main part begins.
       auto &k = sync_seen_[static_cast<std::size_t>(f)];
       const Timestamp latest = sync_enters_[static_cast<std::size_t>(f)][k++];
-      const double after = static_cast<double>(finish - std::max(latest, start)) * 1e-9;
+      const double after =
+          std::max(0.0, static_cast<double>(finish - std::max(latest, start)) * 1e-9);
       SequenceCall c;
       c.op = Operation::Barrier;
       c.function = name;
       c.callsite = site;
-      sp_.add(StepKind::Call, call(c), std::max(0.0, after));
+      const bool trailing = f == Function::MPI_Finalize;
+      sp_.add(StepKind::Call, call(c), trailing ? 0.0 : after);
+      if (trailing && after > 0.0) {
+        sp_.add(StepKind::Compute, stack_.empty() ? kNoSequenceRef : stack_.back(), after);
+      }
     } else {
       if (completes) {
         completion(enter, leave, ordinal, name, site);

@@ -13,7 +13,8 @@
 //    them becomes a wait for them; one that completed nothing is local time);
 //  * MPI_Init, MPI_Finalize and communicator creation called the same number of times by every
 //    rank are a barrier over MPI_COMM_WORLD plus the time each rank spent after the last one
-//    arrived; every other call without communication keeps its measured duration;
+//    arrived (for MPI_Finalize local time after the barrier, outside scaling and balance);
+//    every other call without communication keeps its measured duration;
 //  * a communicating call keeps, as local time, the shortest duration its function took in
 //    the trace (the library's own cost, which the network model does not hold), unless
 //    call_overhead is None;
