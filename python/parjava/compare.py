@@ -63,6 +63,7 @@ def _side_by_side(a: Any, b: Any, key: str, value: str) -> Any:
     left = a.groupby(key)[value].sum().rename("a")
     right = b.groupby(key)[value].sum().rename("b")
     frame = pd.concat([left, right], axis=1).fillna(0.0)
+    frame = frame[(frame["a"] != 0) | (frame["b"] != 0)]
     frame["change"] = frame["b"] - frame["a"]
     frame["ratio"] = np.where(
         frame["a"] > 0, frame["b"] / frame["a"].where(frame["a"] > 0, 1), np.inf
