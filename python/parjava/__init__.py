@@ -34,7 +34,14 @@ from .trace import Category, EventKind, Trace  # noqa: E402
 
 __version__ = "0.1.0"
 
+# The explanations of a run (issue 14): pop, profile, replay are functions named like their
+# modules; every module is loaded before its function is bound here, so the functions win.
+from .causes import CriticalPath, RootCauses, critical_path, root_causes  # noqa: E402
+from .compare import Comparison, compare  # noqa: E402
 from .machine import Machine, Network, ThreadCosts  # noqa: E402
+from .pop import PopMetrics, PopScaling, pop  # noqa: E402
+from .profile import Profile, profile  # noqa: E402
+from .replay import Replay, replay  # noqa: E402
 from .reporting import Report, report  # noqa: E402
 from .scan import Findings, patterns, scan  # noqa: E402
 
@@ -45,6 +52,8 @@ from .tracing import include_dir, trace  # noqa: E402
 __all__ = [
     "AnalysisError",
     "Category",
+    "Comparison",
+    "CriticalPath",
     "DeadlockError",
     "Error",
     "EventKind",
@@ -56,8 +65,13 @@ __all__ = [
     "Model",
     "ModelError",
     "Network",
+    "PopMetrics",
+    "PopScaling",
     "Prediction",
+    "Profile",
+    "Replay",
     "Report",
+    "RootCauses",
     "RunError",
     "SourceModel",
     "ThreadCosts",
@@ -66,6 +80,8 @@ __all__ = [
     "UsageError",
     "__version__",
     "build_model",
+    "compare",
+    "critical_path",
     "goal",
     "include_dir",
     "interpret",
@@ -73,7 +89,11 @@ __all__ = [
     "measured",
     "measured_arg",
     "patterns",
+    "pop",
+    "profile",
+    "replay",
     "report",
+    "root_causes",
     "scaling",
     "scan",
     "trace",

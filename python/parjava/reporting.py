@@ -32,7 +32,7 @@ from .errors import UsageError
 __all__ = ["Report", "Section", "report", "scope_css"]
 
 #: Section keys in the order they appear in a report.
-SECTION_ORDER = ("machine", "prediction", "trace", "findings", "intervals", "timeline")
+SECTION_ORDER = ("machine", "prediction", "trace", "findings", "explain", "intervals", "timeline")
 
 
 @dataclass
@@ -115,6 +115,7 @@ def report(
     depth: int | None = None,
     scan_options: dict[str, Any] | None = None,
     interval_options: dict[str, Any] | None = None,
+    explain: bool = False,
 ) -> Report:
     """Build the report of the given inputs and, with ``path``, write it there.
 
@@ -132,6 +133,9 @@ def report(
       ``"amdahl"``, ... as :meth:`parjava.Prediction.fit`) and its limit, and the hot fragments
       (``top`` of them) with source lines found in ``source_dirs`` or beside the model.
     - ``source_dirs``: where to find the sources shown at each call site of the findings.
+    - ``explain``: add the "Why" section of ``trace``: POP metrics (transfer efficiency from
+      an ideal-network replay on ``machine``), the critical path and the root causes of
+      waiting (docs/explain.md).
 
     Returns the :class:`Report` (in Jupyter it shows itself). Raises :class:`UsageError`
     when nothing is given to report on.
@@ -154,6 +158,10 @@ def report(
     findings_obj = _resolve(findings, trace_obj, "findings", lambda t: _scan(t, scan_options))
     if findings_obj is not None:
         sections.append(_findings_section(findings_obj, top, source_dirs))
+    if explain:
+        if trace_obj is None:
+            raise UsageError("report: explain=True needs a trace")
+        sections.append(_explain_section(trace_obj, machine_obj, top))
     tree = _resolve(
         intervals, trace_obj, "intervals", lambda t: t.intervals(**(interval_options or {}))
     )
@@ -379,6 +387,30 @@ def _findings_section(findings: Any, top: int, source_dirs: Sequence[Any]) -> Se
     codes = len(set(findings.array["code"].tolist()))
     summary = f"{len(findings)} occurrences of {codes} patterns"
     return Section("findings", "Findings", _embed(page, "pj-findings"), summary)
+
+
+def _explain_section(trace: Any, machine: Any, top: int) -> Section:
+    from .causes import critical_path, root_causes
+    from .pop import pop
+
+    metrics = pop(trace, machine=machine)
+    path = critical_path(trace)
+    causes = root_causes(trace)
+    body = (
+        "<h3>POP efficiencies</h3>"
+        + metrics.table().to_html(float_format=lambda v: f"{v:.3f}", classes="pj-table")
+        + "<h3>Critical path</h3><pre>"
+        + html.escape(path.report(top=top))
+        + "</pre><h3>Root causes of waiting</h3><pre>"
+        + html.escape(causes.report(top=top))
+        + "</pre>"
+    )
+    summary = (
+        f"parallel efficiency {metrics.parallel_efficiency:.3f}, critical path "
+        f"{path.length:.6f} s ({path.imbalance_ratio:.1%} imbalance), "
+        f"{causes.total_wait:.6f} s of waiting explained"
+    )
+    return Section("explain", "Why", body, summary)
 
 
 def _intervals_section(tree: Any, depth: int | None) -> Section:

@@ -484,9 +484,19 @@ class Findings:
             columns=["code", "pattern", "rank", "thread", "occurrences", "total", "mean", "max"],
         )
 
-    def tree(self) -> MetricTree:
-        """Build the Cube-like metric tree: family > group > pattern > call site > location."""
-        return build_tree(self)
+    def tree(self, root_causes: bool = False) -> MetricTree:
+        """Build the Cube-like metric tree: family > group > pattern > call site > location.
+
+        ``root_causes=True`` adds the "Root causes (delay costs)" branch
+        (:meth:`parjava.causes.RootCauses.tree`): the same waiting charged to the computation
+        that caused it, so the root's value does not count it again.
+        """
+        tree = build_tree(self)
+        if root_causes:
+            from .causes import root_causes as delay_costs
+
+            tree.children.append(delay_costs(self.trace).tree())
+        return tree
 
     # --- reports ---------------------------------------------------------------------------
 

@@ -90,6 +90,7 @@ def timeline(
     ax: Any = None,
     figsize: tuple[float, float] | None = None,
     title: str | None = None,
+    critical_path: Any = None,
 ) -> Any:
     """Draw the timeline of ``trace``; returns the matplotlib ``Figure``.
 
@@ -101,6 +102,8 @@ def timeline(
     - ``messages``: lines from each send to its receive (at most ``max_messages``, thinned
       evenly beyond); ``max_bars_per_row``: calls per row before the row is binned.
     - ``ax``: draw into these axes instead of a new figure.
+    - ``critical_path``: draw this path over the rows (a :class:`parjava.causes.CriticalPath`,
+      or ``(rank, begin, end)`` tuples in seconds), jumps between processes as vertical lines.
     """
     if isinstance(trace, (str, os.PathLike)):
         trace = TraceData.open(trace)
@@ -179,6 +182,11 @@ def timeline(
     ]
     if drawn_tree is not None:
         _draw_intervals(ax, drawn_tree, rows, begin_ns, end_ns, legend)
+    if critical_path is not None:
+        segments = (
+            critical_path.intervals() if hasattr(critical_path, "intervals") else critical_path
+        )
+        _draw_path(ax, list(segments), rows, legend)
 
     ax.set_xlim(t0, t1)
     ax.set_ylim(n - 0.4, -0.7)
@@ -206,6 +214,26 @@ def timeline(
     )
     fig.tight_layout()
     return fig
+
+
+def _draw_path(
+    ax: Any, segments: list[tuple[int, float, float]], rows: list[dict[str, Any]], legend: list[Any]
+) -> None:
+    """Draw the critical path: a line along each segment's row, joined where it changes rows."""
+    from matplotlib.lines import Line2D
+
+    row_of_rank = {r["rank"]: i for i, r in enumerate(rows) if r["rank"] >= 0 and not r["thread"]}
+    xs: list[float] = []
+    ys: list[float] = []
+    for rank, begin, end in segments:
+        row = row_of_rank.get(int(rank))
+        if row is None:
+            continue
+        xs += [begin, end]
+        ys += [row, row]
+    if xs:
+        ax.plot(xs, ys, color="#d62728", linewidth=2.0, zorder=5)
+        legend.append(Line2D([], [], color="#d62728", linewidth=2.0, label="critical path"))
 
 
 def _row_label(row: dict[str, Any]) -> str:

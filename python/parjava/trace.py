@@ -16,8 +16,10 @@ everything else in the Python API is in SI seconds (``time_window``, :meth:`summ
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
+from . import chrome as _chrome
 from . import intervals as _intervals
 from . import timeline as _timeline
 from ._trace_data import (
@@ -53,6 +55,10 @@ class Trace(TraceData):
     def timeline(self, **options: Any) -> Any:
         """Draw the timeline of this trace (:func:`parjava.timeline.timeline`)."""
         return _timeline.timeline(self, **options)
+
+    def to_chrome_trace(self, path: str | os.PathLike[str], **options: Any) -> int:
+        """Write Chrome/Perfetto trace-event JSON (:func:`parjava.chrome.write`)."""
+        return _chrome.write(self, path, **options)
 
 
 # help(trace.intervals) shows every option.

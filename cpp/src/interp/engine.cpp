@@ -53,6 +53,9 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
   wake_error_.assign(n, 0.0);
   op_start_.assign(n, 0.0);
   pc_.assign(n, program.entry_pc);
+  for (std::size_t p = 0; p < program.process_entry.size(); ++p) {
+    pc_[ctx_of(static_cast<std::int64_t>(p), 0)] = program.process_entry[p];
+  }
   status_.assign(n, Status::Idle);
   wait_.assign(n, WaitKind::None);
   pending_.assign(n, 0);
@@ -131,6 +134,20 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
     recorder_.start(model, processes_, contexts_per_process_, ranks_per_node_);
     trace_ = &recorder_;
     comms_[0].trace_id = recorder_.world();
+  }
+  // Communicators that exist from the start (replayed sequences): slot 2 + i on each member.
+  for (std::size_t i = 0; i < program.initial_comms.size(); ++i) {
+    const auto id = static_cast<std::uint32_t>(comms_.size());
+    Communicator c{program.initial_comms[i], 0, program.comm_names[2 + i]};
+    for (std::size_t local = 0; local < c.members.size(); ++local) {
+      const auto slot = static_cast<std::size_t>(c.members[local]) * model_comm_slots_ + i;
+      comm_slot_[slot] = id;
+      comm_local_[slot] = static_cast<std::int32_t>(local);
+    }
+    if (trace_ != nullptr) {
+      c.trace_id = recorder_.add_communicator(c.name, c.members);
+    }
+    comms_.push_back(std::move(c));
   }
   queue_.reserve(std::min<std::size_t>(np * 2 + 16, std::size_t{1} << 26U));
 }
@@ -211,6 +228,9 @@ std::uint64_t Engine::arg_bytes(std::uint32_t ctx, const CommOp &op, Arg a, std:
 // (threads on the node / cores) times longer. Open MPI's waiting ranks keep polling (or yield
 // and come back), so every rank competes for the cores all the time, not only while computing.
 void Engine::share_cores(const machine::Machine &machine, const InterpretOptions &options) {
+  if (program_.measured_times) {
+    return; // a replayed run's times were measured with its own sharing of the cores
+  }
   const std::int64_t cores = std::max(1, machine.cores_per_node());
   const std::int64_t per_process = program_.uses_task_groups ? options.threads : 1;
   if (ranks_per_node_ * per_process <= cores) {
@@ -615,8 +635,14 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
         op_start_[ctx] = clock_[ctx];
         phase_[ctx] = 1;
         if (trace_ != nullptr) {
-          trace_->builder().enter(ctx, TraceRecorder::ns(clock_[ctx]), trace_->op_region(op.op),
+          const std::uint32_t region = op.trace_name != 0
+                                           ? trace_->named_region(program_, op.trace_name - 1)
+                                           : trace_->op_region(op.op);
+          trace_->builder().enter(ctx, TraceRecorder::ns(clock_[ctx]), region,
                                   trace_->callsite(ins.node));
+        }
+        if (ins.b != 0) {
+          clock_[ctx] += program_.delays[ins.b - 1]; // a replayed call's measured local time
         }
         if (op.has_local_time) {
           const double extra = time_ns(ctx, op.local_time, ins.node);
@@ -652,13 +678,69 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
     case Code::End:
       finish_thread(ctx);
       return;
+    case Code::Elapse:
+    case Code::LocalCall: {
+      const double duration = program_.delays[ins.code == Code::Elapse ? ins.a : ins.b];
+      if (duration > 0.0) {
+        if (must_yield(ctx)) {
+          queue_.push(clock_[ctx], EventKind::Resume, ctx, generation_[ctx]);
+          return;
+        }
+        const double ready = cpu_ready(ctx);
+        if (ready > clock_[ctx]) {
+          queue_.push_with_seq(ready, fresh_ ? popped_seq_ : queue_.next_seq(), EventKind::Resume,
+                               ctx, generation_[ctx]);
+          clock_[ctx] = ready;
+          return;
+        }
+        fresh_ = false;
+      }
+      ++node_freq_[ins.node];
+      if (trace_ != nullptr && ins.code == Code::LocalCall) {
+        trace_->builder().enter(ctx, TraceRecorder::ns(clock_[ctx]),
+                                trace_->named_region(program_, ins.a), trace_->callsite(ins.node));
+        trace_->builder().leave(ctx, TraceRecorder::ns(clock_[ctx] + duration));
+      }
+      clock_[ctx] += duration;
+      node_time_[ins.node] += duration;
+      pc_[ctx] = pc + 1;
+      break;
+    }
+    case Code::RegionEnter:
+    case Code::RegionLeave: {
+      if (ins.code == Code::RegionEnter) {
+        ++node_freq_[ins.node];
+      }
+      if (trace_ != nullptr) {
+        const auto t = TraceRecorder::ns(clock_[ctx]);
+        const std::int64_t interval =
+            ins.a < program_.interval_ids.size() ? program_.interval_ids[ins.a] : -1;
+        const std::uint32_t site = ins.b != 0 ? trace_->callsite(ins.b - 1) : trace::kNoRef;
+        auto &b = trace_->builder();
+        if (interval >= 0) {
+          const std::uint32_t region = trace_->interval_region(ins.a);
+          const auto id = static_cast<std::uint64_t>(interval);
+          if (ins.code == Code::RegionEnter) {
+            b.interval_begin(ctx, t, region, id, site);
+          } else {
+            b.interval_end(ctx, t, region, id, site);
+          }
+        } else if (ins.code == Code::RegionEnter) {
+          b.enter(ctx, t, trace_->function_region(ins.a), site);
+        } else {
+          b.leave(ctx, t);
+        }
+      }
+      pc_[ctx] = pc + 1;
+      break;
+    }
     }
   }
 }
 
 void Engine::finish_thread(std::uint32_t ctx) {
   status_[ctx] = Status::Done;
-  if (trace_ != nullptr && thread_of(ctx) == 0) {
+  if (trace_ != nullptr && thread_of(ctx) == 0 && program_.trace_entry) {
     trace_->builder().leave(ctx, TraceRecorder::ns(clock_[ctx]));
   }
 }
@@ -716,7 +798,7 @@ Prediction Engine::run() {
     std::uint64_t seed = options_.seed ^ (static_cast<std::uint64_t>(p) * 0x9e3779b97f4a7c15ULL);
     f[program_.rng_slot] = splitmix64(seed);
     status_[ctx] = Status::Runnable;
-    if (trace_ != nullptr) {
+    if (trace_ != nullptr && program_.trace_entry) {
       trace_->builder().enter(ctx, 0, trace_->function_region(entry_function));
     }
     queue_.push(0.0, EventKind::Resume, ctx, generation_[ctx]);

@@ -34,6 +34,11 @@ enum class Code : std::uint8_t {
   TaskGroup,    // task group a; the main thread continues at b
   TaskEnd,      // a pool thread finished its task
   End,          // the entry function returned: the thread is done
+  // Replayed sequences (sequence_program.hpp):
+  Elapse,      // node: clock += delays[a] ns (a measured time, neither scaled nor shared)
+  RegionEnter, // node: enter the trace region of function a (call site node b - 1, 0: none)
+  RegionLeave, // leave the innermost region, that of function a
+  LocalCall,   // node: an MPI call without communication, named trace_names[a]: delays[b] ns
 };
 
 struct Instruction {
@@ -129,6 +134,9 @@ struct CommOp {
   TimeSource local_time; // optional extra local cost of the call
   bool has_local_time = false;
   std::uint32_t callsite = 0; // index into Program::callsites (+1; 0: none)
+  // The function the model trace names the call by (+1 into Program::trace_names; 0: the
+  // operation's own name), e.g. MPI_Waitsome replayed as a Waitall.
+  std::uint32_t trace_name = 0;
   // Arguments measured per rank (interfaces §2): index into Program::measured, -1 for none;
   // count_slot counts this thread's executions of the leaf (when counted).
   std::array<std::int32_t, static_cast<std::size_t>(Arg::Count_)> measured{};
@@ -191,6 +199,18 @@ struct Program {
   // Variable name -> slot, per function and for globals (partial interpretation inputs).
   std::vector<std::unordered_map<std::string, std::uint32_t>> local_slots;
   std::unordered_map<std::string, std::uint32_t> global_slots_by_name;
+  // Replayed sequences (sequence_program.hpp): per process its first instruction (empty: all
+  // start at entry_pc); measured times in ns (Elapse, LocalCall, and a Comm instruction's extra
+  // local time delays[b - 1] when b > 0); names of MPI calls for the model trace; communicators
+  // that exist from the start, in slots 2.. (comm_names names them too); whether the entry
+  // function is a region of the model trace.
+  std::vector<std::uint32_t> process_entry;
+  std::vector<double> delays;
+  std::vector<std::string> trace_names;
+  std::vector<std::int64_t> interval_ids; // per function: its interval id, -1 for a region
+  std::vector<std::vector<std::int32_t>> initial_comms;
+  bool trace_entry = true;
+  bool measured_times = false; // every time was measured on the target: no processor sharing
   bool uses_task_groups = false;
   bool uses_pgas = false;
   std::int64_t processes = 1;

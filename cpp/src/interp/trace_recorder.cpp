@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "program.hpp"
+
 namespace parjava::interp {
 
 using model::Operation;
@@ -111,6 +113,29 @@ std::uint32_t TraceRecorder::function_region(std::size_t function) {
         f.source.file >= 0 ? model_->files[static_cast<std::size_t>(f.source.file)] : "";
     r = builder_.add_region(f.name, trace::RegionRole::Function, file, f.source.line,
                             f.source.end_line);
+  }
+  return r;
+}
+
+std::uint32_t TraceRecorder::interval_region(std::size_t function) {
+  auto &r = function_regions_[function];
+  if (r == trace::kNoRef) {
+    const auto &f = model_->functions[function];
+    const std::string file =
+        f.source.file >= 0 ? model_->files[static_cast<std::size_t>(f.source.file)] : "";
+    r = builder_.add_region(f.name, trace::RegionRole::Interval, file, f.source.line,
+                            f.source.end_line);
+  }
+  return r;
+}
+
+std::uint32_t TraceRecorder::named_region(const Program &program, std::uint32_t index) {
+  if (named_regions_.size() <= index) {
+    named_regions_.resize(program.trace_names.size(), trace::kNoRef);
+  }
+  auto &r = named_regions_[index];
+  if (r == trace::kNoRef) {
+    r = builder_.region(program.trace_names[index]);
   }
   return r;
 }

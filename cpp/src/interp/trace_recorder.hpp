@@ -19,6 +19,8 @@
 
 namespace parjava::interp {
 
+struct Program;
+
 class TraceRecorder {
 public:
   void start(const model::Model &model, std::int64_t processes, std::int64_t contexts_per_process,
@@ -28,6 +30,10 @@ public:
   [[nodiscard]] std::uint32_t location(std::uint32_t ctx) const { return ctx; }
   std::uint32_t op_region(model::Operation op);
   std::uint32_t function_region(std::size_t function);
+  // The interval region standing for a function of a replayed sequence program.
+  std::uint32_t interval_region(std::size_t function);
+  // The region of a replayed MPI call named program.trace_names[index].
+  std::uint32_t named_region(const Program &program, std::uint32_t index);
   std::uint32_t callsite(model::NodeIndex node);
   std::uint32_t add_communicator(std::string name, std::vector<std::int32_t> members);
   [[nodiscard]] std::uint32_t world() const { return world_; }
@@ -41,6 +47,7 @@ private:
   trace::TraceBuilder builder_;
   std::vector<std::uint32_t> op_regions_;
   std::vector<std::uint32_t> function_regions_;
+  std::vector<std::uint32_t> named_regions_;
   std::unordered_map<model::NodeIndex, std::uint32_t> callsites_;
   std::unordered_map<std::int64_t, std::uint32_t> self_comms_;
   std::uint32_t world_ = trace::kNoRef;

@@ -17,7 +17,22 @@ from ..errors import Error, UsageError
 
 # Verb modules in the order `parjava --help` lists them. A verb whose module is absent (a part
 # not yet built into this version) is simply not offered.
-VERBS = ("demo", "netbench", "model", "estimate", "predict", "trace", "scan", "intervals", "report")
+VERBS = (
+    "demo",
+    "netbench",
+    "model",
+    "estimate",
+    "predict",
+    "trace",
+    "scan",
+    "intervals",
+    "whatif",
+    "critical-path",
+    "root-causes",
+    "pop",
+    "compare",
+    "report",
+)
 
 EXIT_OK = 0
 EXIT_FAILED_CHECK = 1
@@ -46,10 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"parjava {__version__}")
     subparsers = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
     for verb in VERBS:
+        name = f"{__name__}.{verb.replace('-', '_')}"  # critical-path -> critical_path.py
         try:
-            module = importlib.import_module(f"{__name__}.{verb}")
+            module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name == f"{__name__}.{verb}":
+            if exc.name == name:
                 continue
             raise
         module.register(subparsers)

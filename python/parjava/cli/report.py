@@ -119,6 +119,11 @@ def register(subparsers: Any) -> None:
         help="where to look for the sources shown at call sites (repeatable)",
     )
     scan.add_argument("--no-findings", action="store_true", help="leave the findings out")
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="add the Why section: POP metrics, critical path, root causes of waiting",
+    )
     iv = parser.add_argument_group("intervals and timeline")
     iv.add_argument("--depth", type=int, metavar="N", help="interval levels shown (default all)")
     iv.add_argument("--no-intervals", action="store_true", help="leave the interval tree out")
@@ -197,6 +202,7 @@ def run(args: argparse.Namespace) -> int:
         top=args.top,
         depth=args.depth,
         scan_options=scan_options,
+        explain=args.explain,
     )
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))

@@ -1,0 +1,59 @@
+// The wait states the cause analyses start from (causes.hpp): who waited, for whom, from when
+// until when, and the synchronisation points of each process (anchors §6 "Synchronization
+// points"), indexed by analysed location (one per process, by rank).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "timelines.hpp"
+
+namespace parjava::analysis::causes {
+
+struct WaitState {
+  std::uint32_t waiting = 0;          // analysed location that waited
+  std::uint32_t cause = 0;            // analysed location it waited for
+  trace::Timestamp start = 0;         // the waiting began (its call's entry, B_p in a collective)
+  trace::Timestamp end = 0;           // the waiting ended: where the cause reached its call
+  std::uint32_t activity = 0;         // the waiting call's activity
+  std::uint32_t comm = trace::kNoRef; // collective: the communicator (no 1-cap on costs)
+  [[nodiscard]] std::int64_t wait() const { return end - start; }
+};
+
+// A synchronisation point on a location: with one partner, or with every member of a
+// communicator (kAll: with everyone, MPI_Init).
+struct SyncPoint {
+  trace::Timestamp time = 0;
+  std::uint32_t partner = trace::kNoRef; // analysed location, or kNoRef for a collective
+  std::uint32_t comm = trace::kNoRef;    // trace communicator of a collective, or kAll
+};
+inline constexpr std::uint32_t kAll = 0xfffffffeU;
+
+class WaitStates {
+public:
+  WaitStates(const trace::Trace &trace, const std::vector<std::uint32_t> &locations,
+             Timelines &timelines);
+
+  [[nodiscard]] const std::vector<WaitState> &all() const { return waits_; }
+  // Indices into all() of the wait states of analysed location l, by increasing end.
+  [[nodiscard]] const std::vector<std::uint32_t> &of(std::uint32_t l) const { return by_loc_[l]; }
+  // The latest synchronisation point of `l` strictly before `t` that involves `partner`, or
+  // the location's first event when there is none.
+  [[nodiscard]] trace::Timestamp previous_sync(std::uint32_t l, trace::Timestamp t,
+                                               std::uint32_t partner) const;
+
+private:
+  [[nodiscard]] bool involves(const SyncPoint &s, std::uint32_t partner) const;
+  void add_collective_syncs(const trace::Trace &trace, const std::vector<std::uint32_t> &analysed);
+  void add_finalize_waits(const trace::Trace &trace, const std::vector<std::uint32_t> &locations,
+                          Timelines &timelines);
+
+  std::vector<WaitState> waits_;
+  std::vector<std::vector<std::uint32_t>> by_loc_;
+  std::vector<std::vector<SyncPoint>> sync_; // per analysed location, by time
+  std::vector<trace::Timestamp> begin_;
+  std::vector<std::int32_t> rank_of_;                   // analysed location -> world rank
+  std::vector<std::vector<std::uint8_t>> comm_members_; // trace communicator -> rank member?
+};
+
+} // namespace parjava::analysis::causes
