@@ -37,6 +37,7 @@ __version__ = "0.1.0"
 from .machine import Machine, Network, ThreadCosts  # noqa: E402
 from .reporting import Report, report  # noqa: E402
 from .scan import Findings, patterns, scan  # noqa: E402
+from .sweeps import sweep  # noqa: E402
 
 # `parjava.trace` is the function that runs a program under the tracer (the module of that
 # name, if present, must be imported before this line so the function wins).
@@ -76,5 +77,6 @@ __all__ = [
     "report",
     "scaling",
     "scan",
+    "sweep",
     "trace",
 ]

@@ -17,7 +17,18 @@ from ..errors import Error, UsageError
 
 # Verb modules in the order `parjava --help` lists them. A verb whose module is absent (a part
 # not yet built into this version) is simply not offered.
-VERBS = ("demo", "netbench", "model", "estimate", "predict", "trace", "scan", "intervals", "report")
+VERBS = (
+    "demo",
+    "netbench",
+    "model",
+    "estimate",
+    "predict",
+    "sweep",
+    "trace",
+    "scan",
+    "intervals",
+    "report",
+)
 
 EXIT_OK = 0
 EXIT_FAILED_CHECK = 1
