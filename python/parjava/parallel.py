@@ -46,6 +46,19 @@ T = TypeVar("T")
 REPLAY_COLUMNS = ("time", "kind", "location", "region", "peer", "tag", "comm", "bytes", "aux")
 REPLAY_COLUMNS += ("callsite",)
 _NO_REF = 0xFFFFFFFF
+_DTYPES = {
+    "time": np.int64,
+    "kind": np.uint8,
+    "location": np.uint32,
+    "region": np.uint32,
+    "peer": np.int32,
+    "tag": np.int32,
+    "comm": np.uint32,
+    "bytes": np.uint64,
+    "aux": np.uint64,
+    "callsite": np.uint32,
+    "position": np.uint64,
+}
 ROW_BYTES = 72  # sizeof(parjava::analysis::Finding)
 
 
@@ -196,12 +209,16 @@ def open_part(path: str | os.PathLike[str], comm: Any = None, threads: int = 0) 
     if pieces:
         received = {n: np.concatenate([b[n] for b in pieces]) for n in names}
     else:
-        received = {n: np.asarray(local.column(n))[:0] for n in REPLAY_COLUMNS}
-        received["position"] = np.zeros(0, dtype=np.uint64)
-    merged, positions = _together(
-        comm, "merging the replayed events", lambda: core.merge_part(local, received, part, parts)
-    )
+        received = {n: np.zeros(0, dtype=_DTYPES[n]) for n in names}
     received_events = len(received["time"])
+    del sending, incoming, pieces
+    # In place: `local` becomes the merged trace (no view of its columns may be alive here).
+    positions = _together(
+        comm,
+        "merging the replayed events",
+        lambda: core.merge_part(local, received, part, parts, max(1, threads)),
+    )
+    merged = local
     owners = np.asarray(core.partition_owners(merged, parts))
     owned = owners == part
     mask = owned.astype(np.uint8)

@@ -181,7 +181,8 @@ void register_partition(py::module_ &m, py::class_<Trace, TracePtr> &cls) {
       py::arg("trace"), py::arg("part"), py::arg("parts"));
   m.def(
       "merge_part",
-      [](const Trace &trace, const py::dict &columns, std::uint32_t part, std::uint32_t parts) {
+      [](Trace &trace, const py::dict &columns, std::uint32_t part, std::uint32_t parts,
+         unsigned threads) {
         t::ReplayEvents r;
         r.time = to_vector<std::int64_t>(columns, "time");
         const auto kinds = to_vector<std::uint8_t>(columns, "kind");
@@ -203,16 +204,18 @@ void register_partition(py::module_ &m, py::class_<Trace, TracePtr> &cls) {
         r.callsite = to_vector<std::uint32_t>(columns, "callsite");
         r.position = to_vector<std::uint64_t>(columns, "position");
         std::vector<std::uint64_t> positions;
-        TracePtr merged;
         {
           py::gil_scoped_release release;
-          merged = std::make_shared<Trace>(t::merge_part(trace, r, part, parts, positions));
+          t::merge_part(trace, r, part, parts, positions, threads);
         }
         py::array_t<std::uint64_t> pos(static_cast<py::ssize_t>(positions.size()));
         std::copy(positions.begin(), positions.end(), pos.mutable_data());
-        return py::make_tuple(merged, pos);
+        return pos;
       },
-      py::arg("trace"), py::arg("columns"), py::arg("part"), py::arg("parts"));
+      py::arg("trace"), py::arg("columns"), py::arg("part"), py::arg("parts"),
+      py::arg("threads") = 1,
+      "Add the received events to this part's trace in place (no NumPy view of its columns "
+      "may be alive: they are reallocated); returns each event's position in its location.");
   m.def(
       "count_unmatched",
       [](const Trace &trace, const py::array_t<std::uint8_t> &counted) {

@@ -3,12 +3,14 @@
 #include "parjava/trace/partition.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
 #include <string>
 #include <utility>
 
 #include "matching_passes.hpp"
 #include "parjava/error.hpp"
-#include "parjava/trace/builder.hpp"
+#include "parjava/trace/matching.hpp"
 
 namespace parjava::trace {
 
@@ -159,8 +161,35 @@ std::vector<std::vector<EventIndex>> replay_selection(const Trace &trace, std::u
   return out;
 }
 
-Trace merge_part(const Trace &trace, const ReplayEvents &received, std::uint32_t part,
-                 std::uint32_t parts, std::vector<std::uint64_t> &positions) {
+namespace {
+
+// Insert the received events into `column` in place: grown to `total`, own blocks moved right
+// (last location first, so nothing is overwritten before it is moved), received runs written.
+template <typename T, typename Received>
+void expand(Column<T> &column, std::size_t total, const std::vector<std::uint64_t> &old_offsets,
+            const std::vector<std::uint64_t> &new_offsets, const std::vector<std::size_t> &order,
+            const std::vector<std::size_t> &first_received, const Received &received) {
+  column.resize_for_overwrite(total);
+  T *data = column.data();
+  for (auto l = old_offsets.size() - 1; l-- > 0;) {
+    const auto from = old_offsets[l];
+    const auto n = old_offsets[l + 1] - from;
+    const auto to = new_offsets[l];
+    if (n != 0 && to != from) {
+      std::memmove(static_cast<void *>(data + to), static_cast<const void *>(data + from),
+                   n * sizeof(T));
+    }
+    const auto ghosts = new_offsets[l + 1] - to - n;
+    for (std::size_t k = 0; k < ghosts; ++k) {
+      data[to + n + k] = static_cast<T>(received[order[first_received[l] + k]]);
+    }
+  }
+}
+
+} // namespace
+
+void merge_part(Trace &trace, const ReplayEvents &received, std::uint32_t part, std::uint32_t parts,
+                std::vector<std::uint64_t> &positions, unsigned threads) {
   const PartitionPlan plan(trace.locations, parts);
   const auto n = received.time.size();
   const auto &r = received;
@@ -169,12 +198,11 @@ Trace merge_part(const Trace &trace, const ReplayEvents &received, std::uint32_t
       r.callsite.size() != n || r.position.size() != n) {
     throw Error(ErrorKind::Usage, "merge_part: the received columns differ in length");
   }
-  // Received events by location, then position.
-  std::vector<std::size_t> order(n);
+  const auto locations = trace.location_count();
+  std::vector<std::uint64_t> per_location(locations, 0);
   for (std::size_t k = 0; k < n; ++k) {
-    order[k] = k;
     const auto l = r.location[k];
-    if (l >= trace.location_count()) {
+    if (l >= locations) {
       throw Error(ErrorKind::Usage, "merge_part: received an event of location " +
                                         std::to_string(l) + ", which does not exist");
     }
@@ -182,60 +210,54 @@ Trace merge_part(const Trace &trace, const ReplayEvents &received, std::uint32_t
       throw Error(ErrorKind::Usage,
                   "merge_part: received an event of own location " + std::to_string(l));
     }
+    ++per_location[l];
+  }
+  // Received events by location, then position (their order in their location).
+  std::vector<std::size_t> order(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    order[k] = k;
   }
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return std::make_pair(r.location[a], r.position[a]) <
            std::make_pair(r.location[b], r.position[b]);
   });
-
-  TraceBuilder b;
-  b.metadata() = trace.metadata;
-  for (const auto &s : trace.system_nodes) {
-    b.add_system_node(s.name, s.class_name, s.parent);
+  const auto old_offsets = trace.location_offsets;
+  std::vector<std::uint64_t> new_offsets(locations + 1, 0);
+  std::vector<std::size_t> first_received(locations, 0);
+  for (std::size_t l = 0; l < locations; ++l) {
+    first_received[l] = l == 0 ? 0 : first_received[l - 1] + per_location[l - 1];
+    new_offsets[l + 1] = new_offsets[l] + (old_offsets[l + 1] - old_offsets[l]) + per_location[l];
   }
-  for (const auto &g : trace.location_groups) {
-    b.add_location_group(g.name, g.rank, g.system_node);
+  const auto total = static_cast<std::size_t>(new_offsets[locations]);
+  if (total > static_cast<std::size_t>(std::numeric_limits<EventIndex>::max())) {
+    throw Error(ErrorKind::Trace, "merge_part: " + std::to_string(total) +
+                                      " events exceed the 2^31 - 1 of one trace; use more "
+                                      "analysis ranks");
   }
-  for (const auto &loc : trace.locations) {
-    b.add_location(loc.rank, loc.thread, loc.name, loc.type, loc.group, loc.id);
-  }
-  for (const auto &reg : trace.regions) {
-    b.add_region(reg);
-  }
-  for (const auto &c : trace.communicators) {
-    if (c.self) {
-      b.add_self_communicator(c.name);
-    } else {
-      b.add_communicator(c.name, c.members, c.parent);
+  positions.assign(total, 0);
+  for (std::size_t l = 0; l < locations; ++l) {
+    const auto own = old_offsets[l + 1] - old_offsets[l];
+    for (std::uint64_t k = 0; k < own; ++k) {
+      positions[new_offsets[l] + k] = k;
+    }
+    for (std::uint64_t k = 0; k < per_location[l]; ++k) {
+      positions[new_offsets[l] + own + k] = r.position[order[first_received[l] + k]];
     }
   }
-  for (const auto &s : trace.callsites) {
-    b.add_callsite(s.file, s.line, s.function);
-  }
-  for (const auto &m : trace.metrics) {
-    b.add_metric(m);
-  }
-  b.reserve(trace.size() + n);
-  positions.clear();
-  positions.reserve(trace.size() + n);
-  const auto &e = trace.events;
-  std::size_t k = 0;
-  for (std::uint32_t l = 0; l < trace.location_count(); ++l) {
-    const auto begin = trace.location_begin(l);
-    for (auto i = begin; i < trace.location_end(l); ++i) {
-      const auto u = static_cast<std::size_t>(i);
-      b.append(l, EventRecord{e.time[u], e.kind[u], e.region[u], e.peer[u], e.tag[u], e.comm[u],
-                              e.bytes[u], e.aux[u], e.callsite[u]});
-      positions.push_back(static_cast<std::uint64_t>(i - begin));
-    }
-    for (; k < n && r.location[order[k]] == l; ++k) {
-      const auto j = order[k];
-      b.append(l, EventRecord{r.time[j], r.kind[j], r.region[j], r.peer[j], r.tag[j], r.comm[j],
-                              r.bytes[j], r.aux[j], r.callsite[j]});
-      positions.push_back(r.position[j]);
-    }
-  }
-  return b.finish();
+  // One column at a time, so the trace never exists twice.
+  auto &e = trace.events;
+  expand(e.time, total, old_offsets, new_offsets, order, first_received, r.time);
+  expand(e.kind, total, old_offsets, new_offsets, order, first_received, r.kind);
+  expand(e.location, total, old_offsets, new_offsets, order, first_received, r.location);
+  expand(e.region, total, old_offsets, new_offsets, order, first_received, r.region);
+  expand(e.peer, total, old_offsets, new_offsets, order, first_received, r.peer);
+  expand(e.tag, total, old_offsets, new_offsets, order, first_received, r.tag);
+  expand(e.comm, total, old_offsets, new_offsets, order, first_received, r.comm);
+  expand(e.bytes, total, old_offsets, new_offsets, order, first_received, r.bytes);
+  expand(e.aux, total, old_offsets, new_offsets, order, first_received, r.aux);
+  expand(e.callsite, total, old_offsets, new_offsets, order, first_received, r.callsite);
+  trace.location_offsets = new_offsets;
+  match(trace, std::max(1U, threads)); // resizes match and link
 }
 
 MatchReport count_unmatched(const Trace &trace, const std::vector<char> &counted) {

@@ -75,12 +75,13 @@ struct ReplayEvents {
   std::vector<std::uint64_t> position;
 };
 
-// The part's events and the received ones in one Trace (locations in order, the received
-// events of a location by position), matched. `positions` receives each event's position
-// within its location in the whole trace. Throws Error(ErrorKind::Usage) when a received event
-// names an owned location or a location that does not exist.
-Trace merge_part(const Trace &trace, const ReplayEvents &received, std::uint32_t part,
-                 std::uint32_t parts, std::vector<std::uint64_t> &positions);
+// Add the received events to the part's trace, in place (each column grown once, own events
+// moved, received ones written in their location by position, so the trace never exists
+// twice), and match it again. `positions` receives each event's position within its location
+// in the whole trace. Throws Error(ErrorKind::Usage) when a received event names an owned
+// location or a location that does not exist.
+void merge_part(Trace &trace, const ReplayEvents &received, std::uint32_t part, std::uint32_t parts,
+                std::vector<std::uint64_t> &positions, unsigned threads = 1);
 
 // What matching could not pair, counted on the locations where `counted[l]` is true
 // (collective instances on the location of their first member): summed over the parts of a
