@@ -4,7 +4,8 @@ rank, on a trace written by benchmarks/trace_generate (64 ranks by default).
     python3 benchmarks/parallel_scan.py --events 10000000 [--trace /tmp/gen/traces.otf2]
 
 Peak RSS is each process's ru_maxrss; `baseline` is a process that imports parjava and loads
-_core without a trace, so RSS minus baseline is what the trace and its analysis cost.
+_core without a trace, so RSS minus baseline is what the trace and its analysis cost;
+`trace_mib` is what the trace's columns hold (Trace.memory_bytes: own plus received events).
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ SERIAL = (
     PREFIX
     + """
 start = time.perf_counter()
-f = pj.scan(pj.Trace.open(sys.argv[1]))
+t = pj.Trace.open(sys.argv[1])
+f = pj.scan(t)
 print(json.dumps({"seconds": time.perf_counter() - start, "findings": len(f),
+                  "trace_mib": t.memory_bytes / 2**20,
                   "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 )
@@ -56,8 +59,10 @@ f = parallel.scan(part, comm)
 seconds = time.perf_counter() - start
 rss = comm.gather(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, root=0)
 shares = comm.gather((part.owned_events, part.received_events), root=0)
+trace_mib = comm.gather(part.trace.memory_bytes / 2**20, root=0)
 if comm.rank == 0:
     print(json.dumps({"seconds": seconds, "findings": len(f), "rss_mib": rss,
+                      "trace_mib": trace_mib,
                       "events_owned_received": shares}))
 """
 )

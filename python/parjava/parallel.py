@@ -187,31 +187,33 @@ def open_part(path: str | os.PathLike[str], comm: Any = None, threads: int = 0) 
         comm, "reading the archive", lambda: core.Trace.open_part(str(path), part, parts, threads)
     )
 
-    def outgoing() -> list[dict[str, np.ndarray] | None]:
+    def select() -> tuple[np.ndarray, np.ndarray]:
         selection = core.replay_selection(local, part, parts)
-        offsets = np.asarray(local.column("location_offsets")).astype(np.int64)
-        location = np.asarray(local.column("location"))
-        columns = {name: np.asarray(local.column(name)) for name in REPLAY_COLUMNS}
-        out: list[dict[str, np.ndarray] | None] = []
-        for d, events in enumerate(selection):
-            if d == part or len(events) == 0:
-                out.append(None)
-                continue
-            bundle = {name: col[events] for name, col in columns.items()}
-            bundle["position"] = (events - offsets[location[events]]).astype(np.uint64)
-            out.append(bundle)
-        return out
+        counts = np.array([len(events) for events in selection], dtype=np.int32)
+        counts[part] = 0
+        selection[part] = selection[part][:0]
+        return np.concatenate(selection).astype(np.int64), counts
 
-    sending = _together(comm, "selecting the replayed events", outgoing)
-    incoming = comm.alltoall(sending)
-    pieces = [b for b in incoming if b is not None]
-    names = (*REPLAY_COLUMNS, "position")
-    if pieces:
-        received = {n: np.concatenate([b[n] for b in pieces]) for n in names}
-    else:
-        received = {n: np.zeros(0, dtype=_DTYPES[n]) for n in names}
+    # The replay: every column goes in one MPI_Alltoallv of raw buffers, one column at a time
+    # (no pickled copies), ordered by destination rank.
+    events, send_counts = _together(comm, "selecting the replayed events", select)
+    recv_counts = np.zeros(parts, dtype=np.int32)
+    comm.Alltoall(send_counts, recv_counts)
+    received: dict[str, np.ndarray] = {}
+    for name in (*REPLAY_COLUMNS, "position"):
+        if name == "position":
+            offsets = np.asarray(local.column("location_offsets")).astype(np.int64)
+            location = np.asarray(local.column("location"))[events]
+            sendbuf = (events - offsets[location]).astype(np.uint64)
+            del offsets, location
+        else:
+            sendbuf = np.ascontiguousarray(np.asarray(local.column(name))[events])
+        recvbuf = np.empty(int(recv_counts.sum()), dtype=_DTYPES[name])
+        comm.Alltoallv([sendbuf, send_counts], [recvbuf, recv_counts])
+        received[name] = recvbuf
+        del sendbuf
+    del events
     received_events = len(received["time"])
-    del sending, incoming, pieces
     # In place: `local` becomes the merged trace (no view of its columns may be alive here).
     positions = _together(
         comm,

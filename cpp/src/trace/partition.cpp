@@ -8,6 +8,10 @@
 #include <string>
 #include <utility>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "matching_passes.hpp"
 #include "parjava/error.hpp"
 #include "parjava/trace/matching.hpp"
@@ -258,6 +262,10 @@ void merge_part(Trace &trace, const ReplayEvents &received, std::uint32_t part, 
   expand(e.callsite, total, old_offsets, new_offsets, order, first_received, r.callsite);
   trace.location_offsets = new_offsets;
   match(trace, std::max(1U, threads)); // resizes match and link
+#if defined(__GLIBC__)
+  // As open() does: give back the matching scratch (and the moved columns' old blocks).
+  malloc_trim(0);
+#endif
 }
 
 MatchReport count_unmatched(const Trace &trace, const std::vector<char> &counted) {
