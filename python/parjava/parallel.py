@@ -342,12 +342,14 @@ def scan(
         rows["peer_event"] = part.global_events(rows["peer_event"])
         has = rows["instance"] != _NO_REF
         rows["instance"][has] = part.instance_map[rows["instance"][has].astype(np.int64)]
-        which = np.flatnonzero(keep)
-        diagnoses = findings.diagnoses
-        sites = list(findings._result.callsite_texts())
+        which = [int(i) for i in np.flatnonzero(keep)]
+        # Texts for the kept rows only: a rank also finds what happens on the locations it
+        # received (every member of its collectives), and drops those rows.
+        diagnoses = list(findings._result.diagnoses(which))
+        sites = list(findings._result.callsite_texts(which))
         # As bytes: NumPy packs a structured dtype with padding when it concatenates.
         packed = np.ascontiguousarray(rows).view(np.uint8).reshape(len(rows), ROW_BYTES)
-        return findings, packed, [diagnoses[i] for i in which], [sites[i] for i in which]
+        return findings, packed, diagnoses, sites
 
     findings, rows, diagnoses, sites = _together(comm, "scanning", local)
     gathered = comm.gather((rows, diagnoses, sites), root=root)

@@ -147,3 +147,28 @@ def test_a_killed_rank_fails_the_job(tmp_path: Path) -> None:
     assert run.returncode != 0
     assert "signal 9" in run.stderr or "Killed" in run.stderr, run.stderr[-2000:]
     assert "parjava scan of" not in run.stdout
+
+
+def test_own_traced_examples(examples_bin: Path, tmp_path: Path) -> None:
+    """Runs of the project's own examples under the tracer (every wrapped MPI function;
+    a stencil with rank 0 late), scanned on 3 ranks, equal the serial scans."""
+    runs = [
+        ([str(examples_bin / "mpi_coverage")], 4),
+        ([str(examples_bin / "stencil2d"), "-n", "16", "-i", "8", "-r", "2", "-d", "2"], 4),
+    ]
+    archives = []
+    for k, (command, np_) in enumerate(runs):
+        trace = pj.trace(command, np=np_, output=tmp_path / f"run{k}", timeout=120)
+        archives.append(trace.metadata["path"])
+    cmd = [*_mpirun(), "-np", "3", sys.executable, str(HERE / "mpi_scan_worker.py")]
+    run = subprocess.run(
+        [*cmd, str(tmp_path), *archives], capture_output=True, text=True, env=_env(), timeout=300
+    )
+    assert run.returncode == 0, run.stderr[-4000:]
+    for k, path in enumerate(archives):
+        serial = pj.scan(pj.Trace.open(path), eps=1e-7)
+        assert len(serial) > 0, path
+        assert _text(tmp_path / f"{k}.csv") == serial.to_csv(), path
+        raw = np.load(tmp_path / f"{k}.npy")
+        for field in serial.raw.dtype.names:
+            assert np.array_equal(raw[field], serial.raw[field]), (path, field)

@@ -78,7 +78,10 @@ std::vector<std::vector<EventIndex>> replay_selection(const Trace &trace, std::u
     const auto u = static_cast<std::size_t>(i);
     // The other end on the same location: a request's completion or post, a collective's
     // Begin, a lock's request or release. (A message's match is on another location.)
-    for (const auto other : {e.link[u], e.match[u]}) {
+    // (A collective event's link is its instance, not an event.)
+    const bool collective =
+        e.kind[u] == EventKind::CollectiveBegin || e.kind[u] == EventKind::CollectiveEnd;
+    for (const auto other : {collective ? kNoEvent : e.link[u], e.match[u]}) {
       if (other != kNoEvent && e.location[static_cast<std::size_t>(other)] == e.location[u]) {
         wanted.emplace_back(other, d);
       }
