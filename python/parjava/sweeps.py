@@ -3,8 +3,10 @@
 ``sweep(model, machines=[...], np=[...], params={"N": [...]})`` evaluates the Cartesian
 product and returns one pandas DataFrame: the inputs as columns (``machine``, ``np``,
 ``threads``, one column per swept parameter), then ``time``, ``error_bound``, ``speedup``,
-``efficiency``, ``warnings``, ``status`` and ``error``. Each point is an independent
-interpretation, so the points run on any :class:`concurrent.futures.Executor`:
+``efficiency``, ``coverage`` (the share of its estimation run the model explains, from the
+model's self-check; NaN for a model without one), ``warnings``, ``status`` and ``error``.
+Each point is an independent interpretation, so the points run on any
+:class:`concurrent.futures.Executor`:
 
 - ``executor=None``: a local process pool (``workers`` processes, default the core count);
 - ``executor="serial"``: one after another in this process;
@@ -297,6 +299,9 @@ def sweep(
         )
         rows.append(row)
     _speedups(rows, names)
+    coverage = _coverage(mdl)
+    for row in rows:
+        row["coverage"] = coverage
     frame = pd.DataFrame(
         rows,
         columns=[
@@ -308,6 +313,7 @@ def sweep(
             "error_bound",
             "speedup",
             "efficiency",
+            "coverage",
             "warnings",
             "status",
             "error",
@@ -371,6 +377,15 @@ def _run_on(
                 results[i] = tuple(value)
             bar.advance(len(chunk))
     return shipments
+
+
+def _coverage(model: Model) -> float:
+    """Return the share of its estimation run the model explains (self-check), else NaN."""
+    check = getattr(model, "self_check", None)
+    if check is None:
+        check = model._doc.get("self_check")
+    value = check.get("coverage") if isinstance(check, dict) else None
+    return float(value) if isinstance(value, (int, float)) else math.nan
 
 
 def _speedups(rows: list[dict[str, Any]], names: list[str]) -> None:

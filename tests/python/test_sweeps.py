@@ -107,7 +107,7 @@ def test_serial_sweep_is_the_loop_of_interpret(
     same(serial, reference)
     assert list(serial.columns) == [
         "machine", "np", "threads", "N", "halo", "time", "error_bound", "speedup",
-        "efficiency", "warnings", "status", "error",
+        "efficiency", "coverage", "warnings", "status", "error",
     ]  # fmt: skip
     assert len(serial) == 2 * 2 * 2 * 4
     failed = serial[serial["status"] == "failed"]
@@ -116,6 +116,15 @@ def test_serial_sweep_is_the_loop_of_interpret(
     ok = serial[(serial["status"] == "ok") & (serial["np"] == 4)]
     small, big = ok[ok["halo"] == 8], ok[ok["halo"] == 65536]
     assert (big["time"].to_numpy() > small["time"].to_numpy()).all()
+
+
+def test_coverage_comes_from_the_models_self_check(serial: pd.DataFrame) -> None:
+    assert serial["coverage"].isna().all()  # this model was never estimated
+    model = stencil()
+    model.native()
+    model._doc["self_check"] = {"passed": True, "coverage": 0.75, "message": "self-check"}
+    frame = pj.sweep(model, machines()[0], np=[1, 2], executor="serial")
+    assert (frame["coverage"] == 0.75).all()
 
 
 def test_process_pool_equals_serial_and_ships_once_per_worker(serial: pd.DataFrame) -> None:
