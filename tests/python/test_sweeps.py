@@ -231,3 +231,24 @@ def test_cli_writes_the_same_csv(serial: pd.DataFrame, tmp_path: Path) -> None:
     assert fail.returncode == 1
     bad = subprocess.run([*cmd[:4], "--param", "N"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "NAME=V1,V2" in bad.stderr
+
+
+def test_cli_on_mpi_workers(serial: pd.DataFrame, tmp_path: Path) -> None:
+    """`mpirun -np 3 python -m mpi4py.futures -m parjava sweep ... --executor mpi`: rank 0 runs
+    the command, ranks 1-2 the points (they import parjava.__main__ without running it)."""
+    pytest.importorskip("mpi4py", reason="mpi4py is not installed (pip install mpi4py)")
+    if not shutil.which("mpirun"):
+        pytest.skip("mpirun is not installed")
+    model = tmp_path / "stencil.json"
+    stencil().save(model)
+    out = tmp_path / "mpi.csv"
+    cmd = ["mpirun", "--oversubscribe", "-np", "3", sys.executable, "-m", "mpi4py.futures"]
+    cmd += ["-m", "parjava", "sweep", str(model), "--machine", "ethernet-10g", "--np", "1,2,3,4"]
+    cmd += ["--param", "N=1000,4000", "--param", "halo=8,65536", "--executor", "mpi", "-o"]
+    env = dict(os.environ, OMPI_MCA_rmaps_base_oversubscribe="1")
+    run = subprocess.run([*cmd, str(out)], capture_output=True, text=True, env=env, timeout=180)
+    assert run.returncode == 0, run.stderr[-3000:]
+    frame = pd.read_csv(out, keep_default_na=False, na_values=[""])
+    expected = serial[serial["machine"] == "ethernet-10g"].reset_index(drop=True)
+    assert frame["time"].equals(expected["time"])
+    assert list(frame["status"]) == list(expected["status"])
