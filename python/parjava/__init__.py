@@ -44,6 +44,7 @@ from .profile import Profile, profile  # noqa: E402
 from .replay import Replay, replay  # noqa: E402
 from .reporting import Report, report  # noqa: E402
 from .scan import Findings, patterns, scan  # noqa: E402
+from .sweeps import sweep  # noqa: E402
 
 # `parjava.trace` is the function that runs a program under the tracer (the module of that
 # name, if present, must be imported before this line so the function wins).
@@ -96,5 +97,6 @@ __all__ = [
     "root_causes",
     "scaling",
     "scan",
+    "sweep",
     "trace",
 ]

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -173,16 +174,33 @@ void register_patterns(py::module_ &m) {
                                view.attr("setflags")(py::arg("write") = false);
                                return view;
                              })
-      .def("diagnoses",
-           [](const a::ScanResult &r) { return a::diagnose_all(r.findings, *r.trace); })
-      .def("callsite_texts", [](const a::ScanResult &r) {
-        std::vector<std::string> out;
-        out.reserve(r.findings.size());
-        for (const auto &f : r.findings) {
-          out.push_back(a::callsite_text(f, *r.trace));
-        }
-        return out;
-      });
+      .def(
+          "diagnoses",
+          [](const a::ScanResult &r, std::optional<std::vector<std::size_t>> rows) {
+            if (!rows) {
+              return a::diagnose_all(r.findings, *r.trace);
+            }
+            // Only these rows (a parallel scan keeps those of its own locations).
+            std::vector<a::Finding> chosen;
+            chosen.reserve(rows->size());
+            for (const auto i : *rows) {
+              chosen.push_back(r.findings.at(i));
+            }
+            return a::diagnose_all(chosen, *r.trace);
+          },
+          py::arg("rows") = py::none())
+      .def(
+          "callsite_texts",
+          [](const a::ScanResult &r, std::optional<std::vector<std::size_t>> rows) {
+            std::vector<std::string> out;
+            const auto n = rows ? rows->size() : r.findings.size();
+            out.reserve(n);
+            for (std::size_t k = 0; k < n; ++k) {
+              out.push_back(a::callsite_text(r.findings.at(rows ? (*rows)[k] : k), *r.trace));
+            }
+            return out;
+          },
+          py::arg("rows") = py::none());
 
   m.def(
       "scan",

@@ -15,11 +15,14 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "parjava/error.hpp"
 #include "parjava/trace/clock_condition.hpp"
 #include "parjava/trace/filter.hpp"
 #include "parjava/trace/otf2.hpp"
+#include "parjava/trace/partition.hpp"
 #include "parjava/trace/summary.hpp"
 #include "parjava/trace/trace.hpp"
 
@@ -112,6 +115,152 @@ py::dict to_dict(const parjava::trace::ClockViolations &v) {
 }
 
 template <typename E> int as_int(E e) { return static_cast<int>(e); }
+
+template <typename T> std::vector<T> to_vector(const py::dict &columns, const char *name) {
+  if (!columns.contains(name)) {
+    throw parjava::Error(parjava::ErrorKind::Usage,
+                         std::string("merge_part: no received column '") + name + "'");
+  }
+  const auto a = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(columns[name]);
+  if (!a) {
+    throw parjava::Error(parjava::ErrorKind::Usage,
+                         std::string("merge_part: column '") + name + "' is not numeric");
+  }
+  return std::vector<T>(a.data(), a.data() + a.size());
+}
+
+std::vector<char> location_mask(const Trace &trace, const py::array_t<std::uint8_t> &counted) {
+  if (static_cast<std::size_t>(counted.size()) != trace.location_count()) {
+    throw parjava::Error(parjava::ErrorKind::Usage, "counted must have one entry per location (" +
+                                                        std::to_string(trace.location_count()) +
+                                                        ")");
+  }
+  return std::vector<char>(counted.data(), counted.data() + counted.size());
+}
+
+void set_field(const py::dict &d, const char *name, std::uint64_t &field) {
+  if (d.contains(name)) {
+    field = d[name].cast<std::uint64_t>();
+  }
+}
+
+// Parallel analysis (partition.hpp): the part's reading, the replay's selection and merge,
+// and the counts of own locations that the parts sum up.
+void register_partition(py::module_ &m, py::class_<Trace, TracePtr> &cls) {
+  namespace t = parjava::trace;
+  cls.def_static(
+      "open_part",
+      [](const std::string &path, std::uint32_t part, std::uint32_t parts, unsigned threads) {
+        return std::make_shared<Trace>(t::open_part(path, part, parts, threads));
+      },
+      py::arg("path"), py::arg("part"), py::arg("parts"), py::arg("threads") = 0,
+      py::call_guard<py::gil_scoped_release>());
+  m.def(
+      "partition_owners",
+      [](const Trace &trace, std::uint32_t parts) {
+        const t::PartitionPlan plan(trace.locations, parts);
+        py::array_t<std::uint32_t> out(static_cast<py::ssize_t>(trace.location_count()));
+        for (std::size_t l = 0; l < trace.location_count(); ++l) {
+          out.mutable_at(static_cast<py::ssize_t>(l)) = plan.owner(trace.locations[l]);
+        }
+        return out;
+      },
+      py::arg("trace"), py::arg("parts"));
+  m.def(
+      "replay_selection",
+      [](const Trace &trace, std::uint32_t part, std::uint32_t parts) {
+        auto selection = t::replay_selection(trace, part, parts);
+        py::list out;
+        for (const auto &events : selection) {
+          py::array_t<std::int32_t> a(static_cast<py::ssize_t>(events.size()));
+          std::copy(events.begin(), events.end(), a.mutable_data());
+          out.append(a);
+        }
+        return out;
+      },
+      py::arg("trace"), py::arg("part"), py::arg("parts"));
+  m.def(
+      "merge_part",
+      [](Trace &trace, const py::dict &columns, std::uint32_t part, std::uint32_t parts,
+         unsigned threads) {
+        t::ReplayEvents r;
+        r.time = to_vector<std::int64_t>(columns, "time");
+        const auto kinds = to_vector<std::uint8_t>(columns, "kind");
+        r.kind.reserve(kinds.size());
+        for (const auto k : kinds) {
+          if (k >= t::kEventKindCount) {
+            throw parjava::Error(parjava::ErrorKind::Usage,
+                                 "merge_part: event kind " + std::to_string(k) + " is unknown");
+          }
+          r.kind.push_back(static_cast<t::EventKind>(k));
+        }
+        r.location = to_vector<std::uint32_t>(columns, "location");
+        r.region = to_vector<std::uint32_t>(columns, "region");
+        r.peer = to_vector<std::int32_t>(columns, "peer");
+        r.tag = to_vector<std::int32_t>(columns, "tag");
+        r.comm = to_vector<std::uint32_t>(columns, "comm");
+        r.bytes = to_vector<std::uint64_t>(columns, "bytes");
+        r.aux = to_vector<std::uint64_t>(columns, "aux");
+        r.callsite = to_vector<std::uint32_t>(columns, "callsite");
+        r.position = to_vector<std::uint64_t>(columns, "position");
+        std::vector<std::uint64_t> positions;
+        {
+          py::gil_scoped_release release;
+          t::merge_part(trace, r, part, parts, positions, threads);
+        }
+        py::array_t<std::uint64_t> pos(static_cast<py::ssize_t>(positions.size()));
+        std::copy(positions.begin(), positions.end(), pos.mutable_data());
+        return pos;
+      },
+      py::arg("trace"), py::arg("columns"), py::arg("part"), py::arg("parts"),
+      py::arg("threads") = 1,
+      "Add the received events to this part's trace in place (no NumPy view of its columns "
+      "may be alive: they are reallocated); returns each event's position in its location.");
+  m.def(
+      "count_unmatched",
+      [](const Trace &trace, const py::array_t<std::uint8_t> &counted) {
+        return to_dict(t::count_unmatched(trace, location_mask(trace, counted)));
+      },
+      py::arg("trace"), py::arg("counted"));
+  m.def(
+      "count_clock_violations",
+      [](const Trace &trace, const py::array_t<std::uint8_t> &counted) {
+        const auto v = t::count_clock_violations(trace, location_mask(trace, counted));
+        auto d = to_dict(v);
+        d["largest_ns"] = v.largest_ns;
+        return d;
+      },
+      py::arg("trace"), py::arg("counted"));
+  m.def(
+      "set_match_counts",
+      [](Trace &trace, const py::dict &unmatched, const py::dict &clock) {
+        auto &u = trace.unmatched;
+        u = t::MatchReport{};
+        set_field(unmatched, "sends", u.sends);
+        set_field(unmatched, "receives", u.receives);
+        set_field(unmatched, "request_posts", u.request_posts);
+        set_field(unmatched, "request_completions", u.request_completions);
+        set_field(unmatched, "collectives_incomplete", u.collectives_incomplete);
+        set_field(unmatched, "collectives_mismatched", u.collectives_mismatched);
+        set_field(unmatched, "collective_ends_unopened", u.collective_ends_unopened);
+        set_field(unmatched, "enters_unclosed", u.enters_unclosed);
+        set_field(unmatched, "leaves_unopened", u.leaves_unopened);
+        set_field(unmatched, "locks_unreleased", u.locks_unreleased);
+        set_field(unmatched, "lock_releases_unacquired", u.lock_releases_unacquired);
+        set_field(unmatched, "intervals_unclosed", u.intervals_unclosed);
+        set_field(unmatched, "intervals_unopened", u.intervals_unopened);
+        auto &v = trace.clock_violations;
+        v = t::ClockViolations{};
+        set_field(clock, "receive_before_send", v.receives_before_send);
+        set_field(clock, "collective_exit_before_entry", v.collective_exits_before_entry);
+        if (clock.contains("largest_ns")) {
+          v.largest_ns = clock["largest_ns"].cast<std::int64_t>();
+        }
+      },
+      py::arg("trace"), py::arg("unmatched"), py::arg("clock"),
+      "Set the unmatched and clock-violation counts (the sums over the parts of a parallel "
+      "analysis) that a scan's notes report.");
+}
 
 } // namespace
 
@@ -278,6 +427,8 @@ void register_trace(py::module_ &m) {
         }
         return out;
       });
+
+  register_partition(m, cls);
 
   py::list kinds;
   for (int k = 0; k < t::kEventKindCount; ++k) {

@@ -121,14 +121,22 @@ std::uint32_t CollectiveWaits::member_of_end(EventIndex end) const {
 } // namespace detail
 
 ClockViolations count_clock_violations(const Trace &trace) {
+  return count_clock_violations(trace, std::vector<char>(trace.location_count(), 1));
+}
+
+ClockViolations count_clock_violations(const Trace &trace, const std::vector<char> &counted) {
   ClockViolations v;
   const auto &e = trace.events;
+  auto counts_at = [&](EventIndex i) {
+    const auto l = e.location[static_cast<std::size_t>(i)];
+    return l < counted.size() && counted[l] != 0;
+  };
   auto note = [&v](Timestamp early_by, std::uint64_t &count) {
     ++count;
     v.largest_ns = std::max(v.largest_ns, early_by);
   };
   for (std::size_t i = 0; i < trace.size(); ++i) {
-    if (!detail::is_receive_event(e.kind[i])) {
+    if (!detail::is_receive_event(e.kind[i]) || !counts_at(static_cast<EventIndex>(i))) {
       continue;
     }
     const auto send = e.match[i];
@@ -146,6 +154,9 @@ ClockViolations count_clock_violations(const Trace &trace) {
     }
     auto time_of = [&](EventIndex i) { return e.time[static_cast<std::size_t>(i)]; };
     auto check = [&](std::uint32_t sink, Timestamp reference) {
+      if (!counts_at(waits.end_of(sink))) {
+        return;
+      }
       const auto exit = time_of(waits.end_of(sink));
       if (reference > exit) {
         note(reference - exit, v.collective_exits_before_entry);

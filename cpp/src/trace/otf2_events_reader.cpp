@@ -444,11 +444,15 @@ private:
 } // namespace
 
 bool read_events(OTF2_Reader *reader, const ArchiveFiles &files, const EventTranslation &x,
-                 Otf2ErrorScope &errors, TraceBuilder &builder, unsigned threads) {
+                 Otf2ErrorScope &errors, TraceBuilder &builder, unsigned threads,
+                 const std::vector<char> *keep) {
   const auto locations = static_cast<std::uint32_t>(x.location_ids.size());
   std::vector<std::uint32_t> to_read;
   std::vector<std::uint64_t> announced(locations, 0);
   for (std::uint32_t l = 0; l < locations; ++l) {
+    if (keep != nullptr && (l >= keep->size() || (*keep)[l] == 0)) {
+      continue;
+    }
     const auto evt = files.events_of(x.location_ids[l]);
     if (file_size(evt) < 0) {
       // A location without events may have no event file; one that declares events must.

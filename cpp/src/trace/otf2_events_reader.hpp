@@ -3,6 +3,8 @@
 
 #include <otf2/otf2.h>
 
+#include <vector>
+
 #include "otf2_files.hpp"
 #include "otf2_status.hpp"
 #include "otf2_translation.hpp"
@@ -16,8 +18,10 @@ namespace parjava::trace::detail {
 // columns are presized and `threads` readers fill the locations in parallel (threads == 0:
 // read sequentially, appending). Returns false when a location holds more events than
 // announced (the builder is then unusable: read again with threads == 0). Throws TraceError
-// for a missing or damaged file.
+// for a missing or damaged file. With `keep`, only the locations l with keep[l] are read (the
+// others get no events: a part of a parallel analysis, partition.hpp).
 bool read_events(OTF2_Reader *reader, const ArchiveFiles &files, const EventTranslation &x,
-                 Otf2ErrorScope &errors, TraceBuilder &builder, unsigned threads);
+                 Otf2ErrorScope &errors, TraceBuilder &builder, unsigned threads,
+                 const std::vector<char> *keep = nullptr);
 
 } // namespace parjava::trace::detail

@@ -23,6 +23,7 @@ VERBS = (
     "model",
     "estimate",
     "predict",
+    "sweep",
     "trace",
     "scan",
     "intervals",

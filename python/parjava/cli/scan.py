@@ -22,6 +22,8 @@ examples:
   parjava scan run/traces.otf2 --fail-on late_sender:0.5 --fail-on pgas:1
                                                         # exit 1 above 0.5 s / 1 s
   parjava scan --list                                   # the patterns and their codes
+  mpirun -np 4 parjava scan run/traces.otf2 --mpi --format csv -o scan.csv
+                                                        # 4 analysis ranks share the trace
 
 Patterns: keys (late_sender), codes (B1..B10, N1..N8, SR, mpi_latesender, P1..P12) or
 families (parjava, scalasca, pgas). Families overlap: ParJava's late send and Scalasca's Late
@@ -95,6 +97,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="remove clock-condition violations (a receive before its send, ...) with the "
         "controlled logical clock before analysing",
+    )
+    parser.add_argument(
+        "--mpi",
+        action="store_true",
+        help="analyse in parallel: run under mpirun -np K; each rank reads its share of the "
+        "processes, rank 0 writes the report (needs mpi4py; docs/running-at-scale.md)",
     )
     parser.add_argument(
         "--format",
@@ -175,8 +183,7 @@ def run(args: argparse.Namespace) -> int:
     eager: int | str | None = args.eager_limit
     if isinstance(eager, str) and eager.isdigit():
         eager = int(eager)
-    findings = scan(
-        Trace.open(args.trace, correct_clocks=args.correct_clocks),
+    options = dict(
         eps=args.eps,
         send_recv_delta=args.send_recv_delta,
         eager_limit=eager,
@@ -191,6 +198,17 @@ def run(args: argparse.Namespace) -> int:
         pgas_allocation_root=args.pgas_allocation_root,
         pgas_mpi_collectives=args.pgas_mpi_collectives,
     )
+    if args.mpi:
+        if args.correct_clocks:
+            raise UsageError("--correct-clocks is not available with --mpi; scan serially")
+        from ..parallel import scan as parallel_scan
+
+        parallel = parallel_scan(args.trace, **options)
+        if parallel is None:
+            return EXIT_OK  # not rank 0: rank 0 reports
+        findings = parallel
+    else:
+        findings = scan(Trace.open(args.trace, correct_clocks=args.correct_clocks), **options)
     # Validate the --fail-on patterns before writing anything (an unknown name is exit 2).
     for check in args.fail_on:
         if check.pattern.lower() != "all":

@@ -18,6 +18,8 @@
 // around each move change by at most `amortisation_rate`.
 #pragma once
 
+#include <vector>
+
 #include "parjava/trace/trace.hpp"
 
 namespace parjava::trace {
@@ -29,6 +31,9 @@ namespace parjava::trace {
 // nothing waits for no one). MPI_Alltoallv/w, non-blocking collectives and collectives on one
 // process are left out, as Scalasca leaves them out.
 ClockViolations count_clock_violations(const Trace &trace);
+// The same, counting only the violations of receives and collective exits on the locations l
+// with counted[l] (a part of a parallel analysis, partition.hpp; the parts' counts add up).
+ClockViolations count_clock_violations(const Trace &trace, const std::vector<char> &counted);
 
 struct ClockCorrectionOptions {
   // How fast the corrected clock may drift from the recorded one while it absorbs a jump:

@@ -1,0 +1,104 @@
+"""Serial scan against `parallel.scan` on K = 2 and 4 MPI ranks: wall time and peak memory per
+rank, on a trace written by benchmarks/trace_generate (64 ranks by default).
+
+    python3 benchmarks/parallel_scan.py --events 10000000 [--trace /tmp/gen/traces.otf2]
+
+Peak RSS is each process's ru_maxrss; `baseline` is a process that imports parjava and loads
+_core without a trace, so RSS minus baseline is what the trace and its analysis cost;
+`trace_mib` is what the trace's columns hold (Trace.memory_bytes: own plus received events).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+PREFIX = """
+import json, resource, sys, time
+import parjava as pj
+from parjava._core_loader import load_core
+load_core()
+"""
+
+SERIAL = (
+    PREFIX
+    + """
+start = time.perf_counter()
+t = pj.Trace.open(sys.argv[1])
+f = pj.scan(t)
+print(json.dumps({"seconds": time.perf_counter() - start, "findings": len(f),
+                  "trace_mib": t.memory_bytes / 2**20,
+                  "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+)
+
+BASELINE = (
+    PREFIX
+    + """
+print(json.dumps({"rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+)
+
+PARALLEL = (
+    PREFIX
+    + """
+from mpi4py import MPI
+from parjava import parallel
+comm = MPI.COMM_WORLD
+comm.Barrier()
+start = time.perf_counter()
+part = parallel.open_part(sys.argv[1], comm)
+f = parallel.scan(part, comm)
+seconds = time.perf_counter() - start
+rss = comm.gather(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, root=0)
+shares = comm.gather((part.owned_events, part.received_events), root=0)
+trace_mib = comm.gather(part.trace.memory_bytes / 2**20, root=0)
+if comm.rank == 0:
+    print(json.dumps({"seconds": seconds, "findings": len(f), "rss_mib": rss,
+                      "trace_mib": trace_mib,
+                      "events_owned_received": shares}))
+"""
+)
+
+
+def run(cmd: list[str]) -> dict:
+    env = dict(os.environ, PARJAVA_NO_PROGRESS="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--events", type=int, default=10_000_000)
+    parser.add_argument("--ranks", type=int, default=64, help="processes in the trace")
+    parser.add_argument("--trace", help="an existing archive instead of a generated one")
+    parser.add_argument("--parts", default="2,4", help="analysis ranks to try")
+    args = parser.parse_args()
+    build = Path(os.environ.get("PARJAVA_BUILD_DIR", REPO / "build/dev/package")).parent
+    trace = args.trace
+    if trace is None:
+        directory = Path(tempfile.mkdtemp(prefix="parjava-scan-bench-")) / "gen"
+        subprocess.run(
+            [str(build / "benchmarks" / "trace_generate"), "-o", str(directory), "--ranks",
+             str(args.ranks), "--events", str(args.events)],
+            check=True,
+        )  # fmt: skip
+        trace = str(directory / "traces.otf2")
+    results = {"trace": trace, "events": args.events, "load_average": os.getloadavg()}
+    results["baseline"] = run([sys.executable, "-c", BASELINE])
+    results["serial"] = run([sys.executable, "-c", SERIAL, trace])
+    for k in (int(v) for v in args.parts.split(",")):
+        cmd = ["mpirun", "--oversubscribe", "-np", str(k), sys.executable, "-c", PARALLEL, trace]
+        results[f"mpi_{k}"] = run(cmd)
+    print(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,381 @@
+"""Trace analysis on MPI: ``K`` analysis processes share a trace too large for one.
+
+Run under ``mpirun -np K`` (``parjava scan TRACE --mpi``, or from Python with mpi4py)::
+
+    findings = parjava.parallel.scan("run/traces.otf2", eps=1e-6)   # every rank calls it
+    if findings is not None:                                          # rank 0 only
+        print(findings.report())
+
+Each analysis rank reads the definitions and the events of its own block of processes only
+(``K`` need not divide the processes; all locations of a process stay on one rank). What the
+pattern rules read on other processes comes by a replay of the traced communication over MPI
+(Geimer et al., Parallel Computing 35(7), 2009; CCPE 22(6), 2010): the forward replay sends
+each send, and each collective member's Begin/End, to the rank of the receiver or of the other
+members; the backward replay sends each receive to the sender's rank; each event travels with
+the Enter and Leave of the call holding it and its request's other end
+(``cpp/include/parjava/trace/partition.hpp``). Every rank then runs the unchanged serial
+scanner on its own events plus the received ones and keeps the findings on its own locations;
+rank 0 gathers them in the serial order. The notes' counts (unmatched events, clock
+violations) are summed over the ranks. The result equals the serial scan row for row and to the
+nanosecond (the tests check it for K = 1..4 on every test archive).
+
+Any rank failing (an unreadable archive, a bad option) makes every rank raise the same error;
+a rank that dies makes ``mpirun`` end the job with an error, and nothing is printed as a
+result. Clock correction (``correct_clocks``) is a global replay of its own and is not offered
+here.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import time
+import traceback
+from typing import Any, Callable, TypeVar
+
+import numpy as np
+
+from . import errors as errors_module
+from ._core_loader import load_core
+from .errors import Error, MissingDependencyError, UsageError
+from .trace import Trace
+
+T = TypeVar("T")
+
+REPLAY_COLUMNS = ("time", "kind", "location", "region", "peer", "tag", "comm", "bytes", "aux")
+REPLAY_COLUMNS += ("callsite",)
+_NO_REF = 0xFFFFFFFF
+_DTYPES = {
+    "time": np.int64,
+    "kind": np.uint8,
+    "location": np.uint32,
+    "region": np.uint32,
+    "peer": np.int32,
+    "tag": np.int32,
+    "comm": np.uint32,
+    "bytes": np.uint64,
+    "aux": np.uint64,
+    "callsite": np.uint32,
+    "position": np.uint64,
+}
+ROW_BYTES = 72  # sizeof(parjava::analysis::Finding)
+
+
+def _comm(comm: Any) -> Any:
+    if comm is not None:
+        return comm
+    try:
+        from mpi4py import MPI  # type: ignore[import-not-found]
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"parallel trace analysis needs mpi4py (pip install mpi4py, built against the "
+            f"system MPI; run under mpirun): {exc}"
+        ) from None
+    return MPI.COMM_WORLD
+
+
+def _collective(function: Callable[..., T]) -> Callable[..., T]:
+    """Abort the whole MPI job when ``function`` fails other than with a parjava error.
+
+    An unexpected exception on one rank would otherwise leave the others waiting in the next
+    exchange (and its own MPI_Finalize waiting for them) forever.
+    """
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> T:
+        try:
+            return function(*args, **kwargs)
+        except Error:
+            raise
+        except Exception:
+            traceback.print_exc()
+            sys.stderr.flush()
+            _comm(kwargs.get("comm")).Abort(1)
+            raise
+
+    return wrapper
+
+
+def _together(comm: Any, step: str, work: Callable[[], T]) -> T:
+    """Run ``work`` on every rank; if it fails on any, every rank raises that rank's error.
+
+    Without this a rank that fails (a damaged event file) would leave the others waiting in
+    the next exchange forever.
+    """
+    result: Any = None
+    failure: tuple[str, str] | None = None
+    try:
+        result = work()
+    except Error as exc:
+        failure = (type(exc).__name__, str(exc))
+    failures = comm.allgather(failure)
+    for rank, f in enumerate(failures):
+        if f is not None:
+            kind, message = f
+            cls = getattr(errors_module, kind, Error)
+            text = f"{step} failed on analysis rank {rank} of {comm.size}: {message}"
+            try:
+                error = cls(text)
+            except TypeError:  # an error class with more arguments than a message
+                error = Error(text)
+            raise error
+    return result
+
+
+def _sum_counts(parts: list[dict[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for counts in parts:
+        for key, value in counts.items():
+            if key == "largest_ns":
+                total[key] = max(total.get(key, 0), int(value))
+            else:
+                total[key] = total.get(key, 0) + int(value)
+    return total
+
+
+class PartTrace:
+    """One analysis rank's share of a trace: own events plus the replayed ones, matched.
+
+    ``trace`` is a :class:`parjava.Trace` whose definitions are the whole archive's;
+    ``owned`` marks its locations (True: this rank's), ``positions`` gives each event's index
+    within its location in the whole trace, ``location_events`` the whole trace's event count
+    per location (summed over the ranks), ``owned_events`` this rank's event count and
+    ``received_events`` how many events the replay brought.
+    """
+
+    def __init__(
+        self,
+        trace: Trace,
+        owned: np.ndarray,
+        positions: np.ndarray,
+        location_events: np.ndarray,
+        owned_events: int,
+        received_events: int,
+        comm: Any,
+    ) -> None:
+        self.trace = trace
+        self.owned = owned
+        self.positions = positions
+        self.location_events = location_events
+        self.owned_events = owned_events
+        self.received_events = received_events
+        self.comm = comm
+        self.instance_map = np.zeros(0, dtype=np.int64)
+
+    def global_events(self, events: np.ndarray) -> np.ndarray:
+        """Map event indices of this part's trace to those of the whole trace (-1 stays)."""
+        events = np.asarray(events, dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum(self.location_events, dtype=np.int64)])
+        location = np.asarray(self.trace.events.location)
+        valid = events >= 0
+        safe = np.where(valid, events, 0)
+        mapped = offsets[location[safe]] + self.positions[safe].astype(np.int64)
+        return np.where(valid, mapped, -1)
+
+
+@_collective
+def open_part(path: str | os.PathLike[str], comm: Any = None, threads: int = 0) -> PartTrace:
+    """Read this rank's share of the archive and replay what its patterns need (collective).
+
+    Every rank of ``comm`` (default ``MPI.COMM_WORLD``) must call it.
+    """
+    comm = _comm(comm)
+    core = load_core()
+    part, parts = int(comm.rank), int(comm.size)
+    local = _together(
+        comm, "reading the archive", lambda: core.Trace.open_part(str(path), part, parts, threads)
+    )
+
+    def select() -> tuple[np.ndarray, np.ndarray]:
+        selection = core.replay_selection(local, part, parts)
+        counts = np.array([len(events) for events in selection], dtype=np.int32)
+        counts[part] = 0
+        selection[part] = selection[part][:0]
+        return np.concatenate(selection).astype(np.int64), counts
+
+    # The replay: every column goes in one MPI_Alltoallv of raw buffers, one column at a time
+    # (no pickled copies), ordered by destination rank.
+    events, send_counts = _together(comm, "selecting the replayed events", select)
+    recv_counts = np.zeros(parts, dtype=np.int32)
+    comm.Alltoall(send_counts, recv_counts)
+    received: dict[str, np.ndarray] = {}
+    for name in (*REPLAY_COLUMNS, "position"):
+        if name == "position":
+            offsets = np.asarray(local.column("location_offsets")).astype(np.int64)
+            location = np.asarray(local.column("location"))[events]
+            sendbuf = (events - offsets[location]).astype(np.uint64)
+            del offsets, location
+        else:
+            sendbuf = np.ascontiguousarray(np.asarray(local.column(name))[events])
+        recvbuf = np.empty(int(recv_counts.sum()), dtype=_DTYPES[name])
+        comm.Alltoallv([sendbuf, send_counts], [recvbuf, recv_counts])
+        received[name] = recvbuf
+        del sendbuf
+    del events
+    received_events = len(received["time"])
+    # In place: `local` becomes the merged trace (no view of its columns may be alive here).
+    positions = _together(
+        comm,
+        "merging the replayed events",
+        lambda: core.merge_part(local, received, part, parts, max(1, threads)),
+    )
+    merged = local
+    owners = np.asarray(core.partition_owners(merged, parts))
+    owned = owners == part
+    mask = owned.astype(np.uint8)
+    counts = np.diff(np.asarray(merged.column("location_offsets")).astype(np.int64))
+    location_events = np.zeros_like(counts)
+    comm.Allreduce(np.where(owned, counts, 0), location_events, op=_mpi_op("SUM"))
+    # The notes of a scan state the whole trace's unmatched events and clock violations.
+    unmatched = _sum_counts(comm.allgather(dict(core.count_unmatched(merged, mask))))
+    clock = _sum_counts(comm.allgather(dict(core.count_clock_violations(merged, mask))))
+    core.set_match_counts(merged, unmatched, clock)
+    trace = Trace(merged)
+    result = PartTrace(
+        trace,
+        owned,
+        np.asarray(positions),
+        np.asarray(location_events, dtype=np.int64),
+        int(counts[owned].sum()),
+        received_events,
+        comm,
+    )
+    result.instance_map = _instance_map(trace, comm)
+    return result
+
+
+def _instance_map(trace: Trace, comm: Any) -> np.ndarray:
+    """Index of each of this part's collective instances among the whole trace's.
+
+    Matching numbers instances sequence by sequence (a communicator's, the one of collectives
+    without communicator, one per location for MPI_COMM_SELF), in sequence order
+    (cpp/src/trace/collective_matching.cpp); a part holds every instance of each sequence it
+    sees, so the whole trace's numbering follows from the sequences' sizes, the largest count
+    any part has.
+    """
+    table = trace.collectives
+    communicators = trace.communicators
+    comms = len(communicators)
+    sequences = comms + 1 + trace.location_count
+    inst_comm = np.asarray(table["comm"]).astype(np.int64)
+    first = np.asarray(table["first_member"]).astype(np.int64)
+    members = np.asarray(trace.collective_members).astype(np.int64)
+    location = np.asarray(trace.events.location).astype(np.int64)
+    keys = np.full(len(inst_comm), comms, dtype=np.int64)  # no communicator
+    known = inst_comm < comms
+    self_comm = np.array([c.self for c in communicators] + [False], dtype=bool)
+    is_self = known & self_comm[np.where(known, inst_comm, comms)]
+    keys[known & ~is_self] = inst_comm[known & ~is_self]
+    if is_self.any():
+        keys[is_self] = comms + 1 + location[members[first[is_self]]]
+    here = np.bincount(keys, minlength=sequences).astype(np.int64)
+    everywhere = np.zeros_like(here)
+    comm.Allreduce(here, everywhere, op=_mpi_op("MAX"))
+    serial_first = np.concatenate([[0], np.cumsum(everywhere)])[:-1]
+    local_first = np.concatenate([[0], np.cumsum(here)])[:-1]
+    index = np.arange(len(keys), dtype=np.int64)
+    return serial_first[keys] + (index - local_first[keys])
+
+
+class _GatheredScan:
+    """The parts' findings in the serial order, with the interface Findings reads."""
+
+    def __init__(
+        self,
+        rows: np.ndarray,
+        diagnoses: list[str],
+        callsites: list[str],
+        notes: list[str],
+        seconds: float,
+        events: int,
+        eager_limit: Any,
+    ) -> None:
+        self.rows = rows
+        self._diagnoses = diagnoses
+        self._callsites = callsites
+        self.notes = notes
+        self.seconds = seconds
+        self.events_scanned = events
+        self.eager_limit = eager_limit
+
+    def __len__(self) -> int:
+        return len(self._diagnoses)
+
+    def diagnoses(self) -> list[str]:
+        return self._diagnoses
+
+    def callsite_texts(self) -> list[str]:
+        return self._callsites
+
+
+@_collective
+def scan(
+    trace: str | os.PathLike[str] | PartTrace,
+    comm: Any = None,
+    root: int = 0,
+    threads: int = 0,
+    **options: Any,
+) -> Any:
+    """Scan a trace on every rank of ``comm`` together; ``root`` gets the :class:`Findings`.
+
+    ``trace`` is the archive's path (read in parts by :func:`open_part`) or a
+    :class:`PartTrace`; ``options`` are those of :func:`parjava.scan` (``correct_clocks`` is
+    not available in parallel). Returns the findings of the whole trace on ``root``, identical
+    to the serial scan's rows, notes and diagnoses, and ``None`` on the other ranks.
+    """
+    from .scan import Findings
+    from .scan import scan as serial_scan
+
+    comm = _comm(comm)
+    started = time.perf_counter()
+    if "correct_clocks" in options:
+        raise UsageError("correct_clocks is not available in a parallel scan; scan serially")
+    part = trace if isinstance(trace, PartTrace) else open_part(trace, comm, threads)
+
+    def local() -> Any:
+        findings = serial_scan(part.trace, **options)
+        raw = findings.raw
+        keep = part.owned[raw["location"].astype(np.int64)]
+        rows = raw[keep].copy()
+        rows["event"] = part.global_events(rows["event"])
+        rows["peer_event"] = part.global_events(rows["peer_event"])
+        has = rows["instance"] != _NO_REF
+        rows["instance"][has] = part.instance_map[rows["instance"][has].astype(np.int64)]
+        which = [int(i) for i in np.flatnonzero(keep)]
+        # Texts for the kept rows only: a rank also finds what happens on the locations it
+        # received (every member of its collectives), and drops those rows.
+        diagnoses = list(findings._result.diagnoses(which))
+        sites = list(findings._result.callsite_texts(which))
+        # As bytes: NumPy packs a structured dtype with padding when it concatenates.
+        packed = np.ascontiguousarray(rows).view(np.uint8).reshape(len(rows), ROW_BYTES)
+        return findings, packed, diagnoses, sites
+
+    findings, rows, diagnoses, sites = _together(comm, "scanning", local)
+    gathered = comm.gather((rows, diagnoses, sites), root=root)
+    seconds = comm.reduce(time.perf_counter() - started, root=root, op=_mpi_op("MAX"))
+    if comm.rank != root:
+        return None
+    all_bytes = np.concatenate([g[0] for g in gathered])
+    all_rows = all_bytes.reshape(-1).view(findings.raw.dtype)
+    all_diagnoses = [d for g in gathered for d in g[1]]
+    all_sites = [s for g in gathered for s in g[2]]
+    # The serial order: by time, then location; a location's rows come from one rank in the
+    # order its scan emitted them (lexsort is stable).
+    order = np.lexsort((all_rows["location"], all_rows["time"]))
+    result = _GatheredScan(
+        all_bytes[order].reshape(-1),  # bytes, as the C++ result's rows
+        [all_diagnoses[i] for i in order],
+        [all_sites[i] for i in order],
+        findings.notes,
+        float(seconds),
+        int(part.location_events.sum()),
+        findings._result.eager_limit,
+    )
+    return Findings(result, part.trace, findings.parameters)
+
+
+def _mpi_op(name: str) -> Any:
+    from mpi4py import MPI  # type: ignore[import-not-found]
+
+    return getattr(MPI, name)

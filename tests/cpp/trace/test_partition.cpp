@@ -1,0 +1,142 @@
+// Parallel analysis helpers (partition.hpp) on a hand-built trace written as OTF2: ownership
+// blocks, the part's reading, what the replay selects, and that merging a part with the
+// events the others select gives the whole trace's matching on the part's locations.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "parjava/error.hpp"
+#include "parjava/trace/builder.hpp"
+#include "parjava/trace/otf2.hpp"
+#include "parjava/trace/partition.hpp"
+
+using namespace parjava::trace;
+
+namespace {
+
+// Three ranks: 0 sends to 2 (MPI_Send [10, 15] -> MPI_Recv [5, 30] on 2); 1 computes; all
+// three meet in an MPI_Allreduce [40.., 60].
+Trace three_ranks() {
+  TraceBuilder b;
+  b.add_ranks(3);
+  const auto w = b.world_communicator();
+  const auto main_region = b.region("main");
+  const auto allreduce = b.region("MPI_Allreduce");
+  for (std::uint32_t r = 0; r < 3; ++r) {
+    b.enter(r, 0, main_region);
+  }
+  b.enter(0, 10, b.region("MPI_Send"));
+  b.send(0, 11, 2, 7, w, 64);
+  b.leave(0, 15);
+  b.enter(2, 5, b.region("MPI_Recv"));
+  b.recv(2, 29, 0, 7, w, 64);
+  b.leave(2, 30);
+  for (std::uint32_t r = 0; r < 3; ++r) {
+    b.enter(r, 40 + r, allreduce);
+    b.collective_begin(r, 40 + r);
+    b.collective_end(r, 60, 11, w, kNoRank, 8, 8);
+    b.leave(r, 60);
+    b.leave(r, 100);
+  }
+  return b.finish();
+}
+
+ReplayEvents gather(const std::vector<Trace> &parts, std::uint32_t to) {
+  ReplayEvents r;
+  for (std::uint32_t p = 0; p < parts.size(); ++p) {
+    const auto &t = parts[p];
+    const auto selection = replay_selection(t, p, static_cast<std::uint32_t>(parts.size()));
+    for (const auto i : selection[to]) {
+      const auto u = static_cast<std::size_t>(i);
+      const auto &e = t.events;
+      r.time.push_back(e.time[u]);
+      r.kind.push_back(e.kind[u]);
+      r.location.push_back(e.location[u]);
+      r.region.push_back(e.region[u]);
+      r.peer.push_back(e.peer[u]);
+      r.tag.push_back(e.tag[u]);
+      r.comm.push_back(e.comm[u]);
+      r.bytes.push_back(e.bytes[u]);
+      r.aux.push_back(e.aux[u]);
+      r.callsite.push_back(e.callsite[u]);
+      r.position.push_back(static_cast<std::uint64_t>(i - t.location_begin(e.location[u])));
+    }
+  }
+  return r;
+}
+
+} // namespace
+
+TEST(Partition, ContiguousBlocksOfProcesses) {
+  const auto t = three_ranks();
+  const PartitionPlan two(t.locations, 2);
+  EXPECT_EQ(two.owner_of_rank(0), 0U);
+  EXPECT_EQ(two.owner_of_rank(1), 0U);
+  EXPECT_EQ(two.owner_of_rank(2), 1U);
+  EXPECT_EQ(two.owner_of_rank(-1), 0U);
+  const PartitionPlan five(t.locations, 5); // more parts than processes: some own nothing
+  EXPECT_EQ(five.owner_of_rank(0), 0U);
+  EXPECT_EQ(five.owner_of_rank(1), 1U);
+  EXPECT_EQ(five.owner_of_rank(2), 3U);
+}
+
+TEST(Partition, PartsReadTheirLocationsAndMergeToTheWholeMatching) {
+  const auto dir =
+      std::filesystem::temp_directory_path() /
+      ("parjava-partition-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::remove_all(dir);
+  const auto whole = three_ranks();
+  write(whole, dir.string());
+  const auto anchor = (dir / "traces.otf2").string();
+  std::vector<Trace> parts;
+  parts.push_back(open_part(anchor, 0, 2));
+  parts.push_back(open_part(anchor, 1, 2));
+  EXPECT_EQ(parts[0].size(), whole.location_end(1) - whole.location_begin(0));
+  EXPECT_EQ(parts[1].size(), whole.location_end(2) - whole.location_begin(2));
+  EXPECT_THROW(open_part(anchor, 2, 2), parjava::Error);
+
+  // Part 1 needs rank 0's send with its MPI_Send, and ranks 0 and 1's collective members
+  // with their Begin and their MPI_Allreduce: 3 + 2 * 4 events.
+  const auto selected = replay_selection(parts[0], 0, 2);
+  EXPECT_TRUE(selected[0].empty());
+  EXPECT_EQ(selected[1].size(), 11U);
+
+  for (std::uint32_t p = 0; p < 2; ++p) {
+    auto merged = parts[p];
+    std::vector<std::uint64_t> positions;
+    merge_part(merged, gather(parts, p), p, 2, positions);
+    ASSERT_EQ(positions.size(), merged.size());
+    // Every message and collective end of an own location pairs with the events of the
+    // same positions as in the whole trace.
+    for (std::uint32_t l = 0; l < merged.location_count(); ++l) {
+      if (PartitionPlan(merged.locations, 2).owner(merged.locations[l]) != p) {
+        continue;
+      }
+      ASSERT_EQ(merged.location_end(l) - merged.location_begin(l),
+                whole.location_end(l) - whole.location_begin(l));
+      for (auto i = merged.location_begin(l); i < merged.location_end(l); ++i) {
+        const auto w = whole.location_begin(l) + (i - merged.location_begin(l));
+        const auto m = merged.events.match[static_cast<std::size_t>(i)];
+        const auto expected = whole.events.match[static_cast<std::size_t>(w)];
+        if (expected == kNoEvent) {
+          EXPECT_EQ(m, kNoEvent);
+          continue;
+        }
+        ASSERT_NE(m, kNoEvent);
+        const auto ml = merged.events.location[static_cast<std::size_t>(m)];
+        EXPECT_EQ(ml, whole.events.location[static_cast<std::size_t>(expected)]);
+        EXPECT_EQ(positions[static_cast<std::size_t>(m)],
+                  static_cast<std::uint64_t>(expected - whole.location_begin(ml)));
+      }
+    }
+    EXPECT_EQ(merged.collectives.size(), 1U);
+    EXPECT_EQ(merged.collectives[0].member_count, 3U);
+  }
+  // A received event of an own location is refused.
+  auto again = parts[1];
+  std::vector<std::uint64_t> positions;
+  EXPECT_THROW(merge_part(again, gather(parts, 0), 1, 2, positions), parjava::Error);
+  std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,174 @@
+"""Parallel trace analysis on MPI (parjava.parallel, `parjava scan --mpi`): for K = 1..4
+analysis ranks on every test archive and a generated 64-rank trace, every finding row, note and
+report line equals the serial scan's; a failing or killed rank fails the job clearly."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import parjava as pj
+from parjava._core_loader import load_core
+
+HERE = Path(__file__).parent
+REPO = HERE.parents[1]
+ARCHIVES = sorted(p for p in (REPO / "tests" / "data" / "otf2").glob("*/**/traces.otf2"))
+
+
+def _mpirun() -> list[str]:
+    pytest.importorskip("mpi4py", reason="mpi4py is not installed (pip install mpi4py)")
+    if not shutil.which("mpirun"):
+        pytest.skip("mpirun is not installed")
+    return ["mpirun", "--oversubscribe"]
+
+
+def _text(path: Path) -> str:
+    with open(path, encoding="utf-8", newline="") as f:  # CSV rows end in \r\n
+        return f.read()
+
+
+def _env() -> dict[str, str]:
+    return dict(os.environ, OMPI_MCA_rmaps_base_oversubscribe="1", PARJAVA_NO_PROGRESS="1")
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 64-rank halo-exchange trace written by benchmarks/trace_generate (OTF2 library)."""
+    build = os.environ.get("PARJAVA_BUILD_DIR")
+    tool = (Path(build).parent if build else REPO / "build" / "dev") / "benchmarks"
+    tool = tool / "trace_generate"
+    if not tool.exists():
+        pytest.skip(f"{tool} is not built")
+    out = tmp_path_factory.mktemp("gen") / "gen64"
+    subprocess.run([str(tool), "-o", str(out), "--ranks", "64", "--events", "60000"], check=True)
+    return out / "traces.otf2"
+
+
+def test_archives_found() -> None:
+    assert len(ARCHIVES) >= 6, ARCHIVES
+
+
+def test_own_counts_add_up_to_the_serial_ones() -> None:
+    """The per-location recount behind the parallel notes equals matching's own counts."""
+    core = load_core()
+    for path in ARCHIVES:
+        trace = pj.Trace.open(path)
+        everything = np.ones(trace.location_count, dtype=np.uint8)
+        assert dict(core.count_unmatched(trace.core, everything)) == trace.unmatched, path
+        clock = dict(core.count_clock_violations(trace.core, everything))
+        assert clock.pop("largest_ns") == trace.core.clock_violation_largest_ns
+        assert clock == trace.clock_violations, path
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 4])
+def test_parallel_scan_equals_serial(ranks: int, tmp_path: Path, generated: Path) -> None:
+    archives = [*ARCHIVES, generated]
+    cmd = [*_mpirun(), "-np", str(ranks), sys.executable, str(HERE / "mpi_scan_worker.py")]
+    run = subprocess.run(
+        [*cmd, str(tmp_path), *map(str, archives)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-4000:]
+    for k, path in enumerate(archives):
+        serial = pj.scan(pj.Trace.open(path), eps=1e-7)
+        raw = np.load(tmp_path / f"{k}.npy")
+        assert len(raw) == len(serial), path
+        for field in serial.raw.dtype.names:
+            if field == "reserved":
+                continue
+            assert np.array_equal(raw[field], serial.raw[field]), (path, field)
+        assert _text(tmp_path / f"{k}.csv") == serial.to_csv(), path
+        assert json.loads((tmp_path / f"{k}.json").read_text()) == json.loads(serial.to_json())
+        # The text report, but for the scan's wall time on its first line.
+        report = (tmp_path / f"{k}.txt").read_text().splitlines()
+        assert report[1:] == serial.report(top=20).splitlines()[1:], path
+        shares = json.loads((tmp_path / f"{k}.part.json").read_text())
+        assert sum(own for own, _ in shares) == serial.events_scanned
+        if ranks > 1 and path == generated:
+            # Each rank reads its block of the 64 equal processes, and receives a fraction of
+            # what the others hold.
+            own = [o for o, _ in shares]
+            assert max(own) <= serial.events_scanned / ranks * 1.05, shares
+            assert all(r < 0.5 * (serial.events_scanned - o) for o, r in shares), shares
+
+
+def test_cli_mpi_writes_the_serial_csv(tmp_path: Path) -> None:
+    path = next(p for p in ARCHIVES if "stencil" in str(p))
+    out = tmp_path / "scan.csv"
+    cmd = [*_mpirun(), "-np", "3", sys.executable, "-m", "parjava", "scan", str(path), "--mpi"]
+    run = subprocess.run(
+        [*cmd, "--format", "csv", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert _text(out) == pj.scan(pj.Trace.open(path)).to_csv()
+    assert run.stderr.count("findings written") == 1  # rank 0 alone writes
+
+
+def test_a_bad_archive_fails_every_rank_clearly(tmp_path: Path) -> None:
+    cmd = [*_mpirun(), "-np", "2", sys.executable, "-m", "parjava", "scan"]
+    run = subprocess.run(
+        [*cmd, str(tmp_path / "missing.otf2"), "--mpi"],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=300,
+    )
+    assert run.returncode == 2, run.stderr
+    assert "reading the archive failed on analysis rank 0 of 2" in run.stderr
+    assert run.stdout == ""
+
+
+def test_a_killed_rank_fails_the_job(tmp_path: Path) -> None:
+    """Rank 2 dies as it starts: mpirun ends the job with an error and rank 0 prints no result."""
+    path = next(p for p in ARCHIVES if "stencil" in str(p))
+    die = "from mpi4py import MPI; import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
+    cmd = [*_mpirun(), "-np", "2", sys.executable, "-m", "parjava", "scan", str(path), "--mpi"]
+    run = subprocess.run(
+        [*cmd, ":", "-np", "1", sys.executable, "-c", die],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=300,
+    )
+    assert run.returncode != 0
+    assert "signal 9" in run.stderr or "Killed" in run.stderr, run.stderr[-2000:]
+    assert "parjava scan of" not in run.stdout
+
+
+def test_own_traced_examples(examples_bin: Path, tmp_path: Path) -> None:
+    """Runs of the project's own examples under the tracer (every wrapped MPI function;
+    a stencil with rank 0 late), scanned on 3 ranks, equal the serial scans."""
+    runs = [
+        ([str(examples_bin / "mpi_coverage")], 4),
+        ([str(examples_bin / "stencil2d"), "-n", "16", "-i", "8", "-r", "2", "-d", "2"], 4),
+    ]
+    archives = []
+    for k, (command, np_) in enumerate(runs):
+        trace = pj.trace(command, np=np_, output=tmp_path / f"run{k}", timeout=120)
+        archives.append(trace.metadata["path"])
+    cmd = [*_mpirun(), "-np", "3", sys.executable, str(HERE / "mpi_scan_worker.py")]
+    run = subprocess.run(
+        [*cmd, str(tmp_path), *archives], capture_output=True, text=True, env=_env(), timeout=300
+    )
+    assert run.returncode == 0, run.stderr[-4000:]
+    for k, path in enumerate(archives):
+        serial = pj.scan(pj.Trace.open(path), eps=1e-7)
+        assert len(serial) > 0, path
+        assert _text(tmp_path / f"{k}.csv") == serial.to_csv(), path
+        raw = np.load(tmp_path / f"{k}.npy")
+        for field in serial.raw.dtype.names:
+            assert np.array_equal(raw[field], serial.raw[field]), (path, field)
