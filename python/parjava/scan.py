@@ -35,6 +35,7 @@ from typing import Any, Union
 import numpy as np
 
 from ._core_loader import load_core
+from ._scan_defaults import DEFAULT_EPS, DEFAULT_SEND_RECV_DELTA
 from ._scan_report import (
     MetricTree,
     build_tree,
@@ -49,12 +50,6 @@ from .trace import Trace
 
 _NO_REF = 0xFFFFFFFF
 
-#: Default ε: one microsecond. Waits shorter than this are indistinguishable from the tracer's
-#: per-call overhead (a few hundred ns) and the residual clock offset between processes.
-DEFAULT_EPS = 1e-6
-#: Default Δ_SR: five microseconds, about ten times the cost of a small MPI call, so only
-#: call overhead and trivial bookkeeping fit between a send and the receive that follows it.
-DEFAULT_SEND_RECV_DELTA = 5e-6
 #: Eager limit used when neither ``eager_limit`` nor ``machine`` is given: parjava's tracer
 #: runs on Open MPI, whose defaults this preset reproduces.
 DEFAULT_EAGER_PRESET = "openmpi"
