@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -314,6 +315,20 @@ class Findings:
         intra, inter, source = self._result.eager_limit
         return int(intra), int(inter), str(source)
 
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes the findings hold now.
+
+        The C++ rows (72 bytes each), plus :attr:`array` and :attr:`diagnoses` once they have
+        been built: both are made on first use, and counts and totals need neither.
+        """
+        total = int(self.raw.nbytes)
+        if "array" in self.__dict__:
+            total += int(self.__dict__["array"].nbytes)
+        if "diagnoses" in self.__dict__:
+            total += sum(sys.getsizeof(text) for text in self.__dict__["diagnoses"])
+        return total
+
     @cached_property
     def raw(self) -> np.ndarray:
         """The C++ rows without conversion (ns, indices into the trace's tables)."""
@@ -409,14 +424,15 @@ class Findings:
         Late Sender measure the same waiting), so a total over several families counts some
         waiting more than once.
         """
-        return float(self.array["idle"][self._mask(pattern, inclusive=True)].sum())
+        idle = self.raw["idle"][self._mask(pattern, inclusive=True)]
+        return float((idle.astype(np.float64) * 1e-9).sum())
 
     def count(self, pattern: str | None = None) -> int:
         """Occurrences of `pattern` (key, code or family; None: all)."""
         return int(self._mask(pattern).sum())
 
     def _mask(self, pattern: str | None, inclusive: bool = False) -> np.ndarray:
-        a = self.array
+        # From the C++ rows' pattern ids, so counts and totals do not build :attr:`array`.
         ids = (
             [p.id for p in self._patterns]
             if pattern is None
@@ -424,12 +440,12 @@ class Findings:
         )
         selected = [self._patterns[i] for i in ids]
         names = {p.name for p in selected}
-        keys = {
-            p.key
+        chosen = [
+            p.id
             for p in selected
             if not (inclusive and p.part_of_parent and _parent_pattern(p) in names)
-        }
-        return np.isin(a["pattern"], list(keys))
+        ]
+        return np.isin(self.raw["pattern"], chosen)
 
     def select(self, pattern: str | None = None, rank: int | None = None) -> np.ndarray:
         """Return the rows of :attr:`array` for one pattern (key, code, family) and/or one rank."""
