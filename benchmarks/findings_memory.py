@@ -6,6 +6,7 @@ with build/dev/benchmarks/trace_generate if missing), scans it, and prints
 - the trace's own memory (Trace.memory_bytes) and the process's resident set around each step,
 - Findings.memory_bytes per finding right after the scan and after count()/total() (target:
   at most 100 bytes), and again once the string table Findings.array has been built,
+- the DataFrame of to_pandas() (categorical text columns, built without the array),
 - the peak resident set of the scan relative to the trace's memory (target: at most 1.2x).
 
     python3 benchmarks/findings_memory.py [--trace ARCHIVE] [--record FILE]
@@ -77,6 +78,10 @@ def main() -> int:
     scanned = findings.memory_bytes
     counts = findings.count(), findings.total()
     aggregated = findings.memory_bytes
+    frame = findings.to_pandas()
+    frame_bytes = int(frame.memory_usage(deep=True).sum())
+    _, peak_frame = resident()
+    del frame
     findings.array  # noqa: B018 -- the string table, built on first use
     with_array = findings.memory_bytes
     _, peak_array = resident()
@@ -89,6 +94,8 @@ def main() -> int:
         "bytes_per_finding_after_scan": scanned / n,
         "bytes_per_finding_after_count_total": aggregated / n,
         "bytes_per_finding_with_array": with_array / n,
+        "to_pandas_bytes_per_finding": frame_bytes / n,
+        "peak_over_trace_memory_to_pandas": (peak_frame - base_rss) / trace_bytes,
         "rss_growth_open": after_open - base_rss,
         "rss_growth_scan": after_scan - after_open,
         "peak_over_trace_memory_scan": (peak - base_rss) / trace_bytes,
@@ -102,9 +109,11 @@ def main() -> int:
         f"bytes per finding: {scanned / n:.1f} after the scan, {aggregated / n:.1f} after "
         f"count()/total(), {with_array / n:.1f} with Findings.array built (target <= 100)"
     )
+    print(f"to_pandas(): {frame_bytes / n:.1f} bytes per finding (deep), without the array")
     print(
         f"peak RSS over the trace's memory: {(peak - base_rss) / trace_bytes:.2f}x after the "
-        f"scan, {(peak_array - base_rss) / trace_bytes:.2f}x with the array (target <= 1.2)"
+        f"scan, {(peak_frame - base_rss) / trace_bytes:.2f}x after to_pandas(), "
+        f"{(peak_array - base_rss) / trace_bytes:.2f}x with the array (target <= 1.2)"
     )
     if args.record:
         args.record.parent.mkdir(parents=True, exist_ok=True)

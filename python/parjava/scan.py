@@ -343,9 +343,12 @@ class Findings:
         """One line per occurrence: who lost how much where, because of whom, and the fix."""
         return list(self._result.diagnoses())
 
-    @cached_property
-    def array(self) -> np.ndarray:
-        """One row per occurrence as a NumPy structured array (fields in the class docstring)."""
+    def _columns(self, diagnoses: list[str]) -> list[tuple[str, Any]]:
+        """Return the columns of :attr:`array` in order.
+
+        Each is an array, a list of strings, or for a text column (its table, row indices into
+        it), so :attr:`array` and :meth:`to_pandas` each build it in their own form.
+        """
         raw = self.raw
         table = self._patterns
         trace = self._trace
@@ -371,11 +374,11 @@ class Findings:
         region = np.where(raw["region"] == _NO_REF, len(regions), raw["region"]).astype(np.int64)
         distance = raw["optimal_distance"].astype(np.float64) * 1e-9
         distance[raw["optimal_distance"] < 0] = np.nan
-        columns: list[tuple[str, np.ndarray]] = [
-            ("pattern", keys[pattern_ids]),
-            ("code", codes[pattern_ids]),
-            ("name", names[pattern_ids]),
-            ("family", families[pattern_ids]),
+        return [
+            ("pattern", (keys, pattern_ids)),
+            ("code", (codes, pattern_ids)),
+            ("name", (names, pattern_ids)),
+            ("family", (families, pattern_ids)),
             ("rank", ranks[loc].astype(np.int32)),
             ("thread", threads[loc].astype(np.int32)),
             ("location", raw["location"].astype(np.int64)),
@@ -384,28 +387,54 @@ class Findings:
             ("idle", raw["idle"].astype(np.float64) * 1e-9),
             ("optimal_distance", distance),
             ("bytes", raw["bytes"].astype(np.uint64)),
-            ("callsite", np.array(self._result.callsite_texts(), dtype=str)),
-            ("file", files[site]),
+            ("callsite", self._result.callsite_texts()),
+            ("file", (files, site)),
             ("line", lines[site]),
-            ("call", region_names[region]),
+            ("call", (region_names, region)),
             ("suspected", (raw["flags"] & 1) != 0),
-            ("diagnosis", np.array(self.diagnoses, dtype=str)),
+            ("diagnosis", diagnoses),
         ]
-        if len(raw) == 0:
+
+    @cached_property
+    def array(self) -> np.ndarray:
+        """One row per occurrence as a NumPy structured array (fields in the class docstring).
+
+        Its text columns are fixed-width strings, about 2 KB per occurrence: counts, totals
+        and :meth:`to_pandas` do without it.
+        """
+        columns: list[tuple[str, np.ndarray]] = []
+        for name, values in self._columns(self.diagnoses):
+            if isinstance(values, tuple):
+                texts, rows = values
+                values = texts[rows]
+            elif isinstance(values, list):
+                values = np.array(values, dtype=str)
+            columns.append((name, values))
+        if len(self.raw) == 0:
             columns = [(name, values[:0]) for name, values in columns]
         dtype = np.dtype([(name, values.dtype) for name, values in columns])
-        out = np.empty(len(raw), dtype=dtype)
+        out = np.empty(len(self.raw), dtype=dtype)
         for name, values in columns:
             out[name] = values
         return out
 
     def to_pandas(self) -> Any:
-        """Return the occurrences as a pandas DataFrame (pattern, code, name: categorical)."""
+        """Return the occurrences as a pandas DataFrame, the text columns categorical.
+
+        Built from the C++ rows (the text columns as codes into their tables), not from
+        :attr:`array`; only ``diagnosis`` holds one string per occurrence.
+        """
         pd = _pandas()
-        frame = pd.DataFrame(self.array)
-        for column in ("pattern", "code", "name", "family", "call"):
-            frame[column] = frame[column].astype("category")
-        return frame
+        data: dict[str, Any] = {}
+        for name, values in self._columns(list(self._result.diagnoses())):
+            if isinstance(values, tuple):
+                texts, rows = values
+                categories, inverse = np.unique(texts, return_inverse=True)
+                values = pd.Categorical.from_codes(inverse[rows], categories=categories)
+            elif name == "callsite":
+                values = pd.Categorical(values)
+            data[name] = values
+        return pd.DataFrame(data)
 
     def table(self) -> Any:
         """Return the main columns as a DataFrame, the worst occurrences first."""

@@ -236,3 +236,19 @@ def test_counts_and_totals_cost_only_the_rows() -> None:
     assert counts["parjava"] == int((a["family"] == "parjava").sum()) > 0
     assert totals["mpi_latesender"] == float(a["idle"][late].sum())
     assert 0 < totals["mpi_latesender"] <= totals["scalasca"]
+
+
+def test_to_pandas_is_categorical_and_does_without_the_array(coverage: pj.Findings) -> None:
+    findings = pj.scan(coverage.trace, eps=0)
+    frame = findings.to_pandas()
+    assert "array" not in findings.__dict__  # the 2-KB-per-row string table was not built
+    assert findings.memory_bytes == 72 * len(findings)
+    for column in ("pattern", "code", "name", "family", "callsite", "file", "call"):
+        assert str(frame[column].dtype) == "category"
+    a = findings.array
+    for name in a.dtype.names or ():
+        values = frame[name]
+        if str(values.dtype) == "category" or a[name].dtype.kind == "U":
+            assert list(values.astype(str)) == a[name].tolist(), name
+        else:
+            np.testing.assert_array_equal(values.to_numpy(), a[name], err_msg=name)
