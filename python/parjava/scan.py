@@ -343,11 +343,14 @@ class Findings:
         """One line per occurrence: who lost how much where, because of whom, and the fix."""
         return list(self._result.diagnoses())
 
-    def _columns(self, diagnoses: list[str]) -> list[tuple[str, Any]]:
+    def _columns(
+        self, diagnoses: list[str], wanted: Sequence[str] | None = None
+    ) -> list[tuple[str, Any]]:
         """Return the columns of :attr:`array` in order.
 
         Each is an array, a list of strings, or for a text column (its table, row indices into
         it), so :attr:`array` and :meth:`to_pandas` each build it in their own form.
+        ``wanted`` keeps only those columns (call-site texts are made only if wanted).
         """
         raw = self.raw
         table = self._patterns
@@ -374,7 +377,8 @@ class Findings:
         region = np.where(raw["region"] == _NO_REF, len(regions), raw["region"]).astype(np.int64)
         distance = raw["optimal_distance"].astype(np.float64) * 1e-9
         distance[raw["optimal_distance"] < 0] = np.nan
-        return [
+        callsites = self._result.callsite_texts() if wanted is None or "callsite" in wanted else []
+        columns: list[tuple[str, Any]] = [
             ("pattern", (keys, pattern_ids)),
             ("code", (codes, pattern_ids)),
             ("name", (names, pattern_ids)),
@@ -387,13 +391,14 @@ class Findings:
             ("idle", raw["idle"].astype(np.float64) * 1e-9),
             ("optimal_distance", distance),
             ("bytes", raw["bytes"].astype(np.uint64)),
-            ("callsite", self._result.callsite_texts()),
+            ("callsite", callsites),
             ("file", (files, site)),
             ("line", lines[site]),
             ("call", (region_names, region)),
             ("suspected", (raw["flags"] & 1) != 0),
             ("diagnosis", diagnoses),
         ]
+        return [c for c in columns if wanted is None or c[0] in wanted]
 
     @cached_property
     def array(self) -> np.ndarray:
@@ -424,9 +429,14 @@ class Findings:
         Built from the C++ rows (the text columns as codes into their tables), not from
         :attr:`array`; only ``diagnosis`` holds one string per occurrence.
         """
+        return self._frame(None)
+
+    def _frame(self, wanted: Sequence[str] | None) -> Any:
         pd = _pandas()
         data: dict[str, Any] = {}
-        for name, values in self._columns(list(self._result.diagnoses())):
+        wants_text = wanted is None or "diagnosis" in wanted
+        diagnoses = list(self._result.diagnoses()) if wants_text else []
+        for name, values in self._columns(diagnoses, wanted):
             if isinstance(values, tuple):
                 texts, rows = values
                 categories, inverse = np.unique(texts, return_inverse=True)
@@ -483,25 +493,20 @@ class Findings:
             mask &= self.array["rank"] == rank
         return self.array[mask]
 
-    def _group(self, keys: Sequence[str]) -> list[dict[str, Any]]:
-        a = self.array
-        groups: dict[tuple[Any, ...], dict[str, Any]] = {}
-        for row in range(len(a)):
-            key = tuple(a[k][row].item() for k in keys)
-            g = groups.get(key)
-            if g is None:
-                g = {k: v for k, v in zip(keys, key)}
-                g.update(occurrences=0, total=0.0, max=0.0)
-                groups[key] = g
-            idle = float(a["idle"][row])
-            g["occurrences"] += 1
-            g["total"] += idle
-            g["max"] = max(g["max"], idle)
-        rows = list(groups.values())
-        for g in rows:
-            g["mean"] = g["total"] / g["occurrences"]
-        rows.sort(key=lambda g: -g["total"])
-        return rows
+    def _group(self, keys: Sequence[str]) -> Any:
+        """Return occurrences, total, mean and max idle per distinct `keys`.
+
+        Largest total first, ties in order of first occurrence; from the rows, without
+        building :attr:`array`.
+        """
+        frame = self._frame([*keys, "idle"])
+        out = (
+            frame.groupby(list(keys), sort=False, observed=True)["idle"]
+            .agg(occurrences="size", total="sum", max="max")
+            .reset_index()
+        )
+        out["mean"] = out["total"] / out["occurrences"]
+        return out.sort_values("total", ascending=False, kind="stable").reset_index(drop=True)
 
     def by_pattern(self) -> Any:
         """Per pattern: occurrences, total, mean and max lost seconds (a pandas DataFrame)."""

@@ -241,7 +241,9 @@ def test_counts_and_totals_cost_only_the_rows() -> None:
 def test_to_pandas_is_categorical_and_does_without_the_array(coverage: pj.Findings) -> None:
     findings = pj.scan(coverage.trace, eps=0)
     frame = findings.to_pandas()
+    by_site = findings.by_callsite()
     assert "array" not in findings.__dict__  # the 2-KB-per-row string table was not built
+    assert by_site["occurrences"].sum() == len(findings)
     assert findings.memory_bytes == 72 * len(findings)
     for column in ("pattern", "code", "name", "family", "callsite", "file", "call"):
         assert str(frame[column].dtype) == "category"
