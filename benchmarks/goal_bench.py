@@ -65,6 +65,12 @@ CASES = {
         ("linear_alltoall", 512, 8, False),
         ("linear_alltoall", 1024, 8, False),
     ],
+    "trees": [
+        ("binomial_tree_bcast", 1 << 16, 8, False),
+        ("binomial_tree_bcast", 1 << 20, 8, False),
+        ("binomial_tree_reduce", 1 << 16, 1024, False),
+        ("binomial_tree_reduce", 1 << 20, 1024, False),
+    ],
     "issue18": [
         ("binomial_tree_bcast", 1 << 16, 8, False),
         ("binomial_tree_bcast", 1 << 20, 8, False),
