@@ -22,17 +22,20 @@ which is the one MPI's non-overtaking rule implies.
 from __future__ import annotations
 
 import argparse
+import numbers
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Union
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Union
 
 from . import _progress
 from ._core_loader import load_core
 from .errors import DeadlockError, ModelError, UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -59,7 +62,7 @@ class LogGP:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
                 raise UsageError(
                     f"LogGP parameter {f.name} must be an integer number of nanoseconds"
                     f"{' (bytes)' if f.name == 'S' else ''}, got {value!r}"
@@ -141,7 +144,6 @@ class SimulationResult:
         self.schedule = schedule
         self.parameters = parameters
         self.order = order
-        self.end_times: np.ndarray = np.asarray(core.end_times, dtype=np.uint64)
         self.max_end_time = int(core.max_end_time)
         self.max_host = int(core.max_host)
         self.events = int(core.events)
@@ -155,6 +157,13 @@ class SimulationResult:
         self.receive_queue_left = int(core.receive_queue_left)
         self.unexpected_queue_left = int(core.unexpected_queue_left)
         self._unfinished: list[UnfinishedOp] | None = None
+
+    @cached_property
+    def end_times(self) -> np.ndarray:
+        """Per-host end times in nanoseconds (uint64; NumPy is imported on first use)."""
+        import numpy as np
+
+        return np.asarray(self._core.end_times, dtype=np.uint64)
 
     @property
     def events_per_second(self) -> float:
@@ -188,7 +197,7 @@ class SimulationResult:
             lines.append(f"INCOMPLETE: {self._core_description()}")
         elif ranks <= 16:
             lines.append("Times: ")
-            lines += [f"Host {i}: {int(t)}" for i, t in enumerate(self.end_times)]
+            lines += [f"Host {i}: {int(self._core.end_time(i))}" for i in range(ranks)]
         else:
             lines.append(
                 f"Maximum finishing time at host {self.max_host}: {self.max_end_time} "
@@ -275,6 +284,8 @@ class Schedule:
         Columns: rank, offset, kind (1 send, 2 recv, 3 calc), size, peer, tag, cpu, nic and
         dependencies (incoming edges). A peer or tag of -1 reads 4294967295.
         """
+        import numpy as np
+
         columns = {k: np.asarray(v) for k, v in self._core.op_columns().items()}
         begins = np.asarray(self._core.rank_begins(), dtype=np.int64)
         counts = np.diff(begins)
@@ -284,6 +295,7 @@ class Schedule:
 
     def to_frame(self) -> Any:
         """Return the operations as a pandas DataFrame (``kind`` as send/recv/calc)."""
+        import numpy as np
         import pandas as pd
 
         frame = pd.DataFrame(self.arrays())
@@ -389,6 +401,8 @@ class Schedule:
                 self._core, str(self.path), [op for op, *_ in items]
             )
             lines = {op: line for (op, *_), (_, _, line, _) in zip(items, located)}
+        import numpy as np
+
         begins = np.asarray(self._core.rank_begins(), dtype=np.int64)
         columns = self._core.op_columns() if items else {}
         out = []

@@ -29,18 +29,9 @@ import numpy as np
 
 from ._core_loader import load_core
 from ._interval_html import LABELS, characteristics_table, explorer, page
+from ._interval_options import ATTRIBUTION, EXECUTION, LOAD, PRODUCTIVE, SENDRECV, SOURCES
 from ._trace_data import TraceData
 from .errors import UsageError
-
-SOURCES = ("markers", "pcontrol", "regions")
-
-#: What each choice of the open points means (parameter -> value -> C++ enum name).
-PRODUCTIVE = {"cpu": "UserCode", "cpu+one-mpi": "UserCodeOneMpi"}
-ATTRIBUTION = {"late": "LateProcess", "waiting": "WaitingProcess"}
-SENDRECV = {"calls": "CallTime", "messages": "MessageTime"}
-EXECUTION = {"accumulated": "Accumulated", "per-execution": "PerExecution"}
-LOAD = {"cpu": "UserCode", "cpu+mpi": "UserCodeAndMpi"}
-
 
 _MAIN = (
     "efficiency",

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -35,6 +36,7 @@ from typing import Any, Union
 import numpy as np
 
 from ._core_loader import load_core
+from ._scan_defaults import DEFAULT_EPS, DEFAULT_SEND_RECV_DELTA
 from ._scan_report import (
     MetricTree,
     build_tree,
@@ -49,12 +51,6 @@ from .trace import Trace
 
 _NO_REF = 0xFFFFFFFF
 
-#: Default ε: one microsecond. Waits shorter than this are indistinguishable from the tracer's
-#: per-call overhead (a few hundred ns) and the residual clock offset between processes.
-DEFAULT_EPS = 1e-6
-#: Default Δ_SR: five microseconds, about ten times the cost of a small MPI call, so only
-#: call overhead and trivial bookkeeping fit between a send and the receive that follows it.
-DEFAULT_SEND_RECV_DELTA = 5e-6
 #: Eager limit used when neither ``eager_limit`` nor ``machine`` is given: parjava's tracer
 #: runs on Open MPI, whose defaults this preset reproduces.
 DEFAULT_EAGER_PRESET = "openmpi"
@@ -319,6 +315,20 @@ class Findings:
         intra, inter, source = self._result.eager_limit
         return int(intra), int(inter), str(source)
 
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes the findings hold now.
+
+        The C++ rows (72 bytes each), plus :attr:`array` and :attr:`diagnoses` once they have
+        been built: both are made on first use, and counts and totals need neither.
+        """
+        total = int(self.raw.nbytes)
+        if "array" in self.__dict__:
+            total += int(self.__dict__["array"].nbytes)
+        if "diagnoses" in self.__dict__:
+            total += sum(sys.getsizeof(text) for text in self.__dict__["diagnoses"])
+        return total
+
     @cached_property
     def raw(self) -> np.ndarray:
         """The C++ rows without conversion (ns, indices into the trace's tables)."""
@@ -333,9 +343,15 @@ class Findings:
         """One line per occurrence: who lost how much where, because of whom, and the fix."""
         return list(self._result.diagnoses())
 
-    @cached_property
-    def array(self) -> np.ndarray:
-        """One row per occurrence as a NumPy structured array (fields in the class docstring)."""
+    def _columns(
+        self, diagnoses: list[str], wanted: Sequence[str] | None = None
+    ) -> list[tuple[str, Any]]:
+        """Return the columns of :attr:`array` in order.
+
+        Each is an array, a list of strings, or for a text column (its table, row indices into
+        it), so :attr:`array` and :meth:`to_pandas` each build it in their own form.
+        ``wanted`` keeps only those columns (call-site texts are made only if wanted).
+        """
         raw = self.raw
         table = self._patterns
         trace = self._trace
@@ -361,11 +377,12 @@ class Findings:
         region = np.where(raw["region"] == _NO_REF, len(regions), raw["region"]).astype(np.int64)
         distance = raw["optimal_distance"].astype(np.float64) * 1e-9
         distance[raw["optimal_distance"] < 0] = np.nan
-        columns: list[tuple[str, np.ndarray]] = [
-            ("pattern", keys[pattern_ids]),
-            ("code", codes[pattern_ids]),
-            ("name", names[pattern_ids]),
-            ("family", families[pattern_ids]),
+        callsites = self._result.callsite_texts() if wanted is None or "callsite" in wanted else []
+        columns: list[tuple[str, Any]] = [
+            ("pattern", (keys, pattern_ids)),
+            ("code", (codes, pattern_ids)),
+            ("name", (names, pattern_ids)),
+            ("family", (families, pattern_ids)),
             ("rank", ranks[loc].astype(np.int32)),
             ("thread", threads[loc].astype(np.int32)),
             ("location", raw["location"].astype(np.int64)),
@@ -374,28 +391,60 @@ class Findings:
             ("idle", raw["idle"].astype(np.float64) * 1e-9),
             ("optimal_distance", distance),
             ("bytes", raw["bytes"].astype(np.uint64)),
-            ("callsite", np.array(self._result.callsite_texts(), dtype=str)),
-            ("file", files[site]),
+            ("callsite", callsites),
+            ("file", (files, site)),
             ("line", lines[site]),
-            ("call", region_names[region]),
+            ("call", (region_names, region)),
             ("suspected", (raw["flags"] & 1) != 0),
-            ("diagnosis", np.array(self.diagnoses, dtype=str)),
+            ("diagnosis", diagnoses),
         ]
-        if len(raw) == 0:
+        return [c for c in columns if wanted is None or c[0] in wanted]
+
+    @cached_property
+    def array(self) -> np.ndarray:
+        """One row per occurrence as a NumPy structured array (fields in the class docstring).
+
+        Its text columns are fixed-width strings, about 2 KB per occurrence: counts, totals
+        and :meth:`to_pandas` do without it.
+        """
+        columns: list[tuple[str, np.ndarray]] = []
+        for name, values in self._columns(self.diagnoses):
+            if isinstance(values, tuple):
+                texts, rows = values
+                values = texts[rows]
+            elif isinstance(values, list):
+                values = np.array(values, dtype=str)
+            columns.append((name, values))
+        if len(self.raw) == 0:
             columns = [(name, values[:0]) for name, values in columns]
         dtype = np.dtype([(name, values.dtype) for name, values in columns])
-        out = np.empty(len(raw), dtype=dtype)
+        out = np.empty(len(self.raw), dtype=dtype)
         for name, values in columns:
             out[name] = values
         return out
 
     def to_pandas(self) -> Any:
-        """Return the occurrences as a pandas DataFrame (pattern, code, name: categorical)."""
+        """Return the occurrences as a pandas DataFrame, the text columns categorical.
+
+        Built from the C++ rows (the text columns as codes into their tables), not from
+        :attr:`array`; only ``diagnosis`` holds one string per occurrence.
+        """
+        return self._frame(None)
+
+    def _frame(self, wanted: Sequence[str] | None) -> Any:
         pd = _pandas()
-        frame = pd.DataFrame(self.array)
-        for column in ("pattern", "code", "name", "family", "call"):
-            frame[column] = frame[column].astype("category")
-        return frame
+        data: dict[str, Any] = {}
+        wants_text = wanted is None or "diagnosis" in wanted
+        diagnoses = list(self._result.diagnoses()) if wants_text else []
+        for name, values in self._columns(diagnoses, wanted):
+            if isinstance(values, tuple):
+                texts, rows = values
+                categories, inverse = np.unique(texts, return_inverse=True)
+                values = pd.Categorical.from_codes(inverse[rows], categories=categories)
+            elif name == "callsite":
+                values = pd.Categorical(values)
+            data[name] = values
+        return pd.DataFrame(data)
 
     def table(self) -> Any:
         """Return the main columns as a DataFrame, the worst occurrences first."""
@@ -414,14 +463,15 @@ class Findings:
         Late Sender measure the same waiting), so a total over several families counts some
         waiting more than once.
         """
-        return float(self.array["idle"][self._mask(pattern, inclusive=True)].sum())
+        idle = self.raw["idle"][self._mask(pattern, inclusive=True)]
+        return float((idle.astype(np.float64) * 1e-9).sum())
 
     def count(self, pattern: str | None = None) -> int:
         """Occurrences of `pattern` (key, code or family; None: all)."""
         return int(self._mask(pattern).sum())
 
     def _mask(self, pattern: str | None, inclusive: bool = False) -> np.ndarray:
-        a = self.array
+        # From the C++ rows' pattern ids, so counts and totals do not build :attr:`array`.
         ids = (
             [p.id for p in self._patterns]
             if pattern is None
@@ -429,12 +479,12 @@ class Findings:
         )
         selected = [self._patterns[i] for i in ids]
         names = {p.name for p in selected}
-        keys = {
-            p.key
+        chosen = [
+            p.id
             for p in selected
             if not (inclusive and p.part_of_parent and _parent_pattern(p) in names)
-        }
-        return np.isin(a["pattern"], list(keys))
+        ]
+        return np.isin(self.raw["pattern"], chosen)
 
     def select(self, pattern: str | None = None, rank: int | None = None) -> np.ndarray:
         """Return the rows of :attr:`array` for one pattern (key, code, family) and/or one rank."""
@@ -443,25 +493,20 @@ class Findings:
             mask &= self.array["rank"] == rank
         return self.array[mask]
 
-    def _group(self, keys: Sequence[str]) -> list[dict[str, Any]]:
-        a = self.array
-        groups: dict[tuple[Any, ...], dict[str, Any]] = {}
-        for row in range(len(a)):
-            key = tuple(a[k][row].item() for k in keys)
-            g = groups.get(key)
-            if g is None:
-                g = {k: v for k, v in zip(keys, key)}
-                g.update(occurrences=0, total=0.0, max=0.0)
-                groups[key] = g
-            idle = float(a["idle"][row])
-            g["occurrences"] += 1
-            g["total"] += idle
-            g["max"] = max(g["max"], idle)
-        rows = list(groups.values())
-        for g in rows:
-            g["mean"] = g["total"] / g["occurrences"]
-        rows.sort(key=lambda g: -g["total"])
-        return rows
+    def _group(self, keys: Sequence[str]) -> Any:
+        """Return occurrences, total, mean and max idle per distinct `keys`.
+
+        Largest total first, ties in order of first occurrence; from the rows, without
+        building :attr:`array`.
+        """
+        frame = self._frame([*keys, "idle"])
+        out = (
+            frame.groupby(list(keys), sort=False, observed=True)["idle"]
+            .agg(occurrences="size", total="sum", max="max")
+            .reset_index()
+        )
+        out["mean"] = out["total"] / out["occurrences"]
+        return out.sort_values("total", ascending=False, kind="stable").reset_index(drop=True)
 
     def by_pattern(self) -> Any:
         """Per pattern: occurrences, total, mean and max lost seconds (a pandas DataFrame)."""

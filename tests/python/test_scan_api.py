@@ -217,3 +217,40 @@ def test_cli_as_a_program() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("<!DOCTYPE html>")
+
+
+def test_counts_and_totals_cost_only_the_rows() -> None:
+    # A fresh scan: its counts and totals come from the C++ rows, so the findings stay at
+    # 72 bytes each (issue 18: at most 100); the text columns cost memory only when asked for.
+    findings = pj.scan(pj.Trace.open(COVERAGE), eps=0)
+    n = len(findings)
+    assert n > 10
+    counts = {key: findings.count(key) for key in ("mpi_latesender", "scalasca", "parjava")}
+    totals = {key: findings.total(key) for key in (None, "mpi_latesender", "scalasca")}
+    assert findings.memory_bytes == 72 * n
+    a = findings.array  # now built: the same figures from its string columns
+    assert findings.memory_bytes > 72 * n + a.nbytes - 1
+    late = a["code"] == "mpi_latesender"
+    assert counts["mpi_latesender"] == int(late.sum()) > 0
+    assert counts["scalasca"] == int((a["family"] == "scalasca").sum())
+    assert counts["parjava"] == int((a["family"] == "parjava").sum()) > 0
+    assert totals["mpi_latesender"] == float(a["idle"][late].sum())
+    assert 0 < totals["mpi_latesender"] <= totals["scalasca"]
+
+
+def test_to_pandas_is_categorical_and_does_without_the_array(coverage: pj.Findings) -> None:
+    findings = pj.scan(coverage.trace, eps=0)
+    frame = findings.to_pandas()
+    by_site = findings.by_callsite()
+    assert "array" not in findings.__dict__  # the 2-KB-per-row string table was not built
+    assert by_site["occurrences"].sum() == len(findings)
+    assert findings.memory_bytes == 72 * len(findings)
+    for column in ("pattern", "code", "name", "family", "callsite", "file", "call"):
+        assert str(frame[column].dtype) == "category"
+    a = findings.array
+    for name in a.dtype.names or ():
+        values = frame[name]
+        if str(values.dtype) == "category" or a[name].dtype.kind == "U":
+            assert list(values.astype(str)) == a[name].tolist(), name
+        else:
+            np.testing.assert_array_equal(values.to_numpy(), a[name], err_msg=name)

@@ -188,6 +188,16 @@ void register_loggp(py::module_ &m) {
                                    static_cast<py::ssize_t>(r.end_times.size()),
                                    r.end_times.data());
                              })
+      // One host's end time without NumPy (the command line prints a few; issue 18 start-up).
+      .def("end_time",
+           [](const lg::SimulationResult &r, std::size_t host) {
+             if (host >= r.end_times.size()) {
+               throw py::index_error("host " + std::to_string(host) + " out of range (" +
+                                     std::to_string(r.end_times.size()) + " hosts)");
+             }
+             return r.end_times[host];
+           })
+      .def_readonly("engine_bytes", &lg::SimulationResult::engine_bytes)
       .def_readonly("max_end_time", &lg::SimulationResult::max_end_time)
       .def_readonly("max_host", &lg::SimulationResult::max_host)
       .def_readonly("events", &lg::SimulationResult::events)

@@ -133,6 +133,15 @@ public:
     free_.push_back(id);
   }
 
+  [[nodiscard]] std::uint64_t memory_bytes() const noexcept {
+    std::uint64_t n = groups_.capacity() * sizeof(BlockedGroup) +
+                      (free_.capacity() + host_head_.capacity()) * sizeof(std::uint32_t);
+    for (const BlockedGroup &g : groups_) {
+      n += g.members.capacity() * sizeof(BlockedMember);
+    }
+    return n;
+  }
+
 private:
   std::vector<BlockedGroup> groups_;
   std::vector<std::uint32_t> free_;

@@ -1,20 +1,24 @@
 // The simulator's event queue, ordered by (time, seq) with seq LogGOPSim's insertion counter
 // `aqtime` (anchor §4), so the order is total and equal to LogGOPSim's.
 //
-// A binary or 4-ary heap of a million pending events is a random walk through megabytes of
-// memory on every pop. Simulated time almost never goes backwards, so this is a radix heap
-// (Ahuja, Mehlhorn, Orlin, Tarjan 1990) on the time: bucket i >= 1 holds the events whose time
-// first differs from the last extracted time in bit i-1, and bucket 0 ("now") the events at
-// exactly that time, sorted by seq. Pushes append to a bucket; a pop that empties "now"
-// redistributes the lowest non-empty bucket, so each event moves a few times, sequentially.
-// Events scheduled in the past (an op on an idle CPU of a multi-CPU host is scheduled at that
-// CPU's old free time, anchor §4 "In words") go to a small ordinary heap: every one of them is
-// earlier than everything in the radix buckets, so it is served first.
+// LogGP times are sums of a few constants, so events come in large groups at exactly the same
+// time (every rank of a tree level, every rank of a lockstep round). The queue therefore keeps
+// one FIFO list per distinct pending time and orders only the distinct times (a small binary
+// heap of them, plus a hash from time to list for appending). New events get the largest seq so
+// far, so appending keeps each list sorted by seq: an event is written once and read once, never
+// moved or sorted. The lists live in pooled blocks that grow with the list (4, 16, 64, 256
+// entries), so a time with a single event costs a small block, a time with 10^5 events a chain
+// of large ones, and no event costs a heap allocation once the pool is warm.
+// Two kinds of entries do not fit a list and go to small binary heaps instead:
+//   * entries earlier than the current time (an op on an idle CPU of a multi-CPU host is
+//     scheduled at that CPU's old free time, anchor §4 "In words"): all of them precede every
+//     list, so they are served first;
+//   * re-inserted blocked-group entries (blocked_groups.hpp) that carry an older seq than their
+//     time's list already holds: served when they are the smallest (time, seq).
 // Private to the loggp part.
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -53,21 +57,34 @@ struct Event {
 
 class EventQueue {
 public:
+  EventQueue() { slots_.assign(kInitialSlots, Slot{0, kNone}); }
+
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
 
   void push(const Event &e) {
     ++size_;
-    if (e.time < last_) {
+    if (e.time < now_) {
       past_.push_back(e);
       std::push_heap(past_.begin(), past_.end(), later);
-    } else if (e.time == last_) {
-      push_now(e);
-    } else {
-      const unsigned b = bucket_of(e.time);
-      buckets_[b].push_back(e);
-      occupied_ |= std::uint64_t{1} << (b - 1U);
+      return;
     }
+    std::uint32_t list = kNone;
+    if (e.time == now_) {
+      if (current_ == kNone) {
+        current_ = new_list();
+      }
+      list = current_;
+    } else {
+      list = list_of(e.time);
+    }
+    List &l = lists_[list];
+    if (l.count != 0 && e.seq < l.last_seq) {
+      unordered_.push_back(e); // an older seq than the list holds: keep (time, seq) order
+      std::push_heap(unordered_.begin(), unordered_.end(), later);
+      return;
+    }
+    append(l, Entry{e.seq, e.op, e.info});
   }
 
   // The earliest event (the queue must not be empty).
@@ -75,22 +92,41 @@ public:
     if (!past_.empty()) {
       return past_.front();
     }
-    if (now_head_ == now_.size() && late_.empty()) {
-      refill();
+    for (;;) {
+      const bool have_list = current_ != kNone && lists_[current_].count != 0;
+      const bool have_unordered = !unordered_.empty() && unordered_.front().time == now_;
+      if (have_list) {
+        const List &l = lists_[current_];
+        const Entry &h = pool_[blocks_[l.head_block].start + l.head_offset];
+        if (!have_unordered || h.seq < unordered_.front().seq) {
+          head_ = Event{now_, h.seq, h.op, h.info};
+          return head_;
+        }
+        return unordered_.front();
+      }
+      if (have_unordered) {
+        return unordered_.front();
+      }
+      advance();
     }
-    if (late_.empty() || (now_head_ < now_.size() && now_[now_head_].seq < late_.front().seq)) {
-      return now_[now_head_];
-    }
-    return late_.front();
   }
 
-  // The event `k` places after the earliest one when it is already known cheaply (same time
-  // bucket), else nullptr. Used only to prefetch the memory upcoming events will touch.
-  [[nodiscard]] const Event *peek_ahead(std::size_t k) const noexcept {
-    if (!past_.empty() || now_head_ + k >= now_.size()) {
+  // The event `k` places after the earliest one when it is already known cheaply (the same
+  // block of the current list), else nullptr. Used only to prefetch the memory upcoming events
+  // will touch.
+  [[nodiscard]] const Event *peek_ahead(std::size_t k) noexcept {
+    if (!past_.empty() || current_ == kNone) {
       return nullptr;
     }
-    return &now_[now_head_ + k];
+    const List &l = lists_[current_];
+    const Block &b = blocks_[l.head_block];
+    const std::size_t at = l.head_offset + k;
+    if (l.count <= k || at >= b.used) {
+      return nullptr;
+    }
+    const Entry &x = pool_[b.start + at];
+    ahead_ = Event{now_, x.seq, x.op, x.info};
+    return &ahead_;
   }
 
   Event pop() {
@@ -99,86 +135,243 @@ public:
     if (!past_.empty()) {
       std::pop_heap(past_.begin(), past_.end(), later);
       past_.pop_back();
-    } else if (now_head_ < now_.size() && now_[now_head_].seq == e.seq) {
-      ++now_head_;
-      // Events keep arriving at the current time while it is served (a chain of irequires
-      // releases a whole rank at time 0): drop the served prefix once it is half the run.
-      if (now_head_ >= kCompactAfter && 2U * now_head_ >= now_.size()) {
-        now_.erase(now_.begin(), now_.begin() + static_cast<std::ptrdiff_t>(now_head_));
-        now_head_ = 0;
+      return e;
+    }
+    if (!unordered_.empty() && unordered_.front().time == e.time &&
+        unordered_.front().seq == e.seq) {
+      std::pop_heap(unordered_.begin(), unordered_.end(), later);
+      unordered_.pop_back();
+      return e;
+    }
+    List &l = lists_[current_];
+    --l.count;
+    if (++l.head_offset == blocks_[l.head_block].used) {
+      const std::uint32_t done = l.head_block;
+      l.head_block = blocks_[done].next;
+      l.head_offset = 0;
+      free_block(done);
+      if (l.head_block == kNone) {
+        l.tail_block = kNone;
       }
-    } else {
-      std::pop_heap(late_.begin(), late_.end(), later);
-      late_.pop_back();
     }
     return e;
   }
 
+  // Bytes the queue holds (its pool only grows, so this is also its peak).
   [[nodiscard]] std::size_t capacity_bytes() const noexcept {
-    std::size_t n = now_.capacity() + past_.capacity() + late_.capacity();
-    for (const auto &b : buckets_) {
-      n += b.capacity();
-    }
-    return n * sizeof(Event);
+    return pool_.capacity() * sizeof(Entry) + blocks_.capacity() * sizeof(Block) +
+           lists_.capacity() * sizeof(List) + times_.capacity() * sizeof(Pending) +
+           slots_.capacity() * sizeof(Slot) +
+           (past_.capacity() + unordered_.capacity()) * sizeof(Event);
   }
 
 private:
-  static constexpr std::size_t kCompactAfter = 4096;
+  static constexpr std::uint32_t kNone = 0xffffffffU;
+  static constexpr std::size_t kInitialSlots = 64;
+  static constexpr unsigned kClasses = 4; // block sizes 4 << (2 * class) entries
+  static constexpr unsigned kLargestClass = kClasses - 1U;
+
+  struct Entry {
+    std::uint64_t seq;
+    std::uint32_t op;
+    std::uint32_t info;
+  };
+  // A block of a list: `capacity` entries at pool_[start], the first `used` of them written.
+  struct Block {
+    std::uint32_t start;
+    std::uint32_t used;
+    std::uint32_t next;
+    std::uint8_t size_class;
+  };
+  struct List {
+    std::uint64_t last_seq = 0;
+    std::uint32_t head_block = kNone;
+    std::uint32_t tail_block = kNone;
+    std::uint32_t head_offset = 0;
+    std::uint32_t count = 0;
+    std::uint8_t size_class = 0; // of the tail block
+  };
+  struct Pending { // a future time and its list, in a min-heap on time
+    SimTime time;
+    std::uint32_t list;
+  };
+  struct Slot { // open-addressing hash: pending time -> list (list == kNone: empty)
+    SimTime time;
+    std::uint32_t list;
+  };
 
   static bool later(const Event &a, const Event &b) noexcept { return earlier(b, a); }
+  static bool later_time(const Pending &a, const Pending &b) noexcept { return a.time > b.time; }
+  static std::uint32_t capacity_of(unsigned size_class) noexcept { return 4U << (2U * size_class); }
 
-  // Bucket 1..64 of a time after last_: 1 + the highest bit in which it differs from last_.
-  [[nodiscard]] unsigned bucket_of(SimTime time) const noexcept {
-    return 64U - static_cast<unsigned>(std::countl_zero(time ^ last_));
+  [[nodiscard]] std::size_t slot_of(SimTime time) const noexcept {
+    // Fibonacci hashing: times are multiples of small constants, the high bits mix them.
+    return static_cast<std::size_t>((time * 0x9E3779B97F4A7C15ULL) >> shift_);
   }
 
-  void push_now(const Event &e) {
-    // New events carry the largest seq so far and append; re-inserted group entries (an older
-    // seq) go to a small heap beside the sorted run, so no insertion shifts it.
-    if (now_head_ == now_.size() || now_.back().seq < e.seq) {
-      now_.push_back(e);
-      return;
+  // The list of a future time, created (and its time queued) when new.
+  std::uint32_t list_of(SimTime time) {
+    if (time == cached_time_ && cached_list_ != kNone) {
+      return cached_list_;
     }
-    late_.push_back(e);
-    std::push_heap(late_.begin(), late_.end(), later);
+    const std::size_t mask = slots_.size() - 1U;
+    std::size_t i = slot_of(time);
+    while (slots_[i].list != kNone) {
+      if (slots_[i].time == time) {
+        cached_time_ = time;
+        cached_list_ = slots_[i].list;
+        return cached_list_;
+      }
+      i = (i + 1U) & mask;
+    }
+    const std::uint32_t list = new_list();
+    slots_[i] = Slot{time, list};
+    times_.push_back(Pending{time, list});
+    std::push_heap(times_.begin(), times_.end(), later_time);
+    if (2U * times_.size() > slots_.size()) {
+      rehash(2U * slots_.size());
+    }
+    cached_time_ = time;
+    cached_list_ = list;
+    return list;
   }
 
-  // "now" is exhausted: advance last_ to the earliest pending time and split its bucket.
-  void refill() {
-    now_.clear();
-    now_head_ = 0;
-    const unsigned b = static_cast<unsigned>(std::countr_zero(occupied_)) + 1U;
-    std::vector<Event> &bucket = buckets_[b];
-    SimTime earliest = bucket.front().time;
-    for (const Event &e : bucket) {
-      earliest = std::min(earliest, e.time);
+  void rehash(std::size_t capacity) {
+    slots_.assign(capacity, Slot{0, kNone});
+    shift_ = 64U - static_cast<unsigned>(std::countr_zero(capacity));
+    const std::size_t mask = capacity - 1U;
+    for (const Pending &p : times_) {
+      std::size_t i = slot_of(p.time);
+      while (slots_[i].list != kNone) {
+        i = (i + 1U) & mask;
+      }
+      slots_[i] = Slot{p.time, p.list};
     }
-    last_ = earliest;
-    for (const Event &e : bucket) {
-      if (e.time == last_) {
-        now_.push_back(e);
-      } else {
-        const unsigned lower = bucket_of(e.time); // < b: the events share bits above b-1
-        buckets_[lower].push_back(e);
-        occupied_ |= std::uint64_t{1} << (lower - 1U);
+  }
+
+  // Remove `time` from the hash (backward-shift deletion keeps probe chains intact).
+  void erase_slot(SimTime time) {
+    const std::size_t mask = slots_.size() - 1U;
+    std::size_t i = slot_of(time);
+    while (slots_[i].time != time || slots_[i].list == kNone) {
+      i = (i + 1U) & mask;
+    }
+    std::size_t hole = i;
+    for (std::size_t j = (hole + 1U) & mask; slots_[j].list != kNone; j = (j + 1U) & mask) {
+      const std::size_t home = slot_of(slots_[j].time);
+      // Move j into the hole unless its home lies cyclically in (hole, j].
+      if (((j - home) & mask) >= ((j - hole) & mask)) {
+        slots_[hole] = slots_[j];
+        hole = j;
       }
     }
-    bucket.clear();
-    occupied_ &= ~(std::uint64_t{1} << (b - 1U));
-    if (now_.size() > 1) {
-      std::sort(now_.begin(), now_.end(),
-                [](const Event &x, const Event &y) { return x.seq < y.seq; });
+    slots_[hole].list = kNone;
+    if (cached_time_ == time) {
+      cached_list_ = kNone;
     }
   }
 
-  SimTime last_ = 0;
+  // The current time's entries are all served: move to the earliest pending time.
+  void advance() {
+    if (current_ != kNone) {
+      free_list(current_);
+      current_ = kNone;
+    }
+    SimTime next = ~SimTime{0};
+    if (!times_.empty()) {
+      next = times_.front().time;
+    }
+    if (!unordered_.empty()) {
+      next = std::min(next, unordered_.front().time);
+    }
+    now_ = next;
+    if (!times_.empty() && times_.front().time == next) {
+      current_ = times_.front().list;
+      std::pop_heap(times_.begin(), times_.end(), later_time);
+      times_.pop_back();
+      erase_slot(next);
+    }
+  }
+
+  std::uint32_t new_list() {
+    std::uint32_t id = 0;
+    if (free_lists_.empty()) {
+      id = static_cast<std::uint32_t>(lists_.size());
+      lists_.emplace_back();
+    } else {
+      id = free_lists_.back();
+      free_lists_.pop_back();
+      lists_[id] = List{};
+    }
+    return id;
+  }
+
+  void free_list(std::uint32_t id) {
+    List &l = lists_[id];
+    for (std::uint32_t b = l.head_block; b != kNone;) {
+      const std::uint32_t next = blocks_[b].next;
+      free_block(b);
+      b = next;
+    }
+    free_lists_.push_back(id);
+  }
+
+  void append(List &l, const Entry &e) {
+    if (l.tail_block == kNone || blocks_[l.tail_block].used == capacity_of(l.size_class)) {
+      const unsigned size_class =
+          l.tail_block == kNone ? 0U : std::min(kLargestClass, l.size_class + 1U);
+      const std::uint32_t b = new_block(size_class);
+      if (l.tail_block == kNone) {
+        l.head_block = b;
+        l.head_offset = 0;
+      } else {
+        blocks_[l.tail_block].next = b;
+      }
+      l.tail_block = b;
+      l.size_class = static_cast<std::uint8_t>(size_class);
+    }
+    Block &t = blocks_[l.tail_block];
+    pool_[t.start + t.used] = e;
+    ++t.used;
+    ++l.count;
+    l.last_seq = e.seq;
+  }
+
+  std::uint32_t new_block(unsigned size_class) {
+    std::uint32_t id = 0;
+    if (free_blocks_[size_class].empty()) {
+      id = static_cast<std::uint32_t>(blocks_.size());
+      const auto start = static_cast<std::uint32_t>(pool_.size());
+      pool_.resize(pool_.size() + capacity_of(size_class));
+      blocks_.push_back(Block{start, 0, kNone, static_cast<std::uint8_t>(size_class)});
+    } else {
+      id = free_blocks_[size_class].back();
+      free_blocks_[size_class].pop_back();
+      blocks_[id].used = 0;
+      blocks_[id].next = kNone;
+    }
+    return id;
+  }
+
+  void free_block(std::uint32_t id) { free_blocks_[blocks_[id].size_class].push_back(id); }
+
+  SimTime now_ = 0;               // the current time: lists before it are all served
+  std::uint32_t current_ = kNone; // the list of time now_ (kNone: none yet)
   std::size_t size_ = 0;
-  std::vector<Event> now_; // events at time last_, sorted by seq from now_head_
-  std::size_t now_head_ = 0;
-  std::vector<Event> late_; // min-heap of events at time last_ pushed out of seq order
-  std::array<std::vector<Event>, 65> buckets_;
-  std::uint64_t occupied_ = 0; // bit i-1 set: bucket i is not empty
-  std::vector<Event> past_;    // min-heap of events before last_
+  std::vector<Entry> pool_; // the entries of all blocks
+  std::vector<Block> blocks_;
+  std::vector<std::uint32_t> free_blocks_[kClasses]; // NOLINT(modernize-avoid-c-arrays)
+  std::vector<List> lists_;
+  std::vector<std::uint32_t> free_lists_;
+  std::vector<Pending> times_; // min-heap of the future times that have a list
+  std::vector<Slot> slots_;
+  unsigned shift_ = 64U - 6U; // 64 - log2(slots_.size())
+  SimTime cached_time_ = 0;   // the last time looked up and its list (append bursts)
+  std::uint32_t cached_list_ = kNone;
+  std::vector<Event> past_;      // min-heap of events before now_
+  std::vector<Event> unordered_; // min-heap of entries out of their list's seq order
+  Event head_{};                 // top() of a list entry (entries do not store the time)
+  Event ahead_{};
 };
 
 } // namespace parjava::loggp

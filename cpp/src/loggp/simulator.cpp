@@ -95,7 +95,7 @@ private:
   // Lockstep patterns keep thousands of events at the same time, sorted: start loading the
   // memory of the events a few places ahead (op record, then the host's clocks and queue), so
   // their cache misses overlap with the work on the current one.
-  void prefetch_upcoming() const noexcept {
+  void prefetch_upcoming() noexcept {
     if (const Event *far = queue_.peek_ahead(kPrefetchFar);
         far != nullptr && far->kind() != EntryKind::Group) {
       __builtin_prefetch(ops_ + far->op);
@@ -493,6 +493,15 @@ private:
   }
 
   // ---- the result ------------------------------------------------------------------------
+  // The engine's own state at its peak (every part only grows, except the match queues, which
+  // report their pool's peak).
+  [[nodiscard]] std::uint64_t engine_bytes() const noexcept {
+    return remaining_.capacity() * sizeof(std::uint32_t) + clocks_.capacity() * sizeof(SimTime) +
+           queue_.capacity_bytes() + queues_.memory_bytes() + groups_.memory_bytes() +
+           released_.capacity() * sizeof(Released) +
+           (ready_.capacity() + sorted_.capacity()) * sizeof(OpId);
+  }
+
   SimulationResult collect() {
     SimulationResult r;
     r.end_times.assign(hosts_, 0);
@@ -507,6 +516,7 @@ private:
     r.events = seq_;
     r.queue_pops = pops_;
     r.blocked_checks = blocked_checks_;
+    r.engine_bytes = engine_bytes();
     r.receive_queue_left = queues_.total(MatchQueue::Receive);
     r.unexpected_queue_left = queues_.total(MatchQueue::Unexpected);
 

@@ -49,8 +49,12 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the top-level parser with every available verb registered."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Return the top-level parser with every available verb registered.
+
+    ``only`` registers that verb alone (when it is one): a command line naming its verb needs
+    no other verb's module or arguments, which keeps start-up short (issue 18).
+    """
     from .. import __version__
 
     parser = _Parser(
@@ -61,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"parjava {__version__}")
     subparsers = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
-    for verb in VERBS:
+    for verb in (only,) if only in VERBS else VERBS:
         name = f"{__name__}.{verb.replace('-', '_')}"  # critical-path -> critical_path.py
         try:
             module = importlib.import_module(name)
@@ -75,8 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (also used by ``python -m parjava``)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    # Top-level options take no values, so the first word that is not an option is the verb.
+    verb = next((w for w in words if not w.startswith("-")), None)
+    parser = build_parser(verb)
+    args = parser.parse_args(words)
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE if args.verb is None and argv else EXIT_OK

@@ -23,7 +23,6 @@ from typing import Any
 
 from .._paths import PACKAGE_DIR, external_program
 from ..errors import MissingDependencyError, RunError
-from ..machine import Machine, ping_pong_text
 
 DEFAULT_OUTPUT_DIR = Path("parjava-demo")
 
@@ -107,6 +106,8 @@ def _timed_run(binary: Path, np: int) -> float:
 
 def measure_machine(context: DemoContext) -> None:
     """Measure this machine with netbench (quick) and write ``machine.json``."""
+    from ..machine import Machine, ping_pong_text
+
     path = context.output_dir / "machine.json"
     machine = Machine.measure(np=context.np, quick=True, output=path)
     context.results["machine"] = machine
@@ -169,6 +170,7 @@ def check_against_real_runs(context: DemoContext) -> None:
 
 def predict(context: DemoContext) -> None:
     """Predict np 1…1024 on a 32-node cluster: this machine's nodes, InfiniBand between them."""
+    from ..machine import Machine
     from ..prediction import interpret
 
     model = context.results["model"]

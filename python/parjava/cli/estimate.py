@@ -6,7 +6,6 @@ import argparse
 import shlex
 import sys
 
-from .. import frontend
 from .model import add_build_arguments, print_diagnostics, split_flags, write_diagnostics
 
 EPILOG = """examples:
@@ -102,6 +101,8 @@ def _repeat(text: str) -> int | str:
 
 def run(args: argparse.Namespace) -> int:
     """Build, estimate, write."""
+    from .. import frontend
+
     sources, flags = split_flags(args)
     command = shlex.split(args.run)
     model = frontend.build_model(

@@ -26,7 +26,7 @@ The open definitions of the method are options: --productive, --attribution, --s
 
 def register(subparsers: Any) -> None:
     """Add the ``intervals`` verb."""
-    from ..intervals import ATTRIBUTION, EXECUTION, LOAD, PRODUCTIVE, SENDRECV, SOURCES
+    from .._interval_options import ATTRIBUTION, EXECUTION, LOAD, PRODUCTIVE, SENDRECV, SOURCES
 
     p = subparsers.add_parser(
         "intervals",

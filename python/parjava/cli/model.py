@@ -7,8 +7,10 @@ import sys
 import types
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .. import frontend
+if TYPE_CHECKING:
+    from .. import frontend
 
 EPILOG = """examples:
   parjava model jacobi.c -o jacobi.json -- -O2
@@ -97,6 +99,8 @@ def print_diagnostics(diagnostics: list[frontend.Diagnostic]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build the model and write it."""
+    from .. import frontend
+
     sources, flags = split_flags(args)
     if args.structure:
         sys.stdout.write(

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..machine import Machine, ping_pong_text
-
 DEFAULT_OUTPUT = "machine.json"
 
 EPILOG = """\
@@ -72,6 +70,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Measure, print, write."""
+    from ..machine import Machine, ping_pong_text
+
     machine = Machine.measure(
         np=args.np,
         quick=args.quick,

@@ -7,8 +7,8 @@ import json
 import sys
 from typing import Any
 
+from .._scan_defaults import DEFAULT_EPS, DEFAULT_SEND_RECV_DELTA
 from ..errors import UsageError
-from ..scan import DEFAULT_EPS, DEFAULT_SEND_RECV_DELTA
 
 DEFAULT_OUTPUT = "parjava-report.html"
 

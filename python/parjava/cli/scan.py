@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from .._scan_defaults import DEFAULT_EPS, DEFAULT_SEND_RECV_DELTA
 from ..errors import UsageError
-from ..machine import Machine
-from ..scan import DEFAULT_EPS, DEFAULT_SEND_RECV_DELTA, Findings, patterns, scan
-from ..trace import Trace
 from . import EXIT_FAILED_CHECK, EXIT_OK
+
+if TYPE_CHECKING:
+    from ..scan import Findings
 
 EPILOG = """\
 examples:
@@ -147,6 +149,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _list_patterns() -> str:
+    from ..scan import patterns
+
     lines = []
     family = ""
     for p in patterns():
@@ -179,6 +183,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give the trace to scan (an OTF2 archive), or --list")
     if args.top < 1:
         raise UsageError("--top must be >= 1")
+    from ..machine import Machine
+    from ..scan import scan
+    from ..trace import Trace
+
     machine = Machine.load(args.machine) if args.machine else None
     eager: int | str | None = args.eager_limit
     if isinstance(eager, str) and eager.isdigit():

@@ -53,9 +53,10 @@ struct SimulationResult {
   std::uint64_t queue_pops = 0;     // entries this engine took from its queue
   std::uint64_t blocked_checks = 0; // re-checks of blocked ops LogGOPSim would pop one by one
   std::uint64_t ops_completed = 0;
-  double seconds = 0.0;     // wall-clock time of the event loop
-  double cpu_seconds = 0.0; // CPU time of the event loop (its thread only)
-  bool complete = true;     // every op completed and both match queues are empty
+  double seconds = 0.0;           // wall-clock time of the event loop
+  double cpu_seconds = 0.0;       // CPU time of the event loop (its thread only)
+  std::uint64_t engine_bytes = 0; // peak bytes of the engine's own state (besides the schedule)
+  bool complete = true;           // every op completed and both match queues are empty
   std::uint64_t unfinished_count = 0;
   std::vector<UnfinishedOp> unfinished;    // the first kMaxReported, in op order
   std::uint64_t receive_queue_left = 0;    // recvs left in receive queues

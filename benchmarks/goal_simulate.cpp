@@ -1,0 +1,121 @@
+// goal_simulate: the LogGP engine alone, without Python -- builds a pattern in memory (or reads
+// a GOAL text or .pjgoal file) and simulates it, printing the event loop's CPU time (min and
+// median of the repetitions), the result LogGOPSim prints (event count, maximum end time and
+// its host) and the memory: the schedule's bytes, the engine's peak bytes and the process's
+// peak resident set. benchmarks/goal_bench.py runs it beside LogGOPSim; it also serves as a
+// callgrind target (`valgrind --tool=callgrind goal_simulate ...`).
+//
+//   goal_simulate pattern NAME RANKS BYTES [chain] [repeat N] [order loggopsim|stable]
+//   goal_simulate file PATH [repeat N] [order loggopsim|stable]
+//   goal_simulate pattern NAME RANKS BYTES [chain] write OUT.goal   (GOAL text for LogGOPSim)
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "parjava/error.hpp"
+#include "parjava/loggp/goal_binary.hpp"
+#include "parjava/loggp/goal_patterns.hpp"
+#include "parjava/loggp/goal_reader.hpp"
+#include "parjava/loggp/goal_writer.hpp"
+#include "parjava/loggp/simulator.hpp"
+
+namespace {
+
+namespace lg = parjava::loggp;
+
+// Peak resident set of this process since exec, in bytes (Linux /proc/self/status VmHWM).
+long long peak_resident_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) {
+      return std::atoll(line.c_str() + 6) * 1024;
+    }
+  }
+  return 0;
+}
+
+int usage() {
+  std::fprintf(stderr, "usage: goal_simulate pattern NAME RANKS BYTES [chain] [repeat N] "
+                       "[order loggopsim|stable] [write OUT.goal]\n       goal_simulate file "
+                       "PATH [repeat N] [order loggopsim|stable]\n");
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.size() < 2) {
+    return usage();
+  }
+  int repeat = 1;
+  lg::SimulationOptions options;
+  options.order = lg::ReadyOrder::LogGOPSim;
+  lg::PatternOptions pattern;
+  std::string write_to;
+  std::size_t i = args[0] == "pattern" ? 4 : 2;
+  if ((args[0] != "pattern" && args[0] != "file") || args.size() < i) {
+    return usage();
+  }
+  for (; i < args.size(); ++i) {
+    if (args[i] == "chain") {
+      pattern.chain_receives = true;
+    } else if (args[i] == "repeat" && i + 1 < args.size()) {
+      repeat = std::max(1, std::atoi(args[++i].c_str()));
+    } else if (args[i] == "write" && i + 1 < args.size()) {
+      write_to = args[++i];
+    } else if (args[i] == "order" && i + 1 < args.size()) {
+      options.order = args[++i] == "stable" ? lg::ReadyOrder::Stable : lg::ReadyOrder::LogGOPSim;
+    } else {
+      return usage();
+    }
+  }
+  try {
+    lg::GoalSchedule schedule;
+    if (args[0] == "pattern") {
+      pattern.ranks = static_cast<std::uint32_t>(std::strtoul(args[2].c_str(), nullptr, 10));
+      pattern.bytes = std::strtoull(args[3].c_str(), nullptr, 10);
+      schedule = lg::generate_pattern(args[1], pattern);
+    } else if (lg::is_goal_binary(args[1])) {
+      schedule = lg::read_goal_binary(args[1]);
+    } else {
+      schedule = lg::read_goal_file(args[1]);
+    }
+    if (!write_to.empty()) {
+      lg::write_goal_file(schedule, write_to);
+      std::printf("wrote %s: %u ranks, %u ops\n", write_to.c_str(), schedule.num_ranks(),
+                  schedule.num_ops());
+      return 0;
+    }
+    std::vector<double> cpu;
+    lg::SimulationResult r;
+    for (int k = 0; k < repeat; ++k) {
+      r = lg::simulate(schedule, options);
+      cpu.push_back(r.cpu_seconds);
+    }
+    std::sort(cpu.begin(), cpu.end());
+    std::printf("ranks %u ops %u edges %llu\n", schedule.num_ranks(), schedule.num_ops(),
+                static_cast<unsigned long long>(schedule.num_edges()));
+    std::printf("events %llu max %llu host %u complete %d\n",
+                static_cast<unsigned long long>(r.events),
+                static_cast<unsigned long long>(r.max_end_time), r.max_host, r.complete ? 1 : 0);
+    std::printf("loop cpu min %.6f median %.6f s (%d runs), wall %.6f s\n", cpu.front(),
+                cpu[cpu.size() / 2], repeat, r.seconds);
+    std::printf("schedule bytes %llu engine peak bytes %llu process peak rss %lld\n",
+                static_cast<unsigned long long>(schedule.memory_bytes()),
+                static_cast<unsigned long long>(r.engine_bytes), peak_resident_bytes());
+    if (schedule.num_ranks() <= 16) {
+      for (std::uint32_t h = 0; h < schedule.num_ranks(); ++h) {
+        std::printf("Host %u: %llu\n", h, static_cast<unsigned long long>(r.end_times[h]));
+      }
+    }
+  } catch (const parjava::Error &e) {
+    std::fprintf(stderr, "goal_simulate: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
