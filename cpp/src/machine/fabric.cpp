@@ -13,10 +13,10 @@ Fabric::Fabric(const Topology &topology, std::int64_t nodes, double default_band
   topology_.validate();
   const std::int64_t capacity = topology_.capacity();
   if (capacity > 0 && nodes > capacity) {
-    throw Error(ErrorKind::Usage,
-                "the run needs " + std::to_string(nodes) + " nodes, but the topology (" +
-                    topology_.describe() + ") connects " + std::to_string(capacity) +
-                    "; use more ranks per node or a larger topology");
+    throw Error(ErrorKind::Usage, "the run needs " + std::to_string(nodes) +
+                                      " nodes, but the topology (" + topology_.describe() +
+                                      ") connects " + std::to_string(capacity) +
+                                      "; use more ranks per node or a larger topology");
   }
   if (topology_.kind != TopologyKind::Routes && topology_.kind != TopologyKind::Crossbar) {
     dirs_ = topology_.link.sharing == LinkSharing::SplitDuplex ? 2 : 1;
@@ -101,8 +101,8 @@ void Fabric::build_fat_tree() {
   level_base_.assign(h, 0);
   const LinkParameters &l = topology_.link;
   for (std::size_t level = 0; level < h; ++level) {
-    const auto count = static_cast<std::size_t>(level_size_[level] * s.up[level] *
-                                                s.parallel[level] * dirs_);
+    const auto count =
+        static_cast<std::size_t>(level_size_[level] * s.up[level] * s.parallel[level] * dirs_);
     level_base_[level] = add_links(count, l.bandwidth, l.latency, l.sharing, level == 0);
   }
 }
@@ -179,14 +179,14 @@ void Fabric::build_dragonfly() {
   const std::size_t routers = static_cast<std::size_t>(s.groups) * s.chassis * s.routers;
   local_base_ = add_links(routers * s.nodes * dirs_, l.bandwidth, l.latency, l.sharing, true);
   const double bw = l.bandwidth > 0.0 ? l.bandwidth : default_bandwidth_;
-  green_base_ = add_links(static_cast<std::size_t>(s.groups) * s.chassis * s.routers * s.routers *
-                              dirs_,
-                          bw * s.router_links, l.latency, l.sharing, false);
-  black_base_ = add_links(static_cast<std::size_t>(s.groups) * s.chassis * s.chassis * s.routers *
-                              dirs_,
-                          bw * s.chassis_links, l.latency, l.sharing, false);
-  blue_base_ = add_links(static_cast<std::size_t>(s.groups) * s.groups * dirs_,
-                         bw * s.group_links, l.latency, l.sharing, false);
+  green_base_ =
+      add_links(static_cast<std::size_t>(s.groups) * s.chassis * s.routers * s.routers * dirs_,
+                bw * s.router_links, l.latency, l.sharing, false);
+  black_base_ =
+      add_links(static_cast<std::size_t>(s.groups) * s.chassis * s.chassis * s.routers * dirs_,
+                bw * s.chassis_links, l.latency, l.sharing, false);
+  blue_base_ = add_links(static_cast<std::size_t>(s.groups) * s.groups * dirs_, bw * s.group_links,
+                         l.latency, l.sharing, false);
 }
 
 void Fabric::route_routers(std::int64_t from, std::int64_t to,
@@ -300,8 +300,8 @@ void Fabric::build_routes() {
       route_links_.push_back(named_link_id_[static_cast<std::size_t>(index)] +
                              (split && !up ? 1U : 0U));
     }
-    const std::uint64_t key = (static_cast<std::uint64_t>(r.source) << 32U) |
-                              static_cast<std::uint32_t>(r.destination);
+    const std::uint64_t key =
+        (static_cast<std::uint64_t>(r.source) << 32U) | static_cast<std::uint32_t>(r.destination);
     route_index_[key] = {offset, static_cast<std::uint32_t>(route_links_.size()) - offset};
   }
 }
@@ -415,7 +415,8 @@ std::string Fabric::link_name(std::uint32_t link) const {
     }
     const FatTreeShape &s = topology_.fat_tree;
     const std::int64_t index = (link - level_base_[level]) / dirs_;
-    const std::int64_t position = index / (static_cast<std::int64_t>(s.up[level]) * s.parallel[level]);
+    const std::int64_t position =
+        index / (static_cast<std::int64_t>(s.up[level]) * s.parallel[level]);
     const std::int64_t u = (index / s.parallel[level]) % s.up[level];
     return "fat tree level " + std::to_string(level) + " element " + std::to_string(position) +
            " to parent " + std::to_string(u) + direction;

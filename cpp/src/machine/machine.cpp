@@ -54,11 +54,10 @@ int Machine::node_of(std::int64_t rank) const {
     return static_cast<int>(rank % layout_.nodes);
   case PlacementKind::Explicit:
     if (rank >= static_cast<std::int64_t>(placement_.nodes.size())) {
-      throw Error(ErrorKind::Usage, "rank " + std::to_string(rank) + " is beyond the placement" +
-                                        (placement_.source.empty() ? std::string()
-                                                                   : " from " + placement_.source) +
-                                        ", which places " +
-                                        std::to_string(placement_.nodes.size()) + " ranks");
+      throw Error(ErrorKind::Usage,
+                  "rank " + std::to_string(rank) + " is beyond the placement" +
+                      (placement_.source.empty() ? std::string() : " from " + placement_.source) +
+                      ", which places " + std::to_string(placement_.nodes.size()) + " ranks");
     }
     return placement_.nodes[static_cast<std::size_t>(rank)];
   }
@@ -90,10 +89,11 @@ void Machine::validate_wiring() const {
   if (placement_.kind == PlacementKind::Explicit) {
     for (std::size_t r = 0; r < placement_.nodes.size(); ++r) {
       if (placement_.nodes[r] >= layout_.nodes) {
-        detail::fail("placement.nodes[" + std::to_string(r) + "]",
-                     "node " + std::to_string(placement_.nodes[r]) + " of a machine with " +
-                         std::to_string(layout_.nodes) + " nodes" +
-                         (placement_.source.empty() ? std::string() : " (" + placement_.source + ")"));
+        detail::fail(
+            "placement.nodes[" + std::to_string(r) + "]",
+            "node " + std::to_string(placement_.nodes[r]) + " of a machine with " +
+                std::to_string(layout_.nodes) + " nodes" +
+                (placement_.source.empty() ? std::string() : " (" + placement_.source + ")"));
       }
     }
   }

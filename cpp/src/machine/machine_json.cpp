@@ -11,10 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "parjava/error.hpp"
-#include "parjava/machine/units.hpp"
 #include "json_reader.hpp"
 #include "machine_json_wiring.hpp"
+#include "parjava/error.hpp"
+#include "parjava/machine/units.hpp"
 #include "validation.hpp"
 
 namespace parjava::machine {
@@ -25,7 +25,6 @@ using json = nlohmann::json;
 using detail::field_path;
 using detail::Reader;
 using detail::type_name;
-
 
 // ------------------------------------------------------------------ networks
 
@@ -507,6 +506,34 @@ Machine machine_from_json(std::string_view text, std::string_view origin) {
     in.fail("", std::string("not valid JSON: ") + error.what());
   }
   return read_machine(in, document);
+}
+
+namespace {
+json parse_document(const Reader &in, std::string_view text) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception &error) {
+    in.fail("", std::string("not valid JSON: ") + error.what());
+  }
+}
+} // namespace
+
+Topology topology_from_json(std::string_view text, std::string_view origin) {
+  const Reader in(origin);
+  return detail::read_topology(in, parse_document(in, text), "topology");
+}
+
+std::string topology_to_json(const Topology &topology, int indent) {
+  return detail::write_topology(topology).dump(indent);
+}
+
+Placement placement_from_json(std::string_view text, std::string_view origin) {
+  const Reader in(origin);
+  return detail::read_placement_json(in, parse_document(in, text), "placement");
+}
+
+std::string placement_to_json(const Placement &placement, int indent) {
+  return detail::write_placement_json(placement).dump(indent);
 }
 
 std::string machine_to_json(const Machine &machine, int indent) {

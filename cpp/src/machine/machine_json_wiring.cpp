@@ -21,8 +21,7 @@ LinkParameters read_link(const Reader &in, const json &value, const std::string 
   LinkParameters link;
   link.sharing = default_sharing;
   if (const auto found = value.find("bandwidth"); found != value.end()) {
-    link.bandwidth =
-        in.non_negative(*found, field_path(field, "bandwidth"), Dimension::Bandwidth);
+    link.bandwidth = in.non_negative(*found, field_path(field, "bandwidth"), Dimension::Bandwidth);
   }
   if (const auto found = value.find("latency"); found != value.end()) {
     link.latency = in.non_negative(*found, field_path(field, "latency"), Dimension::Time);
@@ -56,9 +55,8 @@ FlowParameters read_flow(const Reader &in, const json &value, const std::string 
   const auto factor = [&](std::string_view key, PiecewiseFactor &out) {
     if (const auto found = value.find(std::string(key)); found != value.end()) {
       const std::string path = field_path(field, key);
-      const std::string text = found->is_number()
-                                   ? "0:" + std::to_string(found->get<double>())
-                                   : in.string(*found, path);
+      const std::string text = found->is_number() ? "0:" + std::to_string(found->get<double>())
+                                                  : in.string(*found, path);
       out = in.with_origin([&] { return parse_piecewise_factor(text, path); });
     }
   };
@@ -146,9 +144,8 @@ Topology read_topology(const Reader &in, const json &value, const std::string &f
     }
   } else if (kind == "dragonfly") {
     in.only(value, field,
-            {"kind", "groups", "group_links", "chassis", "chassis_links", "routers",
-             "router_links", "nodes", "parameters", "routing", "link", "limiter", "flow",
-             "origin"});
+            {"kind", "groups", "group_links", "chassis", "chassis_links", "routers", "router_links",
+             "nodes", "parameters", "routing", "link", "limiter", "flow", "origin"});
     t.kind = TopologyKind::Dragonfly;
     common(LinkSharing::SplitDuplex);
     if (has("parameters")) {
@@ -174,11 +171,13 @@ Topology read_topology(const Reader &in, const json &value, const std::string &f
       if (routing == "valiant") {
         t.routing = DragonflyRouting::Valiant;
       } else if (routing != "minimal") {
-        in.fail(path("routing"), "unknown routing \"" + routing + "\" (expected minimal or valiant)");
+        in.fail(path("routing"),
+                "unknown routing \"" + routing + "\" (expected minimal or valiant)");
       }
     }
   } else if (kind == "torus") {
-    in.only(value, field, {"kind", "dimensions", "parameters", "link", "limiter", "flow", "origin"});
+    in.only(value, field,
+            {"kind", "dimensions", "parameters", "link", "limiter", "flow", "origin"});
     t.kind = TopologyKind::Torus;
     common(LinkSharing::SplitDuplex);
     if (has("parameters")) {

@@ -71,7 +71,9 @@ Placement parse_placement(std::string_view text, const std::vector<std::string> 
     if (line.empty()) {
       continue;
     }
-    const auto where = [&] { return std::string(origin) + ":" + std::to_string(line_number) + ": "; };
+    const auto where = [&] {
+      return std::string(origin) + ":" + std::to_string(line_number) + ": ";
+    };
     std::string_view node_text = line;
     long long count = 1;
     if (const std::size_t colon = line.rfind(':'); colon != std::string_view::npos) {
@@ -90,7 +92,8 @@ Placement parse_placement(std::string_view text, const std::vector<std::string> 
       node = found->second;
     } else {
       int index = 0;
-      const auto [p, ec] = std::from_chars(node_text.data(), node_text.data() + node_text.size(), index);
+      const auto [p, ec] =
+          std::from_chars(node_text.data(), node_text.data() + node_text.size(), index);
       if (ec != std::errc{} || p != node_text.data() + node_text.size() || index < 0) {
         throw Error(ErrorKind::Machine,
                     where() + "\"" + std::string(node_text) +

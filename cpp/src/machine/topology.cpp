@@ -204,18 +204,17 @@ Topology Topology::fat_tree_topology(const FatTreeShape &shape, const LinkParame
   return t;
 }
 
-Topology Topology::k_ary_fat_tree(int radix, int levels, double taper,
-                                  const LinkParameters &link) {
+Topology Topology::k_ary_fat_tree(int radix, int levels, double taper, const LinkParameters &link) {
   if (radix < 2 || radix % 2 != 0) {
-    fail("topology.radix", "switches need an even number of ports >= 2 (got " +
-                               std::to_string(radix) + ")");
+    fail("topology.radix",
+         "switches need an even number of ports >= 2 (got " + std::to_string(radix) + ")");
   }
   if (levels < 1 || levels > 8) {
     fail("topology.levels", "must be between 1 and 8 (got " + std::to_string(levels) + ")");
   }
   if (!(taper >= 1.0) || !std::isfinite(taper)) {
-    fail("topology.taper", "must be >= 1 (1: full bisection; got " + detail::show_number(taper) +
-                               ")");
+    fail("topology.taper",
+         "must be >= 1 (1: full bisection; got " + detail::show_number(taper) + ")");
   }
   const int half = radix / 2;
   const double uplinks = half / taper;
@@ -280,7 +279,8 @@ void Topology::validate(std::string_view field) const {
   const auto require_counts = [&](const std::vector<int> &values, std::string_view name,
                                   std::size_t size) {
     if (values.size() != size) {
-      fail(field_path(field, name), "needs " + std::to_string(size) + " entries, one per level (got " +
+      fail(field_path(field, name), "needs " + std::to_string(size) +
+                                        " entries, one per level (got " +
                                         std::to_string(values.size()) + ")");
     }
     for (std::size_t i = 0; i < values.size(); ++i) {
@@ -327,9 +327,9 @@ void Topology::validate(std::string_view field) const {
     const std::string d = field_path(field, "dragonfly");
     const DragonflyShape &s = dragonfly;
     const std::pair<std::string_view, int> counts[] = {
-        {"groups", s.groups},     {"group_links", s.group_links},
-        {"chassis", s.chassis},   {"chassis_links", s.chassis_links},
-        {"routers", s.routers},   {"router_links", s.router_links},
+        {"groups", s.groups},   {"group_links", s.group_links},
+        {"chassis", s.chassis}, {"chassis_links", s.chassis_links},
+        {"routers", s.routers}, {"router_links", s.router_links},
         {"nodes", s.nodes}};
     for (const auto &[name, value] : counts) {
       if (value < 1) {
@@ -360,8 +360,7 @@ void Topology::validate(std::string_view field) const {
       fail(field_path(field, "nodes"), "must be >= 1");
     }
     for (std::size_t i = 0; i < links.size(); ++i) {
-      require_link(links[i].parameters,
-                   field_path(field, "links[" + std::to_string(i) + "]"));
+      require_link(links[i].parameters, field_path(field, "links[" + std::to_string(i) + "]"));
       if (!(links[i].parameters.bandwidth > 0.0)) {
         fail(field_path(field, "links[" + std::to_string(i) + "].bandwidth"), "must be > 0");
       }
@@ -471,8 +470,8 @@ void parse_topology_parameters(Topology &topology, std::string_view text, std::s
         values.push_back(positive_int(v, field, what));
       }
       if (values.size() != static_cast<std::size_t>(levels)) {
-        fail(field, std::to_string(levels) + " levels but " + std::to_string(values.size()) +
-                        " " + std::string(what) + " in \"" + std::string(part) + "\"");
+        fail(field, std::to_string(levels) + " levels but " + std::to_string(values.size()) + " " +
+                        std::string(what) + " in \"" + std::string(part) + "\"");
       }
       return values;
     };
@@ -489,8 +488,8 @@ void parse_topology_parameters(Topology &topology, std::string_view text, std::s
     const auto pair = [&](std::string_view part, std::string_view what) {
       const std::vector<std::string_view> values = split(part, ',');
       if (values.size() != 2) {
-        fail(field, "expected \"" + std::string(what) + ",links\", got \"" + std::string(part) +
-                        "\"");
+        fail(field,
+             "expected \"" + std::string(what) + ",links\", got \"" + std::string(part) + "\"");
       }
       return std::pair{positive_int(values[0], field, what),
                        positive_int(values[1], field, "a cable count")};

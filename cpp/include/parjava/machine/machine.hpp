@@ -65,9 +65,7 @@ public:
   [[nodiscard]] bool same_node(std::int64_t rank_a, std::int64_t rank_b) const;
   [[nodiscard]] const Placement &placement() const noexcept { return placement_; }
   // Names of the nodes (SimGrid host names), empty when the nodes are only numbered.
-  [[nodiscard]] const std::vector<std::string> &node_names() const noexcept {
-    return node_names_;
-  }
+  [[nodiscard]] const std::vector<std::string> &node_names() const noexcept { return node_names_; }
   void set_node_names(std::vector<std::string> names);
 
   // --- the wiring between nodes (topology.hpp): a crossbar unless given
