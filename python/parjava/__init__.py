@@ -37,6 +37,7 @@ __version__ = "0.1.0"
 from .machine import Machine, Network, ThreadCosts  # noqa: E402
 from .reporting import Report, report  # noqa: E402
 from .scan import Findings, patterns, scan  # noqa: E402
+from .topology import Topology  # noqa: E402
 
 # `parjava.trace` is the function that runs a program under the tracer (the module of that
 # name, if present, must be imported before this line so the function wins).
@@ -61,6 +62,7 @@ __all__ = [
     "RunError",
     "SourceModel",
     "ThreadCosts",
+    "Topology",
     "Trace",
     "TraceError",
     "UsageError",
