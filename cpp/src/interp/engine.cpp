@@ -750,7 +750,7 @@ Prediction Engine::run() {
       continue;
     }
     if (e.kind == EventKind::FlowDone) {
-      on_flow_done(e.target, e.aux, e.time);
+      on_flow_wake(e.time);
       continue;
     }
     if (e.kind == EventKind::Settle) {

@@ -255,8 +255,10 @@ private:
   // Puts the message's data on the network as a flow at `start`; `credit` ns of its latency
   // have already passed (a rendezvous whose start was decided late).
   void start_flow(std::uint32_t msg, double start, double credit);
-  void on_flow_done(std::uint32_t flow, std::uint32_t generation, double now);
+  void deliver(std::uint32_t msg, double sender_done, double data);
+  void on_flow_wake(double now);
   void request_settle(double time);
+  void schedule_wake();
   void on_settle(double now);
   [[nodiscard]] std::string describe_network(const machine::Machine &machine) const;
 
@@ -384,7 +386,8 @@ private:
   machine::FlowParameters flow_parameters_;
   FlowNetwork flows_;
   std::vector<std::uint32_t> route_, back_route_;
-  double settle_at_ = -1.0;
+  double settle_at_ = -1.0; // a Settle event is queued at this time
+  double wake_at_ = -1.0;   // the earliest queued FlowDone event
   std::string network_description_;
   std::vector<double> share_; // per process: block time factor of an oversubscribed node
   EventQueue queue_;

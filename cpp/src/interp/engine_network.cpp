@@ -107,6 +107,22 @@ void Engine::start_flow(std::uint32_t m, double start, double credit) {
   msg.tail = std::max(0.0, lambda - credit);
   const double total = nt.transfer_ns(msg.bytes);
   const double occupancy = total - std::min(nt.transfer_ns(0), total);
+  if (msg.bytes <= flow_parameters_.min_bytes) {
+    // Too small to matter on the links (its transfer is a sliver of its latency): no flow, but
+    // it still takes its turn on the NICs (docs/machine.md "Small messages").
+    double begin = start;
+    double data = start + msg.tail + occupancy;
+    if (endpoint_) {
+      double &out = send_free(msg.source, false);
+      double &in = recv_free(msg.dest, false);
+      begin = std::max(start, out);
+      out = begin + occupancy;
+      data = std::max(begin + msg.tail, in) + occupancy;
+      in = data;
+    }
+    deliver(m, begin + occupancy, data);
+    return;
+  }
   const double bytes =
       static_cast<double>(msg.bytes) / flow_parameters_.bandwidth_factor.at(msg.bytes);
   double bound = occupancy > 0.0 ? static_cast<double>(msg.bytes) / occupancy
@@ -127,12 +143,6 @@ void Engine::start_flow(std::uint32_t m, double start, double credit) {
     fabric_->route(static_cast<std::int32_t>(node_of(msg.dest)),
                    static_cast<std::int32_t>(node_of(msg.source)), message_count_, back_route_);
   }
-  if (bytes <= 0.0) {
-    // Nothing to carry: the flow ends at once (its latency still applies).
-    msg.flow = kNone;
-    on_flow_done(kNone, m, start);
-    return;
-  }
   msg.flow = flows_.start(start, bytes, route_.data(), route_.size(), back_route_.data(),
                           back_route_.size(), 0.05, bound, std::max(penalty, 1e-300), m);
   request_settle(start);
@@ -146,35 +156,47 @@ void Engine::request_settle(double time) {
   queue_.push(time, EventKind::Settle, 0);
 }
 
+void Engine::schedule_wake() {
+  const double next = flows_.next_finish();
+  if (std::isfinite(next) && (wake_at_ < 0.0 || next < wake_at_)) {
+    wake_at_ = next;
+    queue_.push(next, EventKind::FlowDone, 0);
+  }
+}
+
 void Engine::on_settle(double now) {
   if (settle_at_ == now) {
     settle_at_ = -1.0;
   }
-  flows_.settle(now, [this](double finish, std::uint32_t flow, std::uint32_t generation) {
-    if (std::isfinite(finish)) {
-      queue_.push(finish, EventKind::FlowDone, flow, generation);
-    }
-  });
+  flows_.settle(now);
+  schedule_wake();
 }
 
-// A flow ended at `now` (flow == kNone: a message without data, `generation` is the message).
-void Engine::on_flow_done(std::uint32_t flow, std::uint32_t generation, double now) {
-  std::uint32_t m = generation;
-  if (flow != kNone) {
-    if (!flows_.finish(flow, generation, now, m)) {
-      return; // superseded by a recomputation
-    }
-    if (flows_.dirty()) {
-      request_settle(now);
-    }
+// The earliest flows are due: their data has left the links.
+void Engine::on_flow_wake(double now) {
+  if (wake_at_ == now) {
+    wake_at_ = -1.0;
   }
+  std::uint32_t m = 0;
+  while (flows_.pop_finished(now, m)) {
+    messages_[m].flow = kNone;
+    deliver(m, now, now + messages_[m].tail);
+  }
+  if (flows_.dirty()) {
+    request_settle(now);
+  }
+  schedule_wake();
+}
+
+// The sender's part of the message is done at `sender_done`, the data is at the receiver at
+// `data`: complete what waits for either.
+void Engine::deliver(std::uint32_t m, double sender_done, double data) {
   Message &msg = messages_[m];
   msg.flow = kNone;
-  const double data = now + msg.tail;
   msg.data_time = data;
   const std::uint32_t send = msg.send_request;
   if (msg.protocol == Protocol::Eager) {
-    complete(send, requests_[send].completes_at_delivery ? data : now, msg.error);
+    complete(send, requests_[send].completes_at_delivery ? data : sender_done, msg.error);
     if (msg.waiting_recv != kNone) {
       complete(msg.waiting_recv, data, msg.error);
     }

@@ -80,7 +80,7 @@ std::uint32_t FlowNetwork::start(double now, double bytes, const std::uint32_t *
     finish_.push_back(0.0);
     bound_.push_back(0.0);
     penalty_.push_back(1.0);
-    generation_.push_back(0);
+    order_position_.push_back(kNone);
     owner_.push_back(0);
     member_offset_.push_back(0);
     member_count_.push_back(0);
@@ -144,12 +144,12 @@ std::uint32_t FlowNetwork::start(double now, double bytes, const std::uint32_t *
   return f;
 }
 
-bool FlowNetwork::finish(std::uint32_t flow, std::uint32_t generation, double now,
-                         std::uint32_t &owner) {
-  (void)now;
-  if (flow >= generation_.size() || generation_[flow] != generation || finish_[flow] < 0.0) {
+bool FlowNetwork::pop_finished(double now, std::uint32_t &owner) {
+  if (order_.empty() || finish_[order_.front()] > now) {
     return false;
   }
+  const std::uint32_t flow = order_.front();
+  order_remove(flow);
   owner = owner_[flow];
   const std::uint32_t offset = member_offset_[flow];
   const std::uint32_t count = member_count_[flow];
@@ -170,10 +170,89 @@ bool FlowNetwork::finish(std::uint32_t flow, std::uint32_t generation, double no
     release_members(offset, count);
   }
   finish_[flow] = -1.0;
-  ++generation_[flow]; // any completion still queued for it is stale now
   free_flows_.push_back(flow);
   --live_flows_;
   return true;
+}
+
+void FlowNetwork::settle(double now) {
+  if (!dirty()) {
+    return;
+  }
+  collect_component();
+  solve(now);
+  for (const std::uint32_t f : component_flows_) {
+    const double finish = finish_time(f, now);
+    if (finish != finish_[f]) {
+      finish_[f] = finish;
+      order_update(f);
+    }
+  }
+}
+
+void FlowNetwork::order_sift_up(std::size_t i) {
+  const std::uint32_t f = order_[i];
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / 2;
+    const std::uint32_t p = order_[parent];
+    if (finish_[p] < finish_[f] || (finish_[p] == finish_[f] && p < f)) {
+      break;
+    }
+    order_[i] = p;
+    order_position_[p] = static_cast<std::uint32_t>(i);
+    i = parent;
+  }
+  order_[i] = f;
+  order_position_[f] = static_cast<std::uint32_t>(i);
+}
+
+void FlowNetwork::order_sift_down(std::size_t i) {
+  const std::uint32_t f = order_[i];
+  const std::size_t n = order_.size();
+  while (true) {
+    std::size_t child = 2 * i + 1;
+    if (child >= n) {
+      break;
+    }
+    const auto earlier = [&](std::uint32_t a, std::uint32_t b) {
+      return finish_[a] < finish_[b] || (finish_[a] == finish_[b] && a < b);
+    };
+    if (child + 1 < n && earlier(order_[child + 1], order_[child])) {
+      ++child;
+    }
+    if (!earlier(order_[child], f)) {
+      break;
+    }
+    order_[i] = order_[child];
+    order_position_[order_[i]] = static_cast<std::uint32_t>(i);
+    i = child;
+  }
+  order_[i] = f;
+  order_position_[f] = static_cast<std::uint32_t>(i);
+}
+
+void FlowNetwork::order_update(std::uint32_t f) {
+  if (order_position_[f] == kNone) {
+    order_.push_back(f);
+    order_sift_up(order_.size() - 1);
+    return;
+  }
+  const std::size_t i = order_position_[f];
+  order_sift_up(i);
+  order_sift_down(order_position_[f]);
+}
+
+void FlowNetwork::order_remove(std::uint32_t f) {
+  const std::size_t i = order_position_[f];
+  order_position_[f] = kNone;
+  const std::uint32_t last = order_.back();
+  order_.pop_back();
+  if (last != f) {
+    order_[i] = last;
+    order_position_[last] = static_cast<std::uint32_t>(i);
+    order_sift_up(i);
+    order_sift_down(order_position_[last]);
+  }
 }
 
 void FlowNetwork::collect_component() {

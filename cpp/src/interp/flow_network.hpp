@@ -7,13 +7,15 @@
 //
 // Speed (issue 17 item 4): shares are recomputed only when the set of flows on some link
 // changed, only for the flows connected to such links, and only once per instant: start() and
-// finish() mark links dirty, settle() (called from a queued event at the current time, after
-// every other event of that instant that was already queued) recomputes the dirty components
-// and reschedules the flows whose finish time moved. Everything lives in flat arrays reused
+// pop_finished() mark links dirty, settle() (called from a queued event at the current time,
+// after every other event of that instant that was already queued) recomputes the dirty
+// components; finish times are kept in an indexed heap, so the engine's queue holds one wake-up
+// for the earliest, not an event per flow and recomputation. Everything lives in flat arrays reused
 // across flows; nothing is allocated per flow once the pools have grown.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "parjava/machine/fabric.hpp"
@@ -38,27 +40,15 @@ public:
 
   [[nodiscard]] bool dirty() const noexcept { return !dirty_.empty() || !isolated_.empty(); }
 
-  // Recomputes the rates of the flows connected to dirty links; calls
-  // schedule(finish_ns, flow, generation) for every flow whose finish time changed.
-  template <class Schedule> void settle(double now, Schedule &&schedule) {
-    if (!dirty()) {
-      return;
-    }
-    collect_component();
-    solve(now);
-    for (const std::uint32_t f : component_flows_) {
-      const double finish = finish_time(f, now);
-      if (finish != finish_[f]) {
-        finish_[f] = finish;
-        ++generation_[f];
-        schedule(finish, f, generation_[f]);
-      }
-    }
+  // Recomputes the rates of the flows connected to dirty links and their finish times.
+  void settle(double now);
+  // The earliest finish time of a flow in the network (infinity when there is none).
+  [[nodiscard]] double next_finish() const noexcept {
+    return order_.empty() ? std::numeric_limits<double>::infinity() : finish_[order_.front()];
   }
-
-  // A completion event (flow, generation) at `now`: true when it is the flow's current
-  // completion, which then ends (its links become dirty); `owner` is the id given to start().
-  bool finish(std::uint32_t flow, std::uint32_t generation, double now, std::uint32_t &owner);
+  // Takes out one flow whose finish time is <= now: true and its owner (the id given to
+  // start()); its links become dirty. False when none is due.
+  bool pop_finished(double now, std::uint32_t &owner);
 
   // Statistics for the prediction's engine figures.
   [[nodiscard]] std::uint64_t flows_started() const noexcept { return started_; }
@@ -86,6 +76,11 @@ private:
   void collect_component();
   void solve(double now);
   [[nodiscard]] double finish_time(std::uint32_t f, double now) const;
+  // The flows by finish time: a binary heap indexed by flow (order_position_).
+  void order_update(std::uint32_t f);
+  void order_remove(std::uint32_t f);
+  void order_sift_up(std::size_t i);
+  void order_sift_down(std::size_t i);
   std::uint32_t allocate_members(std::uint32_t count);
   void release_members(std::uint32_t offset, std::uint32_t count);
   void mark(std::uint32_t link);
@@ -112,7 +107,8 @@ private:
   std::vector<double> finish_;
   std::vector<double> bound_;
   std::vector<double> penalty_;
-  std::vector<std::uint32_t> generation_;
+  std::vector<std::uint32_t> order_position_;
+  std::vector<std::uint32_t> order_;
   std::vector<std::uint32_t> owner_;
   std::vector<std::uint32_t> member_offset_;
   std::vector<std::uint32_t> member_count_;

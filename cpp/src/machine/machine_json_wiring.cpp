@@ -49,8 +49,9 @@ std::vector<int> read_counts(const Reader &in, const json &value, const std::str
 
 FlowParameters read_flow(const Reader &in, const json &value, const std::string &field) {
   in.object(value, field);
-  in.only(value, field,
-          {"latency_factor", "bandwidth_factor", "tcp_gamma", "weight_s", "crosstraffic"});
+  in.only(
+      value, field,
+      {"latency_factor", "bandwidth_factor", "tcp_gamma", "weight_s", "crosstraffic", "min_bytes"});
   FlowParameters flow;
   const auto factor = [&](std::string_view key, PiecewiseFactor &out) {
     if (const auto found = value.find(std::string(key)); found != value.end()) {
@@ -70,6 +71,9 @@ FlowParameters read_flow(const Reader &in, const json &value, const std::string 
   }
   if (const auto found = value.find("crosstraffic"); found != value.end()) {
     flow.crosstraffic = in.boolean(*found, field_path(field, "crosstraffic"));
+  }
+  if (const auto found = value.find("min_bytes"); found != value.end()) {
+    flow.min_bytes = in.bytes(*found, field_path(field, "min_bytes"));
   }
   return flow;
 }
@@ -305,7 +309,8 @@ json write_topology(const Topology &t) {
                        {"bandwidth_factor", format_piecewise_factor(f.bandwidth_factor)},
                        {"tcp_gamma", f.tcp_gamma},
                        {"weight_s", f.weight_s},
-                       {"crosstraffic", f.crosstraffic}};
+                       {"crosstraffic", f.crosstraffic},
+                       {"min_bytes", f.min_bytes}};
   }
   if (!t.origin.empty()) {
     out["origin"] = t.origin;

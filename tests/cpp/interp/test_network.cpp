@@ -39,6 +39,12 @@ Prediction go(const parjava::model::Model &m, const pm::Machine &machine, std::i
   return interpret(m, machine, o);
 }
 
+// Every message a flow (the tests use 1000-byte messages, below the default threshold).
+pm::Topology flows(pm::Topology t) {
+  t.flow.min_bytes = 0;
+  return t;
+}
+
 pm::LinkParameters link(double bandwidth, double latency = 0.0,
                         pm::LinkSharing sharing = pm::LinkSharing::SplitDuplex) {
   return {bandwidth, latency, sharing};
@@ -86,7 +92,7 @@ TEST(EndpointContention, RoundRobinPlacementSpreadsTheRanks) {
 // Without contention and without wire latency, a topology changes nothing.
 TEST(FlowSharing, UncontendedMessageKeepsItsDelayTime) {
   const auto m = per_rank("{}", {{send_to(1)}, {op("MPI_Recv", R"J("source": 0)J")}});
-  const auto star = nic().with_topology(pm::Topology::star(link(0.0)));
+  const auto star = nic().with_topology(flows(pm::Topology::star(link(0.0))));
   const auto a = go(m, nic(), 2);
   const auto b = go(m, star, 2);
   EXPECT_NEAR(b.end_times[1], a.end_times[1], eps);
@@ -99,14 +105,14 @@ TEST(FlowSharing, UncontendedMessageKeepsItsDelayTime) {
 TEST(FlowSharing, TwoFlowsShareABackbone) {
   const auto m = per_rank("{}", {{send_to(2)}, {send_to(3)}, {recv_any()}, {recv_any()}});
   const pm::LinkParameters backbone = link(1e9, 0.0, pm::LinkSharing::Shared);
-  const auto star = nic().with_topology(pm::Topology::star(link(0.0), &backbone));
+  const auto star = nic().with_topology(flows(pm::Topology::star(link(0.0), &backbone)));
   const auto p = go(m, star, 4);
   EXPECT_NEAR(p.end_times[2], 1 * us + 2 * us, eps);
   EXPECT_NEAR(p.end_times[3], 1 * us + 2 * us, eps);
   EXPECT_NEAR(p.end_times[0], 2 * us, eps); // the sender is busy while its flow is on the wire
   // A fat pipe backbone is not shared.
   const pm::LinkParameters fatpipe = link(1e9, 0.0, pm::LinkSharing::Fatpipe);
-  const auto pipe = go(m, nic().with_topology(pm::Topology::star(link(0.0), &fatpipe)), 4);
+  const auto pipe = go(m, nic().with_topology(flows(pm::Topology::star(link(0.0), &fatpipe))), 4);
   EXPECT_NEAR(pipe.end_times[2], 2 * us, eps);
 }
 
@@ -120,7 +126,8 @@ TEST(FlowSharing, MaxMinWithUnequalBottlenecks) {
   t.links = {{"L1", link(1e9, 0.0, pm::LinkSharing::Shared)},
              {"L2", link(2e9, 0.0, pm::LinkSharing::Shared)}};
   t.routes = {{0, 1, {{0, true}, {1, true}}}, {2, 3, {{0, true}}}, {4, 5, {{1, true}}}};
-  const auto machine = hockney(0.0, 1e12, 1 << 20, 1).with_layout({6, 1, 1}).with_topology(t);
+  const auto machine =
+      hockney(0.0, 1e12, 1 << 20, 1).with_layout({6, 1, 1}).with_topology(flows(t));
   const auto m = per_rank(
       "{}", {{send_to(1)}, {recv_any()}, {send_to(3)}, {recv_any()}, {send_to(5)}, {recv_any()}});
   const auto p = go(m, machine, 6);
@@ -141,11 +148,11 @@ TEST(FlowSharing, TaperedFatTreeHalvesTheBisection) {
   const auto m = per_rank("{}", bodies);
   const auto full = go(m,
                        nic().with_layout({8, 1, 1}).with_topology(
-                           pm::Topology::k_ary_fat_tree(4, 2, 1.0, link(0.0))),
+                           flows(pm::Topology::k_ary_fat_tree(4, 2, 1.0, link(0.0)))),
                        8);
   const auto tapered = go(m,
                           nic().with_layout({8, 1, 1}).with_topology(
-                              pm::Topology::k_ary_fat_tree(4, 2, 2.0, link(0.0))),
+                              flows(pm::Topology::k_ary_fat_tree(4, 2, 2.0, link(0.0)))),
                           8);
   for (int r = 4; r < 8; ++r) {
     EXPECT_NEAR(full.end_times[static_cast<std::size_t>(r)], 2 * us, eps) << r;
@@ -156,9 +163,10 @@ TEST(FlowSharing, TaperedFatTreeHalvesTheBisection) {
 // Latency summed over hops: a 4 x 4 torus with 0.5 us links; node 0 to node 10 = (2, 2) is
 // 4 hops in dimension order.
 TEST(FlowSharing, TorusLatencySumsOverHops) {
-  const auto torus = nic()
-                         .with_layout({16, 1, 1})
-                         .with_topology(pm::Topology::torus_topology({4, 4}, link(0.0, 0.5e-6)));
+  const auto torus =
+      nic()
+          .with_layout({16, 1, 1})
+          .with_topology(flows(pm::Topology::torus_topology({4, 4}, link(0.0, 0.5e-6))));
   std::vector<std::vector<std::string>> bodies(11);
   bodies[0].push_back(send_to(10));
   bodies[10].push_back(op("MPI_Recv", R"J("source": 0)J"));
@@ -171,7 +179,7 @@ TEST(FlowSharing, SimGridFactors) {
   pm::Topology star = pm::Topology::star(link(1e9, 1e-6));
   star.flow.latency_factor = pm::parse_piecewise_factor("0:2;1000:3", "f");
   star.flow.bandwidth_factor = pm::parse_piecewise_factor("0:0.5", "f");
-  const auto machine = hockney(0.0, 1e9, 1 << 20, 1).with_topology(star);
+  const auto machine = hockney(0.0, 1e9, 1 << 20, 1).with_topology(flows(star));
   const auto m = per_rank("{}", {{send_to(1)}, {op("MPI_Recv", R"J("source": 0)J")}});
   const auto p = go(m, machine, 2);
   // two private links of 1 us, factor 3 at 1000 B; 1000 B at 0.5 x 1 GB/s
@@ -181,7 +189,7 @@ TEST(FlowSharing, SimGridFactors) {
 TEST(FlowSharing, RendezvousFlowsStartWhenBothSidesAreThere) {
   const pm::LinkParameters backbone = link(1e9, 0.0, pm::LinkSharing::Shared);
   const auto star =
-      hockney(1e-6, 1e9, 100, 1).with_topology(pm::Topology::star(link(0.0), &backbone));
+      hockney(1e-6, 1e9, 100, 1).with_topology(flows(pm::Topology::star(link(0.0), &backbone)));
   const auto late_receiver =
       per_rank("{}", {{send_to(1)}, {compute(3e-6), op("MPI_Recv", R"J("source": 0)J")}});
   const auto p = go(late_receiver, star, 2);
@@ -189,15 +197,28 @@ TEST(FlowSharing, RendezvousFlowsStartWhenBothSidesAreThere) {
   EXPECT_NEAR(p.end_times[0], 5 * us, eps);
 }
 
+// Messages up to min_bytes are not flows: they share no link, but still queue on the NICs.
+TEST(FlowSharing, SmallMessagesQueueOnTheNicsOnly) {
+  const auto m = per_rank("{}", {{send_to(2)}, {send_to(3)}, {recv_any()}, {recv_any()}});
+  const pm::LinkParameters backbone = link(1e9, 0.0, pm::LinkSharing::Shared);
+  const auto star = nic().with_topology(pm::Topology::star(link(0.0), &backbone));
+  const auto p = go(m, star, 4); // 1000 B <= 1024 B: the backbone is not shared
+  EXPECT_NEAR(p.end_times[2], 2 * us, eps);
+  EXPECT_NEAR(p.end_times[3], 2 * us, eps);
+  EXPECT_EQ(p.engine.flows, 0U);
+  const auto k = go(incast(3), nic().with_topology(pm::Topology::star(link(0.0))), 4);
+  EXPECT_NEAR(k.end_times[0], 1 * us + 3 * us, eps);
+}
+
 TEST(FlowSharing, LogGPWithLinksIsRefused) {
   const pm::LinkParameters backbone = link(1e9);
-  EXPECT_THROW((void)loggp().with_topology(pm::Topology::star(link(0.0), &backbone)),
+  EXPECT_THROW((void)loggp().with_topology(flows(pm::Topology::star(link(0.0), &backbone))),
                parjava::Error);
 }
 
 TEST(FlowSharing, TooSmallTopologyIsAUsageError) {
-  const auto machine =
-      nic().with_layout({4, 1, 1}).with_topology(pm::Topology::torus_topology({2, 2}, link(0.0)));
+  const auto machine = nic().with_layout({4, 1, 1}).with_topology(
+      flows(pm::Topology::torus_topology({2, 2}, link(0.0))));
   const auto m = per_rank("{}", {{}, {}, {}, {}, {}});
   try {
     (void)go(m, machine, 5);

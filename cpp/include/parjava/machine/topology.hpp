@@ -61,13 +61,17 @@ std::string format_piecewise_factor(const PiecewiseFactor &factor);
 // times its max-min share; its share is bounded by tcp_gamma / (2 L) when tcp_gamma > 0; with
 // weight_s > 0 flows share a bottleneck in inverse proportion to their penalty L + sum over the
 // route of weight_s / bandwidth(l) (RTT unfairness); with crosstraffic every flow also uses 5 %
-// of its rate on the reverse route (the acknowledgements). The defaults change nothing.
+// of its rate on the reverse route (the acknowledgements). The defaults change nothing, but
+// for min_bytes: messages of at most that many bytes are not flows (their transfer is a sliver
+// of their latency; they still queue on the NICs and pay the route's latency), which keeps
+// floods of tiny messages (barriers, 8-byte all-to-alls) at the crossbar's speed.
 struct FlowParameters {
   PiecewiseFactor latency_factor;
   PiecewiseFactor bandwidth_factor;
   double tcp_gamma = 0.0; // bytes
   double weight_s = 0.0;  // bytes
   bool crosstraffic = false;
+  std::uint64_t min_bytes = 1024;
   bool operator==(const FlowParameters &) const = default;
 };
 
