@@ -215,3 +215,48 @@ def test_paths_are_absolute_and_relative_to_the_compile_directory(tmp_path: Path
     assert str(src / "halo.h") not in doc["files"] or (src / "halo.h").exists()
     for d in model.diagnostics:
         assert not d.file or Path(d.file).is_absolute(), d
+
+
+def test_cartesian_topologies_are_computed_per_rank() -> None:
+    # MPI_Dims_create / Cart_create / Cart_coords / Cart_shift / Cart_rank become formulas of
+    # the grid: every rank finds its own neighbours, at any np.
+    model = pj.build_model([str(PROGRAMS / "cart2d" / "cart2d.c")], ["-O2"])
+    assert not [d for d in model.diagnostics if d.severity != "note"]
+    params = model.arguments(["./cart2d", "64", "2"])
+    prediction = pj.interpret(model, MACHINE, np=6, params=params, trace=True)
+    # 6 = 3 x 2, rows periodic, columns not: rank 0 at (0, 0) sends up to 4, down to 2 and
+    # not left (MPI_PROC_NULL); rank 1 at (0, 1) also sends left to 0.
+    assert send_peers(prediction, 6, 0) == {4, 2}
+    assert send_peers(prediction, 6, 1) == {5, 3, 0}
+    assert send_peers(prediction, 6, 5) == {3, 1, 4}
+
+
+def test_dims_create_matches_the_mpi_library(tmp_path: Path) -> None:
+    # The model's dims_create against Open MPI's MPI_Dims_create, for every n up to 300.
+    probe = tmp_path / "dims.c"
+    probe.write_text(
+        "#include <mpi.h>\n#include <stdio.h>\n"
+        "int main(int c, char **v) { MPI_Init(&c, &v);\n"
+        "  for (int nd = 1; nd <= 3; nd++) for (int n = 1; n <= 300; n++) {\n"
+        "    int d[3] = {0, 0, 0}; MPI_Dims_create(n, nd, d);\n"
+        '    for (int i = 0; i < nd; i++) printf("%d %d %d %d\\n", n, nd, i, d[i]); }\n'
+        "  MPI_Finalize(); return 0; }\n"
+    )
+    exe = tmp_path / "dims"
+    subprocess.run(["mpicc", str(probe), "-o", str(exe)], check=True)
+    out = subprocess.run(
+        ["mpirun", "--oversubscribe", "-np", "1", str(exe)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    expected = {
+        tuple(int(x) for x in line.split()[:3]): int(line.split()[3]) for line in out.splitlines()
+    }
+    model = pj.Model("dims")
+    ids = {
+        key: model.compute(f"1e-6 * dims_create({key[0]}, {key[1]}, {key[2]})") for key in expected
+    }
+    times = {n["id"]: n["time"] for n in pj.interpret(model, MACHINE, np=1).nodes()}
+    got = {key: round(times[i] * 1e6) for key, i in ids.items()}
+    assert got == expected

@@ -177,12 +177,7 @@ private:
     while (const auto *sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(e)) {
       e = sub->getBase()->IgnoreParenImpCasts();
     }
-    const clang::ValueDecl *decl = nullptr;
-    if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
-      decl = ref->getDecl();
-    } else if (const auto *member = llvm::dyn_cast<clang::MemberExpr>(e)) {
-      decl = member->getMemberDecl();
-    }
+    const clang::ValueDecl *decl = named_decl(e);
     return decl != nullptr && decl->getType()->isArrayType() ? vars.aggregate(decl) : kNoAggregate;
   }
 

@@ -490,7 +490,8 @@ private:
       const bool kills = e.strong && !global_like(var) &&
                          (e.kind == Effect::Kind::Assign || e.kind == Effect::Kind::Builtin ||
                           e.kind == Effect::Kind::Product || e.kind == Effect::Kind::Operation ||
-                          e.kind == Effect::Kind::Input || e.kind == Effect::Kind::Copy);
+                          e.kind == Effect::Kind::Input || e.kind == Effect::Kind::Copy ||
+                          e.kind == Effect::Kind::Topology);
       if (kills) {
         live.reset(e.var);
       }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <optional>
 #include <set>
 
 namespace parjava::frontend {
@@ -496,6 +497,180 @@ bool is_comm_world(const clang::Expr *comm, const clang::ASTContext &context) {
   return false;
 }
 
+namespace {
+
+// The `count` element variables an array argument points at, or none.
+std::vector<VarId> array_elements(const clang::Expr *arg, std::uint64_t count,
+                                  VariableResolver &vars) {
+  if (arg == nullptr || count == 0) {
+    return {};
+  }
+  const auto target = vars.pointer_target(arg);
+  if (!target || target->aggregate == kNoAggregate) {
+    return {};
+  }
+  const Aggregate &agg = vars.program().aggregates[target->aggregate];
+  if (target->offset + count > agg.elements.size()) {
+    return {};
+  }
+  const auto first = agg.elements.begin() + static_cast<std::ptrdiff_t>(target->offset);
+  return {first, first + static_cast<std::ptrdiff_t>(count)};
+}
+
+std::optional<std::int64_t> constant_int(const clang::Expr *e, const clang::ASTContext &ctx) {
+  clang::Expr::EvalResult r;
+  if (e == nullptr || e->isValueDependent() || !e->EvaluateAsInt(r, ctx)) {
+    return std::nullopt;
+  }
+  return r.Val.getInt().getExtValue();
+}
+
+Effect topology(VarId var, Effect::Grid grid, VariableResolver &vars, clang::SourceLocation at) {
+  Effect e;
+  e.kind = Effect::Kind::Topology;
+  e.var = var;
+  e.location = at;
+  for (const auto *list : {&grid.dims, &grid.periods, &grid.coords}) {
+    e.uses.insert(e.uses.end(), list->begin(), list->end());
+  }
+  vars.uses(grid.value, e.uses);
+  vars.uses(grid.disp, e.uses);
+  e.grid = std::move(grid);
+  return e;
+}
+
+// MPI_Dims_create, Cart_coords, Cart_shift and Cart_rank (MPI 4.0 §8.5) as formulas of the
+// grid; anything the model cannot see (the grid of an unknown communicator, a direction known
+// only at run time, an array it does not track) makes what they write data.
+void cartesian(const ClassifiedCall &call, VariableResolver &vars, std::vector<Effect> &out) {
+  const auto arg = [&](std::size_t i) -> const clang::Expr * {
+    return i < call.args.size() ? call.args[i] : nullptr;
+  };
+  Program &program = vars.program();
+  const clang::SourceLocation at = call.expr->getBeginLoc();
+  const auto data = [&](VarId v) {
+    if (v != kNoVar) {
+      out.push_back(
+          havoc(v, "written by " + call.name + "() for a grid the model does not know", at));
+    }
+  };
+  const auto grid_of = [&](const clang::Expr *comm) -> const Program::Cartesian * {
+    const VarId v = comm != nullptr ? vars.lvalue(comm) : kNoVar;
+    const auto it = program.cartesian.find(v);
+    return it == program.cartesian.end() ? nullptr : &it->second;
+  };
+  switch (call.mpi->role) {
+  case MpiRole::DimsCreate: {
+    const auto ndims = constant_int(arg(1), vars.context());
+    const std::vector<VarId> dims =
+        ndims ? array_elements(arg(2), static_cast<std::uint64_t>(*ndims), vars)
+              : std::vector<VarId>{};
+    if (dims.empty()) {
+      const auto target = vars.pointer_target(arg(2));
+      if (target && target->aggregate != kNoAggregate) {
+        for (VarId v : program.aggregates[target->aggregate].elements) {
+          data(v);
+        }
+      }
+      return;
+    }
+    // The entries on entry decide which dimensions MPI fills: copy them first.
+    std::vector<VarId> entry;
+    for (std::size_t l = 0; l < dims.size(); ++l) {
+      const VarId t = program.synthetic("dims-entry:" + std::to_string(dims[l]) + ":" +
+                                            std::to_string(at.getRawEncoding()),
+                                        VarType::Integer, VarScope::Local, vars.function());
+      program.variables[t].source_name = program.variables[dims[l]].source_name + "@entry";
+      Effect copy;
+      copy.kind = Effect::Kind::Copy;
+      copy.var = t;
+      copy.source = dims[l];
+      copy.uses = {dims[l]};
+      copy.location = at;
+      out.push_back(std::move(copy));
+      entry.push_back(t);
+    }
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      Effect::Grid g;
+      g.formula = Effect::Grid::Formula::Dims;
+      g.coords = entry;
+      g.value = arg(0);
+      g.axis = i;
+      out.push_back(topology(dims[i], std::move(g), vars, at));
+    }
+    return;
+  }
+  case MpiRole::CartCoords: {
+    const Program::Cartesian *grid = grid_of(arg(0));
+    const std::vector<VarId> coords =
+        array_elements(arg(3), grid != nullptr ? grid->dims.size() : 0, vars);
+    if (grid == nullptr || coords.empty()) {
+      for (VarId v : array_elements(arg(3), 1, vars)) {
+        data(v);
+      }
+      return;
+    }
+    for (std::size_t k = 0; k < coords.size(); ++k) {
+      Effect::Grid g;
+      g.formula = Effect::Grid::Formula::Coord;
+      g.dims = grid->dims;
+      g.value = arg(1);
+      g.axis = k;
+      out.push_back(topology(coords[k], std::move(g), vars, at));
+    }
+    return;
+  }
+  case MpiRole::CartShift: {
+    const Program::Cartesian *grid = grid_of(arg(0));
+    const auto axis = constant_int(arg(1), vars.context());
+    const VarId source = arg(3) ? address_of(arg(3), vars) : kNoVar;
+    const VarId dest = arg(4) ? address_of(arg(4), vars) : kNoVar;
+    if (grid == nullptr || !axis || *axis < 0 ||
+        static_cast<std::size_t>(*axis) >= grid->dims.size() || grid->periods.empty()) {
+      data(source);
+      data(dest);
+      return;
+    }
+    for (const auto &[var, formula] : {std::pair{source, Effect::Grid::Formula::ShiftSource},
+                                       std::pair{dest, Effect::Grid::Formula::ShiftDest}}) {
+      if (var == kNoVar) {
+        continue;
+      }
+      Effect::Grid g;
+      g.formula = formula;
+      g.dims = grid->dims;
+      g.periods = grid->periods;
+      g.disp = arg(2);
+      g.axis = static_cast<std::uint64_t>(*axis);
+      out.push_back(topology(var, std::move(g), vars, at));
+    }
+    return;
+  }
+  case MpiRole::CartRank: {
+    const Program::Cartesian *grid = grid_of(arg(0));
+    const VarId rank = arg(2) ? address_of(arg(2), vars) : kNoVar;
+    const std::vector<VarId> coords =
+        array_elements(arg(1), grid != nullptr ? grid->dims.size() : 0, vars);
+    if (grid == nullptr || coords.empty()) {
+      data(rank);
+      return;
+    }
+    if (rank != kNoVar) {
+      Effect::Grid g;
+      g.formula = Effect::Grid::Formula::Rank;
+      g.dims = grid->dims;
+      g.coords = coords;
+      out.push_back(topology(rank, std::move(g), vars, at));
+    }
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+} // namespace
+
 std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &vars) {
   std::vector<Effect> out;
   const clang::SourceLocation where = call.expr->getBeginLoc();
@@ -575,6 +750,18 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
       break;
     }
     case MpiRole::Communication:
+      if (call.name == "MPI_Cart_create" || call.name == "PMPI_Cart_create") {
+        const VarId cart = arg(5) ? address_of(arg(5), vars) : kNoVar;
+        const auto ndims = constant_int(arg(1), vars.context());
+        if (cart != kNoVar && ndims && *ndims > 0) {
+          Program::Cartesian grid;
+          grid.dims = array_elements(arg(2), static_cast<std::uint64_t>(*ndims), vars);
+          grid.periods = array_elements(arg(3), static_cast<std::uint64_t>(*ndims), vars);
+          if (!grid.dims.empty()) {
+            vars.program().cartesian[cart] = std::move(grid);
+          }
+        }
+      }
       for (const MpiArg &a : mpi->args) {
         const clang::Expr *e = arg(a.index);
         if (e == nullptr) {
@@ -667,6 +854,12 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
           }
         }
       }
+      break;
+    case MpiRole::DimsCreate:
+    case MpiRole::CartCoords:
+    case MpiRole::CartShift:
+    case MpiRole::CartRank:
+      cartesian(call, vars, out);
       break;
     case MpiRole::Init: // MPI_Init(&argc, &argv) leaves the program's arguments alone
     case MpiRole::Finalize:

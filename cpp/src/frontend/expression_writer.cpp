@@ -423,6 +423,91 @@ WriteResult ExpressionWriter::element(const clang::Expr *e, FunctionId f, const 
   return ok(text);
 }
 
+// Cartesian topologies (MPI 4.0 §8.5), row-major: the last dimension varies fastest, so the
+// rank of coordinates c is sum c[k] * stride[k] with stride[k] the product of the extents after
+// k. Dims follows MPI_Dims_create: entries that are zero on entry are filled with the balanced
+// grid of the nodes the others leave (the model's dims_create).
+WriteResult ExpressionWriter::topology(const Effect::Grid &g, FunctionId f,
+                                       const WriteOptions &o) const {
+  std::vector<std::string> d;
+  std::vector<std::string> p;
+  std::vector<std::string> c;
+  for (const auto &[list, out] :
+       {std::pair{&g.dims, &d}, std::pair{&g.periods, &p}, std::pair{&g.coords, &c}}) {
+    for (VarId v : *list) {
+      const WriteResult r = variable(v, nullptr, o);
+      if (!r.ok) {
+        return r;
+      }
+      out->push_back(r.text);
+    }
+  }
+  const auto stride = [&](std::size_t k) {
+    std::string s;
+    for (std::size_t j = k + 1; j < d.size(); ++j) {
+      s += (s.empty() ? "" : " * ") + d[j];
+    }
+    return s.empty() ? std::string("1") : "(" + s + ")";
+  };
+  const auto wrap = [](const std::string &x, const std::string &n) {
+    return "(((" + x + ") % " + n + " + " + n + ") % " + n + ")";
+  };
+  const std::size_t k = static_cast<std::size_t>(g.axis);
+  switch (g.formula) {
+  case Effect::Grid::Formula::Coord: {
+    const WriteResult r = write(g.value, f, o);
+    if (!r.ok) {
+      return r;
+    }
+    return ok("((" + r.text + " / " + stride(k) + ") % " + d[k] + ")");
+  }
+  case Effect::Grid::Formula::ShiftSource:
+  case Effect::Grid::Formula::ShiftDest: {
+    WriteResult disp = write(g.disp, f, o);
+    if (!disp.ok) {
+      return disp;
+    }
+    const std::string step = g.formula == Effect::Grid::Formula::ShiftDest
+                                 ? "(" + disp.text + ")"
+                                 : "(-(" + disp.text + "))";
+    const std::string mine = "((rank / " + stride(k) + ") % " + d[k] + ")";
+    const std::string moved = "(" + mine + " + " + step + ")";
+    const std::string periodic =
+        "(rank + (" + wrap(moved, d[k]) + " - " + mine + ") * " + stride(k) + ")";
+    const std::string open = "((" + moved + " < 0 || " + moved + " >= " + d[k] +
+                             ") ? PROC_NULL : (rank + " + step + " * " + stride(k) + "))";
+    return ok("(" + p[k] + " != 0 ? " + periodic + " : " + open + ")");
+  }
+  case Effect::Grid::Formula::Rank: {
+    std::string sum;
+    for (std::size_t j = 0; j < d.size(); ++j) {
+      sum += (sum.empty() ? "" : " + ") + wrap(c[j], d[j]) + " * " + stride(j);
+    }
+    return ok("(" + sum + ")");
+  }
+  case Effect::Grid::Formula::Dims: {
+    std::string product;
+    std::string zeros;
+    std::string before;
+    for (std::size_t l = 0; l < c.size(); ++l) {
+      product +=
+          (product.empty() ? "" : " * ") + std::string("(") + c[l] + " != 0 ? " + c[l] + " : 1)";
+      zeros += (zeros.empty() ? "" : " + ") + std::string("(") + c[l] + " == 0)";
+      if (l < k) {
+        before += (before.empty() ? "" : " + ") + std::string("(") + c[l] + " == 0)";
+      }
+    }
+    const WriteResult n = write(g.value, f, o);
+    if (!n.ok) {
+      return n;
+    }
+    return ok("(" + c[k] + " != 0 ? " + c[k] + " : dims_create((" + n.text + ") / (" + product +
+              "), " + zeros + ", " + (before.empty() ? std::string("0") : before) + "))");
+  }
+  }
+  return fail("unknown topology formula", nullptr);
+}
+
 WriteResult ExpressionWriter::datatype_size(const clang::Expr *datatype, FunctionId f) const {
   clang::ASTContext &ctx = *program_.functions[f].context;
   const std::string macro = macro_name(datatype, ctx);
@@ -555,6 +640,8 @@ WriteResult ExpressionWriter::effect_value(const Effect &effect, FunctionId f,
   }
   case Effect::Kind::Copy:
     return variable(effect.source, nullptr, o);
+  case Effect::Kind::Topology:
+    return topology(effect.grid, f, o);
   case Effect::Kind::Input: {
     const InputSite &site = program_.inputs[effect.input];
     if (!site.setup || site.parameter.empty()) {

@@ -56,6 +56,7 @@ private:
   // not an element of a known aggregate.
   WriteResult element(const clang::Expr *e, FunctionId f, const WriteOptions &o,
                       clang::ASTContext &ctx) const;
+  WriteResult topology(const Effect::Grid &grid, FunctionId f, const WriteOptions &o) const;
   WriteResult flat_index(const std::vector<const clang::Expr *> &indices,
                          const std::vector<std::uint64_t> &dims, std::uint64_t offset, FunctionId f,
                          const WriteOptions &o, clang::ASTContext &ctx) const;

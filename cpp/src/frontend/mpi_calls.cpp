@@ -126,6 +126,14 @@ std::vector<MpiFunction> make_table() {
                                                 {"key", K::Expr, 2},
                                                 {"newcomm", K::NewComm, 3}}));
   add("MPI_Comm_dup", comm("MPI_Comm_dup", {{"comm", K::Comm, 0}, {"newcomm", K::NewComm, 1}}));
+  // MPI_Cart_create(old, ndims, dims, periods, reorder, &cart): the model's cart communicator
+  // holds the old one's processes with the same ranks (Open MPI does not reorder), so it is a
+  // duplicate; its grid is kept for Cart_coords / Cart_shift / Cart_rank (effects.cpp).
+  add("MPI_Cart_create", comm("MPI_Comm_dup", {{"comm", K::Comm, 0}, {"newcomm", K::NewComm, 5}}));
+  add("MPI_Dims_create", MpiFunction{"", MpiRole::DimsCreate, "", {}, -1, 2});
+  add("MPI_Cart_coords", MpiFunction{"", MpiRole::CartCoords, "", {}, 0, 3});
+  add("MPI_Cart_shift", MpiFunction{"", MpiRole::CartShift, "", {}, 0, -1});
+  add("MPI_Cart_rank", MpiFunction{"", MpiRole::CartRank, "", {}, 0, 2});
 
   add("MPI_Comm_rank", MpiFunction{"", MpiRole::CommRank, "", {}, 0, 1});
   add("MPI_Comm_size", MpiFunction{"", MpiRole::CommSize, "", {}, 0, 1});

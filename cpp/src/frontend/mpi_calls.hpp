@@ -23,6 +23,11 @@ enum class MpiRole : std::uint8_t {
   TypeSize,       // MPI_Type_size(type, &s)
   GetCount,       // MPI_Get_count(&status, type, &count)
   Local,          // local bookkeeping (Type_commit, Type_free, Op_create, ...): an efc
+  // Cartesian topologies (MPI 4.0 §8.5): computed by the model from the grid (effects.cpp).
+  DimsCreate, // MPI_Dims_create(n, ndims, dims)
+  CartCoords, // MPI_Cart_coords(comm, rank, maxdims, coords)
+  CartShift,  // MPI_Cart_shift(comm, direction, disp, &source, &dest)
+  CartRank,   // MPI_Cart_rank(comm, coords, &rank)
 };
 
 // Where one model argument comes from.

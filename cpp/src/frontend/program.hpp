@@ -122,6 +122,19 @@ struct Effect {
     Input,     // a program input: the value of a model parameter (Program::inputs[input])
     Element,   // var (an aggregate element) = `element_kind` applied when the dynamic index hits it
     Copy,      // var = source (a pointer cell copied in before a call or out after it)
+    Topology,  // var = a Cartesian-topology formula over `grid` (Effect::Grid)
+  };
+  // Topology: MPI_Dims_create / Cart_coords / Cart_shift / Cart_rank (MPI 4.0 §8.5) as
+  // expressions of the grid's dimension variables, so neighbour ranks stay computed per rank.
+  struct Grid {
+    enum class Formula : std::uint8_t { Dims, Coord, ShiftSource, ShiftDest, Rank };
+    Formula formula = Formula::Coord;
+    std::vector<VarId> dims;            // the grid's extents (dims[0] varies slowest)
+    std::vector<VarId> periods;         // periodic flags (empty: not known, Shift is then data)
+    std::vector<VarId> coords;          // Rank: the coordinates; Dims: the entry values of dims
+    const clang::Expr *value = nullptr; // Dims: nnodes; Coord: the rank
+    const clang::Expr *disp = nullptr;  // Shift: the displacement
+    std::uint64_t axis = 0;             // Coord / Shift / Dims: the dimension
   };
   Kind kind = Kind::Assign;
   VarId var = kNoVar;
@@ -143,6 +156,7 @@ struct Effect {
   std::uint64_t element = 0;
   std::uint64_t offset = 0;                 // pointer aliases: where the pointer points
   std::vector<const clang::Expr *> indices; // outermost first
+  Grid grid;                                // Topology
 };
 
 // Where a program reads an input that reaches control flow or communication (issue 12, program
@@ -319,6 +333,12 @@ public:
   std::vector<ProgramParameter> parameters;
   std::vector<InputSite> inputs;
   std::vector<Aggregate> aggregates;
+  // Cartesian communicators made by MPI_Cart_create: the grid they were made with.
+  struct Cartesian {
+    std::vector<VarId> dims;
+    std::vector<VarId> periods;
+  };
+  std::map<VarId, Cartesian> cartesian;
   // Counted loops whose variable is given a variable of its own inside the loop (issue 12,
   // counted loops stay counted): the loop node, the function's variable and the loop's copy.
   struct ScopedLoop {

@@ -461,6 +461,16 @@ std::vector<std::uint64_t> scalar_array_dims(clang::QualType type, const clang::
 
 } // namespace
 
+const clang::ValueDecl *named_decl(const clang::Expr *expr) {
+  if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
+    return ref->getDecl();
+  }
+  if (const auto *member = llvm::dyn_cast<clang::MemberExpr>(expr)) {
+    return member->getMemberDecl();
+  }
+  return nullptr;
+}
+
 AggregateId VariableResolver::aggregate(const clang::ValueDecl *decl) {
   if (decl == nullptr || !(llvm::isa<clang::VarDecl>(decl) || llvm::isa<clang::FieldDecl>(decl)) ||
       llvm::isa<clang::ParmVarDecl>(decl)) {
@@ -560,12 +570,7 @@ VariableResolver::ElementAccess VariableResolver::element_access(const clang::Ex
     indices.insert(indices.begin(), sub->getIdx());
     expr = sub->getBase()->IgnoreParenImpCasts();
   }
-  const clang::ValueDecl *decl = nullptr;
-  if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
-    decl = ref->getDecl();
-  } else if (const auto *member = llvm::dyn_cast<clang::MemberExpr>(expr)) {
-    decl = member->getMemberDecl();
-  }
+  const clang::ValueDecl *decl = named_decl(expr);
   if (decl == nullptr) {
     return out;
   }
@@ -669,12 +674,7 @@ std::optional<AliasTarget> VariableResolver::pointer_target(const clang::Expr *e
     base->offset += static_cast<std::uint64_t>(r.Val.getInt().getExtValue());
     return base;
   }
-  const clang::ValueDecl *decl = nullptr;
-  if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
-    decl = ref->getDecl();
-  } else if (const auto *member = llvm::dyn_cast<clang::MemberExpr>(expr)) {
-    decl = member->getMemberDecl();
-  }
+  const clang::ValueDecl *decl = named_decl(expr);
   if (decl == nullptr) {
     return std::nullopt;
   }

@@ -72,6 +72,9 @@ private:
   FunctionId function_;
 };
 
+// The declaration a name or member access names (`x`, `s->field`), null for anything else.
+const clang::ValueDecl *named_decl(const clang::Expr *expr);
+
 // The source text of an expression or statement (for labels and messages), at most `limit`
 // characters.
 std::string source_text(const clang::Stmt *stmt, const clang::ASTContext &context,

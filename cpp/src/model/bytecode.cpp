@@ -4,10 +4,13 @@
 // stack, no allocation per evaluation.
 #include "parjava/model/bytecode.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "parjava/error.hpp"
 
@@ -338,6 +341,10 @@ private:
 
   static std::optional<Value> fold(Opcode op, const std::vector<Piece> &operands) {
     const Value a = operands[0].constant.value_or(Value{});
+    if (operands.size() == 3) { // DimsCreate
+      return Value::of_int(
+          dims_create(a.as_int(), operands[1].constant->as_int(), operands[2].constant->as_int()));
+    }
     if (operands.size() == 1) {
       switch (op) {
       case Opcode::INeg:
@@ -566,6 +573,14 @@ private:
       return apply(Opcode::Pow, ValueType::Float,
                    {to_float(std::move(args[0])), to_float(std::move(args[1]))});
     }
+    if (f == "dims_create") {
+      for (auto &a : args) {
+        if (a.type == ValueType::Float) {
+          a = apply(Opcode::FloatToInt, ValueType::Int, {a});
+        }
+      }
+      return apply(Opcode::DimsCreate, ValueType::Int, args);
+    }
     Opcode op = Opcode::Floor;
     if (f == "ceil") {
       op = Opcode::Ceil;
@@ -639,6 +654,9 @@ CompiledExpression CompiledExpression::compile(const Expression &expr,
     case Opcode::Exp:
     case Opcode::Sqrt:
     case Opcode::Jump:
+      break;
+    case Opcode::DimsCreate:
+      depth -= 2;
       break;
     default:
       --depth;
@@ -746,6 +764,10 @@ Value CompiledExpression::run(const EvalScope &scope) const {
       --sp;
       stack[sp - 1] = of_i(float_compare(ins.op, as_f(stack[sp - 1]), as_f(stack[sp])));
       break;
+    case Opcode::DimsCreate:
+      sp -= 2;
+      stack[sp - 1] = of_i(dims_create(as_i(stack[sp - 1]), as_i(stack[sp]), as_i(stack[sp + 1])));
+      break;
     case Opcode::JumpIfZero:
       --sp;
       if (stack[sp] == 0) {
@@ -788,6 +810,29 @@ Value CompiledExpression::run(const EvalScope &scope) const {
     }
   }
   return {type_, stack[0]};
+}
+
+std::int64_t dims_create(std::int64_t n, std::int64_t ndims, std::int64_t i) {
+  if (n < 1 || ndims < 1 || ndims > 64 || i < 0 || i >= ndims) {
+    return 0;
+  }
+  std::vector<std::int64_t> factors;
+  std::int64_t m = n;
+  for (std::int64_t p = 2; p * p <= m; ++p) {
+    while (m % p == 0) {
+      factors.push_back(p);
+      m /= p;
+    }
+  }
+  if (m > 1) {
+    factors.push_back(m);
+  }
+  std::vector<std::int64_t> dims(static_cast<std::size_t>(ndims), 1);
+  for (auto f = factors.rbegin(); f != factors.rend(); ++f) {
+    *std::min_element(dims.begin(), dims.end()) *= *f;
+  }
+  std::sort(dims.begin(), dims.end(), std::greater<>());
+  return dims[static_cast<std::size_t>(i)];
 }
 
 std::optional<ValueType>

@@ -18,9 +18,9 @@ namespace {
 constexpr std::array<std::string_view, 10> kBuiltins = {
     "rank", "size",   "thread",     "nthreads", "peer",
     "task", "ntasks", "ANY_SOURCE", "ANY_TAG",  "PROC_NULL"};
-constexpr std::array<std::string_view, 14> kFunctions = {"min",   "max",   "abs",  "floor", "ceil",
-                                                         "round", "trunc", "log2", "log",   "exp",
-                                                         "sqrt",  "pow",   "int",  "float"};
+constexpr std::array<std::string_view, 15> kFunctions = {
+    "min", "max", "abs",  "floor", "ceil", "round", "trunc",      "log2",
+    "log", "exp", "sqrt", "pow",   "int",  "float", "dims_create"};
 constexpr std::array<std::string_view, 2> kKeywords = {"true", "false"};
 
 bool contains(auto const &list, std::string_view name) {
@@ -287,6 +287,8 @@ private:
       ok = n >= 2;
     } else if (call.name == "pow") {
       ok = n == 2;
+    } else if (call.name == "dims_create") {
+      ok = n == 3;
     } else {
       ok = n == 1;
     }

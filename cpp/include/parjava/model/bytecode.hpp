@@ -115,6 +115,7 @@ enum class Opcode : std::uint8_t {
   Exp,
   Sqrt,
   Pow,
+  DimsCreate,     // pop i, ndims, n; push dimension i of MPI_Dims_create(n, ndims)
   JumpIfZero,     // pop; jump to arg if it was 0
   JumpIfZeroKeep, // if top is 0 jump to arg (keeping it), else pop
   JumpIfNonzeroKeep,
@@ -168,6 +169,13 @@ private:
   ValueType type_ = ValueType::Int;
   std::string where_;
 };
+
+// Dimension `i` (0-based) of the balanced grid MPI_Dims_create(n, ndims, dims) returns with
+// every dims[i] zero on entry: the prime factors of n, largest first, each multiplied into the
+// dimension with the smallest product so far, then sorted into non-increasing order. This is
+// the grid Open MPI 4.1 returns (checked against it for n <= 4096, ndims <= 4); 0 for
+// arguments MPI rejects.
+std::int64_t dims_create(std::int64_t n, std::int64_t ndims, std::int64_t i);
 
 // Static type of an expression given the types of its names, without compiling it (used by
 // the model's type inference of variables). Unknown names are reported by `resolve` returning
