@@ -2,7 +2,7 @@
 
 The families of ``benchmarks/goal_bench.py`` (LogGOPSim's Schedgen patterns) as interpreter
 models: a binomial-tree broadcast, a dissemination barrier, a recursive-doubling allreduce
-(2^16 ranks, 8 B) and a linear all-to-all (256 ranks, 8 B), each the collective with that
+(2^16 ranks) and a linear all-to-all (256 ranks), 8 B (``--bytes``), each the collective with that
 algorithm forced, so the interpreter sends exactly those messages. Each runs on a Hockney
 cluster (1.27 us, 12.4 GB/s, one rank per node) wired four ways:
 
@@ -36,17 +36,17 @@ FAMILIES = [
 ]
 
 
-def family_model(collective: str, algorithm: str) -> pj.Model:
+def family_model(collective: str, algorithm: str, nbytes: int) -> pj.Model:
     """One collective with its algorithm forced (the GOAL pattern's messages)."""
     m = pj.Model(f"{collective}-{algorithm}")
     if collective == "barrier":
         m.barrier(algorithm=algorithm, line=1)
     elif collective == "bcast":
-        m.bcast(bytes=8, algorithm=algorithm, line=1)
+        m.bcast(bytes=nbytes, algorithm=algorithm, line=1)
     elif collective == "allreduce":
-        m.allreduce(bytes=8, algorithm=algorithm, line=1)
+        m.allreduce(bytes=nbytes, algorithm=algorithm, line=1)
     else:
-        m.alltoall(bytes=8, algorithm=algorithm, line=1)
+        m.alltoall(bytes=nbytes, algorithm=algorithm, line=1)
     return m
 
 
@@ -86,6 +86,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ranks", type=int, default=1 << 16)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--bytes",
+        type=int,
+        default=8,
+        help="message size (8 B as in goal_bench.py; above 1 KiB messages become flows)",
+    )
     parser.add_argument("--wirings", default="off,endpoint,fattree,torus")
     parser.add_argument("--record", type=Path)
     args = parser.parse_args()
@@ -96,7 +102,7 @@ def main() -> int:
     )
     for name, collective, algorithm, fixed in FAMILIES:
         ranks = fixed or args.ranks
-        model = family_model(collective, algorithm)
+        model = family_model(collective, algorithm, args.bytes)
         for wiring in args.wirings.split(","):
             m = machine(wiring, ranks)
             best = None

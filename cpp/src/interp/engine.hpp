@@ -254,7 +254,7 @@ private:
   double flow_latency(Message &msg, const NetworkTiming &nt);
   // Puts the message's data on the network as a flow at `start`; `credit` ns of its latency
   // have already passed (a rendezvous whose start was decided late).
-  void start_flow(std::uint32_t msg, double start, double credit);
+  void start_flow(std::uint32_t msg, double start, double credit, bool routed = false);
   void deliver(std::uint32_t msg, double sender_done, double data);
   void on_flow_wake(double now);
   void request_settle(double time);
@@ -382,6 +382,7 @@ private:
   std::vector<double> nic_recv_free_; // per node: the NIC's ejection free time
   bool endpoint_ = true;              // NIC sharing (machine and options agree)
   bool flow_mode_ = false;            // inter-node messages are flows on fabric_'s links
+  bool zero_wire_ = false;            // every link of fabric_ has latency 0
   std::unique_ptr<machine::Fabric> fabric_;
   machine::FlowParameters flow_parameters_;
   FlowNetwork flows_;

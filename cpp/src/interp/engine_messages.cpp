@@ -221,7 +221,7 @@ std::uint32_t Engine::post_send(std::uint32_t ctx, std::uint32_t comm, std::int6
     envelope = t + flow_latency(msg, nt);
     if (msg.protocol == Protocol::Eager) {
       msg.data_time = std::numeric_limits<double>::infinity();
-      start_flow(m, t, 0.0);
+      start_flow(m, t, 0.0, true);
     }
   } else {
     const double total = nt.transfer_ns(bytes);

@@ -1,4 +1,4 @@
-// The network between the nodes (docs/interpreter.md "Networks, contention and topologies"):
+// The network between the nodes (docs/networks.md):
 // where ranks run (the machine's placement), the NICs the ranks of a node share, and, on a
 // topology with links, every inter-node message as a flow sharing the links of its route
 // max-min fairly (flow_network.hpp).
@@ -70,6 +70,10 @@ void Engine::setup_network(const machine::Machine &machine) {
     flows_.build(*fabric_, endpoint_);
     flow_parameters_ = topology.flow;
     flow_mode_ = true;
+    zero_wire_ = true;
+    for (std::uint32_t l = 0; l < fabric_->link_count(); ++l) {
+      zero_wire_ = zero_wire_ && fabric_->latency(l) == 0.0;
+    }
   }
   network_description_ = describe_network(machine);
 }
@@ -90,26 +94,30 @@ double Engine::flow_latency(Message &msg, const NetworkTiming &nt) {
   const double total = nt.transfer_ns(msg.bytes);
   const double latency = std::min(nt.transfer_ns(0), total);
   route_.clear();
-  fabric_->route(static_cast<std::int32_t>(node_of(msg.source)),
-                 static_cast<std::int32_t>(node_of(msg.dest)), message_count_, route_);
   double wire = 0.0;
-  for (const std::uint32_t l : route_) {
-    wire += fabric_->latency(l);
+  // A message that will be no flow on a fabric without wire latency needs no route.
+  if (msg.bytes > flow_parameters_.min_bytes || !zero_wire_) {
+    fabric_->route(static_cast<std::int32_t>(node_of(msg.source)),
+                   static_cast<std::int32_t>(node_of(msg.dest)), message_count_, route_);
+    for (const std::uint32_t l : route_) {
+      wire += fabric_->latency(l);
+    }
   }
   msg.tail = latency + flow_parameters_.latency_factor.at(msg.bytes) * wire * 1e9;
   return msg.tail;
 }
 
-void Engine::start_flow(std::uint32_t m, double start, double credit) {
+// `routed`: flow_latency() was just called for this message (route_ and msg.tail are set).
+void Engine::start_flow(std::uint32_t m, double start, double credit, bool routed) {
   Message &msg = messages_[m];
   const NetworkTiming &nt = net(msg.source, msg.dest);
-  const double lambda = flow_latency(msg, nt); // fills route_
+  const double lambda = routed ? msg.tail : flow_latency(msg, nt);
   msg.tail = std::max(0.0, lambda - credit);
   const double total = nt.transfer_ns(msg.bytes);
   const double occupancy = total - std::min(nt.transfer_ns(0), total);
   if (msg.bytes <= flow_parameters_.min_bytes) {
     // Too small to matter on the links (its transfer is a sliver of its latency): no flow, but
-    // it still takes its turn on the NICs (docs/machine.md "Small messages").
+    // it still takes its turn on the NICs (docs/networks.md "Small messages").
     double begin = start;
     double data = start + msg.tail + occupancy;
     if (endpoint_) {
