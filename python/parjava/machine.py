@@ -322,7 +322,7 @@ class Machine:
         """Read a SimGrid platform file (``<cluster>``, hosts, links, routes, SMPI factors).
 
         The same file then drives SimGrid/SMPI and parjava; options and the mapping are in
-        :func:`parjava.simgrid.machine_from_simgrid` and docs/machine.md.
+        :func:`parjava.simgrid.machine_from_simgrid` and docs/networks.md.
         """
         from .simgrid import machine_from_simgrid
 
@@ -713,4 +713,4 @@ def _run_with_progress(command: list[str], timeout: float, progress: bool | None
 # ---------------------------------------------------------------------- text and HTML
 
 
-from ._machine_display import _summary_html, _summary_text  # noqa: E402
+from ._machine_display import _summary_html, _summary_text, ping_pong_text  # noqa: E402, F401
