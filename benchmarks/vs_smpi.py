@@ -106,7 +106,7 @@ def model(pattern: str, np_: int) -> pj.Model:
                 recvtag=4,
             )
         elif pattern == "stencil":
-            side = int(math.isqrt(np_))
+            side = math.isqrt(np_)
             x, y = f"(rank % {side})", f"(rank / {side})"
             neighbours = [
                 f"{y} * {side} + ({x} + 1) % {side}",
@@ -133,7 +133,9 @@ def messages(pattern: str, np_: int) -> int:
     return rounds * per_round
 
 
-def run_smpi(binary: Path, platform: Path, pattern: str, np_: int, work: Path) -> tuple[float, float]:
+def run_smpi(
+    binary: Path, platform: Path, pattern: str, np_: int, work: Path
+) -> tuple[float, float]:
     """SMPI's simulated time (latest rank end) and wall time for one case."""
     rounds, nbytes, _ = PATTERNS[pattern]
     hostfile = work / f"hosts{np_}"

@@ -1,7 +1,7 @@
 """SimGrid platform files as parjava machines (``Machine.from_simgrid``).
 
 One file then drives both tools: ``smpirun -platform cluster.xml ...`` and
-``parjava.Machine.from_simgrid("cluster.xml")``. What is read (docs/machine.md "SimGrid
+``parjava.Machine.from_simgrid("cluster.xml")``. What is read (docs/networks.md "SimGrid
 platforms"):
 
 * ``<cluster>`` (at the top or alone in a ``<zone>``): hosts ``prefix + radical + suffix``,
@@ -36,7 +36,7 @@ from .topology import Topology
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-__all__ = ["machine_from_simgrid", "SMPI_BANDWIDTH_FACTOR", "SMPI_LATENCY_FACTOR"]
+__all__ = ["SMPI_BANDWIDTH_FACTOR", "SMPI_LATENCY_FACTOR", "machine_from_simgrid"]
 
 # SimGrid 3.32, src/kernel/resource/models/network_cm02.cpp: the SMPI network model's defaults.
 SMPI_BANDWIDTH_FACTOR = (
@@ -167,9 +167,7 @@ class _Reader:
             "FATPIPE": "fatpipe",
         }
         if text not in mapping:
-            raise self.fail(
-                element, f"{name}={text!r}: expected SHARED, SPLITDUPLEX or FATPIPE"
-            )
+            raise self.fail(element, f"{name}={text!r}: expected SHARED, SPLITDUPLEX or FATPIPE")
         return mapping[text]
 
 
@@ -361,7 +359,9 @@ def _cluster(
     loop = None
     if "loopback_bw" in cluster.attrs or "loopback_lat" in cluster.attrs:
         loop = (
-            reader.number(cluster, "loopback_bw", cluster.attrs.get("loopback_bw", "0"), "bandwidth"),
+            reader.number(
+                cluster, "loopback_bw", cluster.attrs.get("loopback_bw", "0"), "bandwidth"
+            ),
             reader.number(cluster, "loopback_lat", cluster.attrs.get("loopback_lat", "0"), "time"),
         )
         if loop[0] <= 0.0:
@@ -396,7 +396,9 @@ def _cluster(
     try:
         topology = Topology.from_dict(document)
     except MachineError as error:
-        raise reader.fail(cluster, f"<cluster id={cluster.attrs.get('id', '')!r}>: {error}") from None
+        raise reader.fail(
+            cluster, f"<cluster id={cluster.attrs.get('id', '')!r}>: {error}"
+        ) from None
     capacity = topology.capacity
     if capacity and capacity != len(names):
         raise reader.fail(
@@ -423,7 +425,7 @@ def _full_zone(
             raise reader.fail(zone, "nested zones are not read by parjava (one zone per file)")
         if routing != "Full" and any(c.tag == "route" for c in zone.children):
             raise reader.fail(
-                zone, f"routing={routing!r}: parjava reads explicit routes of routing=\"Full\""
+                zone, f'routing={routing!r}: parjava reads explicit routes of routing="Full"'
             )
     hosts = [e for e in _walk(platform) if e.tag == "host"]
     if not hosts:
