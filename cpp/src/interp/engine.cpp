@@ -754,6 +754,14 @@ Prediction Engine::run() {
       continue;
     }
     if (e.kind == EventKind::Settle) {
+      // Shares are recomputed once the instant is quiet: ranks resumed at this time may still
+      // start or end flows (a rank yields between its operations, so the flows of an all-to-all
+      // started at one instant would otherwise be settled once per rank, each time the whole
+      // component).
+      if (queue_.due_by(e.time)) {
+        queue_.push(e.time, EventKind::Settle, 0);
+        continue;
+      }
       on_settle(e.time);
       continue;
     }

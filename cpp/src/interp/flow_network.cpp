@@ -31,10 +31,11 @@ void FlowNetwork::build(const machine::Fabric &fabric, bool share_host_links) {
   remaining_.assign(n, 0.0);
   weight_.assign(n, 0.0);
   version_.assign(n, 0);
+  touch_mark_.assign(n, 0);
 }
 
 std::size_t FlowNetwork::state_bytes() const noexcept {
-  return capacity_.size() * (3 * sizeof(double) + 4 * sizeof(std::uint32_t) + 2) +
+  return capacity_.size() * (3 * sizeof(double) + 5 * sizeof(std::uint32_t) + 2) +
          bytes_left_.capacity() * (6 * sizeof(double) + 5 * sizeof(std::uint32_t) + 1) +
          members_.capacity() * sizeof(Member);
 }
@@ -354,6 +355,11 @@ void FlowNetwork::solve(double now) {
   }
   std::size_t unfixed = component_flows_.size();
   std::uint32_t saturated = kNone;
+  // The links whose level changed while a saturated link fixed its flows: each gets one heap
+  // entry afterwards instead of one per fixed flow (only the last would be current anyway), so
+  // an incast or all-to-all of k flows per link pushes O(links) entries per saturation, not
+  // O(k * hops).
+  ++touch_epoch_;
   const auto fix = [&](std::uint32_t f, double rate) {
     fixed_[f] = 1;
     rate_[f] = rate;
@@ -364,10 +370,20 @@ void FlowNetwork::solve(double now) {
       remaining_[l] -= members_[m].usage * rate;
       weight_[l] -= members_[m].usage / penalty_[f];
       ++version_[l];
-      if (l != saturated && weight_[l] > 1e-12) {
+      if (l != saturated && touch_mark_[l] != touch_epoch_) {
+        touch_mark_[l] = touch_epoch_;
+        touched_.push_back(l);
+      }
+    }
+  };
+  const auto push_touched = [&] {
+    for (const std::uint32_t l : touched_) {
+      if (weight_[l] > 1e-12) {
         heap_push({std::max(0.0, remaining_[l]) / weight_[l], l, version_[l]});
       }
     }
+    touched_.clear();
+    ++touch_epoch_;
   };
   while (unfixed > 0 && !heap_.empty()) {
     const HeapEntry e = heap_pop();
@@ -375,6 +391,7 @@ void FlowNetwork::solve(double now) {
       const std::uint32_t f = e.id & ~kFlowBit;
       if (fixed_[f] == 0) {
         fix(f, bound_[f]);
+        push_touched();
       }
       continue;
     }
@@ -389,6 +406,7 @@ void FlowNetwork::solve(double now) {
       }
     }
     saturated = kNone;
+    push_touched();
   }
   if (unfixed > 0) {
     // Flows with no shared link and no bound: nothing limits them.

@@ -98,7 +98,10 @@ private:
   std::vector<double> weight_;       // solver scratch: sum of usage / penalty of unfixed flows
   std::vector<std::uint32_t> version_;
   std::vector<std::uint32_t> dirty_;
-  std::vector<std::uint32_t> isolated_; // new flows on no shared link
+  std::vector<std::uint32_t> isolated_;   // new flows on no shared link
+  std::vector<std::uint32_t> touch_mark_; // solver: epoch of the last level change
+  std::vector<std::uint32_t> touched_;    // solver: links whose level changed
+  std::uint32_t touch_epoch_ = 0;
 
   // flows
   std::vector<double> bytes_left_;
