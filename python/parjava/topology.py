@@ -1,7 +1,7 @@
 """How the nodes of a machine are wired (``parjava.Topology``), and where ranks run.
 
 A topology other than the crossbar has links that the messages crossing them share max-min
-fairly (SimGrid's flow-level model; docs/machine.md)::
+fairly (SimGrid's flow-level model; docs/networks.md)::
 
     import parjava as pj
     edr = pj.Machine.preset("infiniband-edr")            # a two-level fat tree of 36-port switches

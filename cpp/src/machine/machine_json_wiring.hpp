@@ -1,5 +1,5 @@
 // The JSON forms of a machine's wiring: topology, placement (README.md "Machine JSON",
-// docs/machine.md). Private to the part; machine_json.cpp calls them.
+// docs/networks.md). Private to the part; machine_json.cpp calls them.
 #pragma once
 
 #include <string>

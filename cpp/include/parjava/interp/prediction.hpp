@@ -53,7 +53,7 @@ struct Prediction {
   std::vector<NodeStatistics> nodes; // one per model node, in model order
   std::vector<std::string> warnings; // e.g. an Rsend before its receive, machine extended
   // The network model the prediction used: the inter-node model, the topology and whether the
-  // NICs were shared, in one line (docs/machine.md).
+  // NICs were shared, in one line (docs/networks.md).
   std::string network;
   EngineStatistics engine;
   std::shared_ptr<trace::Trace> trace; // when InterpretOptions::record_trace

@@ -2,7 +2,7 @@
 // nodes. Routes are computed on demand from the topology's arithmetic (no per-pair table, so a
 // fat tree of 2^20 nodes costs a few arrays of links), except for explicit routes.
 //
-// Routing (docs/machine.md "Topologies"):
+// Routing (docs/networks.md "Topologies"):
 //  * star: the source's limiter and private link (up), the backbone, the destination's private
 //    link (down) and limiter — SimGrid's flat <cluster>;
 //  * fat tree: up to the nearest common ancestor, the parent chosen by destination mod k

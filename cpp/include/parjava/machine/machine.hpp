@@ -71,7 +71,7 @@ public:
   // --- the wiring between nodes (topology.hpp): a crossbar unless given
   [[nodiscard]] const Topology &topology() const noexcept { return topology_; }
   // Whether a node's injection and ejection bandwidth is shared by the messages crossing it
-  // (the ranks of a node share its NIC). On unless a machine says why not (docs/machine.md).
+  // (the ranks of a node share its NIC). On unless a machine says why not (docs/networks.md).
   [[nodiscard]] bool endpoint_contention() const noexcept { return endpoint_contention_; }
 
   // --- networks

@@ -4,7 +4,7 @@
 // topology but the crossbar has links that the messages crossing them share max-min fairly (the
 // flow-level model of SimGrid: Velho, Schnorr, Casanova, Legrand, "On the validity of flow-level
 // TCP network models for grid and cloud simulations", ACM TOMACS 23(4), 2013). The links, the
-// routes and the sharing are computed by machine::Fabric (fabric.hpp); docs/machine.md describes
+// routes and the sharing are computed by machine::Fabric (fabric.hpp); docs/networks.md describes
 // each topology with its routing.
 //
 // Units are SI: bytes per second, seconds.
