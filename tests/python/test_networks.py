@@ -103,6 +103,27 @@ def test_backbone_is_shared_by_every_pair(tmp_path):
     assert pred.time == pytest.approx(MB / 1e9, rel=1e-9)
 
 
+def test_all_to_all_is_shared_once_per_instant(tmp_path):
+    # 16 ranks each start 15 flows of 16 KiB at the same instant: every private link carries
+    # 15 at 1 GB/s / 15, so all end at 15 * 16 KiB / 1 GB/s. The shares are computed once for
+    # the instant (not once per rank that started flows in it) and once when they all end.
+    path = platform(
+        tmp_path,
+        '  <cluster id="c" prefix="n-" suffix="" radical="0-15" speed="1Gf" bw="1GBps" lat="0us"/>',
+    )
+    m = pj.Model("a2a")
+    with m.loop("j", 1, "size"):
+        m.irecv(source="(rank - j + size) % size", tag=3, request="rq", index="j")
+    with m.loop("i", 1, "size"):
+        m.isend(dest="(rank + i) % size", bytes=16384, tag=3, request="sq", index="i")
+    m.waitall()
+    pred = pj.interpret(m, pj.Machine.from_simgrid(path), np=16, progress=False)
+    assert pred.time == pytest.approx(15 * 16384 / 1e9, rel=1e-9)
+    engine = pred.runs[0].engine
+    assert engine["flows"] == 240
+    assert engine["flow_recomputations"] <= 2, engine
+
+
 def test_explicit_routes_share_max_min(tmp_path):
     # Flows a->b over x (1 GB/s), c->d over x and y, e->f over y (2 GB/s). Max-min: x saturates
     # first at 0.5 GB/s for each of its two flows; e->f takes what y has left, 1.5 GB/s.
