@@ -1,8 +1,9 @@
 """parjava against SimGrid/SMPI on the same platform files (issue 17).
 
 For every platform (a flat cluster with private 10 Gb/s links and a non-blocking backbone, a
-2:1 tapered two-level fat tree, a 2-D/3-D torus), every pattern of ``vs_smpi/patterns.c``
-(incast / master-worker, all-to-all, ring, stencil) and every np, the script
+2:1 tapered two-level fat tree, a 2-D/3-D torus, a dragonfly with minimal routing), every
+pattern of ``vs_smpi/patterns.c`` (incast / master-worker, all-to-all, ring, stencil) and every
+np, the script
 
 * writes the SimGrid platform file (one host per rank, SMPI's eager semantics below 64 KiB in
   its ``<config>``, host speed = FLOPS / the computation time parjava's model gives a round,
@@ -48,6 +49,9 @@ PATTERNS = {
 }
 FAT_TREE = {16: "2;4,4;1,2;1,1", 64: "2;8,8;1,4;1,1", 256: "2;16,16;1,8;1,1"}
 TORUS = {16: "4,4", 64: "4,4,4", 256: "8,8,4"}
+# groups,blue;chassis,black;routers,green;nodes per router. Two groups: Debian's SimGrid 3.32
+# smpirun crashes (SIGSEGV) on an incast over "4,1;2,1;2,1;4" and on "4,1;4,1;2,1;2".
+DRAGONFLY = {16: "2,1;2,1;2,1;2", 64: "2,1;4,1;2,1;4", 256: "2,1;4,1;4,1;8"}
 LINK = 'bw="10Gbps" lat="1us"'
 
 
@@ -60,6 +64,8 @@ def platform_xml(kind: str, np_: int, speed: float) -> str:
         cluster = f'<cluster {common} topology="FAT_TREE" topo_parameters="{FAT_TREE[np_]}"/>'
     elif kind == "torus":
         cluster = f'<cluster {common} topology="TORUS" topo_parameters="{TORUS[np_]}"/>'
+    elif kind == "dragonfly":
+        cluster = f'<cluster {common} topology="DRAGONFLY" topo_parameters="{DRAGONFLY[np_]}"/>'
     else:
         raise ValueError(kind)
     return (
@@ -171,7 +177,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--np", default="16,64,256")
     parser.add_argument("--patterns", default=",".join(PATTERNS))
-    parser.add_argument("--platforms", default="flat,fattree,torus")
+    parser.add_argument("--platforms", default="flat,fattree,torus,dragonfly")
     parser.add_argument("--record", type=Path, help="write the rows as JSON here")
     parser.add_argument("--bar", type=float, default=0.10, help="relative difference allowed")
     parser.add_argument(
