@@ -321,12 +321,14 @@ class Machine:
     def from_simgrid(cls, path: PathLike, **options: Any) -> Machine:
         """Read a SimGrid platform file (``<cluster>``, hosts, links, routes, SMPI factors).
 
-        The same file then drives SimGrid/SMPI and parjava; options and the mapping are in
-        :func:`parjava.simgrid.machine_from_simgrid` and docs/networks.md.
+        The same file then drives SimGrid/SMPI and parjava; options (``ranks_per_node``,
+        ``smpi_defaults``, ``name``) and the mapping are in
+        :func:`parjava.simgrid.machine_document` and docs/networks.md.
         """
-        from .simgrid import machine_from_simgrid
+        from .simgrid import machine_document
 
-        return machine_from_simgrid(path, **options)
+        document = machine_document(path, **options)
+        return cls.from_json(json.dumps(document), os.fspath(path))
 
     @classmethod
     def measure(

@@ -31,12 +31,11 @@ from typing import Any, Union
 from xml.parsers import expat
 
 from .errors import MachineError
-from .machine import Machine, Network, ThreadCosts
 from .topology import Topology
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-__all__ = ["SMPI_BANDWIDTH_FACTOR", "SMPI_LATENCY_FACTOR", "machine_from_simgrid"]
+__all__ = ["SMPI_BANDWIDTH_FACTOR", "SMPI_LATENCY_FACTOR", "machine_document"]
 
 # SimGrid 3.32, src/kernel/resource/models/network_cm02.cpp: the SMPI network model's defaults.
 SMPI_BANDWIDTH_FACTOR = (
@@ -56,6 +55,18 @@ _MODELS = {
 _TCP_GAMMA = 4194304.0  # network/TCP-gamma
 _LOOPBACK_BW = 10e9  # network/loopback-bw, bytes/s
 _DETACHED = 65536  # smpi/send-is-detached-thresh
+# SimGrid models no thread primitives: all of the machine's thread costs are 0.
+_THREAD_COSTS = (
+    "create",
+    "start",
+    "lock",
+    "try_lock",
+    "release",
+    "atomic_create",
+    "atomic_cas",
+    "semaphore_create",
+    "copy_per_byte",
+)
 
 _NUMBER = r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z/]*)\s*$"
 _PREFIX = {
@@ -193,14 +204,14 @@ def _walk(element: _Element) -> list[_Element]:
     return out
 
 
-def machine_from_simgrid(
+def machine_document(
     path: PathLike,
     *,
     ranks_per_node: int = 1,
     smpi_defaults: bool = True,
     name: str | None = None,
-) -> Machine:
-    """Read a SimGrid platform file into a :class:`parjava.Machine`.
+) -> dict[str, Any]:
+    """Read a SimGrid platform file into machine JSON (``Machine.from_simgrid`` loads it).
 
     ``ranks_per_node``: ranks per host (SMPI places rank i on the i-th host of its host file).
     ``smpi_defaults``: apply the SMPI network model's factors and weights when the file does
@@ -299,27 +310,36 @@ def machine_from_simgrid(
     topology, host_names, cores, link_bw, loop, description = machine_parts
     if loop is not None:
         loopback_bw, loopback_lat = loop
-    inter = Network.hockney(0.0, link_bw, eager_limit)
-    intra = Network.hockney(loopback_lat, loopback_bw, eager_limit)
+
+    def hockney(latency: float, bandwidth: float) -> dict[str, Any]:
+        return {
+            "kind": "hockney",
+            "latency": latency,
+            "bandwidth": bandwidth,
+            "eager_limit": eager_limit,
+        }
+
     nodes = len(host_names)
-    machine = Machine(
-        name=name or platform_path.stem,
-        nodes=nodes,
-        cores_per_node=max(cores, ranks_per_node),
-        ranks_per_node=ranks_per_node,
-        intra_node=intra,
-        inter_node=inter if nodes > 1 else None,
-        threads=ThreadCosts.zero(),
-        description=(
+    document: dict[str, Any] = {
+        "schema_version": 1,
+        "name": name or platform_path.stem,
+        "description": (
             f"SimGrid platform {platform_path.name} ({model} network model): {description}"
             + "".join(f"; {n}" for n in notes)
         ),
-        sources=[f"SimGrid platform file {platform_path}"],
-    )
-    machine = machine.with_node_names(host_names)
+        "sources": [f"SimGrid platform file {platform_path}"],
+        "nodes": nodes,
+        "cores_per_node": max(cores, ranks_per_node),
+        "ranks_per_node": ranks_per_node,
+        "power": 1.0,
+        "intra_node": hockney(loopback_lat, loopback_bw),
+        "inter_node": hockney(0.0, link_bw) if nodes > 1 else None,
+        "threads": dict.fromkeys(_THREAD_COSTS, 0.0),
+        "node_names": host_names,
+    }
     if nodes > 1:
-        machine = machine.with_topology(topology)
-    return machine
+        document["topology"] = topology.to_dict()
+    return document
 
 
 def _bandwidth_setting(
