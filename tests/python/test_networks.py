@@ -278,6 +278,8 @@ def test_preset_topology_and_what_a_prediction_says(tmp_path):
     assert "fat tree" in pred.network and "NICs shared" in pred.network
     assert "links shared max-min" in pred.network
     assert pred.to_dict()["network"] == pred.network
+    page = pj.report(prediction=pred).html
+    assert "Network: inter-node Hockney" in page and "fat tree" in page
     # 40 x 256 KiB into one NIC of 99.1 Gb/s: at least 40 transfer times.
     assert pred.end_times[0] >= 40 * 256 * 1024 / (99.1e9 / 8)
     model = tmp_path / "incast.json"
