@@ -28,15 +28,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import tempfile
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from . import _estimation_code as code
+from . import _estimation_report as report
+from . import _library_costs
 from ._progress import Progress
 from .errors import MissingDependencyError, RunError, UsageError
 from .model import Model
@@ -94,7 +95,13 @@ class Diagnostic:
 
 @dataclass
 class Estimation:
-    """What the estimation did: the command, its output, its runs and their time, diagnostics."""
+    """What the estimation did: the command, its output, its runs and their time, diagnostics.
+
+    ``records`` describe every estimation run (command, time, the program's own time, the
+    machine's load around it); ``trust`` says in one line how trustworthy the timings are
+    (``verdict``: ``good``, ``fair``, ``doubtful``); ``self_check`` is the model re-predicting
+    its own estimation run (None when not done or the program never called MPI_Init).
+    """
 
     command: list[str]
     np: int
@@ -103,16 +110,43 @@ class Estimation:
     directory: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
     runs: int = 1
+    records: list[report.RunRecord] = field(default_factory=list)
+    verdict: str = "unknown"
+    trust: str = ""
+    self_check: report.SelfCheck | None = None
+    summary: dict[str, Any] = field(default_factory=dict, repr=False)
+    params: dict[str, int | float] = field(default_factory=dict, repr=False)
 
     @property
     def reduced_loops(self) -> list[Diagnostic]:
         """Loops replaced by blocks whose time is an expression of their trip counts."""
         return [d for d in self.diagnostics if "reduced to a block" in d.message]
 
+    def recheck(self, model: Model, machine: Any = None) -> report.SelfCheck | None:
+        """Return the self-check of ``model`` against these estimation runs.
+
+        For a model edited after the estimation (a loop bound changed, a loop reduced by
+        hand): does it still re-predict the runs it was estimated from? None when the runs
+        recorded no program time (the program never called MPI_Init / MPI_Finalize).
+        """
+        return report.self_check(model, self.np, self.params, self.summary, machine)
+
+    @property
+    def coverage(self) -> float | None:
+        """Share of the measured estimation run the model explains (None: no self-check)."""
+        return self.self_check.coverage if self.self_check is not None else None
+
     def __repr__(self) -> str:
+        check = ""
+        if self.self_check is not None:
+            check = (
+                f", self-check {'passed' if self.self_check.passed else 'FAILED'} "
+                f"(coverage {100 * self.self_check.coverage:.0f}%)"
+            )
         return (
             f"<parjava.Estimation np={self.np} {self.runs} run(s) {self.seconds:.2f} s, "
-            f"{len(self.reduced_loops)} loops reduced, {len(self.diagnostics)} diagnostics>"
+            f"{len(self.reduced_loops)} loops reduced, {len(self.diagnostics)} diagnostics, "
+            f"timings {self.verdict}{check}>"
         )
 
 
@@ -158,6 +192,11 @@ class SourceModel(Model):
         """The source files the model was built from."""
         return list(self._spec.sources)
 
+    @property
+    def coverage(self) -> float | None:
+        """Share of the measured estimation run this model explains (None: no self-check)."""
+        return self.estimation.coverage if self.estimation is not None else None
+
     def warnings(self) -> list[Diagnostic]:
         """Diagnostics of severity warning or error."""
         return [d for d in self.diagnostics if d.severity in ("warning", "error")]
@@ -174,9 +213,14 @@ class SourceModel(Model):
         directory: str | os.PathLike[str] | None = None,
         reduce_loops: bool = True,
         alpha: float = 0.1,
-        repeat: int = 1,
+        repeat: int | str = 1,
         combine: str = "mean",
         progress: bool | None = None,
+        max_repeat: int = 10,
+        self_check: bool = True,
+        machine: Any = None,
+        log: Callable[[str], None] | None = None,
+        price_by_size: bool = True,
     ) -> Estimation:
         """Measure block times on a test input and load them into this model.
 
@@ -191,6 +235,23 @@ class SourceModel(Model):
         (``combine="mean"``), or keeps per block the run with the median time (``"median"``) or
         the fastest (``"min"``, the machine without neighbours): a short run on a shared
         machine sits in one of its fast or slow phases, a long run averages them.
+        ``repeat="auto"`` repeats until the per-block medians are stable to 3 % (at least three
+        runs, at most ``max_repeat``).
+
+        Every run records the program's own time (``MPI_Init`` to ``MPI_Finalize``), its CPU
+        time and the machine's load; a run slowed by neighbours is flagged, and
+        ``Estimation.trust`` says in one line how trustworthy the timings are. ``log``, if
+        given, receives one line per run (what ran, how long it took). With ``self_check``
+        the model then re-predicts its estimation run (same np and input, on ``machine``;
+        default the ``shared-memory`` preset) and compares with the measured time: off by more
+        than 10 % is a warning naming the fragments with the largest unexplained time, and the
+        model JSON carries the result (``self_check``, docs/model-schema.md).
+
+        With ``price_by_size`` (default), ``malloc``/``free``/``memcpy``/``memset``/... are
+        priced by the bytes they touch, through this machine's cost of each at 1 KiB ...
+        256 MiB (measured once, a few seconds, and cached in ``~/.cache/parjava``), and loop
+        nests whose working set moves to another cache level are scaled by the machine's cost
+        per byte at each size.
 
         ``run`` is the command line (``run[0]``, the program name, is replaced by the
         estimation code); it also becomes the default of the parameters ``argc``, ``argv1``,
@@ -202,39 +263,57 @@ class SourceModel(Model):
             raise UsageError("estimate(run=[...]) needs the command line of the test run")
         if int(np) < 1:
             raise UsageError(f"np must be at least 1, got {np}")
-        if int(repeat) < 1:
-            raise UsageError(f"repeat must be at least 1, got {repeat}")
+        auto = repeat == "auto"
+        if not auto and (isinstance(repeat, str) or int(repeat) < 1):
+            raise UsageError(f"repeat must be at least 1 or 'auto', got {repeat!r}")
+        if int(max_repeat) < 3 and auto:
+            raise UsageError(f"max_repeat must be at least 3 with repeat='auto', got {max_repeat}")
+        runs_wanted = int(max_repeat) if auto else int(repeat)
         if combine not in ("mean", "median", "min"):
             raise UsageError(f"combine must be 'mean', 'median' or 'min', got {combine!r}")
         fe = _load_frontend()
         keep = directory is not None
-        work = Path(directory) if keep else Path(tempfile.mkdtemp(prefix="parjava-estimate-"))
+        work = (
+            Path(directory).resolve()
+            if keep
+            else Path(tempfile.mkdtemp(prefix="parjava-estimate-"))
+        )
         work.mkdir(parents=True, exist_ok=True)
         spec = self._spec
         try:
-            with Progress(3 + int(repeat), "estimate", enabled=progress) as bar:
-                inst = fe.instrument(
-                    list(spec.sources),
-                    list(spec.args),
-                    spec.compile_commands,
-                    spec.entry,
-                    spec.name,
-                    [str(a) for a in run],
-                    spec.find_mpi,
-                    str(work),
+            with Progress(3 + runs_wanted, "estimate", enabled=progress) as bar:
+                inst, exe, repaired = code.instrument_and_compile(
+                    lambda without: fe.instrument(
+                        list(spec.sources),
+                        list(spec.args),
+                        spec.compile_commands,
+                        spec.entry,
+                        spec.name,
+                        [str(a) for a in run],
+                        spec.find_mpi,
+                        str(work),
+                        without,
+                    ),
+                    spec.args,
+                    work,
+                    compiler,
+                    link_args,
                 )
                 bar.advance(note="instrumented")
-                exe = _compile(inst, spec, work, compiler, link_args)
                 bar.advance(note="compiled")
                 runs: list[list[str]] = []
+                summaries: list[dict[str, Any]] = []
+                records: list[report.RunRecord] = []
                 seconds = 0.0
-                for k in range(int(repeat)):
+                for k in range(runs_wanted):
                     # One directory per run: each run's files are one set of measurements.
-                    out = work / f"run-{k + 1}" if int(repeat) > 1 else work
+                    out = work / f"run-{k + 1}" if runs_wanted > 1 else work
                     out.mkdir(exist_ok=True)
                     for old in out.glob("parjava-estimates.*.txt"):
                         old.unlink()
-                    command, stdout, took = _run(exe, run, int(np), mpirun, timeout, out)
+                    command, stdout, took = code.run_estimation(
+                        exe, run, int(np), mpirun, timeout, out
+                    )
                     seconds += took
                     files = sorted(str(p) for p in out.glob("parjava-estimates.*.txt"))
                     if not files:
@@ -244,26 +323,80 @@ class SourceModel(Model):
                             f"{' '.join(command)}\n{stdout[-2000:]}"
                         )
                     runs.append(files)
-                    bar.advance(note=f"run {k + 1}/{repeat} in {took:.1f} s")
+                    summaries.append(json.loads(fe.summarize(inst["plan"], files)))
+                    records.append(report.run_record(k + 1, command, took, summaries[-1], int(np)))
+                    if log is not None:
+                        log(records[-1].describe())
+                    bar.advance(note=f"run {k + 1}/{runs_wanted} in {took:.1f} s")
+                    if auto and report.stable(summaries):
+                        break
+                costs = json.dumps(_library_costs.library_costs()) if price_by_size else ""
                 applied = fe.apply_estimates(
-                    inst["model"], inst["plan"], runs, float(alpha), bool(reduce_loops), combine
+                    inst["model"],
+                    inst["plan"],
+                    runs,
+                    float(alpha),
+                    bool(reduce_loops),
+                    combine,
+                    costs,
                 )
                 bar.advance(note="loaded")
         finally:
             if not keep:
                 shutil.rmtree(work, ignore_errors=True)
         self._replace(applied["model"])
-        diagnostics = Diagnostic._from_json(inst["diagnostics"])
-        diagnostics += Diagnostic._from_json(applied["diagnostics"])
-        self.diagnostics = diagnostics
+        verdict, trust = report.trust_line(records)
+        repairs = [
+            Diagnostic(
+                kind="estimation",
+                severity="warning",
+                message=f"the probes of {c.function} were removed because the compiler "
+                f"rejected the estimation code at {c.where}: {c.message}; the function runs "
+                "unprobed, its blocks keep no measured time and its opaque conditions their "
+                "default statistics",
+                file=c.file,
+                line=c.line,
+                function=c.function,
+            )
+            for c in repaired
+        ]
+        checked = None
+        summary = json.loads(applied["summary"])
+        params = self.arguments(run)
+        if self_check:
+            checked = report.self_check(self, int(np), params, summary, machine)
+        checks = []
+        if checked is not None and not checked.passed and verdict == "doubtful":
+            checked.message += (
+                " (the estimation runs were slowed by neighbours: part of the gap may be the "
+                "machine's, not the model's)"
+            )
+        if checked is not None:
+            self._doc["self_check"] = checked.to_json()
+            self._changed()
+            checks.append(
+                Diagnostic(
+                    kind="estimation",
+                    severity="note" if checked.passed else "warning",
+                    message=checked.message,
+                )
+            )
+        loaded = Diagnostic._from_json(applied["diagnostics"])
+        self.diagnostics = Diagnostic._from_json(inst["diagnostics"]) + repairs + loaded + checks
         self.estimation = Estimation(
             command=command,
             np=int(np),
             seconds=seconds,
-            runs=int(repeat),
+            runs=len(runs),
             stdout=stdout,
             directory=str(work) if keep else "",
-            diagnostics=Diagnostic._from_json(applied["diagnostics"]),
+            diagnostics=repairs + loaded + checks,
+            records=records,
+            verdict=verdict,
+            trust=trust,
+            self_check=checked,
+            summary=summary,
+            params=params,
         )
         return self.estimation
 
@@ -366,141 +499,3 @@ def structure(
             entry,
         )
     )
-
-
-# ---- compiling and running the estimation code ------------------------------------------------
-
-_DROP_WITH_VALUE = {"-o", "-MF", "-MT", "-MQ"}
-_DROP = {"-c", "-MD", "-MMD", "-M", "-MM", "-MP"}
-_LINK_PREFIXES = ("-l", "-L", "-Wl,")
-_LINK_FLAGS = {"-fopenmp", "-pthread", "-static", "-fsanitize=address", "-fsanitize=thread"}
-
-
-def _compile_command(command: Sequence[str], obj: Path) -> list[str]:
-    out: list[str] = []
-    skip = False
-    for arg in command:
-        if skip:
-            skip = False
-            continue
-        if arg in _DROP_WITH_VALUE:
-            skip = True
-            continue
-        if arg in _DROP or arg.startswith(_LINK_PREFIXES):
-            continue
-        out.append(arg)
-    return [*out, "-c", "-o", str(obj)]
-
-
-def _check(cmd: list[str], cwd: str | Path, what: str) -> str:
-    try:
-        proc = subprocess.run(
-            cmd, cwd=cwd, capture_output=True, text=True, check=False, timeout=600
-        )
-    except FileNotFoundError as exc:
-        raise MissingDependencyError(
-            f"{cmd[0]} was not found: install MPI (`apt-get install -y libopenmpi-dev "
-            "openmpi-bin`) or pass compiler="
-        ) from exc
-    if proc.returncode != 0:
-        raise RunError(
-            f"{what} failed (exit {proc.returncode}): {' '.join(cmd)}\n"
-            f"{(proc.stderr or proc.stdout)[-4000:]}"
-        )
-    return proc.stdout
-
-
-def _compile(
-    inst: dict[str, Any],
-    spec: _BuildSpec,
-    work: Path,
-    compiler: str | None,
-    link_args: Sequence[str],
-) -> Path:
-    objects: list[str] = []
-    link_flags: list[str] = []
-    cxx = False
-    first_compiler = None
-    for i, src in enumerate(inst["sources"]):
-        command = list(src["command"])
-        if compiler:
-            command[0] = compiler
-        first_compiler = first_compiler or command[0]
-        cxx = cxx or Path(src["original"]).suffix in (".cpp", ".cc", ".cxx", ".C", ".c++")
-        obj = work / f"source{i}.o"
-        _check(
-            _compile_command(command, obj),
-            src["directory"] or work,
-            "compiling the estimation code",
-        )
-        objects.append(str(obj))
-        link_flags += [
-            a for a in src["command"] if a.startswith(_LINK_PREFIXES) or a in _LINK_FLAGS
-        ]
-    for a in spec.args:
-        if a.startswith(_LINK_PREFIXES) or a in _LINK_FLAGS:
-            link_flags.append(a)
-    cc = compiler or ("mpicc" if not first_compiler else first_compiler)
-    runtime_obj = work / "parjava_probes.o"
-    _check(
-        [
-            "mpicc" if compiler is None else compiler,
-            "-O2",
-            f"-DPJ_SLOTS={int(inst['slots'])}",
-            "-c",
-            inst["runtime_source"],
-            "-o",
-            str(runtime_obj),
-        ],
-        work,
-        "compiling the probe runtime",
-    )
-    linker = compiler or ("mpicxx" if cxx else cc)
-    exe = work / "estimation-code"
-    dedup: list[str] = []
-    for flag in [*link_flags, *link_args]:
-        if flag not in dedup:
-            dedup.append(flag)
-    _check(
-        [linker, *objects, str(runtime_obj), "-o", str(exe), *dedup, "-lm"],
-        work,
-        "linking the estimation code",
-    )
-    return exe
-
-
-def _run(
-    exe: Path,
-    run: Sequence[str],
-    np: int,
-    mpirun: Sequence[str] | None,
-    timeout: float,
-    estimates_dir: Path,
-) -> tuple[list[str], str, float]:
-    launcher = list(mpirun) if mpirun else [shutil.which("mpirun") or "mpirun", "--oversubscribe"]
-    command = [*launcher, "-np", str(np), str(exe), *[str(a) for a in run[1:]]]
-    env = dict(os.environ)
-    env["PARJAVA_ESTIMATES_DIR"] = str(estimates_dir)
-    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    start = time.monotonic()
-    try:
-        proc = subprocess.run(
-            command, capture_output=True, text=True, env=env, timeout=timeout, check=False
-        )
-    except FileNotFoundError as exc:
-        raise MissingDependencyError(
-            "mpirun was not found: install Open MPI (`apt-get install -y openmpi-bin`)"
-        ) from exc
-    except subprocess.TimeoutExpired as exc:
-        raise RunError(
-            f"the estimation run did not finish within {timeout:.0f} s: {' '.join(command)} "
-            "(use a smaller test input, or timeout=)"
-        ) from exc
-    seconds = time.monotonic() - start
-    if proc.returncode != 0:
-        raise RunError(
-            f"the estimation run failed (exit {proc.returncode}): {' '.join(command)}\n"
-            f"{(proc.stderr or '')[-3000:]}{(proc.stdout or '')[-1000:]}"
-        )
-    return command, proc.stdout, seconds

@@ -237,6 +237,12 @@ class Model:
         return _arguments.resolve(self._doc["parameters"], params)
 
     @property
+    def self_check(self) -> dict[str, Any] | None:
+        """The estimation's self-check (docs/model-schema.md), None when the model has none."""
+        check = self._doc.get("self_check")
+        return dict(check) if isinstance(check, dict) else None
+
+    @property
     def files(self) -> list[str]:
         """Source files the nodes refer to."""
         return list(self._doc["files"])

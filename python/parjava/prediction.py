@@ -92,6 +92,11 @@ class PredictionRun:
         return float(self._core.error_bound)
 
     @property
+    def self_check(self) -> dict[str, Any] | None:
+        """The model's estimation self-check (``passed``, ``coverage``, ``message``), if any."""
+        return self.model.self_check if self.model is not None else None
+
+    @property
     def warnings(self) -> list[str]:
         """Oddities found while interpreting (erroneous MPI usage, machine extended, ...)."""
         return list(self._core.warnings)
@@ -219,6 +224,11 @@ class Prediction:
     def end_times(self) -> np.ndarray:
         """End time of every process in the last run, seconds."""
         return self.runs[-1].end_times
+
+    @property
+    def self_check(self) -> dict[str, Any] | None:
+        """The model's estimation self-check (``passed``, ``coverage``, ``message``), if any."""
+        return self.model.self_check if self.model is not None else None
 
     @property
     def warnings(self) -> list[str]:

@@ -260,3 +260,31 @@ def test_dims_create_matches_the_mpi_library(tmp_path: Path) -> None:
     times = {n["id"]: n["time"] for n in pj.interpret(model, MACHINE, np=1).nodes()}
     got = {key: round(times[i] * 1e6) for key, i in ids.items()}
     assert got == expected
+
+
+def test_the_estimation_run_measures_the_inputs_it_reads(tmp_path: Path) -> None:
+    # Built without a command line: the options keep their defaults and the value rank 0
+    # reads from a file has none. The estimation run (np 2) reads all of them where the
+    # program does, and the model takes what it read.
+    model = pj.build_model(BCAST, ["-O2"])
+    assert parameters(model)["num_tsteps"]["value"] == 20
+    data = tmp_path / "sweeps.txt"
+    data.write_text("3\n")
+    run = ["./bcast", "--num_tsteps", "5", "--nx", "3000", "--input", str(data)]
+    est = model.estimate(run=run, np=2, directory=tmp_path / "est")
+    params = parameters(model)
+    assert params["sweeps"]["value"] == 3
+    assert params["num_tsteps"]["value"] == 5 and params["block_size"]["value"] == 3000
+    assert params["num_tsteps"]["default"] == 20  # the program's own default stays listed
+    notes = [d.message for d in est.diagnostics if d.kind == "parameter"]
+    assert any("parameter 'sweeps' = 3 as the estimation run read it" in m for m in notes), notes
+    assert not any(d.severity == "warning" and "'sweeps'" in d.message for d in est.diagnostics)
+    # The prediction runs the measured program: 5 steps, each sending once to rank 1.
+    prediction = pj.interpret(model, MACHINE, np=2, trace=True)
+    ev = prediction.trace(2).events
+    sends = (
+        (ev["location"] == 0)
+        & (ev["peer"] == 1)
+        & np.isin(ev["kind"], [int(pj.EventKind.SEND), int(pj.EventKind.ISEND_POST)])
+    )
+    assert int(sends.sum()) == 5

@@ -4,6 +4,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <set>
+
+#include <nlohmann/json.hpp>
+
 #include "parjava/frontend/estimates.hpp"
 #include "parjava/frontend/instrument.hpp"
 #include "parjava/frontend/model_builder.hpp"
@@ -29,6 +33,61 @@ BuildOptions options_from(const std::vector<std::string> &sources,
   o.argv = argv;
   o.find_mpi = find_mpi;
   return o;
+}
+
+// What the estimation runs measured besides the model (JSON): per run and rank the program's own
+// time, its CPU time, the machine's load and steal, what the probes cost; and the time of every
+// timed node, for the self-check and the noise report (python/parjava/frontend.py).
+std::string run_summary(const EstimationPlan &plan, const Measurements &ms) {
+  nlohmann::json doc;
+  doc["cpus"] = ms.cpus;
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto &run : ms.runs) {
+    nlohmann::json ranks = nlohmann::json::array();
+    for (const RankRun &r : run) {
+      nlohmann::json j = {
+          {"rank", r.rank}, {"size", r.size}, {"probe_seconds", probe_seconds(r, ms, plan)}};
+      if (r.has_program) {
+        j["program_seconds"] = r.program_seconds;
+        j["cpu_seconds"] = r.program_cpu_seconds;
+        j["load_begin"] = r.load_begin;
+        j["load_end"] = r.load_end;
+        j["steal_seconds"] = r.steal_seconds;
+        j["busy_seconds"] = r.busy_seconds;
+      }
+      ranks.push_back(std::move(j));
+    }
+    runs.push_back(std::move(ranks));
+  }
+  doc["runs"] = std::move(runs);
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const NodeTotal &t : node_totals(plan, ms)) {
+    nodes.push_back({{"node", t.node},
+                     {"kind", std::string(probe_kind_name(t.kind))},
+                     {"seconds", t.seconds},
+                     {"executions", t.executions}});
+  }
+  doc["nodes"] = std::move(nodes);
+  return doc.dump();
+}
+
+// The machine's memory costs (python/parjava/_library_costs.py) into the loader's options.
+void read_library_costs(const std::string &text, ApplyOptions &options) {
+  if (text.empty()) {
+    return;
+  }
+  const nlohmann::json doc = nlohmann::json::parse(text);
+  for (const auto &[name, points] : doc.at("curves").items()) {
+    CostCurve curve;
+    for (const auto &pt : points) {
+      curve.emplace_back(pt.at(0).get<double>(), pt.at(1).get<double>());
+    }
+    if (name == "sweep_per_byte") {
+      options.sweep_per_byte = std::move(curve);
+    } else {
+      options.library_curves[name] = std::move(curve);
+    }
+  }
 }
 
 } // namespace
@@ -72,13 +131,14 @@ PYBIND11_MODULE(_frontend, m) {
       "instrument",
       [](const std::vector<std::string> &sources, const std::vector<std::string> &args,
          const std::string &compile_commands, const std::string &entry, const std::string &name,
-         const std::vector<std::string> &argv, bool find_mpi, const std::string &directory) {
+         const std::vector<std::string> &argv, bool find_mpi, const std::string &directory,
+         const std::vector<std::string> &without) {
         Instrumentation inst;
         {
           py::gil_scoped_release release;
           inst =
               instrument(options_from(sources, args, compile_commands, entry, name, argv, find_mpi),
-                         directory);
+                         directory, std::set<std::string>(without.begin(), without.end()));
         }
         py::dict out;
         out["model"] = parjava::model::model_to_json(inst.model, -1);
@@ -95,20 +155,53 @@ PYBIND11_MODULE(_frontend, m) {
           files.append(f);
         }
         out["sources"] = files;
+        py::list locations;
+        for (const auto &l : inst.locations) {
+          py::dict d;
+          d["slot"] = l.slot;
+          d["function"] = l.function;
+          d["file"] = l.file;
+          d["line"] = l.line;
+          d["instrumented"] = l.instrumented;
+          d["instrumented_line"] = l.instrumented_line;
+          locations.append(d);
+        }
+        out["locations"] = locations;
+        py::list functions;
+        for (const auto &f : inst.functions) {
+          py::dict d;
+          d["name"] = f.name;
+          d["file"] = f.file;
+          d["first_line"] = f.first_line;
+          d["last_line"] = f.last_line;
+          functions.append(d);
+        }
+        out["functions"] = functions;
         out["runtime_source"] = inst.runtime_source;
         out["directory"] = inst.directory;
         return out;
       },
       py::arg("sources"), py::arg("args"), py::arg("compile_commands"), py::arg("entry"),
-      py::arg("name"), py::arg("argv"), py::arg("find_mpi"), py::arg("directory"));
+      py::arg("name"), py::arg("argv"), py::arg("find_mpi"), py::arg("directory"),
+      py::arg("without") = std::vector<std::string>{});
+
+  m.def(
+      "summarize",
+      [](const std::string &plan_json, const std::vector<std::string> &files) {
+        py::gil_scoped_release release;
+        const EstimationPlan plan = EstimationPlan::from_json(plan_json);
+        return run_summary(plan, load_estimates(files, plan.slots));
+      },
+      py::arg("plan"), py::arg("files"));
 
   m.def(
       "apply_estimates",
       [](const std::string &model_json, const std::string &plan_json,
          const std::vector<std::vector<std::string>> &runs, double alpha, bool reduce_loops,
-         const std::string &combine) {
+         const std::string &combine, const std::string &library_costs) {
         std::string model_out;
         std::string diagnostics;
+        std::string summary;
         {
           py::gil_scoped_release release;
           parjava::model::Model model = parjava::model::model_from_json(model_json, "<model>");
@@ -128,14 +221,18 @@ PYBIND11_MODULE(_frontend, m) {
           ApplyOptions options;
           options.balance_alpha = alpha;
           options.reduce_loops = reduce_loops;
+          read_library_costs(library_costs, options);
           diagnostics = diagnostics_to_json(apply_estimates(model, plan, ms, options), -1);
           model_out = parjava::model::model_to_json(model, -1);
+          summary = run_summary(plan, ms);
         }
         py::dict out;
         out["model"] = model_out;
         out["diagnostics"] = diagnostics;
+        out["summary"] = summary;
         return out;
       },
       py::arg("model"), py::arg("plan"), py::arg("runs"), py::arg("alpha") = 0.1,
-      py::arg("reduce_loops") = true, py::arg("combine") = "mean");
+      py::arg("reduce_loops") = true, py::arg("combine") = "mean",
+      py::arg("library_costs") = std::string());
 }

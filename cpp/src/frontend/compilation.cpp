@@ -7,9 +7,12 @@
 
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/SourceManager.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendActions.h>
 #include <clang/Tooling/ArgumentsAdjusters.h>
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/JSONCompilationDatabase.h>
+#include <clang/Tooling/Syntax/Tokens.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -56,6 +59,46 @@ std::string gcc_omp_include_dir() {
   }
   return words[0];
 }
+
+// Builds the AST like ClangTool::buildASTs and also records the expanded token stream, which
+// the estimation code needs to write a macro use out expanded when a probe belongs inside it.
+class TokenCollectingAction : public clang::SyntaxOnlyAction {
+public:
+  std::unique_ptr<clang::syntax::TokenCollector> collector;
+
+private:
+  bool BeginSourceFileAction(clang::CompilerInstance &ci) override {
+    collector = std::make_unique<clang::syntax::TokenCollector>(ci.getPreprocessor());
+    return true;
+  }
+};
+
+class TokenASTBuilder : public clang::tooling::ToolAction {
+public:
+  std::vector<std::unique_ptr<clang::ASTUnit>> units;
+  std::vector<std::unique_ptr<clang::syntax::TokenBuffer>> tokens;
+
+  bool runInvocation(std::shared_ptr<clang::CompilerInvocation> invocation,
+                     clang::FileManager * /*files*/,
+                     std::shared_ptr<clang::PCHContainerOperations> pch,
+                     clang::DiagnosticConsumer *consumer) override {
+    TokenCollectingAction action;
+    std::unique_ptr<clang::ASTUnit> unit(clang::ASTUnit::LoadFromCompilerInvocationAction(
+        invocation, std::move(pch),
+        clang::CompilerInstance::createDiagnostics(&invocation->getDiagnosticOpts(), consumer,
+                                                   /*ShouldOwnClient=*/false),
+        &action));
+    if (!unit || !action.collector) {
+      return false;
+    }
+    auto buffer =
+        std::make_unique<clang::syntax::TokenBuffer>(std::move(*action.collector).consume());
+    buffer->indexExpandedTokens();
+    units.push_back(std::move(unit));
+    tokens.push_back(std::move(buffer));
+    return true;
+  }
+};
 
 // Collects Clang's errors so a file that does not compile gives one readable FrontendError.
 class ErrorCollector : public clang::DiagnosticConsumer {
@@ -268,7 +311,14 @@ ParsedSources parse_sources(const BuildOptions &options) {
     one.setPrintErrorMessage(false);
     errors.reset();
     std::vector<std::unique_ptr<clang::ASTUnit>> units;
-    const int status = one.buildASTs(units);
+    TokenASTBuilder with_tokens;
+    int status = 0;
+    if (options.keep_tokens) {
+      status = one.run(&with_tokens);
+      units = std::move(with_tokens.units);
+    } else {
+      status = one.buildASTs(units);
+    }
     if (status != 0 || errors.errors() > 0 || units.empty() || !units.front()) {
       std::string msg = "cannot parse " + file;
       if (errors.errors() > 0) {
@@ -283,6 +333,9 @@ ParsedSources parse_sources(const BuildOptions &options) {
       throw Error(ErrorKind::Frontend, msg);
     }
     parsed.units.push_back(std::move(units.front()));
+    if (options.keep_tokens) {
+      parsed.tokens.push_back(std::move(with_tokens.tokens.front()));
+    }
   }
   return parsed;
 }

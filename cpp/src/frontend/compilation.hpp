@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <clang/Frontend/ASTUnit.h>
+#include <clang/Tooling/Syntax/Tokens.h>
 
 #include "parjava/frontend/build_options.hpp"
 
@@ -24,6 +25,9 @@ struct CompileCommand {
 struct ParsedSources {
   std::vector<std::unique_ptr<clang::ASTUnit>> units; // one per source, in order
   std::vector<CompileCommand> commands;               // parallel to units
+  // The expanded token streams, parallel to units when BuildOptions::keep_tokens is set (the
+  // estimation code writes a macro use out expanded when a probe belongs inside it).
+  std::vector<std::unique_ptr<clang::syntax::TokenBuffer>> tokens;
 };
 
 // Parse every source; throws Error(Frontend) with Clang's first errors if any file does not

@@ -512,8 +512,11 @@ private:
       return live;
     }
     case StructKind::Block:
+      process_effects(node.effects, out);
+      return out;
     case StructKind::ExternalCall:
       process_effects(node.effects, out);
+      add_uses(out, node.uses); // the size of a call priced by it (structure_builder.cpp)
       return out;
     case StructKind::Communication: {
       process_effects(node.effects, out);

@@ -28,7 +28,8 @@ double overhead_ticks(const SlotMeasurement &s, const Measurements &run, SlotUse
   }
   return static_cast<double>(s.count) * run.self_ticks +
          static_cast<double>(s.nested) * run.pair_ticks +
-         static_cast<double>(s.counters) * run.counter_ticks;
+         static_cast<double>(s.counters) * run.counter_ticks +
+         static_cast<double>(s.skips) * run.skip_ticks;
 }
 
 double key(const SlotMeasurement &s, const Measurements &run, SlotUse use) {
@@ -71,6 +72,7 @@ Measurements combine_runs(const std::vector<Measurements> &runs, const Estimatio
     case ProbeKind::Block:
     case ProbeKind::Fragment:
     case ProbeKind::Function:
+    case ProbeKind::Prologue:
       use[p.slot] = SlotUse::Timed;
       break;
     case ProbeKind::Iterations:
@@ -80,11 +82,17 @@ Measurements combine_runs(const std::vector<Measurements> &runs, const Estimatio
     case ProbeKind::Branch:
     case ProbeKind::Switch:
     case ProbeKind::Value:
+    case ProbeKind::Sized:
+    case ProbeKind::Input:
       break;
     }
   }
   Measurements out;
   out.files = runs.front().files;
+  out.cpus = runs.front().cpus;
+  for (const auto &r : runs) {
+    out.runs.insert(out.runs.end(), r.runs.begin(), r.runs.end());
+  }
   // The calibration: the runs' mean when their samples are pooled, else their median.
   std::vector<double> values(runs.size());
   const auto combined = [&](double Measurements::*field) {
@@ -104,6 +112,7 @@ Measurements combine_runs(const std::vector<Measurements> &runs, const Estimatio
   out.self_ticks = combined(&Measurements::self_ticks);
   out.pair_ticks = combined(&Measurements::pair_ticks);
   out.counter_ticks = combined(&Measurements::counter_ticks);
+  out.skip_ticks = combined(&Measurements::skip_ticks);
   if (statistic == RunStatistic::Mean) {
     out.slots.resize(slots);
     for (const auto &r : runs) {

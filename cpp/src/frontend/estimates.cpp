@@ -1,7 +1,6 @@
 #include "parjava/frontend/estimates.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -10,8 +9,10 @@
 #include <set>
 #include <sstream>
 
+#include "estimates_inputs.hpp"
 #include "parjava/error.hpp"
 #include "parjava/model/reduction.hpp"
+#include "size_costs.hpp"
 
 namespace parjava::frontend {
 
@@ -46,158 +47,6 @@ std::string seconds(double s) {
 
 } // namespace
 
-void accumulate(SlotMeasurement &into, const SlotMeasurement &from) {
-  if (from.count == 0) {
-    return;
-  }
-  if (into.count == 0 || from.min < into.min) {
-    into.min = from.min;
-  }
-  into.max = std::max(into.max, from.max);
-  into.count += from.count;
-  into.sum += from.sum;
-  into.sumsq += from.sumsq;
-  into.nested += from.nested;
-  into.counters += from.counters;
-  into.dsum += from.dsum;
-  into.overflow += from.overflow;
-  for (const auto &[v, c] : from.histogram) {
-    auto it = std::find_if(into.histogram.begin(), into.histogram.end(),
-                           [&](const auto &e) { return e.first == v; });
-    if (it == into.histogram.end()) {
-      into.histogram.emplace_back(v, c);
-    } else {
-      it->second += c;
-    }
-  }
-}
-
-Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t slots) {
-  if (files.empty()) {
-    throw Error(ErrorKind::Run, "the estimation run wrote no estimates file (did the program "
-                                "exit normally? probes are written at exit)");
-  }
-  Measurements m;
-  m.slots.assign(slots, SlotMeasurement{});
-  double tps = 0.0;
-  double self = 0.0;
-  double pair = 0.0;
-  double counter = 0.0;
-  for (const auto &path : files) {
-    std::ifstream in(path);
-    if (!in) {
-      throw Error(ErrorKind::Run, "cannot read estimates file " + path);
-    }
-    std::string line;
-    std::size_t lineno = 0;
-    bool header = false;
-    bool ended = false;
-    bool clocked = false;
-    int version = 0;
-    const auto bad = [&](const std::string &what) {
-      std::string message = path;
-      message.append(":").append(std::to_string(lineno)).append(": ").append(what);
-      return Error(ErrorKind::Run, message);
-    };
-    while (std::getline(in, line)) {
-      ++lineno;
-      std::istringstream ls(line);
-      std::string key;
-      ls >> key;
-      if (key == "parjava-estimates") {
-        ls >> version;
-        if (version != 1 && version != 2) {
-          throw bad("unsupported estimates version " + std::to_string(version));
-        }
-        header = true;
-      } else if (key == "ticks_per_second") {
-        double v = 0;
-        // Any real clock ticks between once a second and 1e15 times a second; outside,
-        // the times derived from it are not finite.
-        if (!(ls >> v) || !(v >= 1.0 && v <= 1e15)) {
-          throw bad("ticks_per_second must be a clock rate between 1 and 1e15 per second");
-        }
-        tps += v;
-        clocked = true;
-      } else if (key == "slots") {
-        std::uint32_t n = 0;
-        ls >> n;
-        if (n != slots) {
-          throw bad("written by estimation code with " + std::to_string(n) +
-                    " probe slots, but the plan has " + std::to_string(slots) +
-                    " (sources changed since instrumenting? instrument again)");
-        }
-      } else if (key == "calibration") {
-        double s = 0;
-        double p = 0;
-        double c = 0;
-        ls >> s >> p;
-        if (version >= 2) {
-          ls >> c;
-        }
-        if (!ls || !std::isfinite(s) || !std::isfinite(p) || !std::isfinite(c)) {
-          throw bad("malformed calibration line");
-        }
-        self += s;
-        pair += p;
-        counter += c;
-      } else if (key == "slot") {
-        std::uint32_t k = 0;
-        SlotMeasurement s;
-        ls >> k >> s.count >> s.sum >> s.sumsq >> s.min >> s.max >> s.nested >> s.dsum >>
-            s.overflow;
-        if (version >= 2) {
-          ls >> s.counters;
-        }
-        if (!ls || k >= slots || !std::isfinite(s.sumsq) || !std::isfinite(s.dsum)) {
-          throw bad("malformed slot line");
-        }
-        std::string pair_text;
-        while (ls >> pair_text) {
-          // value:occurrences, both integers (from_chars: no exception, no locale)
-          const auto colon = pair_text.find(':');
-          std::int64_t value = 0;
-          std::uint64_t occurrences = 0;
-          const char *first = pair_text.data();
-          const char *last = first + pair_text.size();
-          const auto v = colon == std::string::npos
-                             ? std::from_chars_result{first, std::errc::invalid_argument}
-                             : std::from_chars(first, first + colon, value);
-          const auto o = v.ec == std::errc() && v.ptr == first + colon
-                             ? std::from_chars(first + colon + 1, last, occurrences)
-                             : std::from_chars_result{first, std::errc::invalid_argument};
-          if (o.ec != std::errc() || o.ptr != last) {
-            throw bad("malformed histogram entry '" + pair_text + "' (value:occurrences)");
-          }
-          s.histogram.emplace_back(value, occurrences);
-        }
-        accumulate(m.slots[k], s);
-      } else if (key == "end") {
-        ended = true;
-      }
-    }
-    if (!header) {
-      throw Error(ErrorKind::Run, path + " is not a parjava estimates file");
-    }
-    if (!ended) {
-      throw Error(ErrorKind::Run, path + " is truncated (the program did not finish writing "
-                                         "it)");
-    }
-    if (!clocked) {
-      throw Error(ErrorKind::Run, path + " gives no clock rate (no ticks_per_second line)");
-    }
-    ++m.files;
-  }
-  m.ticks_per_second = tps / static_cast<double>(m.files);
-  m.self_ticks = self / static_cast<double>(m.files);
-  m.pair_ticks = pair / static_cast<double>(m.files);
-  m.counter_ticks = counter / static_cast<double>(m.files);
-  if (!(m.ticks_per_second > 0.0)) {
-    throw Error(ErrorKind::Run, "the estimates files give no clock rate");
-  }
-  return m;
-}
-
 namespace {
 
 class Applier {
@@ -208,8 +57,13 @@ public:
 
   std::vector<Diagnostic> run() {
     m_.validate();
+    pool_ranks();
+    // The inputs first: the times below are divided by trip counts that depend on them.
+    for (Diagnostic &d : apply_inputs(m_, plan_, ms_)) {
+      diagnostics_.push_back(std::move(d));
+    }
     for (const Probe &p : plan_.probes) {
-      if (!m_.has_node(p.node)) {
+      if (p.kind == ProbeKind::Input || !m_.has_node(p.node)) {
         continue;
       }
       const SlotMeasurement &s = slot(p);
@@ -230,8 +84,15 @@ public:
       case ProbeKind::Value:
         value(p, s);
         break;
+      case ProbeKind::Prologue:
+        prologue(p, s);
+        break;
+      case ProbeKind::Sized:
+        sized(p, s);
+        break;
       case ProbeKind::Fragment:
       case ProbeKind::Iterations:
+      case ProbeKind::Input:
         break;
       }
     }
@@ -244,19 +105,48 @@ public:
   }
 
 private:
+  // Per-rank statistics (interfaces §1): the ranks of every run pooled rank by rank, when the
+  // estimation ran at np >= 2 (all runs at the same np).
+  void pool_ranks() {
+    if (ms_.runs.empty()) {
+      return;
+    }
+    const std::size_t np = ms_.runs.front().size();
+    for (const auto &run : ms_.runs) {
+      if (run.size() != np) {
+        return;
+      }
+      for (std::size_t r = 0; r < run.size(); ++r) {
+        if (run[r].rank != static_cast<int>(r)) {
+          note(0, Severity::Warning,
+               "the estimation run has no estimates file of rank " + std::to_string(r) +
+                   "; statistics are pooled over the ranks that wrote one, not kept per rank");
+          return;
+        }
+      }
+    }
+    np_ = np;
+    if (np < 2) {
+      return;
+    }
+    per_rank_.assign(np, std::vector<SlotMeasurement>(ms_.slots.size()));
+    for (const auto &run : ms_.runs) {
+      for (std::size_t r = 0; r < np; ++r) {
+        for (std::size_t k = 0; k < ms_.slots.size() && k < run[r].slots.size(); ++k) {
+          accumulate(per_rank_[r][k], run[r].slots[k]);
+        }
+      }
+    }
+  }
+
   const SlotMeasurement &slot(const Probe &p) const {
     static const SlotMeasurement none;
     return p.slot < ms_.slots.size() ? ms_.slots[p.slot] : none;
   }
 
-  // Overhead-corrected total seconds of a timed slot (seed 003 notes §6.5, correction).
-  double total_seconds(const SlotMeasurement &s) const {
-    const double ticks = static_cast<double>(s.sum) -
-                         static_cast<double>(s.count) * ms_.self_ticks -
-                         static_cast<double>(s.nested) * ms_.pair_ticks -
-                         static_cast<double>(s.counters) * ms_.counter_ticks;
-    return std::max(0.0, ticks) / ms_.ticks_per_second;
-  }
+  // Overhead-corrected total seconds of a timed slot over all its executions (seed 003 notes
+  // §6.5, correction): the timed samples' time, scaled by executions / samples.
+  double total_seconds(const SlotMeasurement &s) const { return frontend::total_seconds(s, ms_); }
   double sigma_seconds(const SlotMeasurement &s) const {
     if (s.count < 2) {
       return 0.0;
@@ -297,23 +187,112 @@ private:
            label(p.node) + " never ran during the estimation run; its time is 0");
       return;
     }
-    const double mean = total_seconds(s) / static_cast<double>(s.count);
+    const double mean = total_seconds(s) / static_cast<double>(executions_of(s));
     const double sigma = sigma_seconds(s);
     n.time = model::TimeSpec::measured(mean, sigma, s.count);
     measured_[p.node] = total_seconds(s);
+    executions_[p.node] = static_cast<double>(executions_of(s));
+  }
+
+  // An external call priced by its bytes (issue 13 item 4; size_costs.cpp).
+  void sized(const Probe &p, const SlotMeasurement &s) {
+    if (s.sizes.empty() || !m_.has_node(p.node)) {
+      return;
+    }
+    const SizedPrice price = price_by_size(p, s, ms_, options_);
+    if (!price.expression.empty()) {
+      try {
+        m_.nodes[m_.index_of(p.node)].time =
+            model::TimeSpec::expression(model::Expression::parse(price.expression));
+      } catch (const Error &e) {
+        note(p.node, Severity::Warning,
+             "'" + p.callee + "' could not be priced by its size: " + e.what());
+        return;
+      }
+    }
+    note(p.node, Severity::Note, price.message);
+  }
+
+  // A constructor's member initialisers (allocating and filling member arrays before its body
+  // runs): a block of their measured time at the front of the constructor's body.
+  void prologue(const Probe &p, const SlotMeasurement &s) {
+    const NodeIndex body = m_.index_of(p.node);
+    if (s.count == 0 || m_.nodes[body].kind != NodeKind::Sequence) {
+      return;
+    }
+    Node cb;
+    cb.kind = NodeKind::Compute;
+    cb.id = m_.max_id() + 1;
+    cb.source = m_.nodes[body].source;
+    cb.label = m_.functions[m_.function_of(body)].name + " member initialisers";
+    cb.time = model::TimeSpec::measured(total_seconds(s) / static_cast<double>(executions_of(s)),
+                                        sigma_seconds(s), s.count);
+    const NodeIndex added = m_.add(std::move(cb));
+    auto &children = m_.nodes[body].children;
+    children.insert(children.begin(), added);
+    m_.validate();
   }
 
   void branch(const Probe &p, const SlotMeasurement &s) {
     Node &n = m_.nodes[m_.index_of(p.node)];
-    if (s.count == 0 || n.opaque.kind != model::Opaque::Kind::Probability) {
-      if (s.count == 0) {
-        note(p.node, Severity::Note,
-             label(p.node) + " was never evaluated; its branch probability stays 0.5");
-      }
+    if (n.opaque.kind != model::Opaque::Kind::Probability) {
+      return;
+    }
+    if (s.count == 0) {
+      // A branch only some ranks take (or none at this np) keeps the builder's default: say
+      // which, where, and what the model uses, so nobody mistakes it for a measurement.
+      char used[32];
+      std::snprintf(used, sizeof(used), "%.2g", n.opaque.probability);
+      note(p.node, Severity::Warning,
+           "opaque branch " + label(p.node) + " was never evaluated in the estimation run (np " +
+               std::to_string(np_) + "): unmeasured, the model uses probability " + used +
+               (np_ < 2 ? "; if only some ranks reach it, estimate at np >= 2 to measure it"
+                        : "; no rank of this input reaches it"));
       return;
     }
     n.opaque.probability = static_cast<double>(s.sum) / static_cast<double>(s.count);
     n.opaque.samples = s.count;
+    n.opaque.by_rank.clear();
+    for (const auto &rank : per_rank_) {
+      const SlotMeasurement &r = rank[p.slot];
+      model::OpaqueRankStats stats;
+      stats.samples = r.count;
+      if (r.count > 0) {
+        stats.probability = static_cast<double>(r.sum) / static_cast<double>(r.count);
+      }
+      n.opaque.by_rank.push_back(std::move(stats));
+    }
+  }
+
+  // Case weights of a switch from its selector histogram: each case's values, the rest to the
+  // default case; uniform when only values without a case were seen.
+  static std::vector<double> case_weights(const Node &n, const SlotMeasurement &s) {
+    std::vector<double> weights(n.cases.size(), 0.0);
+    std::uint64_t matched = 0;
+    std::size_t default_case = n.cases.size();
+    for (std::size_t c = 0; c < n.cases.size(); ++c) {
+      const auto &sc = n.cases[c];
+      if (sc.is_default) {
+        default_case = c;
+      }
+      for (const auto &[v, count] : s.histogram) {
+        if (std::find(sc.labels.begin(), sc.labels.end(), v) != sc.labels.end()) {
+          weights[c] += static_cast<double>(count);
+          matched += count;
+        }
+      }
+    }
+    if (default_case < n.cases.size()) {
+      weights[default_case] += static_cast<double>(s.count - matched);
+    }
+    double total = 0.0;
+    for (double w : weights) {
+      total += w;
+    }
+    if (!(total > 0.0)) {
+      std::fill(weights.begin(), weights.end(), 1.0);
+    }
+    return weights;
   }
 
   void selector(const Probe &p, const SlotMeasurement &s) {
@@ -321,35 +300,31 @@ private:
     if (s.count == 0 || n.opaque.kind != model::Opaque::Kind::Weights) {
       return;
     }
-    std::uint64_t matched = 0;
-    std::size_t default_case = n.cases.size();
+    const std::vector<double> weights = case_weights(n, s);
     for (std::size_t c = 0; c < n.cases.size(); ++c) {
-      auto &sc = n.cases[c];
-      sc.weight = 0.0;
-      if (sc.is_default) {
-        default_case = c;
-      }
-      for (const auto &[v, count] : s.histogram) {
-        if (std::find(sc.labels.begin(), sc.labels.end(), v) != sc.labels.end()) {
-          sc.weight += static_cast<double>(count);
-          matched += count;
-        }
-      }
-    }
-    const std::uint64_t rest = s.count - matched;
-    if (default_case < n.cases.size()) {
-      n.cases[default_case].weight += static_cast<double>(rest);
-    }
-    double total = 0.0;
-    for (const auto &sc : n.cases) {
-      total += sc.weight;
-    }
-    if (!(total > 0.0)) {
-      for (auto &sc : n.cases) {
-        sc.weight = 1.0; // only values without a case were seen: keep it uniform
-      }
+      n.cases[c].weight = weights[c];
     }
     n.opaque.samples = s.count;
+    n.opaque.by_rank.clear();
+    for (const auto &rank : per_rank_) {
+      const SlotMeasurement &r = rank[p.slot];
+      model::OpaqueRankStats stats;
+      stats.samples = r.count;
+      if (r.count > 0) {
+        stats.weights = case_weights(n, r);
+      }
+      n.opaque.by_rank.push_back(std::move(stats));
+    }
+  }
+
+  static std::vector<std::pair<std::int64_t, double>> distribution(const SlotMeasurement &s) {
+    std::vector<std::pair<std::int64_t, double>> out;
+    if (s.overflow == 0 && s.count > 0) {
+      for (const auto &[v, c] : s.histogram) {
+        out.emplace_back(v, static_cast<double>(c) / static_cast<double>(s.count));
+      }
+    }
+    return out;
   }
 
   void trips(const Probe &p, const SlotMeasurement &s) {
@@ -365,12 +340,17 @@ private:
     }
     n.opaque.trips_mean = static_cast<double>(s.sum) / static_cast<double>(s.count);
     n.opaque.samples = s.count;
-    n.opaque.distribution.clear();
-    if (s.overflow == 0) {
-      for (const auto &[v, c] : s.histogram) {
-        n.opaque.distribution.emplace_back(v,
-                                           static_cast<double>(c) / static_cast<double>(s.count));
+    n.opaque.distribution = distribution(s);
+    n.opaque.by_rank.clear();
+    for (const auto &rank : per_rank_) {
+      const SlotMeasurement &r = rank[p.slot];
+      model::OpaqueRankStats stats;
+      stats.samples = r.count;
+      if (r.count > 0) {
+        stats.trips_mean = static_cast<double>(r.sum) / static_cast<double>(r.count);
+        stats.distribution = distribution(r);
       }
+      n.opaque.by_rank.push_back(std::move(stats));
     }
     note(p.node, Severity::Note,
          label(p.node) + ": " + number(n.opaque.trips_mean) + " iterations per execution on " +
@@ -390,9 +370,32 @@ private:
       unit = 1.0;
     }
     const auto v = static_cast<long long>(std::llround(mean * unit));
+    // Per rank (interfaces §2): the values of the first run, in call order, in the model's
+    // units; peers as the model's constants (ANY_SOURCE -1, PROC_NULL -2).
+    const bool peer = p.argument == "dest" || p.argument == "source" || p.argument == "root";
+    std::vector<std::vector<std::int64_t>> by_rank;
+    if (np_ > 0 && !ms_.runs.empty()) {
+      for (const RankRun &rank : ms_.runs.front()) {
+        std::vector<std::int64_t> seq;
+        if (const auto it = rank.values.find(p.slot); it != rank.values.end()) {
+          seq.reserve(it->second.size());
+          for (double x : it->second) {
+            auto value = static_cast<std::int64_t>(std::llround(x * unit));
+            if (peer && static_cast<std::int64_t>(std::llround(x)) == rank.any_source) {
+              value = -1;
+            } else if (peer && static_cast<std::int64_t>(std::llround(x)) == rank.proc_null) {
+              value = -2;
+            }
+            seq.push_back(value);
+          }
+        }
+        by_rank.push_back(std::move(seq));
+      }
+    }
     for (auto &arg : n.op_args) {
       if (arg.name == p.argument) {
         arg.expr = model::Expression::constant(static_cast<std::int64_t>(v));
+        arg.by_rank = by_rank;
       }
     }
     note(p.node, Severity::Note,
@@ -488,7 +491,40 @@ private:
     if (it == trips_.end() || it->second.count == 0) {
       return "";
     }
-    return number(static_cast<double>(it->second.sum) / static_cast<double>(it->second.count));
+    const double pooled =
+        static_cast<double>(it->second.sum) / static_cast<double>(it->second.count);
+    return per_rank_trips(loop, pooled);
+  }
+
+  // A measured trip count that differs between the ranks of an np >= 2 estimation, as an
+  // expression of `rank` and `size` with the rank classes of interfaces §1: rank 0, the last
+  // rank, and the samples-weighted pool of the ranks between (the pooled mean when there are
+  // none). A reduced loop then keeps each rank's own count; otherwise the pooled mean.
+  std::string per_rank_trips(NodeId loop, double pooled) const {
+    const Probe *probe_of = probe(loop, ProbeKind::Trips);
+    if (probe_of == nullptr || per_rank_.size() < 2) {
+      return number(pooled);
+    }
+    const auto mean = [&](std::size_t first, std::size_t last) {
+      std::uint64_t count = 0;
+      std::uint64_t sum = 0;
+      for (std::size_t r = first; r < last; ++r) {
+        count += per_rank_[r][probe_of->slot].count;
+        sum += per_rank_[r][probe_of->slot].sum;
+      }
+      return count > 0 ? static_cast<double>(sum) / static_cast<double>(count) : pooled;
+    };
+    const std::size_t np = per_rank_.size();
+    const double first = mean(0, 1);
+    const double last = mean(np - 1, np);
+    const double middle = np > 2 ? mean(1, np - 1) : pooled;
+    const double lo = std::min({first, last, middle});
+    const double hi = std::max({first, last, middle});
+    if (!(hi > 0.0) || (hi - lo) <= 0.05 * hi) {
+      return number(pooled);
+    }
+    return "((rank == 0) ? " + number(first) + " : ((rank == size - 1) ? " + number(last) + " : " +
+           number(middle) + "))";
   }
 
   std::uint64_t iterations(NodeId loop) const {
@@ -632,11 +668,17 @@ private:
     }
     const double total = total_seconds(frag);
     const double own = std::max(0.0, total - known);
-    const double per = static_cast<double>(deep_iterations > 0 ? deep_iterations : frag.count);
+    const std::uint64_t executions = executions_of(frag);
+    const double per = static_cast<double>(deep_iterations > 0 ? deep_iterations : executions);
     // Body time per iteration of the deepest loop (§3.7.4: frequency-weighted parts).
     std::string body = number(own / per);
     for (NodeId b : blocks) {
-      if (measured_.contains(b) && measured_[b] > 0.0) {
+      const Node &bn = m_.node(b);
+      if (bn.time.kind == model::TimeSpec::Kind::Expression && executions_.contains(b)) {
+        // A call priced by its size: its cost per call times its calls per iteration.
+        const double freq = executions_[b] / per;
+        body += " + " + number(freq) + " * (" + bn.time.expr.text() + ")";
+      } else if (measured_.contains(b) && measured_[b] > 0.0) {
         body += " + " + number(measured_[b] / per);
       }
     }
@@ -673,6 +715,7 @@ private:
       }
       per_execution.insert(0, trip_texts[i] + " * ");
     }
+    const std::string cache_note = scale_across_caches(frag, chain, trip_texts, per_execution);
     // Balanced-loop test (§3.7.3): D = max |T_i - T_mean| <= alpha * T_mean.
     std::string balance;
     if (const Probe *it = probe(id, ProbeKind::Iterations)) {
@@ -684,7 +727,7 @@ private:
     LoopResult result;
     result.expr = per_execution;
     result.total = total;
-    result.executions = frag.count;
+    result.executions = executions;
     results_[id] = result;
     // Reduce the loop to a block when its time does not read what it changes.
     const NodeIndex loop = m_.index_of(id);
@@ -692,12 +735,13 @@ private:
     assigned(loop, inside);
     const std::string where = label(id);
     std::string message = "loop " + where + ": " +
-                          seconds(total / static_cast<double>(frag.count)) +
-                          " per execution over " + std::to_string(frag.count) + " executions (±" +
+                          seconds(total / static_cast<double>(executions)) +
+                          " per execution over " + std::to_string(executions) + " executions (±" +
                           seconds(error) + ", 3σ/√N)";
     if (!balance.empty()) {
       message += ", " + balance;
     }
+    message += cache_note;
     if (!reads_any(per_execution, inside)) {
       // The loop variables of the chain keep their final values for code after the loop.
       std::vector<model::Assignment> finals;
@@ -763,6 +807,61 @@ private:
     }
   }
 
+  // A loop nest whose working set moves to another cache level between the estimation input
+  // and the predicted one (issue 13 item 4; jacobi 512^2 -> 1024^2 leaves 4 MB for 16 MB): its
+  // time is scaled by the machine's cost per byte of a sweep at each working-set size. The
+  // working set at the estimation input is the heap the program's probed allocations held
+  // while the nest ran; it grows with the nest's iterations per execution when they sweep it
+  // about once (the whole chain, or the chain without its outer loop when that one repeats
+  // sweeps). Returns a note for the diagnostic ("" when not scaled).
+  std::string scale_across_caches(const SlotMeasurement &frag, const std::vector<NodeIndex> &chain,
+                                  const std::vector<std::string> &trip_texts,
+                                  std::string &per_execution) const {
+    if (options_.sweep_per_byte.size() < 2 || frag.count == 0 || chain.empty()) {
+      return {};
+    }
+    const double w0 = frag.live / static_cast<double>(frag.count);
+    if (w0 < 64.0 * 1024.0) {
+      return {};
+    }
+    const double executions = static_cast<double>(executions_of(frag));
+    const double deep = static_cast<double>(iterations(m_.nodes[chain.back()].id));
+    if (!(deep > 0.0)) {
+      return {};
+    }
+    // Candidate suffixes of the chain and their iterations per execution of their outer level.
+    std::size_t from = chain.size();
+    double t0 = 0.0;
+    for (std::size_t s = 0; s < chain.size() && s < 2; ++s) {
+      const double outer =
+          s == 0 ? executions : static_cast<double>(iterations(m_.nodes[chain[s - 1]].id));
+      if (!(outer > 0.0)) {
+        break;
+      }
+      const double per = deep / outer;
+      const double ratio = w0 / (8.0 * per);
+      if (ratio >= 1.0 / 8.0 && ratio <= 64.0) {
+        from = s;
+        t0 = per;
+        break;
+      }
+    }
+    if (from == chain.size()) {
+      return {};
+    }
+    std::string trips;
+    for (std::size_t i = from; i < chain.size(); ++i) {
+      trips += (trips.empty() ? "(" : " * (") + trip_texts[i] + ")";
+    }
+    const std::string factor = cache_factor(options_.sweep_per_byte, w0, t0, trips);
+    if (factor.empty()) {
+      return {};
+    }
+    per_execution = "(" + per_execution + ") * " + factor;
+    return ", scaled across cache levels from its working set of " + bytes_text(w0) +
+           " at this input (the machine's sweep cost per byte)";
+  }
+
   std::uint64_t iterations_executions(NodeIndex loop) const {
     const auto it = trips_.find(m_.nodes[loop].id);
     return it == trips_.end() ? 0 : it->second.count;
@@ -774,6 +873,9 @@ private:
   const ApplyOptions &options_;
   std::vector<Diagnostic> diagnostics_;
   std::map<NodeId, double> measured_;
+  std::map<NodeId, double> executions_;                // blocks: executions in the run
+  std::size_t np_ = 0;                                 // ranks of the estimation run
+  std::vector<std::vector<SlotMeasurement>> per_rank_; // [rank][slot], when np >= 2
   std::map<NodeId, SlotMeasurement> trips_;
   std::map<NodeId, LoopResult> results_;
 };

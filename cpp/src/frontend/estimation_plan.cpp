@@ -10,7 +10,8 @@ namespace {
 
 constexpr ProbeKind kKinds[] = {ProbeKind::Block, ProbeKind::Fragment, ProbeKind::Iterations,
                                 ProbeKind::Trips, ProbeKind::Branch,   ProbeKind::Switch,
-                                ProbeKind::Value, ProbeKind::Function};
+                                ProbeKind::Value, ProbeKind::Function, ProbeKind::Prologue,
+                                ProbeKind::Sized, ProbeKind::Input};
 
 } // namespace
 
@@ -32,6 +33,12 @@ std::string_view probe_kind_name(ProbeKind kind) {
     return "value";
   case ProbeKind::Function:
     return "function";
+  case ProbeKind::Prologue:
+    return "prologue";
+  case ProbeKind::Sized:
+    return "sized";
+  case ProbeKind::Input:
+    return "input";
   }
   return "?";
 }
@@ -68,6 +75,15 @@ std::string EstimationPlan::to_json() const {
     }
     if (!p.unit.empty()) {
       j["unit"] = p.unit;
+    }
+    if (!p.callee.empty()) {
+      j["callee"] = p.callee;
+    }
+    if (!p.bytes.empty()) {
+      j["bytes"] = p.bytes;
+    }
+    if (p.allocates) {
+      j["allocates"] = true;
     }
     probes_json.push_back(std::move(j));
   }
@@ -112,6 +128,9 @@ EstimationPlan EstimationPlan::from_json(std::string_view text) {
       }
       p.argument = j.value("argument", "");
       p.unit = j.value("unit", "");
+      p.callee = j.value("callee", "");
+      p.bytes = j.value("bytes", "");
+      p.allocates = j.value("allocates", false);
       plan.probes.push_back(std::move(p));
     }
     for (const auto &j : doc.at("loops")) {

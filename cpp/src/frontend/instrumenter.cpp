@@ -1,9 +1,14 @@
-// Source-to-source instrumentation with clang::Rewriter (the clang-tools-extra way): probes are
-// inserted as text at statement boundaries of the user's code, so the estimation code is the
-// user's program compiled by the user's compiler with the user's flags (seed 000 notes §3.7.1:
-// times measured in context, during a real run, with the production optimisation level).
+// Source-to-source instrumentation (the clang-tools-extra way): probes are inserted as text at
+// statement boundaries of the user's code, so the estimation code is the user's program compiled
+// by the user's compiler with the user's flags (seed 000 notes §3.7.1: times measured in context,
+// during a real run, with the production optimisation level). SourceEdits places the text
+// between tokens of the expanded program, writing a macro use out expanded when a probe belongs
+// inside it; a probe that cannot be placed is dropped from the plan with a diagnostic, so the
+// copy always compiles as far as the instrumenter can tell, and instrument(..., without) leaves
+// whole functions unprobed when the compiler still disagrees (the caller's self-repair).
 #include "parjava/frontend/instrument.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,13 +20,13 @@
 #include <clang/AST/StmtCXX.h>
 #include <clang/AST/StmtOpenMP.h>
 #include <clang/Basic/SourceManager.h>
-#include <clang/Lex/Lexer.h>
-#include <clang/Rewrite/Core/Rewriter.h>
 
 #include "model_emitter.hpp"
 #include "parjava/error.hpp"
 #include "probe_runtime.hpp"
+#include "sized_calls.hpp"
 #include "source_analysis.hpp"
+#include "source_edits.hpp"
 #include "variables.hpp"
 
 namespace parjava::frontend {
@@ -29,6 +34,9 @@ namespace parjava::frontend {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Two lines precede the user's first line in every instrumented copy.
+constexpr unsigned kHeaderLines = 2;
 
 class ReturnCollector : public clang::RecursiveASTVisitor<ReturnCollector> {
 public:
@@ -40,15 +48,19 @@ public:
   std::vector<const clang::ReturnStmt *> returns;
 };
 
+using Point = SourceEdits::Point;
+
 class UnitRewriter {
 public:
-  UnitRewriter(AnalysedSources &a, clang::ASTUnit &unit, std::vector<Diagnostic> &diagnostics)
+  UnitRewriter(AnalysedSources &a, clang::ASTUnit &unit, const clang::syntax::TokenBuffer *tokens,
+               std::vector<Diagnostic> &diagnostics)
       : a_(a), ctx_(unit.getASTContext()), sm_(ctx_.getSourceManager()),
-        rw_(sm_, ctx_.getLangOpts()), diagnostics_(diagnostics) {}
+        edits_(sm_, ctx_.getLangOpts(), tokens), diagnostics_(diagnostics) {}
 
-  // Returns the rewritten main file.
-  std::string run(const std::vector<const ProbeSite *> &sites) {
-    // Group the sites by node, outer nodes first (the planner adds them in pre-order).
+  // Place the sites' probes (outer nodes first, as the planner lists them); returns the
+  // rewritten main file. Slots that could not be placed are added to `unplaced`.
+  std::string run(const std::vector<const ProbeSite *> &sites, const std::set<std::string> &without,
+                  std::set<std::uint32_t> &unplaced, std::vector<ProbeLocation> &locations) {
     std::vector<StructIndex> order;
     std::map<StructIndex, std::vector<const ProbeSite *>> by_node;
     for (const ProbeSite *s : sites) {
@@ -59,20 +71,62 @@ public:
     }
     for (StructIndex n : order) {
       const StructNode &node = a_.program.nodes[n];
+      const std::string &function = a_.program.functions[node.function].name;
+      const auto &node_sites = by_node[n];
+      // A constant-evaluated function cannot read a clock: it stays as written.
+      const clang::FunctionDecl *decl = a_.program.functions[node.function].decl;
+      if (without.contains(function) || (decl != nullptr && decl->isConstexpr())) {
+        for (const ProbeSite *s : node_sites) {
+          unplaced.insert(s->slot);
+        }
+        continue;
+      }
+      pending_.clear();
+      dropped_.clear();
       try {
-        place(node, by_node[n]);
+        place(node, node_sites);
+        for (const Pending &p : pending_) {
+          if (const std::string why = edits_.check(p.point); !why.empty()) {
+            throw Skip{why};
+          }
+        }
       } catch (const Skip &skip) {
-        note(node, skip.why);
+        for (const ProbeSite *s : node_sites) {
+          unplaced.insert(s->slot);
+        }
+        if (!skip.why.empty()) {
+          note(node, skip.why);
+        }
+        continue;
+      }
+      for (Pending &p : pending_) {
+        if (p.opening) {
+          edits_.open(p.point, std::move(p.text));
+        } else {
+          edits_.close(p.point, std::move(p.text));
+        }
+      }
+      const auto loc = sm_.getPresumedLoc(sm_.getExpansionLoc(node.range.getBegin()));
+      for (const ProbeSite *s : node_sites) {
+        if (dropped_.contains(s->slot)) {
+          unplaced.insert(s->slot);
+          continue;
+        }
+        ProbeLocation l;
+        l.slot = s->slot;
+        l.function = function;
+        if (loc.isValid()) {
+          l.file = loc.getFilename();
+          l.line = loc.getLine();
+        }
+        locations.push_back(std::move(l));
       }
     }
-    const clang::FileID main = sm_.getMainFileID();
-    std::string text;
-    if (const clang::RewriteBuffer *buffer = rw_.getRewriteBufferFor(main)) {
-      text.assign(buffer->begin(), buffer->end());
-    } else {
-      text = std::string(sm_.getBufferData(main));
-    }
-    const std::string original = sm_.getFileEntryForID(main)->tryGetRealPathName().str();
+    std::vector<SourceEdits::ExpandedUse> expanded;
+    std::string text = edits_.result(&expanded);
+    report_expansions(expanded);
+    const std::string original =
+        sm_.getFileEntryForID(sm_.getMainFileID())->tryGetRealPathName().str();
     return "#include \"parjava_probes.h\"\n#line 1 \"" + original + "\"\n" + text;
   }
 
@@ -80,6 +134,17 @@ private:
   struct Skip {
     std::string why;
   };
+  struct Pending {
+    Point point;
+    std::string text;
+    bool opening = true;
+  };
+
+  void open(Point p, std::string text) { pending_.push_back({p, std::move(text), true}); }
+  void close(Point p, std::string text) { pending_.push_back({p, std::move(text), false}); }
+
+  static Point before(clang::SourceLocation loc) { return {loc, false}; }
+  static Point after_token(clang::SourceLocation loc) { return {loc, true}; }
 
   void note(const StructNode &node, const std::string &why) {
     Diagnostic d;
@@ -97,60 +162,32 @@ private:
     diagnostics_.push_back(std::move(d));
   }
 
-  clang::SourceLocation file_loc(clang::SourceLocation loc, bool end) {
-    if (loc.isInvalid()) {
-      throw Skip{"no source location"};
+  // One note per source file: which macro uses were written out expanded, and why.
+  void report_expansions(const std::vector<SourceEdits::ExpandedUse> &uses) {
+    if (uses.empty()) {
+      return;
     }
-    if (loc.isMacroID()) {
-      const clang::CharSourceRange r = sm_.getExpansionRange(loc);
-      loc = end ? r.getEnd() : r.getBegin();
+    Diagnostic d;
+    d.kind = DiagnosticKind::Estimation;
+    d.severity = Severity::Note;
+    const auto ploc = sm_.getPresumedLoc(sm_.getLocForStartOfFile(sm_.getMainFileID()));
+    if (ploc.isValid()) {
+      d.file = ploc.getFilename();
     }
-    if (!sm_.isWrittenInMainFile(loc)) {
-      throw Skip{"the code is in a header or macro, not in the source file"};
+    d.line = uses.front().line;
+    std::string list;
+    for (std::size_t i = 0; i < uses.size() && i < 4; ++i) {
+      list +=
+          (i ? ", '" : "'") + uses[i].spelling + "' (line " + std::to_string(uses[i].line) + ")";
     }
-    return loc;
-  }
-
-  // The location just after a statement, including its ';'.
-  clang::SourceLocation after(const clang::Stmt *s) {
-    if (const auto *c = llvm::dyn_cast<clang::CompoundStmt>(s)) {
-      return clang::Lexer::getLocForEndOfToken(file_loc(c->getRBracLoc(), true), 0, sm_,
-                                               ctx_.getLangOpts());
+    if (uses.size() > 4) {
+      list += " and " + std::to_string(uses.size() - 4) + " more";
     }
-    if (const auto *i = llvm::dyn_cast<clang::IfStmt>(s)) {
-      return after(i->getElse() ? i->getElse() : i->getThen());
-    }
-    if (const auto *f = llvm::dyn_cast<clang::ForStmt>(s)) {
-      return after(f->getBody());
-    }
-    if (const auto *w = llvm::dyn_cast<clang::WhileStmt>(s)) {
-      return after(w->getBody());
-    }
-    if (const auto *r = llvm::dyn_cast<clang::CXXForRangeStmt>(s)) {
-      return after(r->getBody());
-    }
-    if (const auto *sw = llvm::dyn_cast<clang::SwitchStmt>(s)) {
-      return after(sw->getBody());
-    }
-    if (const auto *l = llvm::dyn_cast<clang::LabelStmt>(s)) {
-      return after(l->getSubStmt());
-    }
-    if (const auto *c = llvm::dyn_cast<clang::SwitchCase>(s)) {
-      return after(c->getSubStmt());
-    }
-    const clang::SourceLocation last = file_loc(s->getEndLoc(), true);
-    clang::SourceLocation end = clang::Lexer::getLocForEndOfToken(last, 0, sm_, ctx_.getLangOpts());
-    clang::Token tok;
-    if (!clang::Lexer::getRawToken(last, tok, sm_, ctx_.getLangOpts()) &&
-        tok.is(clang::tok::semi)) {
-      return end;
-    }
-    const std::optional<clang::Token> next =
-        clang::Lexer::findNextToken(last, sm_, ctx_.getLangOpts());
-    if (next && next->is(clang::tok::semi)) {
-      return next->getEndLoc();
-    }
-    return end;
+    d.message = std::to_string(uses.size()) +
+                " macro use(s) hold probes inside their expansion (control flow or a measured "
+                "place in the macro) and are written out expanded in the estimation code: " +
+                list;
+    diagnostics_.push_back(std::move(d));
   }
 
   const clang::Stmt *parent_of(const clang::Stmt *s) {
@@ -167,6 +204,65 @@ private:
                                  llvm::isa<clang::OMPExecutableDirective>(parent));
   }
 
+  // Is `s` a statement of its own (in a block, after a label, a control statement's body), as
+  // opposed to a part of a statement's header (a for-init or increment, a condition)?
+  bool statement_position(const clang::Stmt *s) {
+    const auto parents = ctx_.getParents(*s);
+    if (!parents.empty() && parents[0].get<clang::Stmt>() == nullptr) {
+      // Under a declaration: a function's body is a statement, a variable's initialiser not.
+      const auto *d = parents[0].get<clang::Decl>();
+      return d == nullptr || llvm::isa<clang::FunctionDecl>(d);
+    }
+    const clang::Stmt *p = parent_of(s);
+    if (p == nullptr || llvm::isa<clang::CompoundStmt>(p) || llvm::isa<clang::SwitchCase>(p) ||
+        llvm::isa<clang::LabelStmt>(p) || llvm::isa<clang::AttributedStmt>(p) ||
+        llvm::isa<clang::CapturedStmt>(p) || llvm::isa<clang::OMPExecutableDirective>(p)) {
+      return true;
+    }
+    if (const auto *i = llvm::dyn_cast<clang::IfStmt>(p)) {
+      return s == i->getThen() || s == i->getElse();
+    }
+    if (const auto *f = llvm::dyn_cast<clang::ForStmt>(p)) {
+      return s == f->getBody();
+    }
+    if (const auto *w = llvm::dyn_cast<clang::WhileStmt>(p)) {
+      return s == w->getBody();
+    }
+    if (const auto *d = llvm::dyn_cast<clang::DoStmt>(p)) {
+      return s == d->getBody();
+    }
+    if (const auto *r = llvm::dyn_cast<clang::CXXForRangeStmt>(p)) {
+      return s == r->getBody();
+    }
+    if (const auto *w = llvm::dyn_cast<clang::SwitchStmt>(p)) {
+      return s == w->getBody();
+    }
+    return false;
+  }
+
+  // The statement of its own holding `e` (through the declarations of a DeclStmt), or null.
+  const clang::Stmt *enclosing_statement(const clang::Stmt *e) {
+    clang::DynTypedNode node = clang::DynTypedNode::create(*e);
+    for (int depth = 0; depth < 64; ++depth) {
+      const auto parents = ctx_.getParents(node);
+      if (parents.empty()) {
+        return nullptr;
+      }
+      node = parents[0];
+      if (const auto *st = node.get<clang::Stmt>()) {
+        if (llvm::isa<clang::CompoundStmt>(st)) {
+          return nullptr; // e was a statement itself; callers pass expressions
+        }
+        if (statement_position(st)) {
+          return st;
+        }
+      } else if (node.get<clang::Decl>() == nullptr) {
+        return nullptr;
+      }
+    }
+    return nullptr;
+  }
+
   enum class Place { InCompound, AfterLabel, ControlBody };
   Place place_of(const clang::Stmt *s) {
     const clang::Stmt *parent = parent_of(s);
@@ -180,28 +276,46 @@ private:
     return Place::ControlBody;
   }
 
-  void insert_before(clang::SourceLocation loc, const std::string &text) {
-    if (rw_.InsertText(loc, text, /*InsertAfter=*/true)) {
-      throw Skip{"the location cannot be rewritten"};
+  // The place just after a statement, including its ';'.
+  Point end_of(const clang::Stmt *s) {
+    if (const auto *c = llvm::dyn_cast<clang::CompoundStmt>(s)) {
+      return after_token(c->getRBracLoc());
     }
-  }
-  void insert_after(clang::SourceLocation loc, const std::string &text) {
-    if (rw_.InsertText(loc, text, /*InsertAfter=*/false)) {
-      throw Skip{"the location cannot be rewritten"};
+    if (const auto *i = llvm::dyn_cast<clang::IfStmt>(s)) {
+      return end_of(i->getElse() ? i->getElse() : i->getThen());
     }
+    if (const auto *f = llvm::dyn_cast<clang::ForStmt>(s)) {
+      return end_of(f->getBody());
+    }
+    if (const auto *w = llvm::dyn_cast<clang::WhileStmt>(s)) {
+      return end_of(w->getBody());
+    }
+    if (const auto *r = llvm::dyn_cast<clang::CXXForRangeStmt>(s)) {
+      return end_of(r->getBody());
+    }
+    if (const auto *sw = llvm::dyn_cast<clang::SwitchStmt>(s)) {
+      return end_of(sw->getBody());
+    }
+    if (const auto *l = llvm::dyn_cast<clang::LabelStmt>(s)) {
+      return end_of(l->getSubStmt());
+    }
+    if (const auto *c = llvm::dyn_cast<clang::SwitchCase>(s)) {
+      return end_of(c->getSubStmt());
+    }
+    if (const auto *a = llvm::dyn_cast<clang::AttributedStmt>(s)) {
+      return end_of(a->getSubStmt());
+    }
+    return edits_.after_statement(s->getEndLoc());
   }
 
   void place(const StructNode &node, const std::vector<const ProbeSite *> &sites) {
     std::map<ProbeKind, std::uint32_t> slot;
-    const ProbeSite *value = nullptr;
     for (const ProbeSite *s : sites) {
       slot[static_cast<ProbeKind>(s->kind)] = s->slot;
-      if (static_cast<ProbeKind>(s->kind) == ProbeKind::Value) {
-        value = s;
-      }
     }
     if (slot.contains(ProbeKind::Block)) {
-      block(node, slot[ProbeKind::Block]);
+      block(node, slot[ProbeKind::Block],
+            slot.contains(ProbeKind::Sized) ? std::optional(slot[ProbeKind::Sized]) : std::nullopt);
     }
     if (node.omp_loop && slot.contains(ProbeKind::Iterations)) {
       openmp_loop(node, slot[ProbeKind::Iterations]);
@@ -217,34 +331,124 @@ private:
     if (slot.contains(ProbeKind::Function)) {
       function(node, slot[ProbeKind::Function]);
     }
+    if (slot.contains(ProbeKind::Prologue)) {
+      prologue(node, slot[ProbeKind::Prologue]);
+    }
     for (const ProbeSite *s : sites) {
       if (static_cast<ProbeKind>(s->kind) == ProbeKind::Value) {
         argument_value(node, *s);
+      } else if (static_cast<ProbeKind>(s->kind) == ProbeKind::Input) {
+        input_value(*s);
       }
     }
-    (void)value;
   }
 
-  void block(const StructNode &node, std::uint32_t k) {
-    const clang::Stmt *first = node.stmts.front();
-    const clang::Stmt *last = node.stmts.back();
-    const clang::SourceLocation begin = file_loc(first->getBeginLoc(), false);
-    const clang::SourceLocation end = after(last);
+  // After the statement that sets a program input, the value it set (the model parameter's
+  // value in the estimation run). A place that cannot hold it drops this probe only: the
+  // node's other probes do not depend on it.
+  void input_value(const ProbeSite &site) {
+    const clang::Stmt *s = site.after;
+    if (s != nullptr && !statement_position(s)) {
+      s = llvm::isa<clang::Expr>(s) ? enclosing_statement(s) : nullptr;
+    }
+    if (s == nullptr) {
+      dropped_.insert(site.slot);
+      return;
+    }
+    const std::string text =
+        " pj_value(" + std::to_string(site.slot) + ", (double)(" + site.spelling + "));";
+    const Point end = end_of(s);
+    const bool braces = place_of(s) == Place::ControlBody;
+    const Point begin = before(s->getBeginLoc());
+    if (!edits_.check(end).empty() || (braces && !edits_.check(begin).empty())) {
+      dropped_.insert(site.slot);
+      return;
+    }
+    if (braces) {
+      open(begin, "{ ");
+      close(end, text + " }");
+    } else {
+      close(end, text);
+    }
+  }
+
+  void block(const StructNode &node, std::uint32_t k,
+             std::optional<std::uint32_t> sized = std::nullopt) {
+    // Statements of a loop header (a for-init the builder moved before the loop, the increment
+    // of a loop rotated around a condition that calls functions) stay where they are: a probe
+    // there would turn them into something else. They cost nothing worth measuring.
+    std::size_t first = 0;
+    std::size_t last = node.stmts.size();
+    while (first < last && !statement_position(node.stmts[first])) {
+      ++first;
+    }
+    while (last > first && !statement_position(node.stmts[last - 1])) {
+      --last;
+    }
+    if (first == last) {
+      dropped_.insert(k);
+      return;
+    }
+    for (std::size_t i = first; i < last; ++i) {
+      if (!statement_position(node.stmts[i])) {
+        throw Skip{"the statements include part of a loop header"};
+      }
+    }
+    const clang::Stmt *s0 = node.stmts[first];
+    const Point begin = before(s0->getBeginLoc());
+    const Point end = end_of(node.stmts[last - 1]);
     const std::string id = std::to_string(k);
-    switch (place_of(first)) {
+    // A call priced by its size: its size arguments (a freed block) are observed as the call
+    // evaluates them, and its sample is binned by those bytes.
+    std::string opening = "PJ_BEGIN(" + id + ") ";
+    std::string closing = " PJ_END(" + id + ")";
+    if (sized) {
+      SizedCall call;
+      if (!sized_call(node.call, call)) {
+        throw Skip{"the sized call has no call expression"};
+      }
+      for (const clang::Expr *e : call.sizes) {
+        observe(e, "pj_size_mul((double)pj_v)");
+      }
+      if (call.pointer != nullptr) {
+        observe_pointer(call.pointer, call.sizes.empty() ? "pj_size_free" : "pj_size_release");
+      }
+      opening = "PJ_BEGIN_SIZED(" + id + ") ";
+      closing = " PJ_END_SIZED(" + id + ", " + std::to_string(*sized) + ", " +
+                (call.allocates ? "1" : "0") + ")";
+    }
+    // Statements that declare nothing go into a block of their own: the probe's declarations
+    // then open a block (C90 allows no declaration after a statement) and a case label may
+    // jump past them (C++ allows no jump past an initialisation).
+    const bool declares =
+        std::any_of(node.stmts.begin() + static_cast<std::ptrdiff_t>(first),
+                    node.stmts.begin() + static_cast<std::ptrdiff_t>(last),
+                    [](const clang::Stmt *st) { return llvm::isa<clang::DeclStmt>(st); });
+    if (!declares) {
+      open(begin, "{ " + opening);
+      close(end, closing + " }");
+      return;
+    }
+    switch (place_of(s0)) {
     case Place::InCompound:
-      insert_before(begin, "PJ_BEGIN(" + id + ") ");
-      insert_after(end, " PJ_END(" + id + ")");
+      open(begin, opening);
+      close(end, closing);
       break;
     case Place::AfterLabel:
-      insert_before(begin, "; PJ_BEGIN(" + id + ") ");
-      insert_after(end, " PJ_END(" + id + ")");
+      open(begin, "; " + opening);
+      close(end, closing);
       break;
     case Place::ControlBody:
-      insert_before(begin, "{ PJ_BEGIN(" + id + ") ");
-      insert_after(end, " PJ_END(" + id + ") }");
+      open(begin, "{ " + opening);
+      close(end, closing + " }");
       break;
     }
+  }
+
+  // A pointer argument handed to the runtime before the call releases its block.
+  void observe_pointer(const clang::Expr *expr, const std::string &probe) {
+    open(before(expr->getBeginLoc()), "__extension__ ({ void *pj_p = (void *)(");
+    close(after_token(expr->getEndLoc()), "); " + probe + "(pj_p); pj_p; })");
   }
 
   const clang::Stmt *body_of(const clang::Stmt *loop) {
@@ -263,6 +467,17 @@ private:
     throw Skip{"not a loop statement"};
   }
 
+  // The body's first place (after its '{'), or, for a body without braces, braces around it.
+  // Called after the enclosing edits at the body's end, so its closing brace comes first.
+  void open_body(const clang::Stmt *body, const std::string &top) {
+    if (const auto *compound = llvm::dyn_cast<clang::CompoundStmt>(body)) {
+      open(after_token(compound->getLBracLoc()), " " + top);
+    } else {
+      open(before(body->getBeginLoc()), "{ " + top);
+      close(end_of(body), " }");
+    }
+  }
+
   void loop(const StructNode &node, std::map<ProbeKind, std::uint32_t> &slot) {
     const clang::Stmt *loop = node.stmt;
     if (loop == nullptr) {
@@ -271,15 +486,17 @@ private:
     if (node.omp_chunk || in_openmp_directive(loop)) {
       throw Skip{"the loop belongs to an OpenMP directive, which must stay next to it"};
     }
+    if (!statement_position(loop)) {
+      throw Skip{"the loop is not a statement of its own"};
+    }
     const std::string t = std::to_string(slot[ProbeKind::Trips]);
     const bool timed = slot.contains(ProbeKind::Fragment);
     const bool iterations = slot.contains(ProbeKind::Iterations);
     const std::string f = timed ? std::to_string(slot[ProbeKind::Fragment]) : "";
     const std::string i = iterations ? std::to_string(slot[ProbeKind::Iterations]) : "";
-    const clang::SourceLocation begin = file_loc(loop->getBeginLoc(), false);
-    const clang::SourceLocation end =
-        llvm::isa<clang::DoStmt>(loop) ? after(loop) : after(body_of(loop));
     const clang::Stmt *body = body_of(loop);
+    const Point begin = before(loop->getBeginLoc());
+    const Point end = llvm::isa<clang::DoStmt>(loop) ? end_of(loop) : end_of(body);
     std::string head = "{ ";
     if (timed) {
       head += "PJ_BEGIN(" + f + ") ";
@@ -302,26 +519,10 @@ private:
       tail += " PJ_END(" + f + ")";
     }
     tail += " }";
-    // Check every location before changing anything.
-    clang::SourceLocation body_top;
-    clang::SourceLocation body_begin;
-    clang::SourceLocation body_end;
-    if (const auto *compound = llvm::dyn_cast<clang::CompoundStmt>(body)) {
-      body_top = clang::Lexer::getLocForEndOfToken(file_loc(compound->getLBracLoc(), false), 0, sm_,
-                                                   ctx_.getLangOpts());
-    } else {
-      body_begin = file_loc(body->getBeginLoc(), false);
-      body_end = after(body);
-    }
-    insert_before(begin, head);
-    if (body_top.isValid()) {
-      insert_before(body_top, " " + top);
-    } else {
-      insert_before(body_begin, "{ " + top);
-      insert_after(body_end, " }");
-    }
-    insert_after(end, tail);
-    (void)node;
+    // The loop's own region first: a brace-less body's closing brace then lands inside it.
+    open(begin, head);
+    close(end, tail);
+    open_body(body, top);
   }
 
   // An OpenMP loop stays next to its pragma: probes go inside its body and after it.
@@ -331,17 +532,8 @@ private:
       throw Skip{"the loop has no statement"};
     }
     const clang::Stmt *body = body_of(loop);
-    const std::string top = "pj_iteration_tls(" + std::to_string(k) + "); ";
-    const clang::SourceLocation end = after(body);
-    if (const auto *compound = llvm::dyn_cast<clang::CompoundStmt>(body)) {
-      insert_before(clang::Lexer::getLocForEndOfToken(file_loc(compound->getLBracLoc(), false), 0,
-                                                      sm_, ctx_.getLangOpts()),
-                    " " + top);
-    } else {
-      insert_before(file_loc(body->getBeginLoc(), false), "{ " + top);
-      insert_after(end, " }");
-    }
-    insert_after(end, " pj_generation_bump();");
+    close(end_of(body), " pj_generation_bump();");
+    open_body(body, "pj_iteration_tls(" + std::to_string(k) + "); ");
   }
 
   void branch(const StructNode &node, std::uint32_t k) {
@@ -350,43 +542,62 @@ private:
       throw Skip{"the condition declares a variable"};
     }
     const clang::Expr *cond = ifs->getCond();
-    const clang::CharSourceRange r = sm_.getExpansionRange(cond->getSourceRange());
-    const clang::SourceLocation b = file_loc(r.getBegin(), false);
-    const clang::SourceLocation e =
-        clang::Lexer::getLocForEndOfToken(file_loc(r.getEnd(), true), 0, sm_, ctx_.getLangOpts());
-    insert_before(b, "pj_branch(" + std::to_string(k) + ", !!(");
-    insert_after(e, "))");
+    open(before(cond->getBeginLoc()), "pj_branch(" + std::to_string(k) + ", !!(");
+    close(after_token(cond->getEndLoc()), "))");
+  }
+
+  // `expr` evaluated once into a temporary the probe reads, then the expression's value: a GNU
+  // statement expression (GCC and Clang, C and C++), so an argument with side effects or calls
+  // (`x.counts.data()`, `n++`) runs exactly as often as in the user's program. `+ 0` decays an
+  // array and gives enums and bit-fields a type a variable can have.
+  void observe(const clang::Expr *expr, const std::string &probe) {
+    const std::string text = edits_.text(expr->getBeginLoc(), expr->getEndLoc());
+    open(before(expr->getBeginLoc()), "__extension__ ({ __typeof__((" + text + ") + 0) pj_v = (");
+    close(after_token(expr->getEndLoc()), "); " + probe + "; pj_v; })");
   }
 
   void selector(const StructNode &node, std::uint32_t k) {
     const auto *sw = llvm::dyn_cast_or_null<clang::SwitchStmt>(node.stmt);
-    if (sw == nullptr || sw->getConditionVariable() != nullptr ||
-        sw->getCond()->HasSideEffects(ctx_)) {
-      throw Skip{"the selector has side effects"};
+    if (sw == nullptr || sw->getConditionVariable() != nullptr) {
+      throw Skip{"the selector declares a variable"};
     }
-    const clang::Expr *cond = sw->getCond();
-    const std::string text = source_text(cond, ctx_, 100000);
-    const clang::CharSourceRange r = sm_.getExpansionRange(cond->getSourceRange());
-    const clang::SourceLocation b = file_loc(r.getBegin(), false);
-    const clang::SourceLocation e =
-        clang::Lexer::getLocForEndOfToken(file_loc(r.getEnd(), true), 0, sm_, ctx_.getLangOpts());
-    insert_before(b, "(pj_switch(" + std::to_string(k) + ", (long)(");
-    insert_after(e, ")), " + text + ")");
+    observe(sw->getCond(), "pj_switch(" + std::to_string(k) + ", (long)pj_v)");
+  }
+
+  // The communicator argument of the node's MPI call, as text ("MPI_COMM_WORLD" if none).
+  std::string communicator_text(const StructNode &node) {
+    for (const CommArg &a : node.comm_args) {
+      if (a.name == "comm" && a.expr != nullptr) {
+        return edits_.text(a.expr->getBeginLoc(), a.expr->getEndLoc());
+      }
+    }
+    return "MPI_COMM_WORLD";
   }
 
   void argument_value(const StructNode &node, const ProbeSite &site) {
     const clang::Expr *expr = site.value;
-    if (expr == nullptr || expr->HasSideEffects(ctx_)) {
-      throw Skip{"the argument has side effects"};
+    if (expr == nullptr) {
+      throw Skip{"the argument has no expression"};
     }
-    const std::string text = source_text(expr, ctx_, 100000);
-    const clang::CharSourceRange r = sm_.getExpansionRange(expr->getSourceRange());
-    const clang::SourceLocation b = file_loc(r.getBegin(), false);
-    const clang::SourceLocation e =
-        clang::Lexer::getLocForEndOfToken(file_loc(r.getEnd(), true), 0, sm_, ctx_.getLangOpts());
-    insert_before(b, "(pj_value(" + std::to_string(site.slot) + ", (double)(");
-    insert_after(e, ")), " + text + ")");
-    (void)node;
+    const std::string k = std::to_string(site.slot);
+    const clang::QualType type = expr->IgnoreParenImpCasts()->getType();
+    if (type->isPointerType() || type->isArrayType()) {
+      // A per-peer count array (MPI_Alltoallv's counts): the mean over the communicator's
+      // ranks, which the runtime asks MPI for.
+      const clang::QualType element =
+          type->isPointerType() ? type->getPointeeType()
+                                : clang::QualType(type->getArrayElementTypeNoTypeQual(), 0);
+      if (!element->isIntegerType()) {
+        throw Skip{"the argument is an array of " + element.getAsString() + ", not of counts"};
+      }
+      observe(expr, "pj_value_counts(" + k + ", (const int *)pj_v, (int)MPI_Comm_c2f(" +
+                        communicator_text(node) + "))");
+      return;
+    }
+    if (!type->isArithmeticType() && !type->isEnumeralType()) {
+      throw Skip{"the argument is not a number"};
+    }
+    observe(expr, "pj_value(" + k + ", (double)pj_v)");
   }
 
   void function(const StructNode &node, std::uint32_t k) {
@@ -395,24 +606,51 @@ private:
       throw Skip{"the function body is not a block"};
     }
     const std::string id = std::to_string(k);
-    const clang::SourceLocation top = clang::Lexer::getLocForEndOfToken(
-        file_loc(body->getLBracLoc(), false), 0, sm_, ctx_.getLangOpts());
-    const clang::SourceLocation bottom = file_loc(body->getRBracLoc(), true);
     ReturnCollector returns;
     returns.TraverseStmt(const_cast<clang::CompoundStmt *>(body));
-    insert_before(top, " PJ_BEGIN(" + id + ")");
+    open(after_token(body->getLBracLoc()), " PJ_BEGIN(" + id + ")");
+    close(before(body->getRBracLoc()), "PJ_END(" + id + ") ");
     for (const clang::ReturnStmt *r : returns.returns) {
-      insert_before(file_loc(r->getBeginLoc(), false), "{ PJ_END(" + id + ") ");
-      insert_after(after(r), " }");
+      open(before(r->getBeginLoc()), "{ PJ_END(" + id + ") ");
+      close(end_of(r), " }");
     }
-    insert_after(bottom, "PJ_END(" + id + ") ");
+  }
+
+  // A constructor's prologue: marked before the statement that calls it, timed at the top of
+  // its body (the member initialisers run in between).
+  void prologue(const StructNode &node, std::uint32_t k) {
+    const std::string id = std::to_string(k);
+    if (node.kind != StructKind::UserCall) {
+      const clang::FunctionDecl *decl = a_.program.functions[node.function].decl;
+      const auto *body =
+          llvm::dyn_cast_or_null<clang::CompoundStmt>(decl != nullptr ? decl->getBody() : nullptr);
+      if (body == nullptr) {
+        throw Skip{"the constructor has no body block"};
+      }
+      open(after_token(body->getLBracLoc()), " pj_prologue(" + id + ");");
+      return;
+    }
+    const clang::Stmt *s = enclosing_statement(node.call);
+    if (s == nullptr) {
+      throw Skip{"the constructor call is not in a statement"};
+    }
+    if (place_of(s) == Place::InCompound) {
+      open(before(s->getBeginLoc()), "pj_mark(" + id + "); ");
+    } else if (!llvm::isa<clang::DeclStmt>(s)) {
+      open(before(s->getBeginLoc()), "{ pj_mark(" + id + "); ");
+      close(end_of(s), " }");
+    } else {
+      throw Skip{"the constructor call is a declaration after a label"};
+    }
   }
 
   AnalysedSources &a_;
   clang::ASTContext &ctx_;
   clang::SourceManager &sm_;
-  clang::Rewriter rw_;
+  SourceEdits edits_;
   std::vector<Diagnostic> &diagnostics_;
+  std::vector<Pending> pending_;
+  std::set<std::uint32_t> dropped_; // probes left out on purpose (nothing to measure there)
 };
 
 void write_file(const fs::path &path, std::string_view text) {
@@ -423,10 +661,32 @@ void write_file(const fs::path &path, std::string_view text) {
   }
 }
 
+// Loops whose timing probe was not placed are not reduced from their measurements.
+void drop_unplaced(EstimationPlan &plan, const std::set<std::uint32_t> &unplaced) {
+  std::set<model::NodeId> untimed;
+  for (const Probe &p : plan.probes) {
+    if (unplaced.contains(p.slot) &&
+        (p.kind == ProbeKind::Fragment ||
+         (p.kind == ProbeKind::Iterations && plan.loop(p.node) != nullptr &&
+          plan.loop(p.node)->by_iterations))) {
+      untimed.insert(p.node);
+    }
+  }
+  std::erase_if(plan.probes, [&](const Probe &p) { return unplaced.contains(p.slot); });
+  for (PlannedLoop &l : plan.loops) {
+    if (untimed.contains(l.node)) {
+      l.timed = false;
+    }
+  }
+}
+
 } // namespace
 
-Instrumentation instrument(const BuildOptions &options, const std::string &directory) {
-  std::unique_ptr<AnalysedSources> a = analyse_sources(options);
+Instrumentation instrument(const BuildOptions &options, const std::string &directory,
+                           const std::set<std::string> &without) {
+  BuildOptions with_tokens = options;
+  with_tokens.keep_tokens = true;
+  std::unique_ptr<AnalysedSources> a = analyse_sources(with_tokens);
   EmittedModel emitted = emit_model(*a);
   Instrumentation out;
   out.model = std::move(emitted.model);
@@ -438,6 +698,7 @@ Instrumentation instrument(const BuildOptions &options, const std::string &direc
   }
   out.directory = fs::absolute(directory).string();
   std::set<std::string> names;
+  std::set<std::uint32_t> unplaced;
   for (std::size_t u = 0; u < a->parsed.units.size(); ++u) {
     clang::ASTUnit &unit = *a->parsed.units[u];
     std::vector<const ProbeSite *> sites;
@@ -447,8 +708,11 @@ Instrumentation instrument(const BuildOptions &options, const std::string &direc
         sites.push_back(&site);
       }
     }
-    UnitRewriter rewriter(*a, unit, a->program.diagnostics);
-    const std::string text = rewriter.run(sites);
+    const clang::syntax::TokenBuffer *tokens =
+        u < a->parsed.tokens.size() ? a->parsed.tokens[u].get() : nullptr;
+    UnitRewriter rewriter(*a, unit, tokens, a->program.diagnostics);
+    std::vector<ProbeLocation> locations;
+    const std::string text = rewriter.run(sites, without, unplaced, locations);
     const CompileCommand &cmd = a->parsed.commands[u];
     std::string name = fs::path(cmd.file).filename().string();
     if (!names.insert(name).second) {
@@ -457,6 +721,26 @@ Instrumentation instrument(const BuildOptions &options, const std::string &direc
     }
     const fs::path path = fs::path(out.directory) / name;
     write_file(path, text);
+    for (ProbeLocation &l : locations) {
+      l.instrumented = path.string();
+      l.instrumented_line = l.line + kHeaderLines;
+      out.locations.push_back(std::move(l));
+    }
+    // The functions written in this file, so a compiler error's line names one.
+    const clang::SourceManager &sm = unit.getASTContext().getSourceManager();
+    for (const FunctionInfo &fn : a->program.functions) {
+      if (fn.context != &unit.getASTContext() || fn.decl == nullptr || !fn.decl->hasBody()) {
+        continue;
+      }
+      const clang::SourceRange r = fn.decl->getSourceRange();
+      const clang::SourceLocation b = sm.getExpansionLoc(r.getBegin());
+      const clang::SourceLocation e = sm.getExpansionLoc(r.getEnd());
+      if (sm.getFileID(b) != sm.getMainFileID() || sm.getFileID(e) != sm.getMainFileID()) {
+        continue;
+      }
+      out.functions.push_back(
+          {fn.name, cmd.file, sm.getSpellingLineNumber(b), sm.getSpellingLineNumber(e)});
+    }
     InstrumentedSource src;
     src.original = cmd.file;
     src.instrumented = path.string();
@@ -469,6 +753,7 @@ Instrumentation instrument(const BuildOptions &options, const std::string &direc
                        {"-iquote", fs::path(cmd.file).parent_path().string(), "-I", out.directory});
     out.sources.push_back(std::move(src));
   }
+  drop_unplaced(out.plan, unplaced);
   write_file(fs::path(out.directory) / "parjava_probes.h", probe_runtime_header());
   out.runtime_source = (fs::path(out.directory) / "parjava_probes.c").string();
   write_file(out.runtime_source, probe_runtime_source());

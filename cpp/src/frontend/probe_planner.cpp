@@ -5,6 +5,7 @@
 #include <set>
 
 #include "loop_shape.hpp"
+#include "sized_calls.hpp"
 
 namespace parjava::frontend {
 
@@ -28,6 +29,7 @@ public:
       }
     }
     timing_ = true;
+    plan_prologues();
     for (const ValueProbeSite &v : a_.value_probes) {
       Probe probe;
       probe.slot = plan_.slots++;
@@ -44,14 +46,52 @@ public:
         }
       }
     }
+    plan_inputs();
     return plan_;
   }
 
 private:
+  // Program inputs (issue 12 item 3): the value each named input has where the program reads
+  // it, so that the model's parameter takes the estimation run's value instead of 0 or a
+  // default the run did not use. Numbers only: a probe that does not compile would cost the
+  // function all its probes (self-repair).
+  void plan_inputs() {
+    for (const InputSite &site : p_.inputs) {
+      if (!site.setup || site.parameter.empty() || site.statement == nullptr ||
+          site.spelling.empty() || site.var == kNoVar ||
+          (p_.variables[site.var].type != VarType::Integer &&
+           p_.variables[site.var].type != VarType::Floating)) {
+        continue;
+      }
+      StructIndex holder = kNoStruct;
+      for (StructIndex n = 0; n < p_.nodes.size() && holder == kNoStruct; ++n) {
+        const StructNode &node = p_.nodes[n];
+        if (node.function == site.function &&
+            (node.stmt == site.statement || node.call == site.statement ||
+             std::find(node.stmts.begin(), node.stmts.end(), site.statement) != node.stmts.end())) {
+          holder = n;
+        }
+      }
+      if (holder == kNoStruct) {
+        continue;
+      }
+      Probe probe;
+      probe.slot = plan_.slots++;
+      probe.kind = ProbeKind::Input;
+      probe.argument = site.parameter;
+      plan_.probes.push_back(probe);
+      ProbeSite where{probe.slot, static_cast<std::uint8_t>(ProbeKind::Input), holder, nullptr};
+      where.after = site.statement;
+      where.spelling = site.spelling;
+      a_.probe_sites.push_back(std::move(where));
+    }
+  }
+
   struct LoopFacts {
     StructIndex parent_loop = kNoStruct;
     bool timed = false;
     bool imperfect = false; // holds a timed loop at its own level
+    bool perfect = false;   // the whole body of a loop without communication
   };
 
   bool comm_free_loop(StructIndex n) const {
@@ -69,6 +109,26 @@ private:
       return node.counter != kNoVar;
     }
     return !loop_shape(p_, *a_.writer, node.stmt, f).trips.empty();
+  }
+
+  // A counted loop whose trip count is a constant (`for (m = 0; m < 3; m++)`): its time per
+  // execution is a constant share of the enclosing loop's, so timing it apart adds nothing to
+  // the model and costs a probe pair per execution, in the hottest place (CoMD's force loop
+  // ran 3x slower for that).
+  bool constant_trips(StructIndex n, FunctionId f) const {
+    const StructNode &node = p_.nodes[n];
+    if (node.kind != StructKind::For || node.opaque || node.range_for) {
+      return false;
+    }
+    const std::string trips = loop_shape(p_, *a_.writer, node.stmt, f).trips;
+    if (trips.empty()) {
+      return false;
+    }
+    try {
+      return model::Expression::parse(trips).names().empty();
+    } catch (const std::exception &) {
+      return false;
+    }
   }
 
   void analyse_loops(StructIndex n, StructIndex enclosing_loop, FunctionId f) {
@@ -89,9 +149,10 @@ private:
         const StructNode &body = p_.nodes[parent.children.front()];
         perfect = body.kind == StructKind::Sequence && body.children.size() == 1 &&
                   body.children.front() == n;
-        folded = !counted(n, f);
+        folded = !counted(n, f) || constant_trips(n, f);
       }
       facts.timed = !node.interpreted && !perfect && !folded;
+      facts.perfect = perfect;
       loops_[n] = facts;
       if (facts.timed && comm_free_loop(enclosing_loop)) {
         loops_[enclosing_loop].imperfect = true;
@@ -101,11 +162,6 @@ private:
     for (StructIndex c : node.children) {
       analyse_loops(c, inner, f);
     }
-  }
-
-  // Is a node at this place folded into a loop that will be measured as a whole?
-  bool inside_measured_nest(StructIndex enclosing_loop) const {
-    return comm_free_loop(enclosing_loop) && !loops_.at(enclosing_loop).imperfect;
   }
 
   void add(ProbeKind kind, StructIndex n) {
@@ -135,19 +191,38 @@ private:
       // the same) at the cost of a probe pair per iteration.
       if (!node.stmts.empty() && !node.zero_time && !comm_free_loop(enclosing_loop)) {
         add(ProbeKind::Block, n);
+        if (timing_ && node.kind == StructKind::ExternalCall) {
+          add_sized(n, f);
+        }
+      } else if (!node.stmts.empty() && timing_ && node.kind == StructKind::ExternalCall &&
+                 allocation_call(node)) {
+        // An allocation or a free in a measured loop: its cost changes with the size
+        // (an munmap of a large block follows its pages), so it is timed and priced apart
+        // from the loop; it costs far more than its probe. Copies stay in the loop's time:
+        // in a hot loop they are small and a probe per call would cost more than they do.
+        add(ProbeKind::Block, n);
+        add_sized(n, f);
       }
       return;
     case StructKind::Reduced:
       add(ProbeKind::Function, n);
       return;
+    case StructKind::UserCall:
+      if (timing_ && !comm_free_loop(enclosing_loop) && node.callee != kNoFunction) {
+        call_sites_[node.callee].push_back(n);
+      }
+      return;
+    // An opaque condition in a loop without communication is measured with the loop (the
+    // nest becomes one block and the condition leaves the model): a counter per evaluation
+    // there would only cost time.
     case StructKind::If:
     case StructKind::IfElse:
-      if (node.opaque && !inside_measured_nest(enclosing_loop)) {
+      if (node.opaque && !comm_free_loop(enclosing_loop)) {
         add(ProbeKind::Branch, n);
       }
       break;
     case StructKind::Switch:
-      if (node.opaque && !inside_measured_nest(enclosing_loop)) {
+      if (node.opaque && !comm_free_loop(enclosing_loop)) {
         add(ProbeKind::Switch, n);
       }
       break;
@@ -198,7 +273,10 @@ private:
         timing_ = saved;
         return;
       }
-      if (!node.interpreted || node.opaque) {
+      // A loop folded into an enclosing measured loop (not timed, not part of its perfect
+      // chain) leaves the model with it: its trip count is never read.
+      const bool folded = comm_free_loop(enclosing_loop) && !facts.timed && !facts.perfect;
+      if ((!node.interpreted || node.opaque) && !folded) {
         add(ProbeKind::Trips, n);
         if (timing_ || node.opaque) {
           plan_.loops.push_back(loop);
@@ -261,6 +339,142 @@ private:
     }
   }
 
+  // The model text of a size argument when every variable it reads is kept by the model (a
+  // control variable, a parameter or a builtin), else "".
+  std::string size_text(const clang::Expr *e, FunctionId f) {
+    const WriteResult r = a_.writer->write(e, f);
+    if (!r.ok) {
+      return {};
+    }
+    if (kept_names_.empty()) {
+      for (const Variable &v : p_.variables) {
+        if (!v.control) {
+          dropped_names_.insert(v.model_name);
+        } else {
+          kept_names_.insert(v.model_name);
+        }
+      }
+    }
+    try {
+      for (const auto &name : model::Expression::parse(r.text).names()) {
+        if (dropped_names_.contains(name)) {
+          return {};
+        }
+      }
+    } catch (const std::exception &) {
+      return {};
+    }
+    return r.text;
+  }
+
+  // The bytes a freed pointer was allocated with: the size of the allocation in the same
+  // function that assigned the pointer's variable (`p = malloc(n)`, `double *p = malloc(n)`).
+  std::string freed_bytes(const clang::Expr *pointer, FunctionId f) {
+    const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(pointer->IgnoreParenImpCasts());
+    const auto *var = ref != nullptr ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+    if (var == nullptr) {
+      return {};
+    }
+    for (const auto &[site, text] : allocations_) {
+      const StructNode &node = p_.nodes[site];
+      if (node.function != f || node.stmts.empty()) {
+        continue;
+      }
+      const clang::Stmt *s = node.stmts.front();
+      bool assigns = false;
+      if (const auto *ds = llvm::dyn_cast<clang::DeclStmt>(s)) {
+        for (const clang::Decl *d : ds->decls()) {
+          assigns = assigns || d == var;
+        }
+      } else if (const auto *bo = llvm::dyn_cast<clang::BinaryOperator>(s)) {
+        const auto *lhs = llvm::dyn_cast<clang::DeclRefExpr>(bo->getLHS()->IgnoreParenImpCasts());
+        assigns = bo->isAssignmentOp() && lhs != nullptr && lhs->getDecl() == var;
+      }
+      if (assigns) {
+        return text;
+      }
+    }
+    return {};
+  }
+
+  static bool allocation_call(const StructNode &node) {
+    SizedCall call;
+    return sized_call(node.call, call) && (call.allocates || call.callee == "free");
+  }
+
+  void add_sized(StructIndex n, FunctionId f) {
+    const StructNode &node = p_.nodes[n];
+    SizedCall call;
+    if (!sized_call(node.call, call)) {
+      return;
+    }
+    Probe probe;
+    probe.slot = plan_.slots++;
+    probe.kind = ProbeKind::Sized;
+    probe.node = node.model_id;
+    probe.callee = call.callee;
+    probe.allocates = call.allocates;
+    if (!call.sizes.empty()) {
+      std::string product;
+      for (const clang::Expr *e : call.sizes) {
+        const std::string text = size_text(e, f);
+        if (text.empty()) {
+          product.clear();
+          break;
+        }
+        product += (product.empty() ? "(" : " * (") + text + ")";
+      }
+      probe.bytes = product;
+      if (call.allocates && !product.empty()) {
+        allocations_.emplace_back(n, product);
+      }
+    } else if (call.pointer != nullptr) {
+      probe.bytes = freed_bytes(call.pointer, f);
+    }
+    plan_.probes.push_back(probe);
+    a_.probe_sites.push_back({probe.slot, static_cast<std::uint8_t>(ProbeKind::Sized), n, nullptr});
+  }
+
+  // A constructor whose member initialisers construct class-type members or bases (vectors
+  // allocated and filled before the body runs): their time is in no statement of the model.
+  static bool costly_initialisers(const clang::FunctionDecl *decl) {
+    const auto *ctor = llvm::dyn_cast_or_null<clang::CXXConstructorDecl>(decl);
+    if (ctor == nullptr) {
+      return false;
+    }
+    for (const clang::CXXCtorInitializer *init : ctor->inits()) {
+      const auto *construct =
+          llvm::dyn_cast_or_null<clang::CXXConstructExpr>(init->getInit()->IgnoreImplicit());
+      if (construct != nullptr && construct->getConstructor() != nullptr &&
+          !construct->getConstructor()->isTrivial()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Prologue probes: each constructor with costly initialisers, timed from a mark at its
+  // call sites (statements outside measured nests) to the top of its body.
+  void plan_prologues() {
+    for (const auto &[callee, sites] : call_sites_) {
+      const FunctionInfo &fn = p_.functions[callee];
+      if (fn.body == kNoStruct || p_.nodes[fn.body].model_id == 0 ||
+          !costly_initialisers(fn.decl)) {
+        continue;
+      }
+      Probe probe;
+      probe.slot = plan_.slots++;
+      probe.kind = ProbeKind::Prologue;
+      probe.node = p_.nodes[fn.body].model_id;
+      plan_.probes.push_back(probe);
+      const auto kind = static_cast<std::uint8_t>(ProbeKind::Prologue);
+      a_.probe_sites.push_back({probe.slot, kind, fn.body, nullptr});
+      for (StructIndex site : sites) {
+        a_.probe_sites.push_back({probe.slot, kind, site, nullptr});
+      }
+    }
+  }
+
   bool has_inner_loop(StructIndex n) const {
     for (StructIndex c : p_.nodes[n].children) {
       if (is_loop(p_.nodes[c].kind) || has_inner_loop(c)) {
@@ -275,6 +489,10 @@ private:
   EstimationPlan plan_;
   std::map<StructIndex, LoopFacts> loops_;
   std::set<FunctionId> nest_only_;
+  std::map<FunctionId, std::vector<StructIndex>> call_sites_;    // user calls outside nests
+  std::vector<std::pair<StructIndex, std::string>> allocations_; // allocation, its bytes
+  std::set<std::string> kept_names_;
+  std::set<std::string> dropped_names_;
   bool timing_ = true;
 };
 

@@ -9,6 +9,13 @@
 // exit (an empty probe pair, what a pair costs an enclosing measurement, what a trip counter
 // costs it) so the loader can subtract it (seed 003 notes §6.5: "correction").
 //
+// Timed probes (blocks, fragments, functions) are sampled the same way: every execution is
+// counted, the first PJ_SAMPLE_DENSE are timed, then one in 8..23 (a stride hashed from the
+// sample count, so a periodic program does not alias with it). An untimed execution costs a
+// counter update; the ones nested in a timed interval are counted (`skips`) and charged their
+// own calibrated cost. A probe in a function called millions of times (a qsort comparator)
+// otherwise doubled the program's time.
+//
 // Iterations of a fragment are timed densely for a slot's first PJ_ITERATION_DENSE samples and
 // then one in PJ_ITERATION_STRIDE: a timestamp per iteration costs about as much as a short
 // body (an FFT butterfly), so timing every iteration made the fragment's corrected time the
@@ -35,15 +42,27 @@ typedef struct pj_slot {
   pj_u64 min, max;
   pj_u64 nested; /* timed probe events inside the measured intervals */
   pj_u64 counters; /* counter events (opaque trip counts, selectors) inside them */
+  pj_u64 executions; /* timed probes: executions, timed or not (count: the timed ones) */
+  pj_u64 skips;      /* untimed probe executions inside the measured intervals */
   pj_u64 last, generation; /* iterations timed per thread (OpenMP loops) */
   pj_u64 left;     /* iterations until the next timed one (sampled iteration timing) */
   double dsum;     /* values (value probes) */
   pj_u64 values[PJ_HISTOGRAM], counts[PJ_HISTOGRAM], overflow;
+  double *sequence; /* value probes: the first PJ_SEQUENCE values, in call order */
+  pj_u64 kept;
+  double live;   /* timed probes: the probed heap's live bytes, summed over the samples */
+  double *bins;  /* sized probes: per power of two of the bytes, count, bytes and ticks */
 } pj_slot;
+
+#define PJ_SEQUENCE 4096
+void pj_keep_value(pj_slot *s, double value);
 
 extern __thread pj_slot *pj_slots;
 extern __thread pj_u64 pj_events;
 extern __thread pj_u64 pj_counter_events;
+extern __thread pj_u64 pj_skips;
+extern __thread double pj_size;
+extern long long pj_live;
 extern pj_u64 pj_generation;
 pj_slot *pj_thread_slots(void);
 
@@ -69,8 +88,9 @@ static inline pj_slot *pj_slot_of(unsigned k) {
   return s + k;
 }
 
-static inline void pj_sample(unsigned k, pj_u64 dt, pj_u64 nested, pj_u64 counters) {
+static inline pj_slot *pj_sample(unsigned k, pj_u64 dt, pj_u64 nested, pj_u64 counters) {
   pj_slot *s = pj_slot_of(k);
+  s->live += (double)__atomic_load_n(&pj_live, __ATOMIC_RELAXED);
   if (s->count == 0 || dt < s->min) s->min = dt;
   if (dt > s->max) s->max = dt;
   s->count++;
@@ -79,11 +99,33 @@ static inline void pj_sample(unsigned k, pj_u64 dt, pj_u64 nested, pj_u64 counte
   s->nested += nested;
   s->counters += counters;
   pj_events++;
+  return s;
 }
 
-static inline void pj_end(unsigned k, pj_u64 t0, pj_u64 e0, pj_u64 c0) {
-  pj_u64 t1 = pj_now();
-  pj_sample(k, t1 - t0, pj_events - e0, pj_counter_events - c0);
+#define PJ_SAMPLE_DENSE 256
+
+/* The start of a timed probe: its timestamp, or 0 when this execution is not timed. */
+static inline pj_u64 pj_begin(unsigned k) {
+  pj_slot *s = pj_slot_of(k);
+  s->executions++;
+  if (__builtin_expect(s->left != 0, 1)) {
+    s->left--;
+    pj_skips++;
+    return 0;
+  }
+  return pj_now();
+}
+
+static inline void pj_end(unsigned k, pj_u64 t0, pj_u64 e0, pj_u64 c0, pj_u64 k0) {
+  pj_u64 t1;
+  pj_slot *s;
+  if (t0 == 0) return;
+  t1 = pj_now();
+  s = pj_sample(k, t1 - t0, pj_events - e0, pj_counter_events - c0);
+  s->skips += pj_skips - k0;
+  if (s->count >= PJ_SAMPLE_DENSE) {
+    s->left = 7 + ((s->count * 0x9E3779B97F4A7C15ull) >> 60); /* 7..22 skipped: 1 in 8..23 */
+  }
 }
 
 static inline void pj_histogram(pj_slot *s, pj_u64 v) {
@@ -132,7 +174,12 @@ static inline void pj_value(unsigned k, double value) {
   pj_slot *s = pj_slot_of(k);
   s->count++;
   s->dsum += value;
+  if (s->kept < PJ_SEQUENCE) pj_keep_value(s, value);
 }
+
+/* A per-peer count array (MPI_Alltoallv): the mean count over the communicator's ranks;
+   fcomm is MPI_Comm_c2f of the communicator (this header cannot include mpi.h). */
+void pj_value_counts(unsigned k, const int *counts, int fcomm);
 
 /* Quarter-octave bucket of a duration, so the loader can trim outliers (page faults,
    interrupts) from the balanced-loop test without keeping every iteration time. */
@@ -144,8 +191,56 @@ static inline pj_u64 pj_bucket(pj_u64 dt) {
 }
 
 static inline void pj_iteration_sample(unsigned k, pj_u64 dt) {
-  pj_sample(k, dt, 0, 0);
+  (void)pj_sample(k, dt, 0, 0);
   pj_histogram(pj_slot_of(k), pj_bucket(dt));
+}
+
+/* Calls priced by their size (malloc, free, memcpy, ...): the product of the size arguments of
+   the current call (a free's block: its usable size), binned by powers of two with the time of
+   the timed calls; allocations and frees move the probed heap's live bytes, which every timed
+   sample reads (the working set of the loops the model scales across cache levels). */
+#define PJ_SIZE_BINS 64
+void pj_size_free(void *block);
+void pj_size_release(void *block);
+void pj_sized_sample(unsigned s, double bytes, pj_u64 dt);
+
+static inline void pj_size_mul(double v) { pj_size *= v; }
+
+static inline pj_u64 pj_begin_sized(unsigned k) {
+  pj_size = 1.0;
+  return pj_begin(k);
+}
+
+static inline void pj_end_sized(unsigned k, unsigned s, int allocates, pj_u64 t0, pj_u64 e0,
+                                pj_u64 c0, pj_u64 k0) {
+  pj_u64 dt;
+  if (allocates) __atomic_add_fetch(&pj_live, (long long)pj_size, __ATOMIC_RELAXED);
+  if (t0 == 0) return;
+  dt = pj_now() - t0;
+  pj_sized_sample(s, pj_size, dt);
+  pj_end(k, t0, e0, c0, k0);
+}
+
+/* A constructor's member initialisers: marked at the call site, timed at the body's top; the
+   mark names its constructor so another constructor's body does not take it. */
+typedef struct pj_mark_state { unsigned k; pj_u64 t, e, c, s; } pj_mark_state;
+extern __thread pj_mark_state pj_marked;
+
+static inline void pj_mark(unsigned k) {
+  pj_marked.k = k + 1;
+  pj_marked.e = pj_events;
+  pj_marked.c = pj_counter_events;
+  pj_marked.s = pj_skips;
+  pj_marked.t = pj_now();
+}
+
+static inline void pj_prologue(unsigned k) {
+  pj_slot *s;
+  if (pj_marked.k != k + 1) return;
+  pj_marked.k = 0;
+  s = pj_sample(k, pj_now() - pj_marked.t, pj_events - pj_marked.e,
+                pj_counter_events - pj_marked.c);
+  s->skips += pj_skips - pj_marked.s;
 }
 
 #define PJ_ITERATION_DENSE 256
@@ -206,9 +301,25 @@ static inline void pj_generation_bump(void) {
   __atomic_add_fetch(&pj_generation, 1, __ATOMIC_RELAXED);
 }
 
-#define PJ_BEGIN(k) pj_u64 pj_t##k, pj_e##k, pj_c##k; pj_e##k = pj_events; \
-  pj_c##k = pj_counter_events; pj_t##k = pj_now();
-#define PJ_END(k) pj_end(k, pj_t##k, pj_e##k, pj_c##k);
+/* In C a probe's start is one declaration (its initialisers run in order), so C90 code, whose
+   declarations must precede statements, stays valid when a probe opens a block of them; C++
+   keeps uninitialised declarations, which a case label may jump past. */
+#ifdef __cplusplus
+#define PJ_BEGIN(k) pj_u64 pj_t##k, pj_e##k, pj_c##k, pj_k##k; pj_e##k = pj_events; \
+  pj_c##k = pj_counter_events; pj_k##k = pj_skips; pj_t##k = pj_begin(k);
+#else
+#define PJ_BEGIN(k) pj_u64 pj_e##k = pj_events, pj_c##k = pj_counter_events, \
+  pj_k##k = pj_skips, pj_t##k = pj_begin(k);
+#endif
+#define PJ_END(k) pj_end(k, pj_t##k, pj_e##k, pj_c##k, pj_k##k);
+#ifdef __cplusplus
+#define PJ_BEGIN_SIZED(k) pj_u64 pj_t##k, pj_e##k, pj_c##k, pj_k##k; pj_e##k = pj_events; \
+  pj_c##k = pj_counter_events; pj_k##k = pj_skips; pj_t##k = pj_begin_sized(k);
+#else
+#define PJ_BEGIN_SIZED(k) pj_u64 pj_e##k = pj_events, pj_c##k = pj_counter_events, \
+  pj_k##k = pj_skips, pj_t##k = pj_begin_sized(k);
+#endif
+#define PJ_END_SIZED(k, s, a) pj_end_sized(k, s, a, pj_t##k, pj_e##k, pj_c##k, pj_k##k);
 
 #ifdef __cplusplus
 }
@@ -221,9 +332,15 @@ std::string_view probe_runtime_source() {
   return R"PJ(/* parjava estimation runtime (generated; do not edit) */
 #define _GNU_SOURCE
 #include "parjava_probes.h"
+#include <mpi.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -234,11 +351,17 @@ std::string_view probe_runtime_source() {
 #define PJ_CALIBRATION_PAIR (PJ_SLOTS + 1)
 #define PJ_CALIBRATION_COUNTER (PJ_SLOTS + 2)
 #define PJ_CALIBRATION_SCRATCH (PJ_SLOTS + 3)
-#define PJ_ALL_SLOTS (PJ_SLOTS + 4)
+#define PJ_CALIBRATION_SKIP (PJ_SLOTS + 4)
+#define PJ_CALIBRATION_UNTIMED (PJ_SLOTS + 5)
+#define PJ_ALL_SLOTS (PJ_SLOTS + 6)
 
 __thread pj_slot *pj_slots;
 __thread pj_u64 pj_events;
 __thread pj_u64 pj_counter_events;
+__thread pj_u64 pj_skips;
+__thread pj_mark_state pj_marked;
+__thread double pj_size = 1.0;
+long long pj_live;
 pj_u64 pj_generation;
 
 typedef struct pj_thread_entry { pj_slot *slots; struct pj_thread_entry *next; } pj_thread_entry;
@@ -262,10 +385,134 @@ pj_slot *pj_thread_slots(void) {
   return pj_slots;
 }
 
+void pj_value_counts(unsigned k, const int *counts, int fcomm) {
+  int n = 0, i;
+  double sum = 0.0;
+  if (MPI_Comm_size(MPI_Comm_f2c(fcomm), &n) != MPI_SUCCESS || n <= 0 || counts == 0) return;
+  for (i = 0; i < n; ++i) sum += (double)counts[i];
+  pj_value(k, sum / (double)n);
+}
+
+static double pj_usable(void *block) {
+#ifdef __GLIBC__
+  return block != 0 ? (double)malloc_usable_size(block) : 0.0;
+#else
+  (void)block;
+  return 0.0;
+#endif
+}
+
+void pj_size_free(void *block) {
+  pj_size = pj_usable(block);
+  __atomic_sub_fetch(&pj_live, (long long)pj_size, __ATOMIC_RELAXED);
+}
+
+void pj_size_release(void *block) {
+  __atomic_sub_fetch(&pj_live, (long long)pj_usable(block), __ATOMIC_RELAXED);
+}
+
+void pj_sized_sample(unsigned k, double bytes, pj_u64 dt) {
+  pj_slot *s = pj_slot_of(k);
+  int bin = bytes >= 1.0 ? (int)log2(bytes) : 0;
+  if (s->bins == 0) {
+    s->bins = (double *)calloc(3 * PJ_SIZE_BINS, sizeof(double));
+    if (s->bins == 0) return;
+  }
+  if (bin >= PJ_SIZE_BINS) bin = PJ_SIZE_BINS - 1;
+  s->count++;
+  s->bins[3 * bin] += 1.0;
+  s->bins[3 * bin + 1] += bytes;
+  s->bins[3 * bin + 2] += (double)dt;
+}
+
+void pj_keep_value(pj_slot *s, double value) {
+  if (s->sequence == 0) {
+    s->sequence = (double *)malloc(PJ_SEQUENCE * sizeof(double));
+    if (s->sequence == 0) {
+      s->kept = PJ_SEQUENCE; /* keep the mean only */
+      return;
+    }
+  }
+  s->sequence[s->kept++] = value;
+}
+
+/* The program's own time, between the end of MPI_Init and the start of MPI_Finalize (what the
+   self-check compares the model with), the CPU time it used, and the machine's state around it:
+   the 1-minute load average and the steal time of a virtual machine (noise-aware estimation). */
+typedef struct pj_moment {
+  int valid;
+  struct timespec wall;
+  double cpu, load, steal, busy;
+} pj_moment;
+static pj_moment pj_init_moment, pj_finalize_moment;
+
+static double pj_cpu_seconds(void) {
+  struct rusage u;
+  if (getrusage(RUSAGE_SELF, &u) != 0) return 0.0;
+  return (double)u.ru_utime.tv_sec + 1e-6 * (double)u.ru_utime.tv_usec +
+         (double)u.ru_stime.tv_sec + 1e-6 * (double)u.ru_stime.tv_usec;
+}
+
+/* /proc/stat's cpu line: steal and busy (user+nice+system+irq+softirq) seconds, machine-wide. */
+static void pj_cpu_times(double *steal, double *busy) {
+  unsigned long long v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  double hz = (double)sysconf(_SC_CLK_TCK);
+  FILE *f = fopen("/proc/stat", "r");
+  *steal = -1.0;
+  *busy = -1.0;
+  if (f == 0) return;
+  if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+             &v[5], &v[6], &v[7]) == 8 && hz > 0) {
+    *steal = (double)v[7] / hz;
+    *busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / hz;
+  }
+  fclose(f);
+}
+
+static void pj_take(pj_moment *m) {
+  FILE *f = fopen("/proc/loadavg", "r");
+  clock_gettime(CLOCK_MONOTONIC, &m->wall);
+  m->cpu = pj_cpu_seconds();
+  m->load = -1.0;
+  if (f != 0) {
+    if (fscanf(f, "%lf", &m->load) != 1) m->load = -1.0;
+    fclose(f);
+  }
+  pj_cpu_times(&m->steal, &m->busy);
+  m->valid = 1;
+}
+
+int MPI_Init(int *argc, char ***argv) {
+  int r = PMPI_Init(argc, argv);
+  pj_take(&pj_init_moment);
+  return r;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  int r = PMPI_Init_thread(argc, argv, required, provided);
+  pj_take(&pj_init_moment);
+  return r;
+}
+
+int MPI_Finalize(void) {
+  pj_take(&pj_finalize_moment);
+  return PMPI_Finalize();
+}
+
 static double pj_seconds_since(const struct timespec *t0) {
   struct timespec t1;
   clock_gettime(CLOCK_MONOTONIC, &t1);
   return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+static const char *pj_world_size(void) {
+  const char *names[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE"};
+  unsigned i;
+  for (i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
+    const char *v = getenv(names[i]);
+    if (v != 0 && *v != 0) return v;
+  }
+  return "1";
 }
 
 static const char *pj_rank(void) {
@@ -284,24 +531,40 @@ static void pj_calibrate(void) {
   enum { N = 20000 };
   int i;
   pj_u64 t0, t1;
-  for (i = 0; i < N; ++i) {
-    PJ_BEGIN(0)
-    pj_end(PJ_CALIBRATION_SELF, pj_t0, pj_e0, pj_c0);
+  pj_slot *self = pj_slot_of(PJ_CALIBRATION_SELF);
+  pj_slot *scratch = pj_slot_of(PJ_CALIBRATION_SCRATCH);
+  pj_slot *untimed = pj_slot_of(PJ_CALIBRATION_UNTIMED);
+  for (i = 0; i < N; ++i) { /* what an empty timed interval reports */
+    pj_u64 e = pj_events, c = pj_counter_events, k = pj_skips, t;
+    self->left = 0;
+    t = pj_begin(PJ_CALIBRATION_SELF);
+    pj_end(PJ_CALIBRATION_SELF, t, e, c, k);
   }
   t0 = pj_now();
-  for (i = 0; i < N; ++i) {
-    PJ_BEGIN(1)
-    pj_end(PJ_CALIBRATION_SELF, pj_t1, pj_e1, pj_c1);
+  for (i = 0; i < N; ++i) { /* what a timed probe costs an enclosing interval */
+    pj_u64 e = pj_events, c = pj_counter_events, k = pj_skips, t;
+    scratch->left = 0;
+    t = pj_begin(PJ_CALIBRATION_SCRATCH);
+    pj_end(PJ_CALIBRATION_SCRATCH, t, e, c, k);
   }
   t1 = pj_now();
-  pj_sample(PJ_CALIBRATION_PAIR, (t1 - t0) / N, 0, 0);
+  (void)pj_sample(PJ_CALIBRATION_PAIR, (t1 - t0) / N, 0, 0);
+  untimed->left = 2 * N;
+  t0 = pj_now();
+  for (i = 0; i < N; ++i) { /* what an untimed execution costs it */
+    pj_u64 e = pj_events, c = pj_counter_events, k = pj_skips, t;
+    t = pj_begin(PJ_CALIBRATION_UNTIMED);
+    pj_end(PJ_CALIBRATION_UNTIMED, t, e, c, k);
+  }
+  t1 = pj_now();
+  (void)pj_sample(PJ_CALIBRATION_SKIP, (t1 - t0) / N, 0, 0);
   /* A trip counter with a few distinct values, as an opaque loop's usually has. */
   t0 = pj_now();
   for (i = 0; i < N; ++i) {
     pj_trips(PJ_CALIBRATION_SCRATCH, (pj_u64)(i & 3));
   }
   t1 = pj_now();
-  pj_sample(PJ_CALIBRATION_COUNTER, (t1 - t0) / N, 0, 0);
+  (void)pj_sample(PJ_CALIBRATION_COUNTER, (t1 - t0) / N, 0, 0);
 }
 
 static void pj_merge(pj_slot *into, const pj_slot *from) {
@@ -314,8 +577,20 @@ static void pj_merge(pj_slot *into, const pj_slot *from) {
   into->sumsq += from->sumsq;
   into->nested += from->nested;
   into->counters += from->counters;
+  into->executions += from->executions;
+  into->skips += from->skips;
+  into->live += from->live;
+  if (from->bins != 0) {
+    if (into->bins == 0) into->bins = (double *)calloc(3 * PJ_SIZE_BINS, sizeof(double));
+    if (into->bins != 0) {
+      for (i = 0; i < 3 * PJ_SIZE_BINS; ++i) into->bins[i] += from->bins[i];
+    }
+  }
   into->dsum += from->dsum;
   into->overflow += from->overflow;
+  for (i = 0; i < (int)from->kept && from->sequence != 0 && into->kept < PJ_SEQUENCE; ++i) {
+    pj_keep_value(into, from->sequence[i]);
+  }
   for (i = 0; i < PJ_HISTOGRAM && from->counts[i] != 0; ++i) {
     for (j = 0; j < PJ_HISTOGRAM; ++j) {
       if (into->counts[j] != 0 && into->values[j] == from->values[i]) {
@@ -371,7 +646,7 @@ static void pj_write(void) {
     free(total);
     return;
   }
-  fprintf(out, "parjava-estimates 2\n");
+  fprintf(out, "parjava-estimates 3\n");
 #if defined(__x86_64__) || defined(__i386__)
   fprintf(out, "clock rdtsc\n");
 #else
@@ -380,23 +655,51 @@ static void pj_write(void) {
   fprintf(out, "ticks_per_second %.10g\n", rate);
   fprintf(out, "slots %d\n", PJ_SLOTS);
   fprintf(out, "run_seconds %.9g\n", seconds);
-  fprintf(out, "calibration %.6g %.6g %.6g\n",
+  fprintf(out, "rank %s %s\n", pj_rank(), pj_world_size());
+  fprintf(out, "cpus %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+  fprintf(out, "mpi_constants %d %d %d\n", MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ANY_TAG);
+  if (pj_init_moment.valid && pj_finalize_moment.valid) {
+    const pj_moment *a = &pj_init_moment, *b = &pj_finalize_moment;
+    fprintf(out, "program %.9g %.9g %.4g %.4g %.6g %.6g\n", pj_seconds_since(&a->wall) -
+            pj_seconds_since(&b->wall), b->cpu - a->cpu, a->load, b->load,
+            a->steal >= 0 && b->steal >= 0 ? b->steal - a->steal : -1.0,
+            a->busy >= 0 && b->busy >= 0 ? b->busy - a->busy : -1.0);
+  }
+  fprintf(out, "calibration %.6g %.6g %.6g %.6g\n",
           total[PJ_CALIBRATION_SELF].count ? (double)total[PJ_CALIBRATION_SELF].sum /
                                                  (double)total[PJ_CALIBRATION_SELF].count
                                            : 0.0,
-          (double)total[PJ_CALIBRATION_PAIR].sum, (double)total[PJ_CALIBRATION_COUNTER].sum);
+          (double)total[PJ_CALIBRATION_PAIR].sum, (double)total[PJ_CALIBRATION_COUNTER].sum,
+          (double)total[PJ_CALIBRATION_SKIP].sum);
   for (k = 0; k < PJ_SLOTS; ++k) {
     const pj_slot *s = &total[k];
     if (s->count == 0) continue;
-    fprintf(out, "slot %d %llu %llu %.17g %llu %llu %llu %.17g %llu %llu", k,
+    fprintf(out, "slot %d %llu %llu %.17g %llu %llu %llu %.17g %llu %llu %llu %llu", k,
             (unsigned long long)s->count, (unsigned long long)s->sum, s->sumsq,
             (unsigned long long)s->min, (unsigned long long)s->max,
             (unsigned long long)s->nested, s->dsum, (unsigned long long)s->overflow,
-            (unsigned long long)s->counters);
+            (unsigned long long)s->counters, (unsigned long long)s->executions,
+            (unsigned long long)s->skips);
     for (i = 0; i < PJ_HISTOGRAM && s->counts[i] != 0; ++i) {
       fprintf(out, " %lld:%llu", (long long)s->values[i], (unsigned long long)s->counts[i]);
     }
     fprintf(out, "\n");
+    if (s->live > 0) fprintf(out, "live %d %.17g\n", k, s->live);
+    if (s->bins != 0) {
+      fprintf(out, "sizes %d", k);
+      for (i = 0; i < PJ_SIZE_BINS; ++i) {
+        if (s->bins[3 * i] > 0) {
+          fprintf(out, " %.17g:%.17g:%.17g", s->bins[3 * i], s->bins[3 * i + 1],
+                  s->bins[3 * i + 2]);
+        }
+      }
+      fprintf(out, "\n");
+    }
+    if (s->kept > 0 && s->sequence != 0) {
+      fprintf(out, "values %d %llu", k, (unsigned long long)s->kept);
+      for (i = 0; i < (int)s->kept; ++i) fprintf(out, " %.17g", s->sequence[i]);
+      fprintf(out, "\n");
+    }
   }
   fprintf(out, "end\n");
   fclose(out);

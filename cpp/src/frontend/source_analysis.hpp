@@ -31,6 +31,10 @@ struct ProbeSite {
   std::uint8_t kind = 0; // ProbeKind
   StructIndex node = kNoStruct;
   const clang::Expr *value = nullptr; // Value probes
+  // Input probes: the statement at whose end the input holds its value, and the variable as
+  // written there (`cmd.nSteps`).
+  const clang::Stmt *after = nullptr;
+  std::string spelling{};
 };
 
 struct AnalysedSources {

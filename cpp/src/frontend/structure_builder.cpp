@@ -11,6 +11,7 @@
 #include <clang/Basic/SourceManager.h>
 
 #include "effects.hpp"
+#include "sized_calls.hpp"
 #include "variables.hpp"
 
 namespace parjava::frontend {
@@ -423,6 +424,13 @@ private:
     n.callee_name = c.name;
     n.label = c.name;
     n.effects = tagged(statement_effects(s, vars_, calls_), s);
+    // A call priced by its size (malloc, memcpy, ...): the size is a control use, so the
+    // estimation can write the call's time as a function of it (issue 13 item 4).
+    if (SizedCall sized; sized_call(c.expr, sized)) {
+      for (const clang::Expr *e : sized.sizes) {
+        vars_.uses(e, n.uses);
+      }
+    }
     if (c.kind == CallClass::Mpi) {
       if (c.mpi == nullptr) {
         diag(DiagnosticKind::Unsupported, Severity::Warning, s->getBeginLoc(),

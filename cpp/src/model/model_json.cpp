@@ -783,6 +783,23 @@ Model read_model(std::string_view text, std::string_view origin) {
     fr.finish();
     m.functions.push_back(std::move(f));
   }
+  if (const Json *check = top.get("self_check")) {
+    FieldReader cr(*check, std::string(origin) + ", self_check");
+    (void)cr.boolean("passed", true);
+    if (cr.integer("np", 1) < 1) {
+      cr.fail("np", "must be at least 1");
+    }
+    for (const char *field : {"measured", "predicted", "coverage", "error"}) {
+      (void)cr.number(field, 0.0);
+    }
+    (void)cr.string("message");
+    if (const Json *fragments = cr.get("fragments");
+        fragments != nullptr && !fragments->is_array()) {
+      cr.fail("fragments", "must be a list");
+    }
+    cr.finish();
+    m.self_check = check->dump();
+  }
   top.finish();
   m.validate();
   return m;

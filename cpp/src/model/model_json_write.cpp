@@ -304,6 +304,9 @@ std::string model_to_json(const Model &m, int indent) {
     params[p.name] = std::move(entry);
   }
   doc["parameters"] = params;
+  if (!m.self_check.empty()) {
+    doc["self_check"] = OrderedJson::parse(m.self_check);
+  }
   if (!m.globals.empty()) {
     OrderedJson globals = OrderedJson::array();
     for (const auto &g : m.globals) {

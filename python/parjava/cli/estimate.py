@@ -19,6 +19,11 @@ current directory. Block times (mean, sigma, samples), branch probabilities and 
 into the model; loops without communication become blocks whose time scales with their trip
 counts, so a model estimated on a small input predicts a large one (predict with
 `parjava predict model.json --params argv1=4096`).
+
+Every run is listed with its time and the machine's load; the last lines say how trustworthy
+the timings are (a run slowed by neighbours is flagged) and how well the model re-predicts its
+own estimation run (the self-check; the model JSON records it, `parjava predict --fail-on
+self-check` refuses a model that failed it).
 """
 
 
@@ -52,9 +57,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--repeat",
-        type=int,
+        type=_repeat,
         default=1,
-        help="estimation runs, combined as --combine says (default 1)",
+        help="estimation runs, combined as --combine says (default 1); 'auto' repeats until "
+        "the per-block medians are stable to 3%% (3 to --max-repeat runs)",
+    )
+    p.add_argument(
+        "--max-repeat", type=int, default=10, help="most runs with --repeat auto (default 10)"
     )
     p.add_argument(
         "--combine",
@@ -64,10 +73,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(default mean)",
     )
     p.add_argument("--no-reduce", action="store_true", help="keep loops instead of reducing them")
+    p.add_argument(
+        "--no-self-check",
+        action="store_true",
+        help="do not re-predict the estimation run with the model afterwards",
+    )
+    p.add_argument(
+        "--machine",
+        help="machine JSON for the self-check's prediction (default: the shared-memory preset)",
+    )
     p.add_argument("-o", "--output", help="write the model JSON here (default: standard output)")
     p.add_argument("--diagnostics", help="write the diagnostics as JSON to this file")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print diagnostics")
     p.set_defaults(func=run)
+
+
+def _repeat(text: str) -> int | str:
+    if text == "auto":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'auto', got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,6 +112,11 @@ def run(args: argparse.Namespace) -> int:
         name=args.name,
         argv=command,
     )
+    machine = None
+    if args.machine:
+        from ..machine import Machine
+
+        machine = Machine.load(args.machine)
     estimation = model.estimate(
         run=command,
         np=args.np,
@@ -93,6 +128,10 @@ def run(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         repeat=args.repeat,
         combine=args.combine,
+        max_repeat=args.max_repeat,
+        self_check=not args.no_self_check,
+        machine=machine,
+        log=None if args.quiet else lambda line: sys.stderr.write(line + "\n"),
     )
     if args.output:
         model.save(args.output)
@@ -104,6 +143,16 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(model.to_json() + "\n")
     if not args.quiet:
         print_diagnostics(model.diagnostics)
+    # The two lines a user needs to judge the result, last so they stay on the screen.
+    sys.stderr.write(estimation.trust + "\n")
+    check = estimation.self_check
+    if check is not None:
+        state = "passed" if check.passed else "FAILED"
+        sys.stderr.write(
+            f"self-check {state}: coverage {100 * check.coverage:.0f}% of the measured run "
+            f"({check.predicted:.3g} s predicted, {check.measured:.3g} s measured, "
+            f"{100 * check.error:+.0f}%)\n"
+        )
     if args.diagnostics:
         write_diagnostics(model.diagnostics, args.diagnostics)
     return 0

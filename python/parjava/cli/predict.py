@@ -34,13 +34,14 @@ EPILOG = """examples:
   failure   exit 1 when the prediction failed at some process count (deadlock, model error);
             the others are still printed
   warning   exit 1 when a run produced a warning (as well as on failures if also given)
+  self-check exit 1 when the model failed the self-check of its estimation (or has none)
   none      exit 0 as long as at least one process count was predicted
 
 exit status: 0 success, 1 an --expect-speedup or --fail-on check failed, 2 usage or input
 error (also when the prediction failed at every process count)
 """
 
-_FAIL_ON = ("failure", "warning", "none")
+_FAIL_ON = ("failure", "warning", "self-check", "none")
 
 _OPS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,
@@ -114,7 +115,8 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         choices=_FAIL_ON,
-        help="what makes the exit status 1: failure (default), warning, none (see below)",
+        help="what makes the exit status 1: failure (default), warning, self-check, none "
+        "(see below)",
     )
     parser.add_argument(
         "--max-depth",
@@ -258,6 +260,7 @@ def run(args: argparse.Namespace) -> int:
         ]
     if "warning" in fail_on and pred.warnings:
         failed.append(f"{len(pred.warnings)} warning(s) (--fail-on warning)")
+    failed += _self_check_failures(model, fail_on)
     if args.trace_out:
         trace = pred.trace(np=int(pred.np[-1]))
         trace.write(args.trace_out)
@@ -265,6 +268,7 @@ def run(args: argparse.Namespace) -> int:
         doc = pred.to_dict()
         doc["hot"] = pred.hot(args.hot)
         doc["checks"] = {"failed": failed, "count": len(checks)}
+        doc["self_check"] = model.self_check
         print(json.dumps(doc, indent=1))
     else:
         print(f"model {model.name}: {len(model)} nodes")
@@ -294,6 +298,31 @@ def run(args: argparse.Namespace) -> int:
             print(f"failed at np={f.np} threads={f.threads}: {f.message}", file=sys.stderr)
         for w in pred.warnings:
             print(f"warning: {w}", file=sys.stderr)
+        if model.self_check is not None:
+            print(_self_check_line(model.self_check), file=sys.stderr)
         for msg in failed:
             print(f"check failed: {msg}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _self_check_line(check: dict[str, Any]) -> str:
+    """One line about the estimation's self-check recorded in the model."""
+    state = "passed" if check.get("passed") else "FAILED"
+    return (
+        f"model self-check {state} at np={check.get('np')}: coverage "
+        f"{100 * check.get('coverage', 0.0):.0f}% of its estimation run "
+        f"({100 * check.get('error', 0.0):+.0f}%)"
+        + ("" if check.get("passed") else f" -- {check.get('message', '')}")
+    )
+
+
+def _self_check_failures(model: Any, fail_on: set[str]) -> list[str]:
+    """--fail-on self-check: the model's failed self-check as a failed check."""
+    check = model.self_check
+    if "self-check" not in fail_on:
+        return []
+    if check is None:
+        return ["the model has no self-check (estimate it with parjava estimate)"]
+    if not check.get("passed"):
+        return [f"the model failed its self-check: {check.get('message', '')}"]
+    return []

@@ -211,17 +211,80 @@ TEST(Estimates, ANestsBlocksAndUncountedInnerLoopsAreMeasuredWithIt) {
   ASSERT_NE(planned, nullptr);
   EXPECT_EQ(planned->trips, "max(0, (n) - (1))");
   EXPECT_NE(built.plan.find(outer->id, ProbeKind::Fragment), nullptr);
-  // The inner loop's trips are not an expression: it is counted, but timed with the outer
-  // loop, and so are the blocks around it (a probe pair per iteration would cost more than
-  // the body).
+  // The inner loop's trips are not an expression: it is timed with the outer loop, and so are
+  // the blocks around it (a probe pair per iteration would cost more than the body); its trip
+  // count leaves the model with it, so nothing counts it either, and the opaque branch in the
+  // nest is measured with the nest.
   EXPECT_EQ(built.plan.find(inner->id, ProbeKind::Fragment), nullptr);
-  EXPECT_NE(built.plan.find(inner->id, ProbeKind::Trips), nullptr);
+  EXPECT_EQ(built.plan.find(inner->id, ProbeKind::Trips), nullptr);
+  const model::Node *swap = labelled(built.model, "if i < j");
+  ASSERT_NE(swap, nullptr);
+  EXPECT_EQ(built.plan.find(swap->id, ProbeKind::Branch), nullptr);
   for (const auto &p : built.plan.probes) {
     if (p.kind == ProbeKind::Block) {
       const model::Node &b = built.model.node(p.node);
       EXPECT_TRUE(b.source.line < 8 || b.source.line > 19) << b.label << " is in the nest";
     }
   }
+}
+
+constexpr const char *kConstantInner = R"(
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int n = argc > 1 ? atoi(argv[1]) : 64;
+  double *f = malloc((size_t)n * 3 * sizeof(double));
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < n; j++) {
+      double w = 1.0 / (1 + j);
+      for (int m = 0; m < 3; m++) {
+        f[3 * i + m] += w;
+      }
+    }
+  }
+  free(f);
+  MPI_Finalize();
+  return 0;
+}
+)";
+
+TEST(Estimates, ALoopWithAConstantTripCountIsTimedWithItsEnclosingLoop) {
+  const BuildResult built = build(write_source("constant.c", kConstantInner));
+  const model::Node *middle = labelled(built.model, "for j < n");
+  const model::Node *inner = labelled(built.model, "for m < 3");
+  ASSERT_NE(middle, nullptr);
+  ASSERT_NE(inner, nullptr);
+  // `for m < 3` costs a constant share of `for j < n`'s iteration: a probe pair per execution
+  // would only slow the hottest place, and nothing reads its trips. `for j < n` then holds no
+  // timed loop: the perfect body of `for i < n`, measured by its probe and counted for the
+  // chain's trips.
+  EXPECT_EQ(built.plan.find(inner->id, ProbeKind::Fragment), nullptr);
+  EXPECT_EQ(built.plan.find(inner->id, ProbeKind::Trips), nullptr);
+  EXPECT_EQ(built.plan.find(middle->id, ProbeKind::Fragment), nullptr);
+  EXPECT_NE(built.plan.find(middle->id, ProbeKind::Trips), nullptr);
+}
+
+TEST(Estimates, SampledTimedProbesScaleToEveryExecution) {
+  Fixture f;
+  const std::uint32_t block = f.slot(f.loop("double s = 0.0;"), ProbeKind::Block);
+  // Version 3: 300 of 3000 executions timed, 20 ticks each less 3 of self overhead, and 600
+  // untimed probe executions inside them at 2 ticks each: 17 - 4 = 13 ticks per execution.
+  std::ostringstream body;
+  body << "slot " << block << " 300 " << 300 * 20 << " 0 20 20 0 0 0 0 3000 600\n";
+  std::ostringstream file;
+  file << "parjava-estimates 3\nclock rdtsc\nticks_per_second 1e9\nslots " << f.built.plan.slots
+       << "\nrun_seconds 1\ncalibration 3 4 5 2\n"
+       << body.str() << "end\n";
+  const Measurements ms =
+      load_estimates({write_source("sampled.txt", file.str())}, f.built.plan.slots);
+  EXPECT_DOUBLE_EQ(ms.skip_ticks, 2.0);
+  EXPECT_EQ(executions_of(ms.slots[block]), 3000u);
+  model::Model m = f.built.model;
+  apply_estimates(m, f.built.plan, ms);
+  const model::Node &b = m.node(f.loop("double s = 0.0;"));
+  EXPECT_NEAR(b.time.seconds, 13e-9, 1e-15);
+  EXPECT_EQ(b.time.samples, 300u);
 }
 
 // A run of the nest's block at `ticks_per_sample` (10 samples, 3-tick self overhead) with the

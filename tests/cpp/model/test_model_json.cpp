@@ -96,6 +96,25 @@ TEST(ModelJson, ErrorsNameNodeAndField) {
   expect(replace(kRing, "\"sigma\": 1e-8", "\"sigma\": 1e309"), {"m.json", "not valid JSON"});
 }
 
+TEST(ModelJson, SelfCheckRoundTripsAndIsValidated) {
+  const std::string check =
+      R"("self_check": {"passed": false, "np": 2, "measured": 1.5, "predicted": 0.3, )"
+      R"("error": -0.8, "coverage": 0.2, "message": "self-check: ...", )"
+      R"("fragments": [{"node": 4, "cause": "reduced away"}]},)";
+  const std::string with = replace(kRing, "\"entry\": \"main\",", check + " \"entry\": \"main\",");
+  const Model m = model_from_json(with, "m.json");
+  EXPECT_NE(m.self_check.find("\"passed\":false"), std::string::npos);
+  const Model again = model_from_json(model_to_json(m, -1), "again.json");
+  EXPECT_EQ(again.self_check, m.self_check);
+  EXPECT_TRUE(model_from_json(kRing, "m.json").self_check.empty());
+  EXPECT_NE(error_of(replace(with, "\"np\": 2", "\"np\": 0")).find("self_check"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(with, "\"passed\": false", "\"pased\": false")).find("pased"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(with, "\"coverage\": 0.2", "\"coverage\": \"high\"")).find("number"),
+            std::string::npos);
+}
+
 TEST(ModelJson, BreakContinueTargets) {
   std::string with_break = replace(kRing, "\"children\": [4, 5, 6]", "\"children\": [4, 5, 6, 7]");
   with_break = replace(with_break, "\n  ]\n}",

@@ -26,6 +26,9 @@ struct BuildOptions {
   std::vector<std::string> argv;
   // Add Open MPI's include path (from `mpicc --showme:compile`) so <mpi.h> is found.
   bool find_mpi = true;
+  // Keep the expanded token stream of every source (the instrumenter sets it: probes inside a
+  // macro use are written into the use's expansion).
+  bool keep_tokens = false;
 };
 
 } // namespace parjava::frontend

@@ -6,7 +6,9 @@
 // input predict a large one.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,9 +28,34 @@ struct SlotMeasurement {
   std::uint64_t max = 0;
   std::uint64_t nested = 0;   // timed probe events inside the samples
   std::uint64_t counters = 0; // counter events (opaque trip counts, selectors) inside them
+  // Timed probes are sampled (estimates v3): `count` intervals were timed out of `executions`
+  // (0: all of them, files before v3), and `skips` untimed probe executions ran inside them.
+  std::uint64_t executions = 0;
+  std::uint64_t skips = 0;
   double dsum = 0.0;
   std::uint64_t overflow = 0;
+  double live = 0.0; // timed probes: the probed heap's live bytes summed over the samples
+  // Sized probes: per power of two of the bytes, {calls, bytes, ticks} of the timed calls.
+  std::map<int, std::array<double, 3>> sizes;
   std::vector<std::pair<std::int64_t, std::uint64_t>> histogram; // value, occurrences
+};
+
+// One rank of one estimation run (one estimates file): its own slots, the values its value
+// probes saw, the program's own time and the machine's state around it.
+struct RankRun {
+  int rank = 0;
+  int size = 1;                                        // the run's np
+  std::vector<SlotMeasurement> slots;                  // this rank alone
+  std::map<std::uint32_t, std::vector<double>> values; // value probes: the first 4096 values
+  bool has_program = false;                            // MPI_Init and MPI_Finalize were seen
+  double program_seconds = 0.0;     // wall time from MPI_Init's end to MPI_Finalize's start
+  double program_cpu_seconds = 0.0; // CPU time (user + system) of the process meanwhile
+  double load_begin = -1.0;         // 1-minute load average at MPI_Init (-1: unknown)
+  double load_end = -1.0;           // ... at MPI_Finalize
+  double steal_seconds = -1.0;      // machine-wide steal time meanwhile (-1: unknown)
+  double busy_seconds = -1.0;       // machine-wide busy CPU time meanwhile (-1: unknown)
+  std::int64_t any_source = -1;     // the MPI library's MPI_ANY_SOURCE, MPI_PROC_NULL
+  std::int64_t proc_null = -2;
 };
 
 struct Measurements {
@@ -36,9 +63,30 @@ struct Measurements {
   double self_ticks = 0.0;    // what an empty probe pair reports
   double pair_ticks = 0.0;    // what one probe event costs an enclosing measurement
   double counter_ticks = 0.0; // what one counter event costs an enclosing measurement
+  double skip_ticks = 0.0;    // what one untimed probe execution costs it
   std::size_t files = 0;      // one per rank
   std::vector<SlotMeasurement> slots;
+  int cpus = 0; // online CPUs of the estimation machine (0: unknown)
+  // Per estimation run, its ranks in rank order (several runs when combined).
+  std::vector<std::vector<RankRun>> runs;
 };
+
+// The seconds the probes themselves cost one rank of a run (to compare the program's own time
+// with the model, which is overhead-corrected).
+double probe_seconds(const RankRun &rank, const Measurements &m, const EstimationPlan &plan);
+
+// Overhead-corrected total seconds of a timed slot over all its executions.
+double total_seconds(const SlotMeasurement &s, const Measurements &m);
+
+// What one timed node took in an estimation run: seconds summed over the ranks, executions
+// over the ranks, averaged over the runs (for the self-check's per-fragment comparison).
+struct NodeTotal {
+  model::NodeId node = 0;
+  ProbeKind kind = ProbeKind::Block;
+  double seconds = 0.0;
+  double executions = 0.0;
+};
+std::vector<NodeTotal> node_totals(const EstimationPlan &plan, const Measurements &m);
 
 // Read and merge estimates files (parjava-estimates.<rank>.<pid>.txt); throws Error(Run) when
 // none is given, one is malformed, or they disagree on the number of slots.
@@ -46,6 +94,11 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
 
 // Add the samples of `from` to `into` (ranks of one run, or runs of one estimation).
 void accumulate(SlotMeasurement &into, const SlotMeasurement &from);
+
+// Executions of a timed probe (sampled or not).
+inline std::uint64_t executions_of(const SlotMeasurement &s) {
+  return s.executions > s.count ? s.executions : s.count;
+}
 
 // How several estimation runs become one set of measurements.
 enum class RunStatistic : std::uint8_t {
@@ -64,9 +117,18 @@ enum class RunStatistic : std::uint8_t {
 Measurements combine_runs(const std::vector<Measurements> &runs, const EstimationPlan &plan,
                           RunStatistic statistic = RunStatistic::Mean);
 
+// A cost as a function of bytes: (bytes, value) points, increasing bytes.
+using CostCurve = std::vector<std::pair<double, double>>;
+
 struct ApplyOptions {
   double balance_alpha = 0.1; // balanced loop: D <= alpha * T_mean (notes 000 §3.7.3, α = 0.1)
   bool reduce_loops = true;   // replace measured loops without communication by blocks
+  // The estimation machine's memory costs (python/parjava/_library_costs.py): seconds per call
+  // of malloc, free, memcpy, ... by bytes, and the seconds per byte of a sweep over a working
+  // set of the given bytes (cache levels). Empty: calls keep their measured time and loops
+  // are not scaled across cache levels.
+  std::map<std::string, CostCurve> library_curves;
+  CostCurve sweep_per_byte;
 };
 
 // Put the measurements into the model (validated afterwards) and say what was done, per node:

@@ -22,6 +22,9 @@ enum class ProbeKind : std::uint8_t {
   Switch,     // selector values of an opaque switch
   Value,      // the value of an MPI argument the model cannot compute
   Function,   // entry/exit of an unstructured function (its reduced block)
+  Prologue,   // a constructor's member initialisers: from the marked call site to its body
+  Sized,      // (bytes, time) of an external call whose cost follows its size (malloc, memcpy)
+  Input,      // the value a program input (a model parameter) has where the program reads it
 };
 
 std::string_view probe_kind_name(ProbeKind kind);
@@ -30,8 +33,14 @@ struct Probe {
   std::uint32_t slot = 0;
   ProbeKind kind = ProbeKind::Block;
   model::NodeId node = 0;
-  std::string argument; // Value: the cfc argument it stands for ("bytes", "dest")
+  std::string argument; // Value: the cfc argument it stands for ("bytes", "dest");
+                        // Input: the model parameter
   std::string unit;     // Value: model text the mean is multiplied by ("8": a count of doubles)
+  // Sized: the callee, its bytes in model syntax ("" when the model cannot compute them; the
+  // argument's text is then `argument`), and whether it allocates (the heap grows).
+  std::string callee;
+  std::string bytes;
+  bool allocates = false;
 };
 
 // A loop whose measurements can reduce it to a block (notes 000 §3.7.2-§3.7.4): loops without

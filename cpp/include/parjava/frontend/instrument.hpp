@@ -4,6 +4,8 @@
 // (python/parjava/frontend.py does it with the user's compiler under mpirun).
 #pragma once
 
+#include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,18 +23,42 @@ struct InstrumentedSource {
   std::vector<std::string> command; // the user's compile command, on the probed copy
 };
 
+// Where a placed probe is: in the original file (what the compiler's messages name, through
+// #line) and in the instrumented copy (the same line, after the copy's two header lines).
+struct ProbeLocation {
+  std::uint32_t slot = 0;
+  std::string function; // model name of the function holding it
+  std::string file;     // original file and line of the node it measures
+  unsigned line = 0;
+  std::string instrumented;
+  unsigned instrumented_line = 0;
+};
+
+// A function written in a source file, by original lines (to name the function of an error).
+struct InstrumentedFunction {
+  std::string name;
+  std::string file;
+  unsigned first_line = 0;
+  unsigned last_line = 0;
+};
+
 struct Instrumentation {
   model::Model model; // the model the plan's node ids refer to
   EstimationPlan plan;
   std::vector<Diagnostic> diagnostics;
   std::vector<InstrumentedSource> sources;
-  std::string runtime_source; // parjava_probes.c (compile with -DPJ_SLOTS=<plan.slots>)
-  std::string directory;      // where everything was written
+  std::string runtime_source;           // parjava_probes.c (compile with -DPJ_SLOTS=<plan.slots>)
+  std::string directory;                // where everything was written
+  std::vector<ProbeLocation> locations; // every placed probe
+  std::vector<InstrumentedFunction> functions; // every function with a body in the sources
 };
 
 // Build the model, plan the probes and write the estimation code into `directory` (created if
-// missing). Throws Error(Frontend) if the sources do not parse, Error(Run) if files cannot be
-// written.
-Instrumentation instrument(const BuildOptions &options, const std::string &directory);
+// missing). Probes that cannot be placed are left out of the plan (with a diagnostic); the
+// functions named in `without` (model names) get none, for a caller whose compiler rejected
+// their probes. Throws Error(Frontend) if the sources do not parse, Error(Run) if files cannot
+// be written.
+Instrumentation instrument(const BuildOptions &options, const std::string &directory,
+                           const std::set<std::string> &without = {});
 
 } // namespace parjava::frontend

@@ -66,6 +66,9 @@ public:
   std::vector<Function> functions;
   std::string entry = "main";
   std::vector<Node> nodes;
+  // The estimation's self-check (docs/model-schema.md "Self-check"), a JSON object as text;
+  // empty when the model was not estimated or not checked. The reader validates its fields.
+  std::string self_check;
 
   // Structural and semantic validation; throws Error(Model) naming the node id and field.
   // Also rebuilds the id index and parent links, so call it after editing nodes.

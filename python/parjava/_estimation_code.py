@@ -1,0 +1,308 @@
+"""Compiling the estimation code, repairing it when the compiler rejects a probe, and running it.
+
+Private to :mod:`parjava.frontend` (``SourceModel.estimate``). The instrumented copies keep the
+user's lines (``#line`` and two header lines), so a compiler message ``file.c:L`` is line
+``L + 2`` of the copy, where the probe text names its slot; the slot names the probe and its
+function. A function whose probes the compiler rejects is instrumented again without them
+(self-repair), so one bad spot never blocks the estimation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import MissingDependencyError, RunError
+
+_DROP_WITH_VALUE = {"-o", "-MF", "-MT", "-MQ"}
+_DROP = {"-c", "-MD", "-MMD", "-M", "-MM", "-MP"}
+# The estimation code is ours as much as the user's: a warning its probes cause (a declaration
+# after a statement, an unused value) must not stop it.
+_DROP_ERRORS = ("-Werror", "-pedantic-errors")
+_LINK_PREFIXES = ("-l", "-L", "-Wl,")
+_LINK_FLAGS = {"-fopenmp", "-pthread", "-static", "-fsanitize=address", "-fsanitize=thread"}
+_HEADER_LINES = 2  # '#include "parjava_probes.h"' and '#line 1' precede the user's line 1
+_MAX_REPAIRS = 12
+
+_MESSAGE = re.compile(
+    r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?P<kind>(?:fatal )?error|note): "
+    r"(?P<message>.*)$",
+    re.M,
+)
+_SLOT = re.compile(r"\b(?:PJ_BEGIN|PJ_END|pj_[a-z_]+)\((\d+)\b|\bpj_[ntieci](\d+)\b")
+
+
+class CompileError(RunError):
+    """The compiler rejected an instrumented source (``output`` holds its messages)."""
+
+    def __init__(self, message: str, output: str) -> None:
+        super().__init__(message)
+        self.output = output
+
+
+@dataclass(frozen=True)
+class Culprit:
+    """A compiler error traced to the probes of one function."""
+
+    function: str
+    file: str
+    line: int
+    where: str  # "orig:L (instrumented copy copy:L+2; probe 12 (block) of f)"
+    message: str  # the compiler's message
+
+
+def compile_command(command: Sequence[str], obj: Path) -> list[str]:
+    """Return the compile-only form of a source's command, writing ``obj``."""
+    out: list[str] = []
+    skip = False
+    for arg in command:
+        if skip:
+            skip = False
+            continue
+        if arg in _DROP_WITH_VALUE:
+            skip = True
+            continue
+        if arg in _DROP or arg.startswith(_LINK_PREFIXES) or arg.startswith(_DROP_ERRORS):
+            continue
+        out.append(arg)
+    return [*out, "-c", "-o", str(obj)]
+
+
+def check(cmd: list[str], cwd: str | Path, what: str, *, source: bool = False) -> str:
+    """Run a tool; raise RunError (CompileError for a source) with its output on failure."""
+    try:
+        proc = subprocess.run(
+            cmd, cwd=cwd, capture_output=True, text=True, check=False, timeout=600
+        )
+    except FileNotFoundError as exc:
+        raise MissingDependencyError(
+            f"{cmd[0]} was not found: install MPI (`apt-get install -y libopenmpi-dev "
+            "openmpi-bin`) or pass compiler="
+        ) from exc
+    if proc.returncode != 0:
+        output = proc.stderr or proc.stdout
+        message = f"{what} failed (exit {proc.returncode}): {' '.join(cmd)}\n{output[-4000:]}"
+        if source:
+            raise CompileError(message, output)
+        raise RunError(message)
+    return proc.stdout
+
+
+def compile_estimation_code(
+    inst: dict[str, Any],
+    args: Sequence[str],
+    work: Path,
+    compiler: str | None,
+    link_args: Sequence[str],
+) -> Path:
+    """Compile and link the instrumented sources and the probe runtime; return the program."""
+    objects: list[str] = []
+    link_flags: list[str] = []
+    cxx = False
+    first_compiler = None
+    for i, src in enumerate(inst["sources"]):
+        command = list(src["command"])
+        if compiler:
+            command[0] = compiler
+        first_compiler = first_compiler or command[0]
+        cxx = cxx or Path(src["original"]).suffix in (".cpp", ".cc", ".cxx", ".C", ".c++")
+        obj = work / f"source{i}.o"
+        check(
+            compile_command(command, obj),
+            src["directory"] or work,
+            "compiling the estimation code",
+            source=True,
+        )
+        objects.append(str(obj))
+        link_flags += [
+            a for a in src["command"] if a.startswith(_LINK_PREFIXES) or a in _LINK_FLAGS
+        ]
+    for a in args:
+        if a.startswith(_LINK_PREFIXES) or a in _LINK_FLAGS:
+            link_flags.append(a)
+    cc = compiler or ("mpicc" if not first_compiler else first_compiler)
+    runtime_obj = work / "parjava_probes.o"
+    check(
+        [
+            "mpicc" if compiler is None else compiler,
+            "-O2",
+            f"-DPJ_SLOTS={int(inst['slots'])}",
+            "-c",
+            inst["runtime_source"],
+            "-o",
+            str(runtime_obj),
+        ],
+        work,
+        "compiling the probe runtime",
+    )
+    linker = compiler or ("mpicxx" if cxx else cc)
+    exe = work / "estimation-code"
+    dedup: list[str] = []
+    for flag in [*link_flags, *link_args]:
+        if flag not in dedup:
+            dedup.append(flag)
+    check(
+        [linker, *objects, str(runtime_obj), "-o", str(exe), *dedup, "-lm"],
+        work,
+        "linking the estimation code",
+    )
+    return exe
+
+
+def culprits(inst: dict[str, Any], output: str) -> list[Culprit]:
+    """Return the functions whose probes the compiler's errors point at, with the places."""
+    kinds = {int(p["slot"]): p["kind"] for p in json.loads(inst["plan"])["probes"]}
+    placed = {int(p["slot"]): p for p in inst["locations"]}
+    copies = {os.path.realpath(s["original"]): s["instrumented"] for s in inst["sources"]}
+    lines_of: dict[str, list[str]] = {}
+    found: list[Culprit] = []
+    seen: set[str] = set()
+    for file, line, message in _errors(output, copies):
+        original = os.path.realpath(file)
+        copy = copies[original]
+        if copy not in lines_of:
+            lines_of[copy] = Path(copy).read_text(errors="replace").splitlines()
+        text = lines_of[copy]
+        at = line + _HEADER_LINES
+        slots = []
+        if 0 < at <= len(text):
+            for s in _SLOT.finditer(text[at - 1]):
+                slot = int(s.group(1) or s.group(2))
+                if slot in placed and slot not in slots:
+                    slots.append(slot)
+        if slots:
+            function = placed[slots[0]]["function"]
+            probes = ", ".join(f"probe {s} ({kinds.get(s, '?')})" for s in slots[:4])
+        else:
+            function = _function_at(inst, original, line)
+            probes = "no probe on that line"
+        if not function or function in seen:
+            continue
+        seen.add(function)
+        where = f"{file}:{line} (instrumented copy {copy}:{at}; {probes} of {function})"
+        found.append(Culprit(function, file, line, where, message))
+    return found
+
+
+def _errors(output: str, copies: dict[str, str]) -> list[tuple[str, int, str]]:
+    """Return (original file, line, message) of each error in a source.
+
+    An error inside a macro (GCC reports it at the macro's definition, ours in the probes header
+    or the program's own) is placed at the outermost use that expanded it, in a source.
+    """
+    out: list[tuple[str, int, str]] = []
+    current: list[tuple[str, int, str]] | None = None  # the error's candidate places, in order
+    current_message = ""
+
+    def flush() -> None:
+        if current:
+            out.append(current[-1])
+
+    for m in _MESSAGE.finditer(output):
+        in_source = os.path.realpath(m.group("file")) in copies
+        place = (m.group("file"), int(m.group("line")))
+        if m.group("kind") != "note":
+            flush()
+            message = m.group("message").strip()
+            current = [(*place, message)] if in_source else []
+            current_message = message
+        elif current is not None and in_source and "expansion of macro" in m.group("message"):
+            current.append((*place, current_message))
+    flush()
+    return out
+
+
+def _function_at(inst: dict[str, Any], original: str, line: int) -> str:
+    best = ""
+    span = None
+    for f in inst["functions"]:
+        if os.path.realpath(f["file"]) != original:
+            continue
+        if f["first_line"] <= line <= f["last_line"]:
+            width = f["last_line"] - f["first_line"]
+            if span is None or width < span:
+                best, span = f["name"], width
+    return best
+
+
+def instrument_and_compile(
+    instrument: Callable[[list[str]], dict[str, Any]],
+    args: Sequence[str],
+    work: Path,
+    compiler: str | None,
+    link_args: Sequence[str],
+) -> tuple[dict[str, Any], Path, list[Culprit]]:
+    """Instrument and compile, repairing the estimation code when the compiler rejects it.
+
+    When the compiler rejects probes, the sources are instrumented again without the probes of
+    the functions its errors point at (each named in the returned culprits).
+    """
+    without: list[str] = []
+    repaired: list[Culprit] = []
+    while True:
+        inst = instrument(without)
+        try:
+            return inst, compile_estimation_code(inst, args, work, compiler, link_args), repaired
+        except CompileError as failure:
+            fresh = [c for c in culprits(inst, failure.output) if c.function not in without]
+            if not fresh or len(without) >= _MAX_REPAIRS:
+                places = culprits(inst, failure.output)
+                detail = "".join(f"\n  at {c.where}: {c.message}" for c in places[:5])
+                raise RunError(
+                    f"{failure}{detail}"
+                    + (
+                        f"\n(the probes of {len(without)} function(s) were already removed: "
+                        f"{', '.join(without)})"
+                        if without
+                        else ""
+                    )
+                ) from None
+            repaired += fresh
+            without += [c.function for c in fresh]
+
+
+def run_estimation(
+    exe: Path,
+    run: Sequence[str],
+    np: int,
+    mpirun: Sequence[str] | None,
+    timeout: float,
+    estimates_dir: Path,
+) -> tuple[list[str], str, float]:
+    """Run the estimation code under mpirun; return the command, its output and its seconds."""
+    import time
+
+    launcher = list(mpirun) if mpirun else [shutil.which("mpirun") or "mpirun", "--oversubscribe"]
+    command = [*launcher, "-np", str(np), str(exe), *[str(a) for a in run[1:]]]
+    env = dict(os.environ)
+    env["PARJAVA_ESTIMATES_DIR"] = str(estimates_dir)
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(
+            command, capture_output=True, text=True, env=env, timeout=timeout, check=False
+        )
+    except FileNotFoundError as exc:
+        raise MissingDependencyError(
+            "mpirun was not found: install Open MPI (`apt-get install -y openmpi-bin`)"
+        ) from exc
+    except subprocess.TimeoutExpired as exc:
+        raise RunError(
+            f"the estimation run did not finish within {timeout:.0f} s: {' '.join(command)} "
+            "(use a smaller test input, or timeout=)"
+        ) from exc
+    seconds = time.monotonic() - start
+    if proc.returncode != 0:
+        raise RunError(
+            f"the estimation run failed (exit {proc.returncode}): {' '.join(command)}\n"
+            f"{(proc.stderr or '')[-3000:]}{(proc.stdout or '')[-1000:]}"
+        )
+    return command, proc.stdout, seconds

@@ -1,0 +1,372 @@
+"""What the estimation runs say about themselves: how trustworthy their timings are, and more.
+
+Whether the model re-predicts them is the self-check. Private to :mod:`parjava.frontend`. The
+probe runtime records, per rank, the program's own time between ``MPI_Init`` and
+``MPI_Finalize``, the CPU time it used, the 1-minute load average and the machine's steal and
+busy CPU time around it (``summary`` of ``_frontend.apply_estimates``); the loader adds what the
+probes cost and what every timed node took.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+# A run is slowed by neighbours when its ranks got less than this share of a CPU, when other
+# processes used more than this share of the machine, or when the hypervisor stole this much.
+_CPU_SHARE = 0.85
+_OTHERS_SHARE = 0.25
+_STEAL_SHARE = 0.02
+SELF_CHECK_TOLERANCE = 0.10  # issue 13: off by more than 10 % -> a warning
+_MIN_SECONDS_FOR_SHARES = 0.5
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One estimation run: what ran, how long it took, and the machine around it."""
+
+    index: int
+    command: list[str]
+    wall_seconds: float  # mpirun start to end
+    program_seconds: float | None  # slowest rank, MPI_Init to MPI_Finalize (None: not seen)
+    probe_seconds: float  # what the probes cost the slowest rank (estimated)
+    cpu_share: float | None  # least CPU share of a rank (CPU time / program time)
+    others_share: float | None  # share of the machine other processes used meanwhile
+    steal_share: float | None  # share of the machine's CPU time the hypervisor stole
+    load: float | None  # highest 1-minute load average seen at MPI_Init / MPI_Finalize
+    cpus: int
+    reasons: tuple[str, ...] = ()  # why the run counts as slowed by neighbours
+
+    @property
+    def disturbed(self) -> bool:
+        """True when the run was slowed by neighbours (``reasons`` says how)."""
+        return bool(self.reasons)
+
+    def describe(self) -> str:
+        """One line: the command, its time, the program's own time, the machine."""
+        text = f"estimation run {self.index}: {' '.join(self.command)}"
+        text += f" took {self.wall_seconds:.2f} s"
+        if self.program_seconds is not None:
+            text += f" (program {self.program_seconds:.3g} s"
+            if self.cpu_share is not None:
+                text += f", {100 * self.cpu_share:.0f}% of a CPU per rank"
+            text += ")"
+        if self.reasons:
+            text += " -- slowed by neighbours: " + "; ".join(self.reasons)
+        return text
+
+
+def run_record(
+    index: int, command: Sequence[str], wall: float, summary: Mapping[str, Any], np: int
+) -> RunRecord:
+    """Build the record of one run from its summary (``_frontend.summarize``)."""
+    ranks = summary["runs"][0] if summary.get("runs") else []
+    cpus = int(summary.get("cpus") or 0)
+    timed = [r for r in ranks if "program_seconds" in r and r["program_seconds"] > 0]
+    program = max((r["program_seconds"] for r in timed), default=None)
+    probe = max((r.get("probe_seconds", 0.0) for r in ranks), default=0.0)
+    cpu_share = min((r["cpu_seconds"] / r["program_seconds"] for r in timed), default=None)
+    load = max(
+        (max(r["load_begin"], r["load_end"]) for r in timed if r["load_begin"] >= 0),
+        default=None,
+    )
+    steal_share = others_share = None
+    # /proc/stat counts in jiffies (10 ms): over a shorter program its shares are noise.
+    if timed and cpus > 0 and program and program >= _MIN_SECONDS_FOR_SHARES:
+        steal = max(r["steal_seconds"] for r in timed)
+        busy = max(r["busy_seconds"] for r in timed)
+        if steal >= 0:
+            steal_share = steal / (program * cpus)
+        if busy >= 0:
+            ours = sum(r["cpu_seconds"] for r in timed)
+            others_share = min(1.0, max(0.0, busy - ours) / (program * cpus))
+    reasons: list[str] = []
+    # Oversubscribed ranks share the cores among themselves: only less than that is a neighbour.
+    fair = min(1.0, cpus / np) if cpus > 0 else 1.0
+    if cpu_share is not None and cpu_share < _CPU_SHARE * fair:
+        reasons.append(f"a rank had {100 * cpu_share:.0f}% of a CPU")
+    if others_share is not None and others_share > _OTHERS_SHARE:
+        reasons.append(f"other processes used {100 * others_share:.0f}% of the {cpus} CPUs")
+    if steal_share is not None and steal_share > _STEAL_SHARE:
+        reasons.append(f"the hypervisor stole {100 * steal_share:.0f}% of the CPU time")
+    if load is not None and cpus > 0 and load > cpus:
+        reasons.append(f"load {load:.1f} on {cpus} CPUs")
+    return RunRecord(
+        index=index,
+        command=list(command),
+        wall_seconds=wall,
+        program_seconds=program,
+        probe_seconds=probe,
+        cpu_share=cpu_share,
+        others_share=others_share,
+        steal_share=steal_share,
+        load=load,
+        cpus=cpus,
+        reasons=tuple(reasons),
+    )
+
+
+def trust_line(records: Sequence[RunRecord]) -> tuple[str, str]:
+    """Return ``(verdict, line)``: ``good``, ``fair`` or ``doubtful`` and one line saying why."""
+    if not records:
+        return "unknown", "timings: no estimation run"
+    disturbed = [r for r in records if r.disturbed]
+    programs = [r.program_seconds for r in records if r.program_seconds]
+    spread = max(programs) / min(programs) - 1.0 if len(programs) > 1 else 0.0
+    cpus = records[0].cpus
+    others = [r.others_share for r in records if r.others_share is not None]
+    quiet = []
+    if others:
+        quiet.append(f"other processes used {100 * max(others):.0f}% of {cpus} CPUs")
+    shares = [r.cpu_share for r in records if r.cpu_share is not None]
+    if shares:
+        quiet.append(f"ranks had {100 * min(shares):.0f}% of a CPU or more")
+    if disturbed:
+        why = disturbed[0].reasons[0]
+        line = (
+            f"timings: doubtful -- {len(disturbed)} of {len(records)} estimation run(s) slowed "
+            f"by neighbours ({why}); re-estimate on a quiet machine"
+            + (", or use repeat='auto'" if len(records) < 3 else "")
+        )
+        return "doubtful", line
+    if spread > 0.10:
+        return "fair", (
+            f"timings: fair -- the {len(records)} runs differ by {100 * spread:.0f}% "
+            f"({', '.join(quiet) or 'no load information'})"
+        )
+    return "good", f"timings: good -- quiet machine ({', '.join(quiet) or 'no load information'})"
+
+
+def per_execution(summary: Mapping[str, Any]) -> dict[int, float]:
+    """Time per execution of every timed node of one run (seconds)."""
+    out = {}
+    for n in summary.get("nodes", []):
+        if n["executions"] > 0:
+            out[int(n["node"])] = n["seconds"] / n["executions"]
+    return out
+
+
+def stable(runs: Sequence[Mapping[str, Any]], tolerance: float = 0.03) -> bool:
+    """Return whether the per-block medians are stable to ``tolerance`` (the last run moved none).
+
+    Blocks are weighed by their share of the measured time: those under 1 % of it together
+    with noise in the others cannot change a prediction by much, so they are left out.
+    """
+    if len(runs) < 3:
+        return False
+    totals: dict[int, float] = {}
+    for s in runs:
+        for n in s.get("nodes", []):
+            totals[int(n["node"])] = totals.get(int(n["node"]), 0.0) + n["seconds"]
+    whole = sum(totals.values())
+    if whole <= 0:
+        return True
+    series = [per_execution(s) for s in runs]
+    for node, total in totals.items():
+        if total < 0.01 * whole:
+            continue
+        values = [s[node] for s in series if node in s]
+        if len(values) < 3:
+            return False
+        before = statistics.median(values[:-1])
+        after = statistics.median(values)
+        if after > 0 and abs(after - before) / after > tolerance:
+            return False
+    return True
+
+
+@dataclass
+class SelfCheck:
+    """The model re-predicting its own estimation run(s), at the same np and input.
+
+    ``measured`` is the run's own time (slowest rank, MPI_Init to MPI_Finalize, the probes'
+    estimated cost removed; the mean over the runs), ``predicted`` the interpreter's time;
+    ``coverage`` the share of the measured time the model explains, ``fragments`` the nodes
+    with the largest unexplained time and the likely cause.
+    """
+
+    np: int
+    measured: float
+    predicted: float
+    passed: bool
+    message: str
+    fragments: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def error(self) -> float:
+        """Relative error of the prediction, (predicted - measured) / measured."""
+        return (self.predicted - self.measured) / self.measured if self.measured > 0 else 0.0
+
+    @property
+    def coverage(self) -> float:
+        """Share of the measured run the model explains (1.0 at or above the measured time)."""
+        if self.measured <= 0:
+            return 0.0
+        return max(0.0, min(1.0, self.predicted / self.measured))
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the model JSON's ``self_check`` object (docs/model-schema.md)."""
+        return {
+            "passed": self.passed,
+            "np": self.np,
+            "measured": self.measured,
+            "predicted": self.predicted,
+            "error": self.error,
+            "coverage": self.coverage,
+            "message": self.message,
+            "fragments": self.fragments,
+        }
+
+
+def _ancestors(model: Any) -> dict[int, int]:
+    parent: dict[int, int] = {}
+    for n in model.nodes():
+        for key in ("children", "body", "then", "else"):
+            value = n.get(key)
+            kids = value if isinstance(value, list) else [value] if isinstance(value, int) else []
+            for c in kids:
+                parent[int(c)] = int(n["id"])
+        for case in n.get("cases", []) or []:
+            for c in case.get("body", []) if isinstance(case.get("body"), list) else []:
+                parent[int(c)] = int(n["id"])
+    return parent
+
+
+def _cause(
+    model: Any,
+    node: int,
+    parents: Mapping[int, int],
+    measured: Mapping[str, Any],
+    predicted: Mapping[str, Any] | None,
+) -> str:
+    nodes = {n["id"]: n for n in model.nodes()}
+    if node not in nodes:
+        return "reduced away: the node is no longer in the model"
+    if predicted is None or predicted["freq"] == 0:
+        runs = measured["executions"]
+        guard = _guarded_by_opaque(nodes, parents, node)
+        return (
+            f"{'opaque' if guard else 'reduced away'}: never runs in the model, "
+            f"{runs:.0f} times in the run"
+            + (
+                f" (it depends on opaque node {guard})"
+                if guard
+                else " (a loop bound or branch the model computes differently from the run)"
+            )
+        )
+    m_runs = measured["executions"]
+    p_runs = float(predicted["freq"])
+    if m_runs > 0 and abs(p_runs - m_runs) / m_runs > 0.05:
+        guard = _guarded_by_opaque(nodes, parents, node)
+        return (
+            f"{'opaque' if guard else 'reduced away'}: runs {p_runs:.0f} times in the model, "
+            f"{m_runs:.0f} times in the run"
+            + (f" (it depends on opaque node {guard})" if guard else "")
+        )
+    n = nodes[node]
+    per_model = float(predicted["time"]) / p_runs if p_runs else 0.0
+    per_run = measured["seconds"] / m_runs if m_runs else 0.0
+    each = f"{per_model:.3g} s per execution in the model, {per_run:.3g} s in the run"
+    if n["kind"] == "efc":
+        return f"library call: {each} (its cost depends on arguments the model does not keep)"
+    if n["kind"] == "rb" and isinstance(n.get("time"), str):
+        return (
+            f"reduced loop: {each} (its time expression '{n['time'][:60]}' reads values the "
+            "model computes differently from the run)"
+        )
+    return f"measured time differs: {each}"
+
+
+def _guarded_by_opaque(nodes: Mapping[int, Any], parents: Mapping[int, int], node: int) -> int:
+    cur = parents.get(node)
+    while cur is not None:
+        if nodes.get(cur, {}).get("opaque"):
+            return cur
+        cur = parents.get(cur)
+    return 0
+
+
+def self_check(
+    model: Any,
+    np: int,
+    params: Mapping[str, int | float],
+    summary: Mapping[str, Any],
+    machine: Any = None,
+) -> SelfCheck | None:
+    """Re-predict the estimation run(s) and compare; None when the runs give no program time."""
+    from .machine import Machine
+    from .prediction import interpret
+
+    programs = []
+    for ranks in summary.get("runs", []):
+        timed = [r for r in ranks if r.get("program_seconds", 0) > 0]
+        if len(timed) == len(ranks) and timed:
+            programs.append(max(r["program_seconds"] - r.get("probe_seconds", 0.0) for r in timed))
+    if not programs:
+        return None
+    measured = statistics.mean(programs)
+    machine = machine if machine is not None else Machine.preset("shared-memory")
+    try:
+        pred = interpret(model, machine, np=np, params=dict(params))
+    except Exception as exc:  # the model cannot run its own estimation input: say so
+        return SelfCheck(
+            np=np,
+            measured=measured,
+            predicted=0.0,
+            passed=False,
+            message=f"self-check: the model cannot predict its own estimation run: {exc}",
+        )
+    predicted = float(pred.time)
+    rows = {r["id"]: r for r in pred.nodes(np)}
+    parents = _ancestors(model)
+    info = {n["id"]: n for n in model.nodes()}
+    fragments = []
+    for n in summary.get("nodes", []):
+        node = int(n["node"])
+        row = rows.get(node)
+        gap = n["seconds"] - (row["time"] if row else 0.0)
+        if abs(gap) < 0.02 * measured * np:
+            continue
+        src = info.get(node, {}).get("source", {})
+        fragments.append(
+            {
+                "node": node,
+                "label": info.get(node, {}).get("label", ""),
+                "line": int(src.get("line", 0)),
+                "measured": n["seconds"] / np,
+                "predicted": (row["time"] if row else 0.0) / np,
+                "cause": _cause(model, node, parents, n, row),
+            }
+        )
+    fragments.sort(key=lambda f: abs(f["measured"] - f["predicted"]), reverse=True)
+    fragments = fragments[:5]
+    error = (predicted - measured) / measured if measured > 0 else 0.0
+    passed = abs(error) <= SELF_CHECK_TOLERANCE
+    message = (
+        f"self-check: the model predicts its own estimation run (np {np}, same input) in "
+        f"{predicted:.3g} s, the run took {measured:.3g} s ({100 * error:+.0f}%, coverage "
+        f"{100 * max(0.0, min(1.0, predicted / measured)):.0f}%)"
+    )
+    if not passed:
+        if fragments:
+            message += "; largest unexplained: " + "; ".join(
+                f"node {f['node']} '{f['label']}'"
+                + (f" (line {f['line']})" if f["line"] else "")
+                + f" measured {f['measured']:.3g} s, model {f['predicted']:.3g} s -- {f['cause']}"
+                for f in fragments[:3]
+            )
+        else:
+            message += (
+                "; no measured fragment explains the gap: the time is outside the probes "
+                "(functions without probes, library calls inside data, waiting)"
+            )
+    return SelfCheck(
+        np=np,
+        measured=measured,
+        predicted=predicted,
+        passed=passed,
+        message=message,
+        fragments=fragments,
+    )

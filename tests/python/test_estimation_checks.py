@@ -1,0 +1,253 @@
+"""What the estimation says about itself (issue 13 items 2, 3, 5): per-rank statistics of an
+estimation at np 2, the noise of the machine around the runs, and the self-check of the model
+against its own estimation runs. Real mpirun runs of real instrumented programs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import parjava as pj
+from parjava import _estimation_report as report
+
+pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
+pytestmark = pytest.mark.mpi
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "model"
+
+RANKS = r"""
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int iters = argc > 1 ? atoi(argv[1]) : 40;
+  /* arrays too large for the model to keep element by element (more than 64 scalars): their
+     contents are data, so the branches, peers and counts below are measured */
+  double values[128], buf[64] = {0};
+  int counts[128] = {16, 48}, peers[128];
+  for (int k = 0; k < 8; k++) values[k] = rank == 0 ? 1.0 : 0.0;
+  peers[0] = (rank + 1) % size;
+  peers[1] = (rank + size - 1) % size;
+  double acc = 0.0, x;
+  for (int it = 0; it < iters; it++) {
+    if (values[it % 8] > 0.5) {
+      acc += 1.0 / (1.0 + it);
+    }
+    x = 1.0 + values[it % 8];
+    while (x > 0.01) {
+      x *= 0.5;
+    }
+    switch ((int)values[it % 8]) {
+    case 0:
+      acc += 1.0;
+      break;
+    default:
+      acc -= 1.0;
+      break;
+    }
+    if (rank == 7) {
+      if (values[0] > 2.0) acc = 0.0;
+    }
+    MPI_Sendrecv(buf, counts[rank % 2], MPI_DOUBLE, peers[0], 1, buf, 64, MPI_DOUBLE, peers[1], 1,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Allreduce(MPI_IN_PLACE, &acc, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  }
+  if (rank == 0) printf("acc %g\n", acc);
+  MPI_Finalize();
+  return 0;
+}
+"""
+
+
+def labelled(doc: dict, prefix: str) -> dict:
+    return next(n for n in doc["nodes"] if str(n.get("label", "")).startswith(prefix))
+
+
+def test_opaque_statistics_and_measured_arguments_per_rank(tmp_path: Path) -> None:
+    src = tmp_path / "ranks.c"
+    src.write_text(RANKS)
+    model = pj.build_model(src, ["-O2"])
+    model.estimate(run=["./ranks", "40"], np=2, self_check=False)
+    doc = json.loads(model.to_json())
+    # interfaces §1: pooled statistics on top, one entry per rank of the np-2 run.
+    branch = labelled(doc, "if values[it % 8] > 0.5")["opaque"]
+    assert branch["probability"] == 0.5 and branch["samples"] == 80
+    assert branch["by_rank"] == [
+        {"probability": 1.0, "samples": 40},
+        {"probability": 0.0, "samples": 40},
+    ]
+    # x starts at 2 on rank 0 (8 halvings to 0.0078) and at 1 on rank 1 (7 halvings): the
+    # loop is reduced with each rank class's own trip count.
+    loop = labelled(doc, "while x > 0.01")
+    assert loop["kind"] == "rb"
+    assert loop["time"].startswith("((rank == 0) ? 8.0 : ((rank == size - 1) ? 7.0 : 7.5)) * ")
+    selector = labelled(doc, "switch (int)values[it % 8]")
+    assert [r["weights"] for r in selector["by_rank"]] == [[0.0, 40.0], [40.0, 0.0]]
+    # interfaces §2: arguments the model cannot compute, as {expr, by_rank} sequences; the
+    # mean stays the fallback expression.
+    sendrecv = next(n for n in doc["nodes"] if n.get("op") == "MPI_Sendrecv")
+    dest = sendrecv["args"]["dest"]
+    assert dest["by_rank"] == [[1] * 40, [0] * 40]
+    assert sendrecv["args"]["source"]["by_rank"] == [[1] * 40, [0] * 40]
+    sent = sendrecv["args"]["sendbytes"]
+    assert sent["expr"] == "256" and sent["by_rank"] == [[128] * 40, [384] * 40]
+    # A rank-dependent branch no rank of this input reached: unmeasured, said so, with the
+    # probability the model uses.
+    unmeasured = [
+        d
+        for d in model.diagnostics
+        if "'if values[0] > 2.0' was never evaluated" in d.message and d.severity == "warning"
+    ]
+    assert unmeasured and "probability 0.5" in unmeasured[0].message
+    assert (
+        unmeasured[0].line == RANKS.splitlines().index("      if (values[0] > 2.0) acc = 0.0;") + 1
+    )
+
+
+def test_the_self_check_passes_on_its_own_runs_and_fires_on_a_lost_loop_bound(
+    tmp_path: Path,
+) -> None:
+    model = pj.build_model(EXAMPLES / "jacobi2d.c", ["-O2"])
+    est = model.estimate(run=["./jacobi2d", "512", "100"], np=1, directory=tmp_path / "est")
+    check = est.self_check
+    assert check is not None and check.np == 1
+    assert check.measured > 0 and check.predicted > 0
+    # A quiet machine re-predicts its own run within 10 %; a loaded one is said to be loaded.
+    assert check.passed or est.verdict == "doubtful", (check.message, est.trust)
+    doc = json.loads(model.to_json())
+    assert doc["self_check"]["passed"] == check.passed
+    assert doc["self_check"]["coverage"] == pytest.approx(check.coverage)
+    # The model loses the bound of its iteration loop (the builder reduced its definition
+    # away: here the condition is edited to a constant the run never had).
+    loop = labelled(doc, "for it < iterations")
+    loop["cond"] = "(it < 2)"
+    doc.pop("self_check")
+    broken = pj.Model.from_json(json.dumps(doc))
+    failed = est.recheck(broken)
+    assert failed is not None and not failed.passed
+    assert failed.predicted < 0.5 * failed.measured and failed.coverage < 0.5
+    # It names the fragments with the largest unexplained time and why.
+    assert failed.fragments
+    top = failed.fragments[0]
+    assert "reduced away" in top["cause"] and "runs 2 times in the model, 100 times" in top["cause"]
+    assert f"node {top['node']}" in failed.message
+    # The JSON carries the failed check; `parjava predict --fail-on self-check` refuses it.
+    doc["self_check"] = failed.to_json()
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(doc))
+    loaded = pj.Model.load(path)
+    assert loaded.self_check is not None and loaded.self_check["passed"] is False
+    machine = pj.Machine.preset("shared-memory")
+    assert pj.interpret(loaded, machine, np=1).self_check["passed"] is False
+    cli = [sys.executable, "-m", "parjava", "predict", str(path), "--machine", "shared-memory"]
+    refused = subprocess.run([*cli, "--fail-on", "self-check"], capture_output=True, text=True)
+    assert refused.returncode == 1, refused.stderr
+    assert "model self-check FAILED" in refused.stderr
+    assert "failed its self-check" in refused.stderr
+    shown = subprocess.run(cli, capture_output=True, text=True)
+    assert shown.returncode == 0 and "model self-check FAILED" in shown.stderr
+
+
+@pytest.mark.parametrize(
+    ("source", "flags", "args"),
+    [
+        ("pipeline1d.c", ["-O2", "-lm"], ["20000", "24", "6"]),
+        ("fft_transpose.c", ["-O2", "-lm"], ["512", "2"]),
+        ("irregular.c", ["-O2", "-lm"], ["20", "200000"]),
+        ("master_worker.c", ["-O2"], ["32", "120000"]),
+        ("heat_classes.cpp", ["-O2", "-std=c++17", "-DOMPI_SKIP_MPICXX=1"], ["1024", "25"]),
+    ],
+)
+def test_the_self_check_stays_quiet_on_the_examples(
+    source: str, flags: list[str], args: list[str]
+) -> None:
+    model = pj.build_model(EXAMPLES / source, flags)
+    est = model.estimate(run=["./x", *args], np=1, repeat=2)
+    check = est.self_check
+    assert check is not None
+    # Quiet on a quiet machine; on a loaded one (runs slowed, or differing by over 10 %) the
+    # trust line says so.
+    assert check.passed or est.verdict != "good", (check.message, est.trust)
+    if check.passed:
+        assert check.coverage >= 0.9
+
+
+def test_a_run_slowed_by_neighbours_is_flagged(tmp_path: Path) -> None:
+    model = pj.build_model(EXAMPLES / "jacobi2d.c", ["-O2"])
+    cpus = os.cpu_count() or 1
+    # As many busy processes as CPUs, plus one: every core is shared with a neighbour.
+    burn = "import time\nend = time.monotonic() + 60\nwhile time.monotonic() < end: pass"
+    neighbours = [subprocess.Popen([sys.executable, "-c", burn]) for _ in range(cpus + 1)]
+    try:
+        time.sleep(0.5)
+        lines: list[str] = []
+        est = model.estimate(
+            run=["./jacobi2d", "1024", "60"], np=1, repeat=2, self_check=False, log=lines.append
+        )
+    finally:
+        for p in neighbours:
+            p.kill()
+            p.wait()
+    assert est.verdict == "doubtful"
+    assert est.trust.startswith("timings: doubtful")
+    assert all(r.disturbed for r in est.records)
+    assert any("% of a CPU" in reason for r in est.records for reason in r.reasons)
+    # One line per run: what ran and how long it took.
+    assert len(lines) == 2 and lines[0].startswith("estimation run 1: ")
+    assert "estimation-code 1024 60 took" in lines[0] and "(program " in lines[0]
+
+
+def test_repeat_auto_stops_when_the_block_medians_settle() -> None:
+    model = pj.build_model(EXAMPLES / "pipeline1d.c", ["-O2", "-lm"])
+    est = model.estimate(run=["./p", "4000", "24", "6"], np=1, repeat="auto", max_repeat=6)
+    assert 3 <= est.runs <= 6
+    assert len(est.records) == est.runs
+    with pytest.raises(pj.UsageError, match="repeat"):
+        model.estimate(run=["./p"], repeat="often")
+
+
+def test_stability_and_noise_rules_on_recorded_summaries() -> None:
+    def summary(node_seconds: float, cpu: float = 1.0, busy: float = 1.0) -> dict:
+        return {
+            "cpus": 2,
+            "runs": [
+                [
+                    {
+                        "rank": 0,
+                        "size": 1,
+                        "probe_seconds": 0.0,
+                        "program_seconds": 1.0,
+                        "cpu_seconds": cpu,
+                        "load_begin": 1.0,
+                        "load_end": 1.0,
+                        "steal_seconds": 0.0,
+                        "busy_seconds": busy,
+                    }
+                ]
+            ],
+            "nodes": [{"node": 5, "kind": "block", "seconds": node_seconds, "executions": 10}],
+        }
+
+    # Medians 1.0, 1.0, 1.0: stable; one outlier does not move the median past 3 %.
+    assert report.stable([summary(1.0), summary(1.0), summary(1.0)])
+    assert report.stable([summary(1.0), summary(1.02), summary(1.5)])
+    assert not report.stable([summary(1.0), summary(1.2), summary(1.4)])
+    assert not report.stable([summary(1.0), summary(1.0)])  # fewer than three runs
+    quiet = report.run_record(1, ["x"], 1.2, summary(1.0), np=1)
+    assert not quiet.disturbed
+    # The rank had 60 % of a CPU and others used 70 % of the machine.
+    busy = report.run_record(2, ["x"], 1.2, summary(1.0, cpu=0.6, busy=2.0), np=1)
+    assert busy.disturbed and len(busy.reasons) == 2
+    verdict, line = report.trust_line([quiet, busy])
+    assert verdict == "doubtful" and "1 of 2" in line
