@@ -19,7 +19,6 @@ Get one with :meth:`Machine.measure` (runs netbench under mpirun), :meth:`Machin
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import subprocess
@@ -34,6 +33,7 @@ from ._core_loader import load_core
 from ._paths import external_program, tool_path
 from ._progress import Progress
 from .errors import MachineError, RunError, UsageError
+from .topology import Topology
 
 _core = load_core()
 
@@ -318,6 +318,19 @@ class Machine:
         return cls._wrap(_core.Machine.from_predictor_par(os.fspath(path)))
 
     @classmethod
+    def from_simgrid(cls, path: PathLike, **options: Any) -> Machine:
+        """Read a SimGrid platform file (``<cluster>``, hosts, links, routes, SMPI factors).
+
+        The same file then drives SimGrid/SMPI and parjava; options (``ranks_per_node``,
+        ``smpi_defaults``, ``name``) and the mapping are in
+        :func:`parjava.simgrid.machine_document` and docs/networks.md.
+        """
+        from .simgrid import machine_document
+
+        document = machine_document(path, **options)
+        return cls.from_json(json.dumps(document), os.fspath(path))
+
+    @classmethod
     def measure(
         cls,
         np: int = 2,
@@ -445,8 +458,74 @@ class Machine:
         return document.get("measurement")
 
     def node_of(self, rank: int) -> int:
-        """Return the node a rank runs on (block placement)."""
+        """Return the node a rank runs on (by the machine's placement)."""
         return int(self._core.node_of(rank))
+
+    # ------------------------------------------------------------------ wiring
+
+    @property
+    def topology(self) -> Topology:
+        """How the nodes are wired (:class:`parjava.Topology`; a crossbar unless given)."""
+        return Topology.from_dict(json.loads(self._core.topology_json))
+
+    @property
+    def placement(self) -> str | list[int]:
+        """``"block"``, ``"round_robin"``, or the node of every rank (from a file)."""
+        document = json.loads(self._core.placement_json)
+        return list(document["nodes"]) if document["kind"] == "explicit" else document["kind"]
+
+    @property
+    def endpoint_contention(self) -> bool:
+        """Whether the ranks of a node share its NIC (messages crossing it are serialised)."""
+        return bool(self._core.endpoint_contention)
+
+    @property
+    def node_names(self) -> list[str]:
+        """Names of the nodes (a SimGrid platform's host names), or an empty list."""
+        return list(self._core.node_names)
+
+    def with_topology(self, topology: Topology | dict[str, Any] | str) -> Machine:
+        """Return a copy wired by ``topology`` (a Topology, its JSON dict, or ``"crossbar"``)."""
+        if isinstance(topology, str):
+            if topology != "crossbar":
+                raise UsageError("a topology given by name can only be 'crossbar'")
+            topology = Topology.crossbar()
+        elif isinstance(topology, dict):
+            topology = Topology.from_dict(topology)
+        return Machine._wrap(self._core.with_topology_json(json.dumps(topology.to_dict())))
+
+    def with_placement(
+        self,
+        placement: str | Sequence[int] = "block",
+        *,
+        file: PathLike | None = None,
+    ) -> Machine:
+        """Return a copy with another placement of the ranks.
+
+        ``"block"``-wise, ``"round_robin"``, on the given node of every rank, or as a placement
+        ``file`` says (one rank per line: a node index or name,
+        optionally ``:count``; SMPI's hostfile form).
+        """
+        if file is not None:
+            return Machine._wrap(self._core.with_placement_file(os.fspath(file)))
+        if isinstance(placement, str):
+            if placement not in ("block", "round_robin"):
+                raise UsageError(
+                    f"placement must be 'block', 'round_robin', a list of nodes or file=, "
+                    f"got {placement!r}"
+                )
+            document: dict[str, Any] = {"kind": placement}
+        else:
+            document = {"kind": "explicit", "nodes": [int(n) for n in placement]}
+        return Machine._wrap(self._core.with_placement_json(json.dumps(document)))
+
+    def with_endpoint_contention(self, on: bool) -> Machine:
+        """Return a copy whose NICs are (or are not) shared by the messages crossing them."""
+        return Machine._wrap(self._core.with_endpoint_contention(bool(on)))
+
+    def with_node_names(self, names: Sequence[str]) -> Machine:
+        """Return a copy with names for its nodes (one per node)."""
+        return Machine._wrap(self._core.with_node_names([str(n) for n in names]))
 
     def same_node(self, rank_a: int, rank_b: int) -> bool:
         """Whether two ranks share a node."""
@@ -636,137 +715,4 @@ def _run_with_progress(command: list[str], timeout: float, progress: bool | None
 # ---------------------------------------------------------------------- text and HTML
 
 
-def _network_line(network: Network | None) -> str:
-    if network is None:
-        return "none (single node)"
-    return str(network._core.describe())
-
-
-def _fit_lines(machine: Machine) -> list[str]:
-    measurement = machine.measurement
-    if measurement is None:
-        return []
-    lines = []
-    for series in measurement["ping_pong"]:
-        pair = series["pair"].replace("_", "-")
-        h = series["hockney"]
-        if h["bandwidth"] > 0:
-            lines.append(
-                f"  {pair} Hockney fit: latency {format_time(h['latency'])}, bandwidth "
-                f"{format_bandwidth(h['bandwidth'])} (relative error rms "
-                f"{h['error']['rms_relative']:.0%}, max {h['error']['max_relative']:.0%} at "
-                f"{format_size(h['error']['worst_bytes'])})"
-            )
-        g = series["loggp"]
-        if g is not None:
-            lines.append(
-                f"  {pair} LogGP fit: L {format_time(g['L'])}, o {format_time(g['o'])}, "
-                f"g {format_time(g['g'])}, G {format_time(g['G'])}/B, O {format_time(g['O'])}/B"
-                f" (rms {g['error']['rms_relative']:.0%})"
-            )
-        lines.append(
-            f"  {pair} eager limit: {format_size(series['eager_limit'])} "
-            f"({series['eager_limit_source']})"
-        )
-    return lines
-
-
-def _point_rows(machine: Machine) -> list[tuple[str, str, str, str, str]]:
-    measurement = machine.measurement
-    if measurement is None:
-        return []
-    rows = []
-    for series in measurement["ping_pong"]:
-        for point in series["points"]:
-            seconds = point["seconds"]
-            rows.append(
-                (
-                    series["pair"].replace("_", "-"),
-                    format_size(point["bytes"]),
-                    format_time(seconds),
-                    f"±{point['ci95'] / seconds:.1%}" if seconds > 0 else "",
-                    format_bandwidth(point["bytes"] / seconds) if point["bytes"] else "",
-                )
-            )
-    return rows
-
-
-def _summary_text(machine: Machine) -> str:
-    lines = [
-        f"Machine {machine.name!r}: {machine.nodes} node(s) x {machine.cores_per_node} cores, "
-        f"{machine.ranks_per_node} ranks per node, power {machine.power:g}",
-    ]
-    measurement = machine.measurement
-    if machine.description and measurement is None:
-        lines.append(f"  {machine.description}")
-    lines.append(f"  intra-node: {_network_line(machine.intra_node)}")
-    lines.append(f"  inter-node: {_network_line(machine.inter_node)}")
-    t = machine.threads.to_dict()
-    lines.append(
-        "  threads: create {create}, start {start}, lock {lock}, try_lock {try_lock}, "
-        "release {release}, atomic create {atomic_create}, CAS {atomic_cas}, semaphore "
-        "{semaphore_create}, copy {copy}/B".format(
-            **{k: format_time(v) for k, v in t.items() if k != "copy_per_byte"},
-            copy=format_time(t["copy_per_byte"]),
-        )
-    )
-    lines += _fit_lines(machine)
-    if measurement is not None:
-        lines.append(
-            f"  measured by {measurement['tool']} ({measurement['mode']}) on "
-            f"{measurement['host']}, {measurement['ranks']} ranks, {measurement['mpi_library']}, "
-            f"{measurement['date']}, {measurement['duration_seconds']:.1f} s"
-        )
-        for note in measurement["notes"]:
-            lines.append(f"  note: {note}")
-    elif machine.sources:
-        lines.append("  sources: " + "; ".join(machine.sources))
-    return "\n".join(lines)
-
-
-def ping_pong_text(machine: Machine) -> str:
-    """Return the measured ping-pong table as aligned text (empty when not measured)."""
-    rows = _point_rows(machine)
-    if not rows:
-        return ""
-    header = ("network", "size", "one-way", "95% CI", "bandwidth")
-    widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header))]
-    out = ["  ".join(h.rjust(w) for h, w in zip(header, widths))]
-    out += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in rows]
-    return "\n".join(out)
-
-
-def _summary_html(machine: Machine) -> str:
-    esc = html.escape
-    rows = "".join(
-        f"<tr><th style='text-align:left'>{esc(k)}</th>"
-        f"<td style='text-align:left'>{esc(v)}</td></tr>"
-        for k, v in [
-            (
-                "layout",
-                f"{machine.nodes} node(s) x {machine.cores_per_node} cores, "
-                f"{machine.ranks_per_node} ranks per node",
-            ),
-            ("intra-node", _network_line(machine.intra_node)),
-            ("inter-node", _network_line(machine.inter_node)),
-            ("threads", repr(machine.threads)),
-            ("power", f"{machine.power:g}"),
-        ]
-    )
-    fits = "".join(f"<li>{esc(line.strip())}</li>" for line in _fit_lines(machine))
-    points = _point_rows(machine)
-    table = ""
-    if points:
-        body = "".join(
-            "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in points
-        )
-        table = (
-            "<details><summary>measured ping-pong table</summary><table>"
-            "<tr><th>network</th><th>size</th><th>one-way</th><th>95% CI</th>"
-            f"<th>bandwidth</th></tr>{body}</table></details>"
-        )
-    description = f"<p>{esc(machine.description)}</p>" if machine.description else ""
-    return (
-        f"<div><strong>Machine {esc(machine.name)}</strong>{description}"
-        f"<table>{rows}</table>{'<ul>' + fits + '</ul>' if fits else ''}{table}</div>"
-    )
+from ._machine_display import _summary_html, _summary_text, ping_pong_text  # noqa: E402, F401

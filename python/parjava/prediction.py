@@ -107,6 +107,15 @@ class PredictionRun:
         """Engine statistics: events, messages, instructions, wall seconds, peak queue."""
         return dict(self._core.engine)
 
+    @property
+    def network(self) -> str:
+        """The network this run used, in one line.
+
+        The inter-node model, the topology, the placement, and whether NICs and links were
+        shared (docs/networks.md).
+        """
+        return str(self._core.network)
+
     def node_columns(self) -> dict[str, np.ndarray]:
         """Time (s), Freq and error bound of every node, as NumPy columns with ``id``."""
         return dict(self._core.node_columns())
@@ -243,6 +252,14 @@ class Prediction:
             if fixed is not None and fixed not in seen:
                 seen.append(fixed)
         return seen
+
+    @property
+    def network(self) -> str:
+        """The network model, topology, placement and sharing the runs used, in one line.
+
+        The last run's when runs differ (e.g. a machine extended for a larger np).
+        """
+        return self.runs[-1].network if self.runs else ""
 
     def run(self, np: int | None = None, threads: int | None = None) -> PredictionRun:
         """Return the run with these process and thread counts (default: the last run)."""
@@ -438,6 +455,7 @@ class Prediction:
         """Everything a script needs, JSON-serialisable."""
         return {
             "model": self.model.name if self.model is not None else None,
+            "network": self.network,
             "runs": self.table(failed=False),
             "failures": [f.to_dict() for f in self.failures],
             "warnings": self.warnings,

@@ -303,6 +303,8 @@ def _one_prediction(pred: Any, fit: str, top: int, source_dirs: Sequence[Any]) -
         f"speedup {last['speedup']:.4g}"
     )
     body = [f"<div class='pj-prediction-table'>{pred._repr_html_()}</div>"]
+    if pred.network:
+        body.append(f"<p class='pj-note'>Network: {html.escape(pred.network)}</p>")
     if len(table) >= 3:
         try:
             law = pred.fit(fit)

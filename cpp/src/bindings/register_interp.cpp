@@ -114,6 +114,7 @@ void register_interp(py::module_ &m) {
       .def_readonly("error_bound", &Prediction::error_bound)
       .def_readonly("error_bound_thesis", &Prediction::error_bound_thesis)
       .def_readonly("warnings", &Prediction::warnings)
+      .def_readonly("network", &Prediction::network)
       .def_property_readonly(
           "end_times",
           [](const Prediction &p) { return py::array_t<double>(py::cast(p.end_times)); })
@@ -136,12 +137,16 @@ void register_interp(py::module_ &m) {
            })
       .def_property_readonly("engine",
                              [](const Prediction &p) {
-                               return py::dict(py::arg("events") = p.engine.events,
-                                               py::arg("messages") = p.engine.messages,
-                                               py::arg("instructions") = p.engine.instructions,
-                                               py::arg("wall_seconds") = p.engine.wall_seconds,
-                                               py::arg("peak_queue") = p.engine.peak_queue,
-                                               py::arg("state_bytes") = p.engine.state_bytes);
+                               return py::dict(
+                                   py::arg("events") = p.engine.events,
+                                   py::arg("messages") = p.engine.messages,
+                                   py::arg("flows") = p.engine.flows,
+                                   py::arg("flow_recomputations") = p.engine.flow_recomputations,
+                                   py::arg("flows_recomputed") = p.engine.flows_recomputed,
+                                   py::arg("instructions") = p.engine.instructions,
+                                   py::arg("wall_seconds") = p.engine.wall_seconds,
+                                   py::arg("peak_queue") = p.engine.peak_queue,
+                                   py::arg("state_bytes") = p.engine.state_bytes);
                              })
       .def_property_readonly("has_trace", [](const Prediction &p) { return p.trace != nullptr; })
       .def("trace", [](const Prediction &p) -> py::object {

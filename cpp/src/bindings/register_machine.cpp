@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "parjava/machine/fabric.hpp"
 #include "parjava/machine/fit.hpp"
 #include "parjava/machine/machine_json.hpp"
 #include "parjava/machine/predictor_par.hpp"
@@ -198,6 +199,35 @@ void register_machine(py::module_ &m) {
       .def("with_networks", &Machine::with_networks)
       .def("with_threads", &Machine::with_threads)
       .def("with_power", &Machine::with_power)
+      .def_property_readonly(
+          "topology_json",
+          [](const Machine &machine) { return topology_to_json(machine.topology()); })
+      .def_property_readonly("topology_description",
+                             [](const Machine &machine) { return machine.topology().describe(); })
+      .def("with_topology_json",
+           [](const Machine &machine, const std::string &text) {
+             return machine.with_topology(topology_from_json(text, "topology"));
+           })
+      .def_property_readonly(
+          "placement_json",
+          [](const Machine &machine) { return placement_to_json(machine.placement()); })
+      .def("with_placement_json",
+           [](const Machine &machine, const std::string &text) {
+             return machine.with_placement(placement_from_json(text, "placement"));
+           })
+      .def("with_placement_file",
+           [](const Machine &machine, const std::string &path) {
+             return machine.with_placement(read_placement(path, machine.node_names()));
+           })
+      .def_property_readonly("endpoint_contention", &Machine::endpoint_contention)
+      .def("with_endpoint_contention", &Machine::with_endpoint_contention)
+      .def_property_readonly("node_names", &Machine::node_names)
+      .def("with_node_names",
+           [](const Machine &machine, std::vector<std::string> names) {
+             Machine copy = machine;
+             copy.set_node_names(std::move(names));
+             return copy;
+           })
       .def("to_json", &machine_to_json, py::arg("indent") = 2)
       .def_static("from_json", &machine_from_json, py::arg("text"), py::arg("origin") = "<string>")
       .def_static("load", &load_machine, py::arg("path"))
@@ -210,6 +240,43 @@ void register_machine(py::module_ &m) {
       .def_static("from_predictor_par", &read_predictor_par, py::arg("path"))
       .def(py::self == py::self);
 
+  m.def(
+      "topology_route",
+      [](const std::string &topology_json, std::int64_t nodes, double default_bandwidth,
+         std::int32_t a, std::int32_t b, std::uint64_t salt) {
+        const Fabric fabric(topology_from_json(topology_json, "topology"), nodes,
+                            default_bandwidth);
+        if (a < 0 || b < 0 || a >= nodes || b >= nodes || a == b) {
+          throw py::value_error("route endpoints must be two different nodes in [0, " +
+                                std::to_string(nodes) + ")");
+        }
+        std::vector<std::uint32_t> links;
+        fabric.route(a, b, salt, links);
+        py::list out;
+        for (const std::uint32_t l : links) {
+          out.append(py::make_tuple(fabric.link_name(l), fabric.bandwidth(l), fabric.latency(l)));
+        }
+        return out;
+      },
+      py::arg("topology_json"), py::arg("nodes"), py::arg("default_bandwidth"), py::arg("a"),
+      py::arg("b"), py::arg("salt") = 0);
+  m.def(
+      "topology_normalize",
+      [](const std::string &text) {
+        return topology_to_json(topology_from_json(text, "topology"));
+      },
+      py::arg("text"));
+  m.def(
+      "topology_describe",
+      [](const std::string &text) { return topology_from_json(text, "topology").describe(); },
+      py::arg("text"));
+  m.def("parse_piecewise_factor", [](const std::string &text) {
+    std::vector<std::pair<std::uint64_t, double>> out;
+    for (const auto &point : parse_piecewise_factor(text, "factor").points) {
+      out.push_back(point);
+    }
+    return out;
+  });
   m.def(
       "fit_hockney",
       [](const std::vector<std::pair<std::uint64_t, double>> &points, std::uint64_t eager_limit) {

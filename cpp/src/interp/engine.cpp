@@ -129,6 +129,7 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
                         std::to_string((processes_ + ranks_per_node_ - 1) / ranks_per_node_) +
                         " nodes of " + std::to_string(ranks_per_node_) + " ranks each");
   }
+  setup_network(machine);
   share_cores(machine, options);
   if (options.record_trace) {
     recorder_.start(model, processes_, contexts_per_process_, ranks_per_node_);
@@ -233,21 +234,30 @@ void Engine::share_cores(const machine::Machine &machine, const InterpretOptions
   }
   const std::int64_t cores = std::max(1, machine.cores_per_node());
   const std::int64_t per_process = program_.uses_task_groups ? options.threads : 1;
-  if (ranks_per_node_ * per_process <= cores) {
+  // Ranks per node as placed (block, round robin or from a file).
+  std::vector<std::int64_t> per_node;
+  std::int64_t most = 0;
+  for (std::int64_t p = 0; p < processes_; ++p) {
+    const auto node = static_cast<std::size_t>(node_of(p));
+    if (node >= per_node.size()) {
+      per_node.resize(node + 1, 0);
+    }
+    most = std::max(most, ++per_node[node]);
+  }
+  if (most * per_process <= cores) {
     return;
   }
   share_.assign(static_cast<std::size_t>(processes_), 1.0);
   double worst = 1.0;
   for (std::int64_t p = 0; p < processes_; ++p) {
-    const std::int64_t first = p / ranks_per_node_ * ranks_per_node_;
-    const std::int64_t on_node = std::min(ranks_per_node_, processes_ - first) * per_process;
+    const std::int64_t on_node = per_node[static_cast<std::size_t>(node_of(p))] * per_process;
     const double factor = std::max(1.0, static_cast<double>(on_node) / static_cast<double>(cores));
     share_[static_cast<std::size_t>(p)] = factor;
     worst = std::max(worst, factor);
   }
   if (worst > 1.0) {
     warnings_.push_back("machine '" + machine.name() + "' has " + std::to_string(cores) +
-                        " cores per node for " + std::to_string(ranks_per_node_ * per_process) +
+                        " cores per node for " + std::to_string(most * per_process) +
                         " logical threads per node: they share the cores, and block times are "
                         "up to " +
                         std::to_string(worst).substr(0, 4) + "x longer (processor sharing)");
@@ -278,7 +288,7 @@ const NetworkTiming &Engine::net(std::int64_t a, std::int64_t b) const {
   if (a == b) {
     return self_;
   }
-  return a / ranks_per_node_ == b / ranks_per_node_ ? intra_ : inter_;
+  return node_of(a) == node_of(b) ? intra_ : inter_;
 }
 
 double Engine::cpu_ready(std::uint32_t ctx) const {
@@ -821,6 +831,22 @@ Prediction Engine::run() {
       on_envelope(e.target, e.seq, e.time);
       continue;
     }
+    if (e.kind == EventKind::FlowDone) {
+      on_flow_wake(e.time);
+      continue;
+    }
+    if (e.kind == EventKind::Settle) {
+      // Shares are recomputed once the instant is quiet: ranks resumed at this time may still
+      // start or end flows (a rank yields between its operations, so the flows of an all-to-all
+      // started at one instant would otherwise be settled once per rank, each time the whole
+      // component).
+      if (queue_.due_by(e.time)) {
+        queue_.push(e.time, EventKind::Settle, 0);
+        continue;
+      }
+      on_settle(e.time);
+      continue;
+    }
     const std::uint32_t ctx = e.target;
     if (e.aux != generation_[ctx]) {
       continue; // superseded
@@ -916,7 +942,13 @@ Prediction Engine::run() {
   out.engine.messages = message_count_;
   out.engine.instructions = instructions_;
   out.engine.peak_queue = queue_.peak();
+  out.engine.flows = flows_.flows_started();
+  out.engine.flow_recomputations = flows_.recomputations();
+  out.engine.flows_recomputed = flows_.flows_recomputed();
+  out.network = network_description_;
   out.engine.state_bytes =
+      flows_.state_bytes() + node_of_.size() * sizeof(std::int32_t) +
+      (nic_send_free_.size() + nic_recv_free_.size()) * sizeof(double) +
       contexts_ * (sizeof(double) * 5 + sizeof(std::uint32_t) * 7 + 2 + sizeof(CollectiveState)) +
       returns_.size() * sizeof(ReturnEntry) + frames_.size() * sizeof(std::uint64_t) +
       messages_.capacity() * sizeof(Message) + requests_.capacity() * sizeof(Request) +

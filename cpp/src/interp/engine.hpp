@@ -18,12 +18,14 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "event_queue.hpp"
+#include "flow_network.hpp"
 #include "network_timing.hpp"
 #include "program.hpp"
 #include "trace_recorder.hpp"
@@ -61,6 +63,12 @@ struct Message {
   bool intra = true;
   bool ready_mode = false; // MPI_Rsend: the receive must be waiting
   bool live = false;
+  // Flow-level sharing (engine_network.cpp): the flow carrying the data while it is in the
+  // network, the receive waiting for it, and the latency still to come after its last byte left.
+  std::uint32_t flow = kNone;
+  std::uint32_t waiting_recv = kNone;
+  double tail = 0.0;
+  bool matched = false;
 };
 
 enum class RequestKind : std::uint8_t { Send, Recv, Probe };
@@ -226,6 +234,34 @@ private:
   [[nodiscard]] bool matches(const Request &r, const Message &m) const;
   [[nodiscard]] const NetworkTiming &net(std::int64_t a, std::int64_t b) const;
 
+  // ---- the network's wiring (engine_network.cpp): placement, NICs, flow-level link sharing
+  void setup_network(const machine::Machine &machine);
+  [[nodiscard]] std::int64_t node_of(std::int64_t p) const {
+    return node_of_.empty() ? p / ranks_per_node_ : node_of_[static_cast<std::size_t>(p)];
+  }
+  // The injection / ejection resource of a process: its node's NIC for inter-node messages
+  // (the ranks of a node share it), its own for intra-node ones.
+  [[nodiscard]] double &send_free(std::int64_t p, bool intra) {
+    return intra ? send_free_[static_cast<std::size_t>(p)]
+                 : nic_send_free_[static_cast<std::size_t>(node_of(p))];
+  }
+  [[nodiscard]] double &recv_free(std::int64_t p, bool intra) {
+    return intra ? recv_free_[static_cast<std::size_t>(p)]
+                 : nic_recv_free_[static_cast<std::size_t>(node_of(p))];
+  }
+  [[nodiscard]] bool uses_flows(const Message &msg) const { return flow_mode_ && !msg.intra; }
+  // Flow timing of a message (route, latency, bound): sets msg.tail and returns the latency.
+  double flow_latency(Message &msg, const NetworkTiming &nt);
+  // Puts the message's data on the network as a flow at `start`; `credit` ns of its latency
+  // have already passed (a rendezvous whose start was decided late).
+  void start_flow(std::uint32_t msg, double start, double credit, bool routed = false);
+  void deliver(std::uint32_t msg, double sender_done, double data);
+  void on_flow_wake(double now);
+  void request_settle(double time);
+  void schedule_wake();
+  void on_settle(double now);
+  [[nodiscard]] std::string describe_network(const machine::Machine &machine) const;
+
   // ---- communicators
   [[nodiscard]] std::int64_t comm_size(std::uint32_t comm) const;
   [[nodiscard]] std::int64_t world_rank(std::uint32_t comm, std::int64_t local,
@@ -341,6 +377,19 @@ private:
 
   NetworkTiming intra_, inter_, self_;
   std::int64_t ranks_per_node_ = 1;
+  std::vector<std::int32_t> node_of_; // per process; empty: block placement
+  std::vector<double> nic_send_free_; // per node: the NIC's injection free time
+  std::vector<double> nic_recv_free_; // per node: the NIC's ejection free time
+  bool endpoint_ = true;              // NIC sharing (machine and options agree)
+  bool flow_mode_ = false;            // inter-node messages are flows on fabric_'s links
+  bool zero_wire_ = false;            // every link of fabric_ has latency 0
+  std::unique_ptr<machine::Fabric> fabric_;
+  machine::FlowParameters flow_parameters_;
+  FlowNetwork flows_;
+  std::vector<std::uint32_t> route_, back_route_;
+  double settle_at_ = -1.0; // a Settle event is queued at this time
+  double wake_at_ = -1.0;   // the earliest queued FlowDone event
+  std::string network_description_;
   std::vector<double> share_; // per process: block time factor of an oversubscribed node
   EventQueue queue_;
   std::uint64_t popped_seq_ = 0;

@@ -267,8 +267,8 @@ bool Engine::run_collective(std::uint32_t ctx, const CommOp &op) {
           queue_.push(clock_[ctx], EventKind::Resume, ctx, generation_[ctx]);
           return false;
         }
-        if (net(p, dest).loggp) {
-          const double ready = std::max(cpu_ready(ctx), send_free_[static_cast<std::size_t>(p)]);
+        if (const NetworkTiming &nt = net(p, dest); nt.loggp) {
+          const double ready = std::max(cpu_ready(ctx), send_free(p, &nt != &inter_));
           if (ready > clock_[ctx]) {
             queue_.push_with_seq(ready, fresh_ ? popped_seq_ : queue_.next_seq(), EventKind::Resume,
                                  ctx, generation_[ctx]);

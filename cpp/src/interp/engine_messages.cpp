@@ -21,6 +21,7 @@
 // wrap-around is its quirk 1, meaningless for MPI).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "engine.hpp"
 #include "parjava/error.hpp"
@@ -209,10 +210,18 @@ std::uint32_t Engine::post_send(std::uint32_t ctx, std::uint32_t comm, std::int6
   if (nt.loggp) {
     // anchors §4 SEND: CPU o + (s-1)O, NIC g + (s-1)G, MSG at t + o + L.
     clock_[ctx] = t + nt.o + s1(bytes) * nt.O;
-    send_free_[static_cast<std::size_t>(p)] = t + nt.g + s1(bytes) * nt.G;
+    send_free(p, msg.intra) = t + nt.g + s1(bytes) * nt.G;
     envelope = t + nt.o + nt.L;
     if (msg.protocol == Protocol::Eager && !deliver_sync) {
       complete(req, t, error_[ctx]);
+    }
+  } else if (uses_flows(msg)) {
+    // Flow-level sharing (engine_network.cpp): the envelope after the route's latency; eager
+    // data leaves now as a flow, rendezvous data once matched.
+    envelope = t + flow_latency(msg, nt);
+    if (msg.protocol == Protocol::Eager) {
+      msg.data_time = std::numeric_limits<double>::infinity();
+      start_flow(m, t, 0.0, true);
     }
   } else {
     const double total = nt.transfer_ns(bytes);
@@ -221,10 +230,10 @@ std::uint32_t Engine::post_send(std::uint32_t ctx, std::uint32_t comm, std::int6
     envelope = t + latency;
     if (msg.protocol == Protocol::Eager) {
       double start = t;
-      auto &out = send_free_[static_cast<std::size_t>(p)];
-      auto &in = recv_free_[static_cast<std::size_t>(dest)];
+      auto &out = send_free(p, msg.intra);
+      auto &in = recv_free(dest, msg.intra);
       double data = 0.0;
-      if (options_.endpoint_contention && !nt.self_copy) {
+      if ((msg.intra ? options_.endpoint_contention : endpoint_) && !nt.self_copy) {
         start = std::max(t, out);
         out = start + occupancy;
         data = std::max(start + latency, in) + occupancy;
@@ -327,14 +336,15 @@ void Engine::on_envelope(std::uint32_t m, std::uint64_t seq, double now) {
     // anchors §4 MSG: wait for the receiver's CPU (thread 0) and receive NIC, then charge them.
     const std::uint32_t rctx = ctx_of(msg.dest, 0);
     const double busy = status_[rctx] == Status::Runnable ? clock_[rctx] : 0.0;
-    const double ready = std::max({busy, cpu_free_[q], recv_free_[q]});
+    double &nic = recv_free(msg.dest, msg.intra);
+    const double ready = std::max({busy, cpu_free_[q], nic});
     if (ready > now) {
       queue_.push_with_seq(ready, seq, EventKind::Envelope, m, 0);
       return;
     }
     const NetworkTiming &nt = net(msg.source, msg.dest);
     cpu_free_[q] = now + nt.o + s1(msg.bytes) * std::max(nt.O, nt.G);
-    recv_free_[q] = now + nt.g + s1(msg.bytes) * nt.G;
+    nic = now + nt.g + s1(msg.bytes) * nt.G;
     msg.data_time = now;
   }
   std::uint32_t prev = kNone;
@@ -410,12 +420,32 @@ void Engine::match(std::uint32_t m, std::uint32_t r, double now) {
       // anchors §4: done(send) at the match; the sender's CPU and NIC free times rise to it.
       const auto s = static_cast<std::size_t>(msg.source);
       cpu_free_[s] = std::max(cpu_free_[s], now);
-      send_free_[s] = std::max(send_free_[s], now);
+      double &nic = send_free(msg.source, msg.intra);
+      nic = std::max(nic, now);
       complete(send, now, std::max(msg.error, requests_[r].error));
     } else if (requests_[send].completes_at_delivery) {
       complete(send, now, msg.error);
     }
     complete(r, now, msg.error);
+  } else if (uses_flows(msg)) {
+    msg.matched = true;
+    if (msg.protocol == Protocol::Eager) {
+      if (msg.flow != kNone) {
+        msg.waiting_recv = r; // completed when the flow ends (engine_network.cpp)
+        return;
+      }
+      complete(r, std::max(now, msg.data_time),
+               msg.data_time >= now ? msg.error : error_[requests_[r].ctx]);
+    } else {
+      // notes 000 §3.9: the transfer starts when both sides are there; it cannot start before
+      // this moment, and the latency already spent since then is credited.
+      const double start = std::max(msg.send_time, requests_[r].post_time);
+      msg.error = msg.send_time >= requests_[r].post_time ? msg.error : error_[requests_[r].ctx];
+      msg.waiting_recv = r;
+      const double begin = std::max(start, now);
+      start_flow(m, begin, begin - start);
+      return;
+    }
   } else if (msg.protocol == Protocol::Eager) {
     const double done = std::max(now, msg.data_time);
     if (requests_[send].completes_at_delivery) {
@@ -432,9 +462,9 @@ void Engine::match(std::uint32_t m, std::uint32_t r, double now) {
     const double start_error =
         msg.send_time >= requests_[r].post_time ? msg.error : error_[requests_[r].ctx];
     double arrival = start + total;
-    if (options_.endpoint_contention && !nt.self_copy) {
-      auto &out = send_free_[static_cast<std::size_t>(msg.source)];
-      auto &in = recv_free_[static_cast<std::size_t>(msg.dest)];
+    if ((msg.intra ? options_.endpoint_contention : endpoint_) && !nt.self_copy) {
+      auto &out = send_free(msg.source, msg.intra);
+      auto &in = recv_free(msg.dest, msg.intra);
       const double s = std::max(start, out);
       arrival = std::max(s + latency, in) + occupancy;
       out = s + occupancy;
@@ -573,7 +603,7 @@ bool Engine::execute_p2p(std::uint32_t ctx, const CommOp &op) {
     if (!nt.loggp) {
       return true;
     }
-    const double ready = std::max(cpu_ready(ctx), send_free_[static_cast<std::size_t>(p)]);
+    const double ready = std::max(cpu_ready(ctx), send_free(p, &nt != &inter_));
     if (ready <= clock_[ctx]) {
       return true;
     }

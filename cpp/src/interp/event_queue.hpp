@@ -20,6 +20,8 @@ namespace parjava::interp {
 enum class EventKind : std::uint8_t {
   Resume,   // a logical thread continues (target = context, aux = its wait generation)
   Envelope, // a message's envelope reaches its receiver (target = message)
+  FlowDone, // the earliest flow in the network may have finished (flow_network.hpp)
+  Settle,   // recompute the flow-level shares of links whose flows changed (flow_network.hpp)
 };
 
 struct Event {

@@ -47,7 +47,56 @@ int Machine::node_of(std::int64_t rank) const {
                     " rank(s) per node = " + std::to_string(max_ranks()) +
                     " ranks; use a machine with more nodes (Machine.with_layout)");
   }
+  switch (placement_.kind) {
+  case PlacementKind::Block:
+    break;
+  case PlacementKind::RoundRobin:
+    return static_cast<int>(rank % layout_.nodes);
+  case PlacementKind::Explicit:
+    if (rank >= static_cast<std::int64_t>(placement_.nodes.size())) {
+      throw Error(ErrorKind::Usage,
+                  "rank " + std::to_string(rank) + " is beyond the placement" +
+                      (placement_.source.empty() ? std::string() : " from " + placement_.source) +
+                      ", which places " + std::to_string(placement_.nodes.size()) + " ranks");
+    }
+    return placement_.nodes[static_cast<std::size_t>(rank)];
+  }
   return static_cast<int>(rank / layout_.ranks_per_node);
+}
+
+void Machine::set_node_names(std::vector<std::string> names) {
+  if (!names.empty() && static_cast<int>(names.size()) != layout_.nodes) {
+    detail::fail("node_names", "names " + std::to_string(names.size()) +
+                                   " nodes, but the machine has " + std::to_string(layout_.nodes));
+  }
+  node_names_ = std::move(names);
+}
+
+void Machine::validate_wiring() const {
+  topology_.validate("topology");
+  const std::int64_t capacity = topology_.capacity();
+  if (capacity > 0 && layout_.nodes > capacity) {
+    detail::fail("nodes", std::to_string(layout_.nodes) + " nodes, but the topology (" +
+                              topology_.describe() + ") connects " + std::to_string(capacity));
+  }
+  if (topology_.kind != TopologyKind::Crossbar && inter_node_ &&
+      inter_node_->kind() == NetworkKind::LogGP) {
+    detail::fail("topology",
+                 "link sharing needs a Hockney or table inter-node network: LogGP's g and G "
+                 "already model the NIC and its L has no per-link part (use fitted(\"hockney\") "
+                 "or keep the crossbar)");
+  }
+  if (placement_.kind == PlacementKind::Explicit) {
+    for (std::size_t r = 0; r < placement_.nodes.size(); ++r) {
+      if (placement_.nodes[r] >= layout_.nodes) {
+        detail::fail(
+            "placement.nodes[" + std::to_string(r) + "]",
+            "node " + std::to_string(placement_.nodes[r]) + " of a machine with " +
+                std::to_string(layout_.nodes) + " nodes" +
+                (placement_.source.empty() ? std::string() : " (" + placement_.source + ")"));
+      }
+    }
+  }
 }
 
 bool Machine::same_node(std::int64_t rank_a, std::int64_t rank_b) const {
@@ -91,6 +140,10 @@ Machine Machine::with_layout(const NodeLayout &layout) const {
                  "machine \"" + name_ + "\" has no inter-node network, so it cannot have " +
                      std::to_string(layout.nodes) + " nodes; add one with with_networks first");
   }
+  if (static_cast<int>(copy.node_names_.size()) != layout.nodes) {
+    copy.node_names_.clear();
+  }
+  copy.validate_wiring();
   return copy;
 }
 
@@ -100,6 +153,11 @@ Machine Machine::with_networks(const Network &intra_node,
   copy.description_ = description_;
   copy.sources_ = sources_;
   copy.measurement_ = measurement_;
+  copy.topology_ = topology_;
+  copy.placement_ = placement_;
+  copy.endpoint_contention_ = endpoint_contention_;
+  copy.node_names_ = node_names_;
+  copy.validate_wiring();
   return copy;
 }
 
@@ -107,6 +165,26 @@ Machine Machine::with_threads(const ThreadCosts &threads) const {
   threads.validate("threads");
   Machine copy = *this;
   copy.threads_ = threads;
+  return copy;
+}
+
+Machine Machine::with_topology(const Topology &topology) const {
+  Machine copy = *this;
+  copy.topology_ = topology;
+  copy.validate_wiring();
+  return copy;
+}
+
+Machine Machine::with_placement(const Placement &placement) const {
+  Machine copy = *this;
+  copy.placement_ = placement;
+  copy.validate_wiring();
+  return copy;
+}
+
+Machine Machine::with_endpoint_contention(bool on) const {
+  Machine copy = *this;
+  copy.endpoint_contention_ = on;
   return copy;
 }
 

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_reader.hpp"
+#include "machine_json_wiring.hpp"
 #include "parjava/error.hpp"
 #include "parjava/machine/units.hpp"
 #include "validation.hpp"
@@ -21,189 +23,8 @@ namespace {
 
 using json = nlohmann::json;
 using detail::field_path;
-
-std::string_view type_name(const json &value) {
-  switch (value.type()) {
-  case json::value_t::null:
-    return "null";
-  case json::value_t::boolean:
-    return "a boolean";
-  case json::value_t::number_integer:
-  case json::value_t::number_unsigned:
-  case json::value_t::number_float:
-    return "a number";
-  case json::value_t::string:
-    return "a string";
-  case json::value_t::array:
-    return "an array";
-  case json::value_t::object:
-    return "an object";
-  default:
-    return "an unsupported value";
-  }
-}
-
-// Reads one document, turning every problem into an ErrorKind::Machine error that starts with
-// the origin and names the field path.
-class Reader {
-public:
-  explicit Reader(std::string_view origin) : origin_(origin) {}
-
-  [[noreturn]] void fail(std::string_view field, const std::string &problem) const {
-    std::string message(origin_);
-    message += ": ";
-    if (!field.empty()) {
-      message += field;
-      message += ": ";
-    }
-    message += problem;
-    throw Error(ErrorKind::Machine, message);
-  }
-
-  // Re-throws a validation error of the machine part with the origin in front.
-  template <typename Build> auto with_origin(Build build) const {
-    try {
-      return build();
-    } catch (const Error &error) {
-      throw Error(ErrorKind::Machine, std::string(origin_) + ": " + error.what());
-    }
-  }
-
-  const json &object(const json &value, std::string_view field) const {
-    if (!value.is_object()) {
-      fail(field, "expected an object, got " + std::string(type_name(value)));
-    }
-    return value;
-  }
-
-  // The members of `object` must all be in `allowed`: a misspelt optional field must not pass
-  // silently as "absent".
-  void only(const json &object, std::string_view field,
-            std::initializer_list<std::string_view> allowed) const {
-    for (const auto &[key, unused] : object.items()) {
-      bool known = false;
-      for (std::string_view name : allowed) {
-        known = known || key == name;
-      }
-      if (!known) {
-        std::string list;
-        for (std::string_view name : allowed) {
-          list += list.empty() ? "" : ", ";
-          list += name;
-        }
-        fail(field_path(field, key), "unknown field (expected one of: " + list + ")");
-      }
-    }
-  }
-
-  const json &require(const json &object, std::string_view field, std::string_view key) const {
-    const auto found = object.find(std::string(key));
-    if (found == object.end()) {
-      fail(field_path(field, key), "missing required field");
-    }
-    return *found;
-  }
-
-  std::string string(const json &value, std::string_view field) const {
-    if (!value.is_string()) {
-      fail(field, "expected a string, got " + std::string(type_name(value)));
-    }
-    return value.get<std::string>();
-  }
-
-  bool boolean(const json &value, std::string_view field) const {
-    if (!value.is_boolean()) {
-      fail(field, "expected true or false, got " + std::string(type_name(value)));
-    }
-    return value.get<bool>();
-  }
-
-  // A number, or a string with a unit of `dimension`.
-  double quantity(const json &value, std::string_view field, Dimension dimension) const {
-    if (value.is_number()) {
-      return value.get<double>();
-    }
-    if (value.is_string()) {
-      return with_origin(
-          [&] { return parse_quantity(value.get<std::string>(), dimension, field); });
-    }
-    fail(field, "expected a " + std::string(dimension_name(dimension)) +
-                    " (a number in SI units or a string such as \"1.5 us\"), got " +
-                    std::string(type_name(value)));
-  }
-
-  double non_negative(const json &value, std::string_view field, Dimension dimension) const {
-    const double number = quantity(value, field, dimension);
-    with_origin([&] {
-      detail::require_non_negative(number, field);
-      return 0;
-    });
-    return number;
-  }
-
-  double plain_number(const json &value, std::string_view field) const {
-    if (!value.is_number()) {
-      fail(field, "expected a number, got " + std::string(type_name(value)));
-    }
-    return value.get<double>();
-  }
-
-  std::int64_t integer(const json &value, std::string_view field) const {
-    if (value.is_number_integer()) {
-      return value.get<std::int64_t>();
-    }
-    if (value.is_number_float()) {
-      const double number = value.get<double>();
-      if (std::floor(number) == number && std::fabs(number) < 9.0e15) {
-        return static_cast<std::int64_t>(number);
-      }
-      fail(field, "expected a whole number, got " + detail::show_number(number));
-    }
-    fail(field, "expected a whole number, got " + std::string(type_name(value)));
-  }
-
-  int count(const json &value, std::string_view field) const {
-    const std::int64_t number = integer(value, field);
-    if (number < 0 || number > std::numeric_limits<int>::max()) {
-      fail(field, "must be a count >= 0 (got " + std::to_string(number) + ")");
-    }
-    return static_cast<int>(number);
-  }
-
-  // Bytes: a whole number >= 0, a string with a size unit ("4 KiB"), or "unlimited".
-  std::uint64_t bytes(const json &value, std::string_view field) const {
-    if (value.is_number_unsigned()) {
-      return value.get<std::uint64_t>();
-    }
-    if (value.is_string() && value.get<std::string>() == "unlimited") {
-      return unlimited_eager;
-    }
-    double number = 0.0;
-    if (value.is_string()) {
-      number = quantity(value, field, Dimension::Size);
-    } else {
-      number = static_cast<double>(integer(value, field));
-    }
-    if (number < 0.0) {
-      fail(field, "a size must be >= 0 bytes (got " + detail::show_number(number) + ")");
-    }
-    if (std::floor(number) != number || number >= 1.8e19) {
-      fail(field,
-           "a size must be a whole number of bytes (got " + detail::show_number(number) + ")");
-    }
-    return static_cast<std::uint64_t>(number);
-  }
-
-  const json &array(const json &value, std::string_view field) const {
-    if (!value.is_array()) {
-      fail(field, "expected an array, got " + std::string(type_name(value)));
-    }
-    return value;
-  }
-
-private:
-  std::string_view origin_;
-};
+using detail::Reader;
+using detail::type_name;
 
 // ------------------------------------------------------------------ networks
 
@@ -610,7 +431,8 @@ Machine read_machine(const Reader &in, const json &document) {
   }
   in.only(document, "",
           {"schema_version", "name", "description", "sources", "nodes", "cores_per_node",
-           "ranks_per_node", "power", "intra_node", "inter_node", "threads", "measurement"});
+           "ranks_per_node", "power", "intra_node", "inter_node", "threads", "measurement",
+           "topology", "placement", "endpoint_contention", "node_names"});
   const auto get = [&](std::string_view key) -> const json & {
     return in.require(document, "", key);
   };
@@ -644,6 +466,30 @@ Machine read_machine(const Reader &in, const json &document) {
       machine.set_measurement(read_measurement(in, *found, "measurement"));
     }
   }
+  // The wiring (additive to schema version 1: absent means a crossbar, block placement and
+  // endpoint contention, what every machine had before).
+  if (const auto found = document.find("node_names"); found != document.end()) {
+    std::vector<std::string> names;
+    const json &items = in.array(*found, "node_names");
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      names.push_back(in.string(items[i], "node_names[" + std::to_string(i) + "]"));
+    }
+    in.with_origin([&] {
+      machine.set_node_names(std::move(names));
+      return 0;
+    });
+  }
+  if (const auto found = document.find("topology"); found != document.end()) {
+    const Topology topology = detail::read_topology(in, *found, "topology");
+    machine = in.with_origin([&] { return machine.with_topology(topology); });
+  }
+  if (const auto found = document.find("placement"); found != document.end()) {
+    const Placement placement = detail::read_placement_json(in, *found, "placement");
+    machine = in.with_origin([&] { return machine.with_placement(placement); });
+  }
+  if (const auto found = document.find("endpoint_contention"); found != document.end()) {
+    machine = machine.with_endpoint_contention(in.boolean(*found, "endpoint_contention"));
+  }
   return machine;
 }
 
@@ -662,6 +508,34 @@ Machine machine_from_json(std::string_view text, std::string_view origin) {
   return read_machine(in, document);
 }
 
+namespace {
+json parse_document(const Reader &in, std::string_view text) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception &error) {
+    in.fail("", std::string("not valid JSON: ") + error.what());
+  }
+}
+} // namespace
+
+Topology topology_from_json(std::string_view text, std::string_view origin) {
+  const Reader in(origin);
+  return detail::read_topology(in, parse_document(in, text), "topology");
+}
+
+std::string topology_to_json(const Topology &topology, int indent) {
+  return detail::write_topology(topology).dump(indent);
+}
+
+Placement placement_from_json(std::string_view text, std::string_view origin) {
+  const Reader in(origin);
+  return detail::read_placement_json(in, parse_document(in, text), "placement");
+}
+
+std::string placement_to_json(const Placement &placement, int indent) {
+  return detail::write_placement_json(placement).dump(indent);
+}
+
 std::string machine_to_json(const Machine &machine, int indent) {
   json out;
   out["schema_version"] = machine_schema_version;
@@ -675,6 +549,12 @@ std::string machine_to_json(const Machine &machine, int indent) {
   out["intra_node"] = write_network(machine.intra_node());
   out["inter_node"] = machine.has_inter_node() ? write_network(machine.inter_node()) : json();
   out["threads"] = write_threads(machine.threads());
+  out["topology"] = detail::write_topology(machine.topology());
+  out["placement"] = detail::write_placement_json(machine.placement());
+  out["endpoint_contention"] = machine.endpoint_contention();
+  if (!machine.node_names().empty()) {
+    out["node_names"] = machine.node_names();
+  }
   if (const auto &measurement = machine.measurement(); measurement.has_value()) {
     out["measurement"] = write_measurement(*measurement);
   }

@@ -28,6 +28,12 @@ namespace {
 // [LARSEN] S. Larsen, P. Sarangam, R. Huggahalli, "Architectural Breakdown of End-to-End
 //   Latency in a TCP/IP Network", SBAC-PAD 2007 (also IJPP 37(6), 2009): application-level
 //   one-way latency over 10GbE with a standard Linux TCP/IP stack as low as 10 us.
+// [EDR-SWITCH] NVIDIA (Mellanox) SB7800 / Switch-IB 2 product brief: 36 ports of 100 Gb/s EDR
+//   InfiniBand per switch, 90 ns port-to-port latency. A two-level non-blocking fat tree of such
+//   switches uses 18 ports of each leaf for nodes and 18 for uplinks, one to each of 18 spines,
+//   and 36 leaves per spine: at most 648 nodes (Mellanox, "InfiniBand Fabric Design / Fat-Tree
+//   Topology" configurator rules; Zahavi, "Fat-tree routing and node ordering providing
+//   contention free traffic for MPI global collectives", JPDC 2012, for D-mod-k routing).
 // [IEEE-802.3] 10GBASE line rate 10 Gb/s; a 1500 B MTU frame carries 1448 B of TCP payload
 //   (20 B IP, 32 B TCP with timestamps) in 1538 B on the wire (preamble 8, header 14, FCS 4,
 //   inter-frame gap 12): 10 * 1448 / 1538 = 9.41 Gb/s of payload.
@@ -47,6 +53,10 @@ constexpr const char *azure_hb =
 constexpr const char *larsen =
     "Larsen, Sarangam, Huggahalli, Architectural Breakdown of End-to-End Latency in a TCP/IP "
     "Network, SBAC-PAD 2007: 10GbE one-way latency as low as 10 us with the Linux TCP/IP stack";
+constexpr const char *edr_switch =
+    "NVIDIA SB7800 / Switch-IB 2 product brief: 36 ports of 100 Gb/s EDR, 90 ns port to port; "
+    "two-level fat tree of 36-port switches (18 nodes and 18 uplinks per leaf, 648 nodes), "
+    "D-mod-k routing (Zahavi, JPDC 2012)";
 constexpr const char *ieee_8023 = "IEEE 802.3 10GBASE framing: 1448 B TCP payload per 1538 B "
                                   "on the wire at MTU 1500 -> 9.41 Gb/s";
 
@@ -88,11 +98,16 @@ Machine infiniband_edr() {
                   measured_thread_costs(), 1.0);
   machine.set_description(
       "16 nodes of 36 cores on 100 Gb/s EDR InfiniBand: inter-node Hockney from Azure HB-series "
-      "OSU figures (1.27 us, 99.1 Gb/s, Open MPI openib eager limit 12 KiB); intra-node the "
-      "measured osu_latency curve of a 2 x 18-core Xeon E5-2699 v3 node. Change the size with "
-      "with_layout.");
-  machine.set_sources({azure_hb, ompi_mca, osu_shm, netbench_source});
-  return machine;
+      "OSU figures (1.27 us, 99.1 Gb/s, Open MPI openib eager limit 12 KiB); a two-level fat "
+      "tree of 36-port EDR switches (18 nodes per leaf, 18 spines, up to 648 nodes) whose links "
+      "carry the NIC's 99.1 Gb/s and add no latency (the OSU latency already crossed the "
+      "switches); the ranks of a node share its NIC; intra-node the measured osu_latency curve "
+      "of a 2 x 18-core Xeon E5-2699 v3 node. Change the size with with_layout.");
+  machine.set_sources({azure_hb, edr_switch, ompi_mca, osu_shm, netbench_source});
+  // Link bandwidth 0: the inter-node network's, so one message alone takes exactly its
+  // Hockney time; the links only add sharing.
+  return machine.with_topology(
+      Topology::k_ary_fat_tree(36, 2, 1.0, {0.0, 0.0, LinkSharing::SplitDuplex}));
 }
 
 Machine ethernet_10g() {

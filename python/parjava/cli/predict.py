@@ -272,6 +272,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=1))
     else:
         print(f"model {model.name}: {len(model)} nodes")
+        if pred.runs:
+            print(f"network: {pred.network}")
         print(
             f"{'np':>8} {'threads':>7} {'time [s]':>14} {'± bound':>10} {'speedup':>9} {'eff.':>6}"
         )

@@ -181,7 +181,7 @@ TEST(MachineJson, UnknownFieldIsAnError) {
   EXPECT_EQ(error_of(minimal(R"("power": 1.0,)", R"("power": 1.0, "powr": 2,)")),
             "m.json: powr: unknown field (expected one of: schema_version, name, description, "
             "sources, nodes, cores_per_node, ranks_per_node, power, intra_node, inter_node, "
-            "threads, measurement)");
+            "threads, measurement, topology, placement, endpoint_contention, node_names)");
   EXPECT_NE(error_of(minimal(R"("eager_limit": 12288)", R"("eager_limit": 12288, "S": 5)"))
                 .find("inter_node.S: unknown field"),
             std::string::npos);

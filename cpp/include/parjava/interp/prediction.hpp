@@ -31,6 +31,11 @@ struct EngineStatistics {
   double wall_seconds = 0.0;
   std::uint64_t peak_queue = 0;
   std::uint64_t state_bytes = 0; // memory of the per-process and per-thread state
+  // Flow-level link sharing (machines with a topology other than the crossbar): messages run
+  // as flows, shares recomputed `flow_recomputations` times over `flows_recomputed` flows.
+  std::uint64_t flows = 0;
+  std::uint64_t flow_recomputations = 0;
+  std::uint64_t flows_recomputed = 0;
 };
 
 struct Prediction {
@@ -47,6 +52,9 @@ struct Prediction {
   double error_bound_thesis = 0.0;
   std::vector<NodeStatistics> nodes; // one per model node, in model order
   std::vector<std::string> warnings; // e.g. an Rsend before its receive, machine extended
+  // The network model the prediction used: the inter-node model, the topology and whether the
+  // NICs were shared, in one line (docs/networks.md).
+  std::string network;
   EngineStatistics engine;
   std::shared_ptr<trace::Trace> trace; // when InterpretOptions::record_trace
 };

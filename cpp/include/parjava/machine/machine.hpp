@@ -14,12 +14,15 @@
 
 #include "parjava/machine/measurement.hpp"
 #include "parjava/machine/network.hpp"
+#include "parjava/machine/placement.hpp"
 #include "parjava/machine/thread_costs.hpp"
+#include "parjava/machine/topology.hpp"
 
 namespace parjava::machine {
 
-// Nodes and ranks. Ranks are placed in blocks: ranks [k * ranks_per_node, (k+1) *
-// ranks_per_node) run on node k (Open MPI's default --map-by slot / core).
+// Nodes and ranks. Where each rank runs is the machine's Placement (placement.hpp; by default
+// blocks: ranks [k * ranks_per_node, (k+1) * ranks_per_node) on node k, Open MPI's default
+// --map-by slot / core).
 struct NodeLayout {
   int nodes = 1;
   int cores_per_node = 1;
@@ -55,10 +58,21 @@ public:
   [[nodiscard]] int ranks_per_node() const noexcept { return layout_.ranks_per_node; }
   // nodes * ranks_per_node: the number of ranks the machine holds.
   [[nodiscard]] std::int64_t max_ranks() const noexcept;
-  // The node a rank runs on (block placement). Throws ErrorKind::Usage for a rank outside
-  // [0, max_ranks()), saying how to get a machine with more nodes (with_layout).
+  // The node a rank runs on (by the placement). Throws ErrorKind::Usage for a rank outside
+  // [0, max_ranks()), saying how to get a machine with more nodes (with_layout), or beyond an
+  // explicit placement.
   [[nodiscard]] int node_of(std::int64_t rank) const;
   [[nodiscard]] bool same_node(std::int64_t rank_a, std::int64_t rank_b) const;
+  [[nodiscard]] const Placement &placement() const noexcept { return placement_; }
+  // Names of the nodes (SimGrid host names), empty when the nodes are only numbered.
+  [[nodiscard]] const std::vector<std::string> &node_names() const noexcept { return node_names_; }
+  void set_node_names(std::vector<std::string> names);
+
+  // --- the wiring between nodes (topology.hpp): a crossbar unless given
+  [[nodiscard]] const Topology &topology() const noexcept { return topology_; }
+  // Whether a node's injection and ejection bandwidth is shared by the messages crossing it
+  // (the ranks of a node share its NIC). On unless a machine says why not (docs/networks.md).
+  [[nodiscard]] bool endpoint_contention() const noexcept { return endpoint_contention_; }
 
   // --- networks
   [[nodiscard]] const Network &intra_node() const noexcept { return intra_node_; }
@@ -92,6 +106,12 @@ public:
                                       const std::optional<Network> &inter_node) const;
   [[nodiscard]] Machine with_threads(const ThreadCosts &threads) const;
   [[nodiscard]] Machine with_power(double power) const;
+  // Throws ErrorKind::Machine when the topology connects fewer nodes than the layout has, or
+  // when an inter-node LogGP network would have to share links (LogGP's g and G model the NIC;
+  // link sharing needs the Hockney or table form).
+  [[nodiscard]] Machine with_topology(const Topology &topology) const;
+  [[nodiscard]] Machine with_placement(const Placement &placement) const;
+  [[nodiscard]] Machine with_endpoint_contention(bool on) const;
 
   bool operator==(const Machine &) const = default;
 
@@ -105,6 +125,11 @@ private:
   ThreadCosts threads_;
   double power_ = 1.0;
   std::optional<Measurement> measurement_;
+  Topology topology_;
+  Placement placement_;
+  bool endpoint_contention_ = true;
+  std::vector<std::string> node_names_;
+  void validate_wiring() const;
 };
 
 } // namespace parjava::machine

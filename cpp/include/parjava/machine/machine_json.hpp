@@ -22,6 +22,13 @@ Machine machine_from_json(std::string_view text, std::string_view origin = "<str
 // Serialises a machine (with its measurement, if any). `indent` < 0 writes one line.
 std::string machine_to_json(const Machine &machine, int indent = 2);
 
+// The wiring alone (the "topology" and "placement" members of the machine JSON), for the Python
+// layer and tools. Errors as for machine_from_json.
+Topology topology_from_json(std::string_view text, std::string_view origin = "<string>");
+std::string topology_to_json(const Topology &topology, int indent = -1);
+Placement placement_from_json(std::string_view text, std::string_view origin = "<string>");
+std::string placement_to_json(const Placement &placement, int indent = -1);
+
 // File forms. load_machine throws ErrorKind::Machine when the file cannot be read.
 Machine load_machine(const std::string &path);
 void save_machine(const Machine &machine, const std::string &path);
