@@ -136,4 +136,6 @@ def test_memcpy_and_free_are_priced_by_their_bytes(tmp_path: Path) -> None:
 
 
 def _close(predicted: float, measured: float) -> bool:
-    return abs(predicted - measured) <= max(0.2 * measured, 5e-6)
+    # 30 %: a quiet moment of this VM still moves one size's free or copy by 20 %; a price that
+    # ignored the size (the time measured at 4 MiB) would be 4 to 64 times off at the ends.
+    return abs(predicted - measured) <= max(0.3 * measured, 5e-6)
