@@ -92,8 +92,17 @@ def quiet() -> str:
     return f"load {load:.1f} on {cpus} CPUs" if load > 0.75 * cpus else ""
 
 
+def _predicted(model: pj.SourceModel, copy: dict, freed: dict, size: int) -> list[float]:
+    """Predicted seconds of one memcpy and of the first free at `size` bytes."""
+    machine = pj.Machine.preset("shared-memory")
+    params = {"argc": 3, "argv1": size, "argv2": reps(size)}
+    rows = {r["id"]: r for r in pj.interpret(model, machine, np=1, params=params).nodes(1)}
+    return [rows[copy["id"]]["time"] / rows[copy["id"]]["freq"], rows[freed["id"]]["time"]]
+
+
 def test_memcpy_and_free_are_priced_by_their_bytes(tmp_path: Path) -> None:
-    if busy := quiet():
+    timed = bool(os.environ.get("PARJAVA_TIMING_TESTS"))
+    if timed and (busy := quiet()):
         # Memory bandwidth shared with neighbours: a 64 MiB memcpy takes 7 to 18 ms here.
         pytest.skip(f"the machine is busy ({busy}): its memory costs vary by 2x")
     src = tmp_path / "arrays.c"
@@ -112,15 +121,23 @@ def test_memcpy_and_free_are_priced_by_their_bytes(tmp_path: Path) -> None:
     # free(a) was called once: priced by the machine's cost of a first free of that size.
     costs = _library_costs.library_costs()
     assert {"memcpy", "free", "free_once", "sweep_per_byte"} <= set(costs["curves"])
+    # The prices follow the size across five orders of magnitude (a price measured at 4 MiB
+    # alone would be the same at every size).
+    small, large = (
+        _predicted(model, copy, freed, SIZES[0]),
+        _predicted(model, copy, freed, SIZES[-1]),
+    )
+    assert large[0] > 1000 * small[0] and large[1] > 100 * small[1], (small, large)
+    if not timed:
+        # Against this machine's own memcpy and free per size: a timing, so a benchmark-like
+        # check (PARJAVA_TIMING_TESTS=1 on a quiet machine), not part of the default suite.
+        return
     exe = tmp_path / "measure"
     (tmp_path / "measure.c").write_text(MEASURE)
     subprocess.run(["cc", "-O2", str(tmp_path / "measure.c"), "-o", str(exe)], check=True)
-    machine = pj.Machine.preset("shared-memory")
     report = []
     for size in SIZES:
-        params = {"argc": 3, "argv1": size, "argv2": reps(size)}
-        rows = {r["id"]: r for r in pj.interpret(model, machine, np=1, params=params).nodes(1)}
-        predicted = [rows[copy["id"]]["time"] / rows[copy["id"]]["freq"], rows[freed["id"]]["time"]]
+        predicted = _predicted(model, copy, freed, size)
         # A shared machine only slows a measurement down: the fastest of up to three runs.
         measured = [float("inf"), float("inf")]
         for _ in range(3):
@@ -136,6 +153,4 @@ def test_memcpy_and_free_are_priced_by_their_bytes(tmp_path: Path) -> None:
 
 
 def _close(predicted: float, measured: float) -> bool:
-    # 30 %: a quiet moment of this VM still moves one size's free or copy by 20 %; a price that
-    # ignored the size (the time measured at 4 MiB) would be 4 to 64 times off at the ends.
-    return abs(predicted - measured) <= max(0.3 * measured, 5e-6)
+    return abs(predicted - measured) <= max(0.2 * measured, 5e-6)
