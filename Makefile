@@ -14,7 +14,7 @@ export PYTHONPATH := $(CURDIR)/python$(if $(PYTHONPATH),:$(PYTHONPATH))
 export PARJAVA_BUILD_DIR := $(CURDIR)/$(BUILD)/package
 
 .PHONY: all deps configure build test test-cpp test-python test-fuzz test-notebooks test-sanitize \
-        fuzz demo lint format stubs clean
+        fuzz demo docs lint format stubs clean
 
 all: build
 
@@ -73,6 +73,15 @@ test-sanitize: deps $(SANITIZE_BUILD)/build.ninja
 
 demo: build
 	$(PYTHON) -m parjava demo
+
+# The documentation site (mkdocs.yml) into build/site: scripts/gen_docs.py stages the pages, the
+# generated API, extension and CLI references and the notebooks (with their outputs when
+# `make test-notebooks` left executed copies), failing on a broken link; MkDocs builds with
+# warnings as errors. Needs no C++ build; installs MkDocs when it is missing.
+docs:
+	@$(PYTHON) -c "import mkdocs" 2>/dev/null || $(PYTHON) -m pip install -q "mkdocs>=1.5"
+	$(PYTHON) scripts/gen_docs.py --out $(BUILD)/docs-src --executed $(BUILD)/notebooks
+	$(PYTHON) -m mkdocs build --strict --quiet -f $(BUILD)/docs-src/mkdocs.yml -d $(CURDIR)/build/site
 
 lint:
 	$(PYTHON) -m ruff check python tests/python tests/fuzz benchmarks scripts notebooks

@@ -15,11 +15,13 @@ APT_PACKAGES=(
   nlohmann-json3-dev                  # JSON (machine descriptions)
   chromium                            # headless rendering test of `parjava report`
 )
+# nbclient, nbformat, ipykernel, jinja2: the notebooks (the `notebooks` extra of pyproject.toml);
+# mkdocs: the documentation site, built strictly by tests/python/test_docs.py (`docs` extra).
 # mpi4py (built against the system MPI) and distributed: sweeps and trace analysis on MPI or
 # Dask (docs/running-at-scale.md); their tests skip with a message where they are missing.
-PY_MODULES=(numpy matplotlib pandas pytest nbclient nbformat ipykernel pybind11 scikit_build_core
+PY_MODULES=(numpy matplotlib pandas pytest nbclient nbformat ipykernel jinja2 mkdocs pybind11 scikit_build_core
             ninja cmake scipy mpi4py distributed)
-PY_PACKAGES=(numpy matplotlib pandas pytest nbclient nbformat ipykernel pybind11 scikit-build-core
+PY_PACKAGES=(numpy matplotlib pandas pytest nbclient nbformat ipykernel jinja2 mkdocs pybind11 scikit-build-core
              ninja cmake scipy mpi4py distributed)
 
 missing=()

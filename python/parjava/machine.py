@@ -245,7 +245,7 @@ def _mpi_environment() -> dict[str, str]:
 
 
 class Machine:
-    """A machine description; see the module docstring and README "Machine"."""
+    """A machine description; see the module docstring and docs/guide/machine.md."""
 
     def __init__(
         self,
@@ -292,7 +292,7 @@ class Machine:
     def preset(cls, name: str) -> Machine:
         """Return a preset: ``"infiniband-edr"``, ``"ethernet-10g"`` or ``"shared-memory"``.
 
-        Their numbers and sources are listed in README.md ("Machine presets") and in
+        Their numbers and sources are listed in docs/guide/machine.md ("Machine presets") and in
         ``machine.sources``.
         """
         return cls._wrap(_core.Machine.preset(name))
@@ -314,7 +314,7 @@ class Machine:
 
     @classmethod
     def from_predictor_par(cls, path: PathLike) -> Machine:
-        """Read a DVM ``Predictor.par`` file (seed 002 §1.3.2); mapping in README."""
+        """Read a DVM ``Predictor.par`` file (seed 002 §1.3.2); mapping in docs/guide/machine.md."""
         return cls._wrap(_core.Machine.from_predictor_par(os.fspath(path)))
 
     @classmethod
@@ -382,7 +382,7 @@ class Machine:
     # ------------------------------------------------------------------ saving
 
     def save(self, path: PathLike) -> Path:
-        """Write the machine as JSON (schema in README); returns the path."""
+        """Write the machine as JSON (schema in docs/guide/machine.md); returns the path."""
         target = Path(path)
         self._core.save(os.fspath(target))
         return target

@@ -19,7 +19,7 @@ The result, :class:`Findings`, has one row per occurrence (NumPy structured arra
 :meth:`Findings.to_pandas`), aggregates per pattern, call site and rank arranged as a Cube-like
 metric tree, a text report and an HTML report that shows the source lines of each call site.
 Re-scanning with other thresholds (:meth:`Findings.rescan`) reuses the trace in memory.
-Thresholds and their defaults are explained in README.md, section "Pattern scanner".
+Thresholds and their defaults are explained in docs/guide/scanner.md.
 """
 
 from __future__ import annotations

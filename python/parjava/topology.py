@@ -42,7 +42,7 @@ class Topology:
     """A topology: crossbar, flat cluster (star), fat tree, dragonfly, torus or explicit routes.
 
     Build one with the class methods; ``to_dict()`` gives its JSON form (the ``topology`` member
-    of a machine file, README "Machine JSON").
+    of a machine file, docs/guide/machine.md, "Machine JSON").
     """
 
     def __init__(self, document: dict[str, Any]) -> None:
@@ -167,7 +167,7 @@ class Topology:
 
     @classmethod
     def from_dict(cls, document: dict[str, Any]) -> Topology:
-        """Return a topology from its JSON form (README "Machine JSON")."""
+        """Return a topology from its JSON form (docs/guide/machine.md, "Machine JSON")."""
         return cls(dict(document))
 
     # ------------------------------------------------------------------ queries

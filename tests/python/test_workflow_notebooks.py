@@ -68,3 +68,65 @@ def test_readme_links_every_notebook() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     for path in NOTEBOOKS:
         assert f"notebooks/{path.name}" in readme, f"README.md does not link {path.name}"
+
+
+# Which requirement of pyproject.toml provides a third-party module the notebooks import.
+# IPython comes with ipykernel; jinja2 is imported by pandas' Styler (``DataFrame.style``).
+_PROVIDERS = {
+    "numpy": "numpy",
+    "matplotlib": "matplotlib",
+    "pandas": "pandas",
+    "scipy": "scipy",
+    "IPython": "ipykernel",
+    "nbformat": "nbformat",
+    "nbclient": "nbclient",
+    "jinja2": "jinja2",
+}
+
+
+def _requirement_names(requirements: list[str]) -> set[str]:
+    return {re.split(r"[<>=!~\[; ]", r, maxsplit=1)[0].lower() for r in requirements}
+
+
+def _notebook_modules() -> set[str]:
+    """Top-level modules imported by the notebooks and their runner (and jinja2 for Styler)."""
+    import ast
+    import sys
+
+    sources = [
+        c.source
+        for path in NOTEBOOKS
+        for c in nbformat.read(path, as_version=4).cells
+        if c.cell_type == "code"
+    ]
+    sources.append((REPO / "scripts" / "run_notebooks.py").read_text(encoding="utf-8"))
+    modules: set[str] = set()
+    for source in sources:
+        text = "\n".join(line for line in source.splitlines() if not line.startswith(("%", "!")))
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Import):
+                modules |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                modules.add(node.module.split(".")[0])
+        if re.search(r"\.style\b", source):
+            modules.add("jinja2")
+    stdlib = getattr(sys, "stdlib_module_names", set())
+    return {m for m in modules if m not in stdlib and m != "parjava"}
+
+
+def test_notebooks_extra_declares_what_the_notebooks_import() -> None:
+    # `pip install .[notebooks]` must be enough to run every notebook (issue 16 item 6).
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = _requirement_names(
+        project["dependencies"] + project["optional-dependencies"]["notebooks"]
+    )
+    modules = _notebook_modules()
+    assert {"numpy", "IPython", "nbclient"} <= modules  # the scan sees real imports
+    for module in sorted(modules):
+        assert module in _PROVIDERS, f"notebooks import {module}: add it to _PROVIDERS"
+        assert _PROVIDERS[module] in declared, (
+            f"notebooks import {module}, but the `notebooks` extra does not declare "
+            f"{_PROVIDERS[module]}"
+        )
+    assert {"nbclient", "nbformat", "ipykernel", "jinja2"} <= declared

@@ -1,4 +1,4 @@
-// The JSON forms of a machine's wiring: topology, placement (README.md "Machine JSON",
+// The JSON forms of a machine's wiring: topology, placement (docs/guide/machine.md "Machine JSON",
 // docs/networks.md). Private to the part; machine_json.cpp calls them.
 #pragma once
 

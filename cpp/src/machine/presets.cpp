@@ -9,7 +9,7 @@ namespace parjava::machine {
 
 namespace {
 
-// --- Sources (also in README.md, "Machine presets") -----------------------------------------
+// --- Sources (also in docs/guide/machine.md, "Machine presets") ----------------------------------
 //
 // [OSU-SHM] open-mpi/ompi issue #5490 (2018), "Cross numa or not communication has same
 //   latency": osu_latency between two cores of one NUMA node of a Xeon E5-2699 v3, Open MPI

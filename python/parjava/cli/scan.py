@@ -29,7 +29,7 @@ examples:
 
 Patterns: keys (late_sender), codes (B1..B10, N1..N8, SR, mpi_latesender, P1..P12) or
 families (parjava, scalasca, pgas). Families overlap: ParJava's late send and Scalasca's Late
-Sender measure the same waiting. Thresholds and defaults: README.md, "Pattern scanner".
+Sender measure the same waiting. Thresholds and defaults: docs/guide/scanner.md.
 """
 
 

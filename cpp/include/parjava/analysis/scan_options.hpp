@@ -1,5 +1,5 @@
 // Every threshold and switch of the scanner, explicit (ARCHITECTURE §3: "never hidden
-// constants"). Defaults and why they are what they are are in README.md ("Pattern scanner").
+// constants"). Defaults and why they are what they are are in docs/guide/scanner.md.
 #pragma once
 
 #include <bitset>

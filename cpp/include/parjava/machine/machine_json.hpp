@@ -1,4 +1,4 @@
-// The machine description as JSON (schema in README.md, section "Machine JSON"). Reading is
+// The machine description as JSON (schema in docs/guide/machine.md, "Machine JSON"). Reading is
 // strict: every required field must be present with the right type and a valid value, unknown
 // fields are errors (a typo must not silently fall back to a default), and quantities may be
 // written with units ("1.27 us", "12.4 GB/s", "4 KiB"). Writing uses plain SI numbers.

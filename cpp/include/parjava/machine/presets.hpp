@@ -1,5 +1,5 @@
 // Ready-made machines for what-if studies, with the public sources of their numbers (listed in
-// each machine's sources() and in README.md, section "Machine presets").
+// each machine's sources() and in docs/guide/machine.md, "Machine presets").
 #pragma once
 
 #include <string>
