@@ -291,6 +291,23 @@ const NetworkTiming &Engine::net(std::int64_t a, std::int64_t b) const {
   return node_of(a) == node_of(b) ? intra_ : inter_;
 }
 
+bool Engine::suspend_for_cpu(std::uint32_t ctx) {
+  if (must_yield(ctx)) {
+    queue_.push(clock_[ctx], EventKind::Resume, ctx, generation_[ctx]);
+    return true;
+  }
+  // LogGP: a computation waits for the CPU (anchors §4 CALC).
+  const double ready = cpu_ready(ctx);
+  if (ready > clock_[ctx]) {
+    queue_.push_with_seq(ready, fresh_ ? popped_seq_ : queue_.next_seq(), EventKind::Resume, ctx,
+                         generation_[ctx]);
+    clock_[ctx] = ready;
+    return true;
+  }
+  fresh_ = false;
+  return false;
+}
+
 double Engine::cpu_ready(std::uint32_t ctx) const {
   return thread_of(ctx) == 0 ? cpu_free_[static_cast<std::size_t>(rank_of(ctx))] : 0.0;
 }
@@ -593,20 +610,8 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
     case Code::Compute: {
       const TimeSource &t = program_.times[ins.a];
       const double duration = time_ns(ctx, t, ins.node);
-      if (duration > 0.0) {
-        if (must_yield(ctx)) {
-          queue_.push(clock_[ctx], EventKind::Resume, ctx, generation_[ctx]);
-          return;
-        }
-        // LogGP: a computation waits for the CPU (anchors §4 CALC).
-        const double ready = cpu_ready(ctx);
-        if (ready > clock_[ctx]) {
-          queue_.push_with_seq(ready, fresh_ ? popped_seq_ : queue_.next_seq(), EventKind::Resume,
-                               ctx, generation_[ctx]);
-          clock_[ctx] = ready;
-          return;
-        }
-        fresh_ = false;
+      if (duration > 0.0 && suspend_for_cpu(ctx)) {
+        return;
       }
       if (ins.code == Code::Compute) {
         ++node_freq_[ins.node];
@@ -691,19 +696,8 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
     case Code::Elapse:
     case Code::LocalCall: {
       const double duration = program_.delays[ins.code == Code::Elapse ? ins.a : ins.b];
-      if (duration > 0.0) {
-        if (must_yield(ctx)) {
-          queue_.push(clock_[ctx], EventKind::Resume, ctx, generation_[ctx]);
-          return;
-        }
-        const double ready = cpu_ready(ctx);
-        if (ready > clock_[ctx]) {
-          queue_.push_with_seq(ready, fresh_ ? popped_seq_ : queue_.next_seq(), EventKind::Resume,
-                               ctx, generation_[ctx]);
-          clock_[ctx] = ready;
-          return;
-        }
-        fresh_ = false;
+      if (duration > 0.0 && suspend_for_cpu(ctx)) {
+        return;
       }
       ++node_freq_[ins.node];
       if (trace_ != nullptr && ins.code == Code::LocalCall) {

@@ -195,6 +195,9 @@ private:
   void block(std::uint32_t ctx, WaitKind why);
   bool must_yield(std::uint32_t ctx) const;
   [[nodiscard]] double cpu_ready(std::uint32_t ctx) const;
+  // Before a computation of positive length: yields to the other ready threads or waits for
+  // the CPU (LogGP, anchors §4 CALC); true when the thread was suspended and resumes later.
+  bool suspend_for_cpu(std::uint32_t ctx);
   void finish_thread(std::uint32_t ctx);
   void account(std::uint32_t ctx, model::NodeIndex node, double start);
   [[noreturn]] void raise_deadlock();
