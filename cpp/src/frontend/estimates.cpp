@@ -13,6 +13,7 @@
 #include "parjava/error.hpp"
 #include "parjava/model/reduction.hpp"
 #include "size_costs.hpp"
+#include "text_format.hpp"
 
 namespace parjava::frontend {
 
@@ -23,15 +24,7 @@ using model::NodeId;
 using model::NodeIndex;
 using model::NodeKind;
 
-std::string number(double value) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.6g", value);
-  std::string s(buf);
-  if (s.find_first_of(".eEn") == std::string::npos) {
-    s += ".0";
-  }
-  return s;
-}
+std::string number(double value) { return model_number(value); }
 
 std::string percent(double fraction) {
   char buf[32];
@@ -39,11 +32,7 @@ std::string percent(double fraction) {
   return buf;
 }
 
-std::string seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.3g s", s);
-  return buf;
-}
+std::string seconds(double s) { return seconds_text(s); }
 
 } // namespace
 

@@ -1,5 +1,7 @@
 #include "size_costs.hpp"
 
+#include "text_format.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -8,21 +10,9 @@ namespace parjava::frontend {
 
 namespace {
 
-std::string number(double value) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.6g", value);
-  std::string s(buf);
-  if (s.find_first_of(".eEn") == std::string::npos) {
-    s += ".0";
-  }
-  return s;
-}
+std::string number(double value) { return model_number(value); }
 
-std::string seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.3g s", s);
-  return buf;
-}
+std::string seconds(double s) { return seconds_text(s); }
 
 // Linear interpolation through (x, y) points sorted by x; the end segments extend.
 double interpolate(const CostCurve &c, double x) {
