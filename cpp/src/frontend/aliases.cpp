@@ -260,8 +260,7 @@ private:
             t.cell = true; // a caller's local: reached through the callee's cell
           } else if (t.aggregate != kNoAggregate &&
                      !global_like(p_.variables[p_.aggregates[t.aggregate].elements.front()])) {
-            s.unknown = true; // a caller's local array: no cell for arrays
-            continue;
+            t.cell = true; // a caller's local array: reached through the callee's array cell
           }
           s.targets.push_back(t);
         }
@@ -278,6 +277,10 @@ private:
                                     [&](const AliasTarget &t) { return t == first; });
       if (same && !first.cell) {
         p_.pointer_aliases[param->getCanonicalDecl()] = first;
+        continue;
+      }
+      if (first.aggregate != kNoAggregate) {
+        array_cell(g, i, param, s.targets);
         continue;
       }
       // Scalars (of one type) from several places, or a caller's local: a cell of the callee.
@@ -300,6 +303,58 @@ private:
       t.cell = true;
       p_.pointer_aliases[param->getCanonicalDecl()] = t;
     }
+  }
+
+  // Arrays (of one element type) from several places, or a caller's local array
+  // (`initDecomposition(..., real3 globalExtent)` called with main's `real3 globalExtent`): an
+  // array cell of the callee, one variable per element, that each call copies the caller's
+  // elements into before and back out of after. It has as many elements as the shortest array
+  // passed; an index beyond them is data.
+  void array_cell(FunctionId g, unsigned i, const clang::ParmVarDecl *param,
+                  const std::vector<AliasTarget> &targets) {
+    std::uint64_t n = kMaxAggregateElements;
+    VarType type = VarType::Integer;
+    for (std::size_t k = 0; k < targets.size(); ++k) {
+      const AliasTarget &t = targets[k];
+      if (t.aggregate == kNoAggregate) {
+        return; // arrays and scalars mixed: the parameter stays unknown
+      }
+      const Aggregate &agg = p_.aggregates[t.aggregate];
+      const VarType element = p_.variables[agg.elements.front()].type;
+      if (k > 0 && element != type) {
+        return;
+      }
+      type = element;
+      n = std::min<std::uint64_t>(n, agg.elements.size() - std::min(t.offset, agg.elements.size()));
+    }
+    if (n == 0) {
+      return;
+    }
+    const std::string key = "cell:" + std::to_string(g) + ":" + std::to_string(i) + ":";
+    const std::string name = p_.functions[g].name + "(*" + param->getNameAsString() + ")";
+    // The second round of run() finds the cell the first one made.
+    const VarId first = p_.synthetic(key + "0", type, VarScope::Global, kNoFunction);
+    AggregateId id = p_.variables[first].aggregate;
+    if (id == kNoAggregate) {
+      id = static_cast<AggregateId>(p_.aggregates.size());
+      Aggregate cell;
+      cell.source_name = name;
+      cell.dims = {n};
+      for (std::uint64_t k = 0; k < n; ++k) {
+        const VarId v = p_.synthetic(key + std::to_string(k), type, VarScope::Global, kNoFunction);
+        Variable &var = p_.variables[v];
+        var.source_name = name + "[" + std::to_string(k) + "]";
+        var.location = param->getLocation();
+        var.aggregate = id;
+        var.element = k;
+        cell.elements.push_back(v);
+      }
+      p_.aggregates.push_back(std::move(cell));
+    }
+    AliasTarget t;
+    t.aggregate = id;
+    t.cell = true;
+    p_.pointer_aliases[param->getCanonicalDecl()] = t;
   }
 
   bool moved(FunctionId g, const clang::ParmVarDecl *param) const {

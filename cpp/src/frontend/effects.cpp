@@ -26,6 +26,33 @@ VarId address_of(const clang::Expr *arg, VariableResolver &vars) {
   return kNoVar;
 }
 
+// The copies between a caller's array and the array cell of the callee's pointer parameter
+// (aliases.cpp): into the cell before the call, back into the caller's array after it.
+void array_cell_copies(const clang::Expr *arg, const AliasTarget &cell, VariableResolver &vars,
+                       bool into_cell, std::vector<Effect> &out) {
+  const auto source = vars.pointer_target(arg);
+  if (!source || source->aggregate == kNoAggregate) {
+    return;
+  }
+  const Program &program = vars.program();
+  const Aggregate &from = program.aggregates[source->aggregate];
+  const Aggregate &to = program.aggregates[cell.aggregate];
+  for (std::uint64_t k = 0; k < to.elements.size() && source->offset + k < from.elements.size();
+       ++k) {
+    const VarId caller = from.elements[source->offset + k];
+    Effect copy;
+    copy.kind = Effect::Kind::Copy;
+    copy.var = into_cell ? to.elements[k] : caller;
+    copy.source = into_cell ? caller : to.elements[k];
+    copy.uses = {copy.source};
+    copy.location = arg->getBeginLoc();
+    if (!into_cell) {
+      copy.text = program.variables[caller].source_name;
+    }
+    out.push_back(std::move(copy));
+  }
+}
+
 Effect havoc(VarId var, std::string reason, clang::SourceLocation where) {
   Effect e;
   e.kind = Effect::Kind::Havoc;
@@ -374,7 +401,11 @@ void out_arguments(const ClassifiedCall &call, VariableResolver &vars, std::vect
       const auto alias = own ? program.pointer_aliases.find(own->getCanonicalDecl())
                              : program.pointer_aliases.end();
       if (alias != program.pointer_aliases.end()) {
-        if (alias->second.cell) {
+        if (alias->second.cell && alias->second.aggregate != kNoAggregate) {
+          if (!own->getType()->getPointeeType().isConstQualified()) {
+            array_cell_copies(arg, alias->second, vars, false, out);
+          }
+        } else if (alias->second.cell) {
           const VarId target = address_of(arg, vars);
           if (target != kNoVar) {
             Effect copy;
@@ -975,6 +1006,10 @@ std::vector<Effect> copy_in_effects(const ClassifiedCall &call, VariableResolver
     const clang::ParmVarDecl *own = callee.decl->getParamDecl(static_cast<unsigned>(i));
     const auto alias = program.pointer_aliases.find(own->getCanonicalDecl());
     if (alias == program.pointer_aliases.end() || !alias->second.cell) {
+      continue;
+    }
+    if (alias->second.aggregate != kNoAggregate) {
+      array_cell_copies(call.args[i], alias->second, vars, true, out);
       continue;
     }
     const VarId source = address_of(call.args[i], vars);
