@@ -163,6 +163,28 @@ FunctionId CallClassifier::user_function(const clang::FunctionDecl *callee) cons
   return in_place_.contains(id) ? kNoFunction : id;
 }
 
+// A dispatch needs every function the pointer may hold, each one nameable where the call is
+// (the estimation code compares the pointer with it), and a callee expression it may evaluate
+// again (no side effects).
+std::vector<FunctionId> CallClassifier::indirect_targets(const clang::CallExpr *call,
+                                                         clang::ASTContext &context) const {
+  constexpr std::size_t kMaxTargets = 16;
+  const clang::Expr *callee = call->getCallee();
+  const std::string key = function_type_key(callee->getType());
+  const auto it = dispatch_.functions.find(key);
+  if (key.empty() || it == dispatch_.functions.end() || dispatch_.external.contains(key) ||
+      it->second.size() > kMaxTargets || callee->HasSideEffects(context)) {
+    return {};
+  }
+  for (const FunctionId f : it->second) {
+    if (in_place_.contains(f) ||
+        !dispatch_spelling(program_, f, context, call->getBeginLoc()).has_value()) {
+      return {};
+    }
+  }
+  return it->second;
+}
+
 ClassifiedCall CallClassifier::classify(const clang::Expr *call, clang::ASTContext &context) const {
   ClassifiedCall out;
   out.expr = call;
@@ -196,6 +218,7 @@ ClassifiedCall CallClassifier::classify(const clang::Expr *call, clang::ASTConte
   if (out.callee == nullptr) {
     out.kind = CallClass::Indirect;
     out.name = "(indirect call)";
+    out.targets = indirect_targets(ce, context);
     return out;
   }
   out.name = out.callee->getNameAsString();

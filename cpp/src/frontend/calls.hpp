@@ -12,6 +12,7 @@
 #include <clang/AST/Expr.h>
 #include <clang/AST/ExprCXX.h>
 
+#include "dispatch.hpp"
 #include "mpi_calls.hpp"
 #include "program.hpp"
 
@@ -46,6 +47,9 @@ struct ClassifiedCall {
   std::string math;                         // Math: expression-language function
   std::vector<const clang::Expr *> args;    // the call's arguments
   const clang::Expr *inline_expr = nullptr; // Accessor: what the call reads (or names)
+  // Indirect: the functions the pointer may hold (dispatch.hpp); empty when the model cannot
+  // name them all (a library function of the type, a static function of another unit).
+  std::vector<FunctionId> targets;
 };
 
 class CallClassifier {
@@ -61,11 +65,17 @@ public:
   // From now on calls to `f` are external calls, measured inside the enclosing computational
   // block (recursive functions: see mark_recursive_functions in source_analysis.cpp).
   void measure_in_place(FunctionId f) { in_place_.insert(f); }
+  // The functions whose address the program takes, by type (calls through pointers).
+  void set_dispatch_table(DispatchTable table) { dispatch_ = std::move(table); }
+  [[nodiscard]] const DispatchTable &dispatch_table() const { return dispatch_; }
 
 private:
   const Program &program_;
   std::map<std::string, FunctionId> usr_index_;
   std::set<FunctionId> in_place_;
+  DispatchTable dispatch_;
+  std::vector<FunctionId> indirect_targets(const clang::CallExpr *call,
+                                           clang::ASTContext &context) const;
 };
 
 // The USR of a declaration (stable across translation units), "" if Clang cannot make one.

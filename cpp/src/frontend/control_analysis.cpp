@@ -373,6 +373,14 @@ private:
           }
           continue;
         }
+        if (node.dispatch != kNoFunction) {
+          node.opaque = true;
+          node.opaque_reason = "which function the pointer '" +
+                               source_text(node.cond, *p_.functions[f].context, 40) +
+                               "' holds is data the model does not keep";
+          opaque_where_[n] = {node.cond->getBeginLoc(), p_.functions[f].context};
+          continue;
+        }
         if (node.cond == nullptr) {
           node.control = true; // for (;;): left by break or return
           continue;

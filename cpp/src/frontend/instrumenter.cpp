@@ -127,7 +127,26 @@ public:
     report_expansions(expanded);
     const std::string original =
         sm_.getFileEntryForID(sm_.getMainFileID())->tryGetRealPathName().str();
-    return "#include \"parjava_probes.h\"\n#line 1 \"" + original + "\"\n" + text;
+    std::string declarations;
+    for (const auto &[f, d] : declarations_) {
+      declarations += d;
+    }
+    // Functions of this unit that calls through pointers elsewhere compare with (dispatch.hpp).
+    std::string exports;
+    for (const auto &[type, functions] : a_.calls->dispatch_table().functions) {
+      for (const FunctionId f : functions) {
+        if (a_.program.functions[f].context == &ctx_) {
+          exports += dispatch_export(a_.program, f);
+        }
+      }
+    }
+    return "#include \"parjava_probes.h\"\n" + declarations + "#line 1 \"" + original + "\"\n" +
+           text + (exports.empty() ? "" : "\n" + exports);
+  }
+
+  // Lines the dispatch declarations add before the original text (one per declaration).
+  [[nodiscard]] unsigned declaration_lines() const {
+    return static_cast<unsigned>(declarations_.size());
   }
 
 private:
@@ -537,6 +556,10 @@ private:
   }
 
   void branch(const StructNode &node, std::uint32_t k) {
+    if (node.dispatch != kNoFunction) {
+      dispatch(node, k);
+      return;
+    }
     const auto *ifs = llvm::dyn_cast_or_null<clang::IfStmt>(node.stmt);
     if (ifs == nullptr || ifs->getConditionVariable() != nullptr || ifs->isConstexpr()) {
       throw Skip{"the condition declares a variable"};
@@ -544,6 +567,42 @@ private:
     const clang::Expr *cond = ifs->getCond();
     open(before(cond->getBeginLoc()), "pj_branch(" + std::to_string(k) + ", !!(");
     close(after_token(cond->getEndLoc()), "))");
+  }
+
+  // One test of a dispatch chain (dispatch.hpp), counted where the pointer is read for the
+  // call: `(earlier ? 0 : pj_branch(k, fp == f_i)), fp` around the callee, so the counts are
+  // those of `if (fp == f1) ... else if (fp == f2) ...`. The callee has no side effects
+  // (CallClassifier::indirect_targets), so reading it again changes nothing.
+  void dispatch(const StructNode &node, std::uint32_t k) {
+    const clang::CallExpr *call = node.dispatch_call;
+    const clang::Expr *callee = call->getCallee();
+    const std::vector<FunctionId> targets = a_.calls->classify(call, ctx_).targets;
+    const std::string pointer =
+        "((void (*)(void))(" + edits_.text(callee->getBeginLoc(), callee->getEndLoc()) + "))";
+    std::string earlier;
+    std::string test;
+    for (const FunctionId t : targets) {
+      const auto spelling = dispatch_spelling(a_.program, t, ctx_, call->getBeginLoc());
+      if (!spelling) {
+        throw Skip{"the function '" + a_.program.functions[t].name +
+                   "' cannot be named in this file"};
+      }
+      if (!spelling->declaration.empty()) {
+        declarations_.emplace(t, spelling->declaration);
+      }
+      if (t == node.dispatch) {
+        test = pointer + " == " + spelling->expression;
+        break;
+      }
+      earlier += (earlier.empty() ? "" : " || ") + pointer + " == " + spelling->expression;
+    }
+    if (test.empty()) {
+      throw Skip{"the call's targets changed"};
+    }
+    const std::string probe = "pj_branch(" + std::to_string(k) + ", !!(" + test + "))";
+    open(before(callee->getBeginLoc()),
+         "((" + (earlier.empty() ? probe : "(" + earlier + ") ? 0 : " + probe) + "), ");
+    close(after_token(callee->getEndLoc()), ")");
   }
 
   // `expr` evaluated once into a temporary the probe reads, then the expression's value: a GNU
@@ -648,6 +707,7 @@ private:
   clang::ASTContext &ctx_;
   clang::SourceManager &sm_;
   SourceEdits edits_;
+  std::map<FunctionId, std::string> declarations_; // dispatch targets named by assembler label
   std::vector<Diagnostic> &diagnostics_;
   std::vector<Pending> pending_;
   std::set<std::uint32_t> dropped_; // probes left out on purpose (nothing to measure there)
@@ -723,7 +783,7 @@ Instrumentation instrument(const BuildOptions &options, const std::string &direc
     write_file(path, text);
     for (ProbeLocation &l : locations) {
       l.instrumented = path.string();
-      l.instrumented_line = l.line + kHeaderLines;
+      l.instrumented_line = l.line + kHeaderLines + rewriter.declaration_lines();
       out.locations.push_back(std::move(l));
     }
     // The functions written in this file, so a compiler error's line names one.

@@ -265,6 +265,11 @@ struct StructNode {
   std::string cond_text;  // a condition already in model syntax ("task == 0")
   VarId counter = kNoVar; // range-for over a vector: the synthetic iteration counter
 
+  // Dispatch of a call through a function pointer (dispatch.hpp): this if tests whether the
+  // pointer (`cond`, the callee expression of `dispatch_call`) holds `dispatch`.
+  FunctionId dispatch = kNoFunction;
+  const clang::CallExpr *dispatch_call = nullptr;
+
   // Return: the returned expression (control-return functions keep it).
   const clang::Expr *return_value = nullptr;
 
@@ -393,6 +398,13 @@ public:
   // is one variable in every translation unit that declares it, keyed by its USR.
   [[nodiscard]] VarId variable_of_usr(const std::string &usr) const;
   void map_usr(const std::string &usr, VarId id) { usr_index_[usr] = id; }
+  // Fields of records the program casts into one another (record_punning.hpp): the USR of a
+  // field of a common initial sequence -> the USR of the one variable that stands for them all.
+  std::map<std::string, std::string> field_representatives;
+  [[nodiscard]] std::string representative_usr(const std::string &usr) const {
+    const auto it = field_representatives.find(usr);
+    return it == field_representatives.end() ? usr : it->second;
+  }
   // The defining declaration (with its initialiser) of every global with external linkage in
   // the input, by USR: a unit that only declares it `extern` reads the definition's value.
   std::map<std::string, const clang::VarDecl *> global_definitions;

@@ -15,6 +15,7 @@
 #include "loop_scopes.hpp"
 #include "parjava/error.hpp"
 #include "parjava/model/expression.hpp"
+#include "record_punning.hpp"
 #include "structure_builder.hpp"
 #include "variables.hpp"
 
@@ -253,6 +254,8 @@ void mark_recursive_functions(Program &program, CallClassifier &calls) {
       const ClassifiedCall c = calls.classify(call, *program.functions[f].context);
       if (c.kind == CallClass::User && c.user != kNoFunction) {
         callees[f].insert(c.user);
+      } else if (c.kind == CallClass::Indirect) {
+        callees[f].insert(c.targets.begin(), c.targets.end());
       } else if (c.kind == CallClass::Mpi || c.kind == CallClass::ThreadCreate ||
                  c.kind == CallClass::ThreadJoin || c.kind == CallClass::ThreadOp ||
                  c.kind == CallClass::ScopedLock) {
@@ -425,6 +428,8 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
     globals.TraverseDecl(unit->getASTContext().getTranslationUnitDecl());
   }
 
+  find_record_punning(program);
+
   // pthread workers take their task number in a pointer: known before any body is walked.
   for (FunctionId f = 0; f < program.functions.size(); ++f) {
     for (const clang::Expr *call : calls_in(program.functions[f].decl->getBody())) {
@@ -443,6 +448,7 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
   for (auto &fn : program.functions) {
     fn.accessor = accessor_expression(fn.decl);
   }
+  a->calls->set_dispatch_table(find_dispatch_table(program, *a->calls));
   mark_recursive_functions(program, *a->calls);
   find_pointer_aliases(program, *a->calls);
   for (FunctionId f = 0; f < program.functions.size(); ++f) {

@@ -371,13 +371,25 @@ private:
     for (const clang::Expr *call : calls_in(s)) {
       ClassifiedCall c = calls_.classify(call, context_);
       if (c.kind == CallClass::Indirect && reported_indirect_.insert(call).second) {
-        diag(DiagnosticKind::Unsupported, Severity::Note, call->getBeginLoc(),
-             "call through a function pointer: the model does not follow it; its time is part "
-             "of the surrounding block");
+        if (c.targets.empty()) {
+          diag(DiagnosticKind::Unsupported, Severity::Note, call->getBeginLoc(),
+               "call through a function pointer: the model does not follow it (" +
+                   indirect_reason(c) + "); its time is part of the surrounding block");
+        } else {
+          std::string names;
+          for (const FunctionId t : c.targets) {
+            names += (names.empty() ? "" : ", ") + program_.functions[t].name;
+          }
+          diag(DiagnosticKind::Approximation, Severity::Note, call->getBeginLoc(),
+               "call through a function pointer: the model calls the function it holds among " +
+                   names +
+                   " (the functions of its type whose address the program takes); which one is "
+                   "measured by the estimation run");
+        }
       }
       const bool leaf =
-          c.kind == CallClass::User || c.kind == CallClass::ThreadOp ||
-          c.kind == CallClass::ScopedLock ||
+          c.kind == CallClass::User || (c.kind == CallClass::Indirect && !c.targets.empty()) ||
+          c.kind == CallClass::ThreadOp || c.kind == CallClass::ScopedLock ||
           (c.kind == CallClass::Mpi && c.mpi != nullptr && c.mpi->role == MpiRole::Communication);
       if (leaf) {
         out.push_back(std::move(c));
@@ -562,9 +574,56 @@ private:
     case CallClass::Mpi:
       emit_mpi_leaf(seq, c);
       break;
+    case CallClass::Indirect:
+      add_child(seq, dispatch_chain(c, statement, 0));
+      break;
     default:
       break;
     }
+  }
+
+  std::string indirect_reason(const ClassifiedCall &c) const {
+    const auto *call = llvm::cast<clang::CallExpr>(c.expr);
+    const std::string key = function_type_key(call->getCallee()->getType());
+    if (key.empty()) {
+      return "not a plain function pointer";
+    }
+    return "no function of type '" + key +
+           "' whose address the program takes can be named here, or one of them is a library "
+           "function";
+  }
+
+  // `fp(args)` with fp holding one of f1..fk: if (fp == f1) f1(args) else if (fp == f2) ...
+  // (dispatch.hpp). The conditions are opaque: the estimation run counts them at the call.
+  StructIndex dispatch_chain(const ClassifiedCall &c, const clang::Stmt *statement, std::size_t k) {
+    const auto *call = llvm::cast<clang::CallExpr>(c.expr);
+    const FunctionId target = c.targets[k];
+    const bool last = k + 1 == c.targets.size();
+    StructNode n = make(last ? StructKind::If : StructKind::IfElse, call->getSourceRange());
+    n.label = "if " + source_text(call->getCallee(), context_, 40) +
+              " == " + program_.functions[target].name;
+    n.dispatch = target;
+    n.dispatch_call = call;
+    n.cond = call->getCallee();
+    const StructIndex idx = program_.add(std::move(n));
+    Seq then_seq = open_sequence(nullptr);
+    ClassifiedCall direct = c;
+    direct.kind = CallClass::User;
+    direct.user = target;
+    direct.callee = program_.functions[target].decl;
+    direct.name = program_.functions[target].name;
+    emit_call_leaf(then_seq, direct, statement);
+    if (c.targets.size() > 1) {
+      program_.call_results.erase(c.expr); // which return slot holds the value is data
+    }
+    const StructIndex then_branch = close_sequence(then_seq);
+    program_.nodes[idx].children.push_back(then_branch);
+    if (!last) {
+      Seq else_seq = open_sequence(nullptr);
+      add_child(else_seq, dispatch_chain(c, statement, k + 1));
+      program_.nodes[idx].children.push_back(close_sequence(else_seq));
+    }
+    return idx;
   }
 
   VarId return_slot(FunctionId callee) {

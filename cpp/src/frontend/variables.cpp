@@ -227,7 +227,8 @@ VarId VariableResolver::declare(const clang::ValueDecl *decl) {
     return kNoVar;
   }
   // One variable per program-wide symbol: the same global or field seen from another unit.
-  const std::string usr = program_wide(decl) ? usr_of(decl) : std::string();
+  const std::string usr =
+      program_wide(decl) ? program_.representative_usr(usr_of(decl)) : std::string();
   if (!usr.empty()) {
     const VarId same = program_.variable_of_usr(usr);
     if (same != kNoVar) {
@@ -484,7 +485,8 @@ AggregateId VariableResolver::aggregate(const clang::ValueDecl *decl) {
   if (dims.empty()) {
     return kNoAggregate;
   }
-  const std::string usr = program_wide(decl) ? usr_of(decl) : std::string();
+  const std::string usr =
+      program_wide(decl) ? program_.representative_usr(usr_of(decl)) : std::string();
   if (!usr.empty()) {
     const AggregateId same = program_.aggregate_of_usr(usr);
     if (same != kNoAggregate) {
