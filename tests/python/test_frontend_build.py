@@ -180,13 +180,24 @@ def test_unsupported_constructs_become_diagnostics(tmp_path: Path) -> None:
         "static int duff(int n) { int r = 0; switch (n % 2) { case 0: do { r++; case 1: r++; }"
         " while (--n > 0); } return r; }\n"
         "static int jump(void) { if (setjmp(env)) return 1; longjmp(env, 1); }\n"
-        "int main(void) { int (*fp)(int) = duff; return fp(3) + jump(); }\n"
+        "#include <stdio.h>\n"
+        "int main(void) { int (*fp)(int) = duff; int (*out)(const char *) = puts;\n"
+        '  return fp(3) + jump() + out("x"); }\n'
     )
     m = pj.build_model(src)
     kinds = {(d.kind, d.function) for d in m.diagnostics}
     assert ("unstructured", "duff") in kinds
     assert ("unstructured", "jump") in kinds
-    assert any(d.kind == "unsupported" and "function pointer" in d.message for d in m.diagnostics)
+    # A pointer that may hold a library function (puts) is not followed, and says why.
+    assert any(
+        d.kind == "unsupported" and "function pointer" in d.message and "library" in d.message
+        for d in m.diagnostics
+    )
+    # One that holds functions of the input is dispatched among them.
+    assert any(
+        d.kind == "approximation" and "function pointer" in d.message and "duff" in d.message
+        for d in m.diagnostics
+    )
 
 
 def test_cli_model_writes_json_and_diagnostics(tmp_path: Path) -> None:

@@ -292,3 +292,33 @@ def test_the_estimation_run_measures_the_inputs_it_reads(tmp_path: Path) -> None
         & np.isin(ev["kind"], [int(pj.EventKind.SEND), int(pj.EventKind.ISEND_POST)])
     )
     assert int(sends.sum()) == 5
+
+
+POTENTIAL = sorted(str(p) for p in (PROGRAMS / "potential").glob("*.c"))
+
+
+def test_function_pointers_layout_inheritance_and_arrays_by_pointer(tmp_path: Path) -> None:
+    """CoMD's idioms: `s->pot->force(s)` through a pointer the caller's file cannot name (a
+    static function of another file), a derived potential written as `LjPotential` and read as
+    `BasePotential`, and the global extent passed as `real3` (an array decayed to a pointer)."""
+    argv = ["./sim", "-x", "6", "-N", "3"]
+    model = pj.build_model(POTENTIAL, ["-O2"], argv=argv)
+    assert not errors(model)
+    dispatch = [d.message for d in model.diagnostics if "function pointer" in d.message]
+    assert dispatch and "ljForce" in dispatch[0] and "morseForce" in dispatch[0]
+    # The extent is followed into initDecomposition: no loop bound is left to the array's data.
+    assert not any("globalExtent" in d.message for d in model.diagnostics if d.kind == "opaque")
+    model.estimate(run=argv, np=1, repeat=1, directory=tmp_path / "est")
+    doc = json.loads(model.to_json())
+    chosen = next(n for n in doc["nodes"] if n.get("label") == "if s->pot->force == ljForce")
+    assert chosen["opaque"]["probability"] == 1.0 and chosen["opaque"]["samples"] == 3
+
+    def predicted(np_: int, nx: int) -> float:
+        params = model.arguments(["./sim", "-x", str(nx), "-N", "3"])
+        return float(pj.interpret(model, MACHINE, np=np_, params=params).times[0])
+
+    # The force loop runs over (nx * lat / cutoff)^3 / np boxes with LjPotential's lat and
+    # cutoff: twice the cells is 8x the work, two ranks halve it. Timed as a constant inside
+    # the caller (the old behaviour) both ratios would be 1.
+    assert 6.0 < predicted(1, 12) / predicted(1, 6) < 10.0
+    assert 0.4 < predicted(2, 12) / predicted(1, 12) < 0.65
