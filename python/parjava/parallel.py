@@ -302,11 +302,11 @@ class _GatheredScan:
     def __len__(self) -> int:
         return len(self._diagnoses)
 
-    def diagnoses(self) -> list[str]:
-        return self._diagnoses
+    def diagnoses(self, rows: list[int] | None = None) -> list[str]:
+        return self._diagnoses if rows is None else [self._diagnoses[i] for i in rows]
 
-    def callsite_texts(self) -> list[str]:
-        return self._callsites
+    def callsite_texts(self, rows: list[int] | None = None) -> list[str]:
+        return self._callsites if rows is None else [self._callsites[i] for i in rows]
 
 
 @_collective
