@@ -77,10 +77,12 @@ def main() -> int:
 
     pj.patterns()  # load the extension and NumPy before the baseline
     import pandas  # noqa: F401 -- its ~40 MB of code are not the findings' memory
+
     base_rss, _ = resident()
     trace = pj.Trace.open(str(trace_path))
     trace_bytes = trace.memory_bytes
-    after_open, _ = resident()
+    after_open, peak_open = resident()
+    reset_peak()  # the scan's own peak, not the one of reading the trace
     start = time.perf_counter()
     findings = pj.scan(trace)
     seconds = time.perf_counter() - start
@@ -120,6 +122,7 @@ def main() -> int:
         "to_pandas_bytes_per_finding": frame_bytes / n,
         "peak_over_trace_memory_to_pandas": (peak_frame - base_rss) / trace_bytes,
         "rss_growth_open": after_open - base_rss,
+        "peak_over_trace_memory_open": (peak_open - base_rss) / trace_bytes,
         "rss_growth_scan": after_scan - after_open,
         "peak_over_trace_memory_scan": (peak - base_rss) / trace_bytes,
         "peak_over_trace_memory_with_array": (peak_array - base_rss) / trace_bytes,
@@ -127,6 +130,7 @@ def main() -> int:
         "load_average": os.getloadavg(),
     }
     print(f"trace {trace_path}: {len(trace)} events, memory_bytes {trace_bytes / 1e6:.1f} MB")
+    print(f"open: peak {(peak_open - base_rss) / trace_bytes:.2f}x the trace's memory")
     print(f"scan: {n} findings in {seconds:.2f} s; RSS +{(after_scan - after_open) / 1e6:.1f} MB")
     print(
         f"bytes per finding: {scanned / n:.1f} after the scan, {aggregated / n:.1f} after "
