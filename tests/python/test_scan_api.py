@@ -283,3 +283,21 @@ def test_to_pandas_is_categorical_and_does_without_the_array(coverage: pj.Findin
             assert list(values.astype(str)) == a[name].tolist(), name
         else:
             np.testing.assert_array_equal(values.to_numpy(), a[name], err_msg=name)
+
+
+def test_finding_texts_of_rows_held_outside_a_scan() -> None:
+    # A parallel scan's root holds gathered rows only and formats them from its trace's tables.
+    from parjava._core_loader import load_core
+
+    core = load_core()
+    findings = pj.scan(pj.Trace.open(COVERAGE), eps=0)
+    rows = np.ascontiguousarray(findings.raw).view(np.uint8).reshape(-1)
+    last = len(findings) - 1
+    texts = core.finding_texts(findings.trace.core, rows, [last, 0])
+    assert texts == [findings.diagnoses[last], findings.diagnoses[0]]
+    sites = core.finding_texts(findings.trace.core, rows, [0], callsites=True)
+    assert sites == [findings.array["callsite"][0]]
+    with pytest.raises(pj.UsageError, match="not a whole number of 72-byte rows"):
+        core.finding_texts(findings.trace.core, rows[:-1], [0])
+    with pytest.raises(pj.UsageError, match=f"finding row {last + 1} of {last + 1}"):
+        core.finding_texts(findings.trace.core, rows, [last + 1])
