@@ -105,32 +105,50 @@ def _location_label(rank: int, thread: int) -> str:
 
 
 def build_tree(findings: Findings) -> MetricTree:
-    """Build the metric tree of `findings` (only patterns that occur)."""
+    """Build the metric tree of `findings` (only patterns that occur).
+
+    From the rows' codes grouped by pattern, call site and location: no string per row.
+    """
     root = MetricTree("findings (families overlap: totals are per family)", "root")
-    a = findings.array
-    info = {p.key: p for p in findings._patterns}
-    present = [p for p in findings._patterns if p.key in set(a["pattern"].tolist())]
-    for p in present:
+    raw = findings.raw
+    idle = raw["idle"].astype(np.float64) * 1e-9
+    ids = raw["pattern"].astype(np.int64)
+    present = set(np.unique(ids).tolist())
+    groups: dict[int, list[tuple[str, int, int, float, int]]] = {}
+    if present:
+        frame = findings._frame(["callsite", "call", "rank", "thread", "idle"])
+        frame["id"] = ids
+        sums = (
+            frame.groupby(["id", "callsite", "call", "rank", "thread"], observed=True)["idle"]
+            .agg(["sum", "size"])
+            .reset_index()
+        )
+        for row in sums.itertuples(index=False):
+            label = f"{row.callsite} {row.call}"
+            groups.setdefault(int(row.id), []).append(
+                (label, int(row.rank), int(row.thread), float(row.sum), int(row.size))
+            )
+    for p in findings._patterns:
+        if p.id not in present:
+            continue
         node = root.child(p.family_title, "family")
         for segment in [s for s in p.tree_group.split("/") if s]:
             node = node.child(segment, "group")
         leaf = node.child(p.name, "pattern")
         leaf.kind = "pattern"
-        rows = a[a["pattern"] == p.key]
-        leaf.value = float(rows["idle"].sum())
-        leaf.count = len(rows)
-        site_label = np.char.add(np.char.add(rows["callsite"], " "), rows["call"])
-        for site in sorted(set(site_label.tolist())):
-            at_site = rows[site_label == site]
+        mine = ids == p.id
+        leaf.value = float(idle[mine].sum())
+        leaf.count = int(mine.sum())
+        entries = groups.get(p.id, [])
+        for site in sorted({label for label, *_ in entries}):
             site_node = leaf.child(site, "callsite")
-            site_node.value = float(at_site["idle"].sum())
-            site_node.count = len(at_site)
-            for rank, thread in sorted({(int(r), int(t)) for r, t in at_site[["rank", "thread"]]}):
-                here = at_site[(at_site["rank"] == rank) & (at_site["thread"] == thread)]
+            at_site = sorted((r, t, v, c) for label, r, t, v, c in entries if label == site)
+            site_node.value = float(sum(v for _, _, v, _ in at_site))
+            site_node.count = sum(c for *_, c in at_site)
+            for rank, thread in sorted({(r, t) for r, t, _, _ in at_site}):
                 loc = site_node.child(_location_label(rank, thread), "location")
-                loc.value = float(here["idle"].sum())
-                loc.count = len(here)
-    del info
+                loc.value = float(sum(v for r, t, v, _ in at_site if (r, t) == (rank, thread)))
+                loc.count = sum(c for r, t, _, c in at_site if (r, t) == (rank, thread))
     _name_partial_parents(root, {p.name for p in findings._patterns})
 
     def total(node: MetricTree) -> float:
@@ -196,60 +214,64 @@ def _parameters_text(findings: Findings) -> list[str]:
 
 
 def _call_sites(findings: Findings) -> list[dict[str, Any]]:
-    a = findings.array
-    groups: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for i in range(len(a)):
-        key = (str(a["pattern"][i]), str(a["callsite"][i]), str(a["call"][i]))
-        g = groups.get(key)
-        if g is None:
-            g = {
-                "pattern": key[0],
-                "code": str(a["code"][i]),
-                "name": str(a["name"][i]),
-                "callsite": key[1],
-                "call": key[2],
-                "file": str(a["file"][i]),
-                "line": int(a["line"][i]),
-                "total": 0.0,
-                "occurrences": 0,
-                "ranks": set(),
-            }
-            groups[key] = g
-        g["total"] += float(a["idle"][i])
-        g["occurrences"] += 1
-        g["ranks"].add(int(a["rank"][i]))
-    return sorted(groups.values(), key=lambda g: -g["total"])
+    """Per pattern, call site and call: lost time, occurrences and ranks, worst first."""
+    if len(findings) == 0:
+        return []
+    frame = findings._frame(
+        ["pattern", "code", "name", "rank", "idle", "callsite", "file", "line", "call"]
+    )
+    grouped = frame.groupby(["pattern", "callsite", "call"], observed=True, sort=False)
+    firsts = grouped[["code", "name", "file", "line"]].first()
+    totals = grouped["idle"].sum()
+    sizes = grouped.size()
+    ranks = grouped["rank"].unique()
+    out = [
+        {
+            "pattern": str(key[0]),
+            "code": str(firsts.loc[key, "code"]),
+            "name": str(firsts.loc[key, "name"]),
+            "callsite": str(key[1]),
+            "call": str(key[2]),
+            "file": str(firsts.loc[key, "file"]),
+            "line": int(firsts.loc[key, "line"]),
+            "total": float(totals.loc[key]),
+            "occurrences": int(sizes.loc[key]),
+            "ranks": {int(r) for r in ranks.loc[key]},
+        }
+        for key in totals.index
+    ]
+    return sorted(out, key=lambda g: -g["total"])
 
 
 def _worst_rows(findings: Findings, top: int) -> np.ndarray:
-    a = findings.array
-    order = np.argsort(-np.abs(a["idle"]), kind="stable")
+    order = np.argsort(-np.abs(findings.raw["idle"]), kind="stable")
     return order[:top]
 
 
 def text_report(findings: Findings, top: int = 10) -> str:
     """Render the text report of `findings`."""
-    a = findings.array
+    raw = findings.raw
     trace = findings.trace
     path = trace.metadata.get("path") or "trace"
-    kinds = len(set(a["pattern"].tolist()))
+    kinds = len(np.unique(raw["pattern"]))
     out = [
-        f"parjava scan of {path}: {len(a)} occurrences of {kinds} patterns in "
+        f"parjava scan of {path}: {len(raw)} occurrences of {kinds} patterns in "
         f"{findings.events_scanned:,} events ({trace.process_count} processes), "
         f"scanned in {seconds_text(findings.seconds)}",
         *_parameters_text(findings),
     ]
     notes = [n for n in findings.notes if not n.startswith("eager limit")]
     out += [f"note: {n}" for n in notes]
-    if len(a) == 0:
+    if len(raw) == 0:
         out.append(
             f"No pattern occurrence loses {seconds_text(findings.parameters['eps'])} (eps) or more."
         )
         return "\n".join(out) + "\n"
     out += ["", "Metric tree (lost time, inclusive):", _tree_text(findings.tree(), 4)]
-    sites = _call_sites(findings)[:top]
+    all_sites = _call_sites(findings)
+    sites = all_sites[:top]
     info = {p.key: p for p in findings._patterns}
-    out += ["", f"Worst call sites (of {len(_call_sites(findings))}):"]
+    out += ["", f"Worst call sites (of {len(all_sites)}):"]
     for k, g in enumerate(sites, 1):
         ranks = sorted(g["ranks"])
         rank_text = ", ".join(str(r) for r in ranks[:8]) + (" ..." if len(ranks) > 8 else "")
@@ -259,8 +281,9 @@ def text_report(findings: Findings, top: int = 10) -> str:
         )
         out.append(f"     try: {info[g['pattern']].fix}")
     out += ["", "Worst occurrences:"]
-    for k, i in enumerate(_worst_rows(findings, top), 1):
-        out.append(f"{k:>3}. t={a['time'][i]:.6f} s  {a['diagnosis'][i]}")
+    worst = _worst_rows(findings, top)
+    for k, (i, text) in enumerate(zip(worst, findings.diagnoses.rows(worst)), 1):
+        out.append(f"{k:>3}. t={float(raw['time'][i]) * 1e-9:.6f} s  {text}")
     return "\n".join(out) + "\n"
 
 
@@ -341,7 +364,7 @@ def html_report(
     findings: Findings, top: int = 50, source_dirs: Sequence[str | os.PathLike[str]] = ()
 ) -> str:
     """Render the HTML report of `findings`, with source lines at each call site."""
-    a = findings.array
+    raw = findings.raw
     trace = findings.trace
     trace_path = trace.metadata.get("path") or ""
     search = [Path(d) for d in source_dirs]
@@ -354,7 +377,7 @@ def html_report(
         f"<title>parjava scan: {html.escape(trace_path or 'trace')}</title>",
         f"<style>{_CSS}</style></head><body>",
         f"<h1>parjava scan of {html.escape(trace_path or 'a trace')}</h1>",
-        f"<p>{len(a)} occurrences in {findings.events_scanned:,} events "
+        f"<p>{len(raw)} occurrences in {findings.events_scanned:,} events "
         f"({trace.process_count} processes), scanned in {seconds_text(findings.seconds)}.</p><ul>",
     ]
     parts += [f"<li>{html.escape(t)}</li>" for t in _parameters_text(findings)]
@@ -362,7 +385,7 @@ def html_report(
         f"<li>{html.escape(n)}</li>" for n in findings.notes if not n.startswith("eager limit")
     ]
     parts.append("</ul>")
-    if len(a) == 0:
+    if len(raw) == 0:
         parts.append(
             f"<p>No pattern occurrence loses {seconds_text(findings.parameters['eps'])} (eps) or "
             "more.</p></body></html>"
@@ -383,13 +406,14 @@ def html_report(
         )
     parts.append("</table><h2>Worst occurrences</h2><table>")
     parts.append("<tr><th>time (s)</th><th>lost</th><th>O_D</th><th>diagnosis</th></tr>")
-    for i in _worst_rows(findings, top):
-        distance = a["optimal_distance"][i]
-        od = "" if np.isnan(distance) else seconds_text(float(distance))
+    worst = _worst_rows(findings, top)
+    for i, text in zip(worst, findings.diagnoses.rows(worst)):
+        distance = int(raw["optimal_distance"][i])
+        od = "" if distance < 0 else seconds_text(distance * 1e-9)
         parts.append(
-            f"<tr><td class='n'>{a['time'][i]:.6f}</td>"
-            f"<td class='n'>{seconds_text(float(a['idle'][i]))}</td><td class='n'>{od}</td>"
-            f"<td>{html.escape(str(a['diagnosis'][i]))}</td></tr>"
+            f"<tr><td class='n'>{float(raw['time'][i]) * 1e-9:.6f}</td>"
+            f"<td class='n'>{seconds_text(float(raw['idle'][i]) * 1e-9)}</td>"
+            f"<td class='n'>{od}</td><td>{html.escape(text)}</td></tr>"
         )
     parts.append("</table></body></html>")
     return "".join(parts)
@@ -397,13 +421,14 @@ def html_report(
 
 def html_summary(findings: Findings) -> str:
     """Render a compact HTML table for notebooks: per pattern occurrences and lost time."""
-    a = findings.array
+    raw = findings.raw
+    idle = raw["idle"].astype(np.float64) * 1e-9
     rows = []
     for p in findings._patterns:
-        mask = a["pattern"] == p.key
+        mask = raw["pattern"] == p.id
         n = int(mask.sum())
         if n:
-            rows.append((p.family, p.code, p.name, n, float(a["idle"][mask].sum())))
+            rows.append((p.family, p.code, p.name, n, float(idle[mask].sum())))
     rows.sort(key=lambda r: -r[4])
     body = "".join(
         f"<tr><td>{f}</td><td>{html.escape(c)}</td><td>{html.escape(name)}</td>"
@@ -411,8 +436,9 @@ def html_summary(findings: Findings) -> str:
         f"<td style='text-align:right'>{seconds_text(t)}</td></tr>"
         for f, c, name, n, t in rows
     )
+    eps = seconds_text(findings.parameters["eps"])
     return (
-        f"<p><b>Findings</b>: {len(a)} occurrences (eps {seconds_text(findings.parameters['eps'])})"
+        f"<p><b>Findings</b>: {len(raw)} occurrences (eps {eps})"
         "</p><table><tr><th>family</th><th>code</th><th>pattern</th><th>occ.</th><th>lost</th>"
         f"</tr>{body}</table>"
     )

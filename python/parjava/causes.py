@@ -83,15 +83,27 @@ class _Activities:
         self.label = labels
 
     def frame(self, ids: np.ndarray) -> dict[str, Any]:
+        """Return the activity columns of rows that name activities `ids`.
+
+        Text columns are categorical (a code per row into the activity table), so a table of
+        one row per rank and activity holds no string per row.
+        """
         ids = np.asarray(ids, dtype=np.int64)
+        pd = pandas()
+
+        def column(values: list[str]) -> Any:
+            categories, inverse = np.unique(np.array(values, dtype=str), return_inverse=True)
+            return pd.Categorical.from_codes(inverse.reshape(-1)[ids], categories=categories)
+
+        kinds = ["computation" if c else "MPI call" for c in self.computation]
         return {
-            "activity": [self.label[i] for i in ids],
-            "kind": np.where(self.computation[ids], "computation", "MPI call"),
-            "region": [self.region[i] for i in ids],
-            "call": [self.call[i] for i in ids],
-            "callsite": [self.callsite[i] for i in ids],
-            "file": [self.file[i] for i in ids],
-            "line": [self.line[i] for i in ids],
+            "activity": column(self.label),
+            "kind": column(kinds),
+            "region": column(self.region),
+            "call": column(self.call),
+            "callsite": column(self.callsite),
+            "file": column(self.file),
+            "line": np.asarray(self.line, dtype=np.int64)[ids],
         }
 
 

@@ -279,34 +279,40 @@ def _instance_map(trace: Trace, comm: Any) -> np.ndarray:
 
 
 class _GatheredScan:
-    """The parts' findings in the serial order, with the interface Findings reads."""
+    """The parts' findings in the serial order, with the interface Findings reads.
+
+    Rows only: their texts are formatted from the root's trace tables (every rank reads the
+    archive's global definitions) when they are asked for, as for a serial scan.
+    """
 
     def __init__(
         self,
         rows: np.ndarray,
-        diagnoses: list[str],
-        callsites: list[str],
+        trace: Any,
         notes: list[str],
         seconds: float,
         events: int,
         eager_limit: Any,
     ) -> None:
         self.rows = rows
-        self._diagnoses = diagnoses
-        self._callsites = callsites
+        self._trace = trace
         self.notes = notes
         self.seconds = seconds
         self.events_scanned = events
         self.eager_limit = eager_limit
 
     def __len__(self) -> int:
-        return len(self._diagnoses)
+        return len(self.rows) // ROW_BYTES
 
-    def diagnoses(self) -> list[str]:
-        return self._diagnoses
+    def _texts(self, rows: list[int] | None, callsites: bool) -> list[str]:
+        which = list(range(len(self))) if rows is None else [int(i) for i in rows]
+        return list(load_core().finding_texts(self._trace, self.rows, which, callsites))
 
-    def callsite_texts(self) -> list[str]:
-        return self._callsites
+    def diagnoses(self, rows: list[int] | None = None) -> list[str]:
+        return self._texts(rows, False)
+
+    def callsite_texts(self, rows: list[int] | None = None) -> list[str]:
+        return self._texts(rows, True)
 
 
 @_collective
@@ -342,31 +348,25 @@ def scan(
         rows["peer_event"] = part.global_events(rows["peer_event"])
         has = rows["instance"] != _NO_REF
         rows["instance"][has] = part.instance_map[rows["instance"][has].astype(np.int64)]
-        which = [int(i) for i in np.flatnonzero(keep)]
-        # Texts for the kept rows only: a rank also finds what happens on the locations it
-        # received (every member of its collectives), and drops those rows.
-        diagnoses = list(findings._result.diagnoses(which))
-        sites = list(findings._result.callsite_texts(which))
-        # As bytes: NumPy packs a structured dtype with padding when it concatenates.
+        # A rank also finds what happens on the locations it received (every member of its
+        # collectives), and drops those rows. As bytes: NumPy packs a structured dtype with
+        # padding when it concatenates.
         packed = np.ascontiguousarray(rows).view(np.uint8).reshape(len(rows), ROW_BYTES)
-        return findings, packed, diagnoses, sites
+        return findings, packed
 
-    findings, rows, diagnoses, sites = _together(comm, "scanning", local)
-    gathered = comm.gather((rows, diagnoses, sites), root=root)
+    findings, rows = _together(comm, "scanning", local)
+    gathered = comm.gather(rows, root=root)
     seconds = comm.reduce(time.perf_counter() - started, root=root, op=_mpi_op("MAX"))
     if comm.rank != root:
         return None
-    all_bytes = np.concatenate([g[0] for g in gathered])
+    all_bytes = np.concatenate(gathered)
     all_rows = all_bytes.reshape(-1).view(findings.raw.dtype)
-    all_diagnoses = [d for g in gathered for d in g[1]]
-    all_sites = [s for g in gathered for s in g[2]]
     # The serial order: by time, then location; a location's rows come from one rank in the
     # order its scan emitted them (lexsort is stable).
     order = np.lexsort((all_rows["location"], all_rows["time"]))
     result = _GatheredScan(
         all_bytes[order].reshape(-1),  # bytes, as the C++ result's rows
-        [all_diagnoses[i] for i in order],
-        [all_sites[i] for i in order],
+        part.trace.core,
         findings.notes,
         float(seconds),
         int(part.location_events.sum()),

@@ -386,7 +386,7 @@ def _trace_section(trace: Any) -> Section:
 
 def _findings_section(findings: Any, top: int, source_dirs: Sequence[Any]) -> Section:
     page = findings.to_html(top=top, source_dirs=list(source_dirs))
-    codes = len(set(findings.array["code"].tolist()))
+    codes = len(findings.by_pattern())
     summary = f"{len(findings)} occurrences of {codes} patterns"
     return Section("findings", "Findings", _embed(page, "pj-findings"), summary)
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -268,15 +267,64 @@ def _finding_dtype() -> np.dtype:
     )
 
 
+class Diagnoses(Sequence[str]):
+    """The one-line diagnosis of each occurrence, formatted when it is read.
+
+    The findings hold codes and indices only; ``diagnoses[i]`` (or a slice, or iteration,
+    which formats a block at a time) makes the text from the trace's tables, so a scan of
+    millions of occurrences does not hold millions of sentences.
+    """
+
+    _BLOCK = 4096
+
+    def __init__(self, result: Any) -> None:
+        self._result = result
+
+    def __len__(self) -> int:
+        return len(self._result)
+
+    def rows(self, which: Sequence[int] | np.ndarray) -> list[str]:
+        """Return the diagnoses of the rows `which` (indices), in that order."""
+        indices = [int(i) for i in which]
+        return list(self._result.diagnoses(indices)) if indices else []
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return self.rows(range(len(self))[index])
+        i = int(index)
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"diagnosis {index} of {n} occurrences")
+        return self.rows([i])[0]
+
+    def __iter__(self) -> Any:
+        for start in range(0, len(self), self._BLOCK):
+            yield from self.rows(range(start, min(start + self._BLOCK, len(self))))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<Diagnoses of {len(self)} occurrences, formatted when read>"
+
+
 class Findings:
     """The occurrences found by :func:`scan`, with aggregates and reports.
 
-    ``len(findings)`` occurrences; :attr:`array` has one row per occurrence with the fields
-    ``pattern`` (key), ``code``, ``name``, ``family``, ``rank``, ``thread``, ``location``,
-    ``peer_rank``, ``time`` (s since the trace's origin), ``idle`` (I_T, s), ``optimal_distance``
-    (O_D, s, NaN where undefined), ``bytes``, ``callsite`` (``file:line``), ``file``, ``line``,
-    ``call`` (the MPI/SHMEM function), ``suspected`` and ``diagnosis`` (one line with the fix
-    to try). Times are seconds throughout.
+    ``len(findings)`` occurrences, held as the C++ rows (:attr:`raw`: nanoseconds and indices
+    into the trace's tables, 72 bytes each); text is made when asked for. :attr:`array` and
+    :meth:`to_pandas` have one row per occurrence with the fields ``pattern`` (key), ``code``,
+    ``name``, ``family``, ``rank``, ``thread``, ``location``, ``peer_rank``, ``time`` (s since
+    the trace's origin), ``idle`` (I_T, s), ``optimal_distance`` (O_D, s, NaN where undefined),
+    ``bytes``, ``callsite`` (``file:line``), ``file``, ``line``, ``call`` (the MPI/SHMEM
+    function) and ``suspected``; :attr:`diagnoses` gives the one line with the fix to try
+    (``to_pandas(diagnosis=True)`` adds it as a column). Times are seconds throughout.
     """
 
     def __init__(self, result: Any, trace: Trace, parameters: dict[str, Any]) -> None:
@@ -317,17 +365,12 @@ class Findings:
 
     @property
     def memory_bytes(self) -> int:
-        """Bytes the findings hold now.
+        """Bytes the findings hold: the C++ rows, 72 bytes per occurrence.
 
-        The C++ rows (72 bytes each), plus :attr:`array` and :attr:`diagnoses` once they have
-        been built: both are made on first use, and counts and totals need neither.
+        :attr:`array`, :meth:`to_pandas`, :attr:`diagnoses` and the reports are made on
+        demand and not kept, so this does not grow as they are used.
         """
-        total = int(self.raw.nbytes)
-        if "array" in self.__dict__:
-            total += int(self.__dict__["array"].nbytes)
-        if "diagnoses" in self.__dict__:
-            total += sum(sys.getsizeof(text) for text in self.__dict__["diagnoses"])
-        return total
+        return int(self.raw.nbytes)
 
     @cached_property
     def raw(self) -> np.ndarray:
@@ -338,120 +381,167 @@ class Findings:
     def _patterns(self) -> list[PatternInfo]:
         return patterns()
 
-    @cached_property
-    def diagnoses(self) -> list[str]:
-        """One line per occurrence: who lost how much where, because of whom, and the fix."""
-        return list(self._result.diagnoses())
+    @property
+    def diagnoses(self) -> Diagnoses:
+        """One line per occurrence: who lost how much where, because of whom, and the fix.
 
-    def _columns(
-        self, diagnoses: list[str], wanted: Sequence[str] | None = None
-    ) -> list[tuple[str, Any]]:
+        A :class:`Diagnoses` sequence: each line is formatted when it is read.
+        """
+        return Diagnoses(self._result)
+
+    def _callsite_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return (texts, row codes) of the call-site column, one text per distinct site.
+
+        A row's text depends on its call site, or on its caller where the trace has no call
+        sites, so the texts are made once per distinct (site, caller) and not per row.
+        """
+        raw = self.raw
+        if len(raw) == 0:
+            return np.array([], dtype=object), np.zeros(0, dtype=np.int64)
+        n_sites = len(self._trace.callsites)
+        n_regions = len(self._trace.regions)
+        site = raw["callsite"].astype(np.int64)
+        caller = raw["caller"].astype(np.int64)
+        by_caller = np.where(caller != _NO_REF, n_sites + caller, n_sites + n_regions)
+        key = np.where(site != _NO_REF, site, by_caller)
+        keys, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        del keys
+        texts = np.array(list(self._result.callsite_texts([int(i) for i in first])), dtype=object)
+        return texts, inverse.reshape(-1)
+
+    def _columns(self, wanted: Sequence[str] | None = None) -> list[tuple[str, Any]]:
         """Return the columns of :attr:`array` in order.
 
-        Each is an array, a list of strings, or for a text column (its table, row indices into
-        it), so :attr:`array` and :meth:`to_pandas` each build it in their own form.
-        ``wanted`` keeps only those columns (call-site texts are made only if wanted).
+        Each is an array, or for a text column (its table of strings, row codes into it), so
+        :attr:`array` and :meth:`to_pandas` each build it in their own form without a string
+        per row. ``wanted`` keeps only those columns (call-site texts are made only if wanted).
         """
         raw = self.raw
         table = self._patterns
         trace = self._trace
-        pattern_ids = raw["pattern"].astype(np.int64)
-        keys = np.array([p.key for p in table])
-        codes = np.array([p.code for p in table])
-        names = np.array([p.name for p in table])
-        families = np.array([p.family for p in table])
         locations = trace.locations
-        ranks = np.array([-1 if loc.rank is None else loc.rank for loc in locations] + [-1])
-        threads = np.array([loc.thread for loc in locations] + [0])
-        n_loc = len(locations)
-        loc = np.where(raw["location"] == _NO_REF, n_loc, raw["location"]).astype(np.int64)
-        peer = np.where(raw["peer_location"] == _NO_REF, n_loc, raw["peer_location"]).astype(
-            np.int64
-        )
         sites = trace.callsites
-        files = np.array([s.file for s in sites] + [""])
-        lines = np.array([s.line for s in sites] + [0], dtype=np.uint32)
-        site = np.where(raw["callsite"] == _NO_REF, len(sites), raw["callsite"]).astype(np.int64)
         regions = trace.regions
-        region_names = np.array([r.name for r in regions] + [""])
-        region = np.where(raw["region"] == _NO_REF, len(regions), raw["region"]).astype(np.int64)
-        distance = raw["optimal_distance"].astype(np.float64) * 1e-9
-        distance[raw["optimal_distance"] < 0] = np.nan
-        callsites = self._result.callsite_texts() if wanted is None or "callsite" in wanted else []
-        columns: list[tuple[str, Any]] = [
-            ("pattern", (keys, pattern_ids)),
-            ("code", (codes, pattern_ids)),
-            ("name", (names, pattern_ids)),
-            ("family", (families, pattern_ids)),
-            ("rank", ranks[loc].astype(np.int32)),
-            ("thread", threads[loc].astype(np.int32)),
-            ("location", raw["location"].astype(np.int64)),
-            ("peer_rank", ranks[peer].astype(np.int32)),
-            ("time", raw["time"].astype(np.float64) * 1e-9),
-            ("idle", raw["idle"].astype(np.float64) * 1e-9),
-            ("optimal_distance", distance),
-            ("bytes", raw["bytes"].astype(np.uint64)),
-            ("callsite", callsites),
-            ("file", (files, site)),
-            ("line", lines[site]),
-            ("call", (region_names, region)),
-            ("suspected", (raw["flags"] & 1) != 0),
-            ("diagnosis", diagnoses),
-        ]
-        return [c for c in columns if wanted is None or c[0] in wanted]
 
-    @cached_property
+        # Each column is made only if wanted, and row codes are 32-bit: the reports ask for a
+        # few columns, and temporaries count in the peak memory of a scan's outputs.
+        def text(values: list[str]) -> np.ndarray:
+            return np.array(values, dtype=object)
+
+        def codes(field: str, none: int) -> np.ndarray:
+            values = raw[field]
+            return np.where(values == _NO_REF, none, values).astype(np.int32)
+
+        def rank_of(field: str) -> np.ndarray:
+            ranks = [-1 if loc.rank is None else loc.rank for loc in locations]
+            return np.array([*ranks, -1], dtype=np.int32)[codes(field, len(locations))]
+
+        def thread() -> np.ndarray:
+            threads = np.array([loc.thread for loc in locations] + [0], dtype=np.int32)
+            return threads[codes("location", len(locations))]
+
+        def seconds(field: str) -> np.ndarray:
+            return raw[field].astype(np.float64) * 1e-9
+
+        def distance() -> np.ndarray:
+            values = seconds("optimal_distance")
+            values[raw["optimal_distance"] < 0] = np.nan
+            return values
+
+        def line() -> np.ndarray:
+            lines = np.array([s.line for s in sites] + [0], dtype=np.uint32)
+            return lines[codes("callsite", len(sites))]
+
+        def site() -> np.ndarray:
+            return codes("callsite", len(sites))
+
+        def region() -> np.ndarray:
+            return codes("region", len(regions))
+
+        def pattern(attribute: str) -> tuple[np.ndarray, np.ndarray]:
+            return text([getattr(p, attribute) for p in table]), raw["pattern"].astype(np.int32)
+
+        makers: list[tuple[str, Any]] = [
+            ("pattern", lambda: pattern("key")),
+            ("code", lambda: pattern("code")),
+            ("name", lambda: pattern("name")),
+            ("family", lambda: pattern("family")),
+            ("rank", lambda: rank_of("location")),
+            ("thread", thread),
+            ("location", lambda: raw["location"].astype(np.int64)),
+            ("peer_rank", lambda: rank_of("peer_location")),
+            ("time", lambda: seconds("time")),
+            ("idle", lambda: seconds("idle")),
+            ("optimal_distance", distance),
+            ("bytes", lambda: raw["bytes"].astype(np.uint64)),
+            ("callsite", self._callsite_codes),
+            ("file", lambda: (text([*(s.file for s in sites), ""]), site())),
+            ("line", line),
+            ("call", lambda: (text([*(r.name for r in regions), ""]), region())),
+            ("suspected", lambda: (raw["flags"] & 1) != 0),
+        ]
+        keep = set(wanted) if wanted is not None else None
+        return [(name, make()) for name, make in makers if keep is None or name in keep]
+
+    @property
     def array(self) -> np.ndarray:
         """One row per occurrence as a NumPy structured array (fields in the class docstring).
 
-        Its text columns are fixed-width strings, about 2 KB per occurrence: counts, totals
-        and :meth:`to_pandas` do without it.
+        Made on each access and not kept (hold on to it to use it several times): numbers
+        are columns, a text column refers to one shared string per distinct value (8 bytes a
+        row), about 110 bytes per occurrence in all. The diagnoses are :attr:`diagnoses`.
         """
         columns: list[tuple[str, np.ndarray]] = []
-        for name, values in self._columns(self.diagnoses):
+        for name, values in self._columns():
             if isinstance(values, tuple):
                 texts, rows = values
-                values = texts[rows]
-            elif isinstance(values, list):
-                values = np.array(values, dtype=str)
+                values = texts[rows] if len(texts) else np.empty(len(rows), dtype=object)
             columns.append((name, values))
-        if len(self.raw) == 0:
-            columns = [(name, values[:0]) for name, values in columns]
         dtype = np.dtype([(name, values.dtype) for name, values in columns])
         out = np.empty(len(self.raw), dtype=dtype)
         for name, values in columns:
             out[name] = values
         return out
 
-    def to_pandas(self) -> Any:
+    def to_pandas(self, diagnosis: bool = False) -> Any:
         """Return the occurrences as a pandas DataFrame, the text columns categorical.
 
-        Built from the C++ rows (the text columns as codes into their tables), not from
-        :attr:`array`; only ``diagnosis`` holds one string per occurrence.
+        Built from the C++ rows, the text columns as codes into their tables.
+        ``diagnosis=True`` adds the ``diagnosis`` column, one formatted string per occurrence
+        (the only column that holds a string per row).
         """
-        return self._frame(None)
+        frame = self._frame(None)
+        if diagnosis:
+            frame["diagnosis"] = list(self.diagnoses)
+        return frame
 
     def _frame(self, wanted: Sequence[str] | None) -> Any:
         pd = _pandas()
         data: dict[str, Any] = {}
-        wants_text = wanted is None or "diagnosis" in wanted
-        diagnoses = list(self._result.diagnoses()) if wants_text else []
-        for name, values in self._columns(diagnoses, wanted):
+        for name, values in self._columns(wanted):
             if isinstance(values, tuple):
                 texts, rows = values
-                categories, inverse = np.unique(texts, return_inverse=True)
-                values = pd.Categorical.from_codes(inverse[rows], categories=categories)
-            elif name == "callsite":
-                values = pd.Categorical(values)
+                categories, inverse = np.unique(texts.astype(str), return_inverse=True)
+                values = pd.Categorical.from_codes(
+                    inverse.reshape(-1)[rows] if len(texts) else rows, categories=categories
+                )
             data[name] = values
         return pd.DataFrame(data)
 
-    def table(self) -> Any:
-        """Return the main columns as a DataFrame, the worst occurrences first."""
-        frame = self.to_pandas()
+    def table(self, top: int | None = None) -> Any:
+        """Return the main columns as a DataFrame, the worst occurrences first.
+
+        ``top`` keeps that many rows; the diagnoses are formatted for the rows returned only.
+        """
         columns = ["code", "name", "rank", "peer_rank", "callsite", "call", "time", "idle"]
-        columns += ["optimal_distance", "diagnosis"]
-        return frame[columns].sort_values("idle", ascending=False, kind="stable")
+        columns.append("optimal_distance")
+        frame = self._frame(columns)
+        order = np.argsort(-self.raw["idle"], kind="stable")
+        if top is not None:
+            order = order[: max(int(top), 0)]
+        frame = frame[columns].iloc[order]
+        frame["diagnosis"] = self.diagnoses.rows(order)
+        return frame
 
     # --- aggregates ------------------------------------------------------------------------
 
@@ -489,9 +579,10 @@ class Findings:
     def select(self, pattern: str | None = None, rank: int | None = None) -> np.ndarray:
         """Return the rows of :attr:`array` for one pattern (key, code, family) and/or one rank."""
         mask = self._mask(pattern)
+        array = self.array
         if rank is not None:
-            mask &= self.array["rank"] == rank
-        return self.array[mask]
+            mask &= array["rank"] == rank
+        return array[mask]
 
     def _group(self, keys: Sequence[str]) -> Any:
         """Return occurrences, total, mean and max idle per distinct `keys`.
@@ -571,7 +662,7 @@ class Findings:
         return html_summary(self)
 
     def to_csv(self, path: str | os.PathLike[str] | None = None) -> str:
-        """Return the occurrences as CSV (one row each, the fields of :attr:`array`)."""
+        """Return the occurrences as CSV: the fields of :attr:`array`, then ``diagnosis``."""
         import csv
         import io
 
@@ -579,9 +670,9 @@ class Findings:
         writer = csv.writer(buffer)
         a = self.array
         names = list(a.dtype.names or ())
-        writer.writerow(names)
-        for row in a:
-            writer.writerow([_plain(row[n]) for n in names])
+        writer.writerow([*names, "diagnosis"])
+        for row, diagnosis in zip(a, self.diagnoses):
+            writer.writerow([*(_plain(row[n]) for n in names), diagnosis])
         text = buffer.getvalue()
         if path is not None:
             with open(path, "w", encoding="utf-8", newline="") as out:
@@ -599,9 +690,12 @@ class Findings:
             "events_scanned": self.events_scanned,
             "patterns": {
                 key: {"occurrences": self.count(key), "total": self.total(key)}
-                for key in sorted(set(a["pattern"].tolist()))
+                for key in sorted({self._patterns[i].key for i in np.unique(self.raw["pattern"])})
             },
-            "findings": [{n: _plain(row[n]) for n in names} for row in a],
+            "findings": [
+                {**{n: _plain(row[n]) for n in names}, "diagnosis": diagnosis}
+                for row, diagnosis in zip(a, self.diagnoses)
+            ],
         }
         text = json.dumps(document, indent=1, allow_nan=False, default=str)
         if path is not None:
@@ -667,6 +761,7 @@ __all__ = [
     "DEFAULT_EAGER_PRESET",
     "DEFAULT_EPS",
     "DEFAULT_SEND_RECV_DELTA",
+    "Diagnoses",
     "Findings",
     "MetricTree",
     "PatternInfo",

@@ -129,6 +129,10 @@ def test_critical_path_and_root_causes_of_a_model_trace():
     assert worst["total"] == pytest.approx(6e-3, rel=1e-3)
     assert "imbalanced.c:4" in worst["activity"]
     assert causes.diagnoses()[0].startswith("rank 3's computation")
+    # One row per rank and activity, its text as codes into the activity table (issue 18).
+    for frame in (causes.table(), prof, path.by_activity()):
+        for column in ("activity", "kind", "region", "call", "callsite", "file"):
+            assert str(frame[column].dtype) == "category", column
     tree = causes.tree()
     assert tree.value == pytest.approx(causes.table()["total"].sum())
     findings = pj.scan(trace)

@@ -221,15 +221,18 @@ def test_cli_as_a_program() -> None:
 
 def test_counts_and_totals_cost_only_the_rows() -> None:
     # A fresh scan: its counts and totals come from the C++ rows, so the findings stay at
-    # 72 bytes each (issue 18: at most 100); the text columns cost memory only when asked for.
+    # 72 bytes each (issue 18: at most 100); the array is made on demand and not kept.
     findings = pj.scan(pj.Trace.open(COVERAGE), eps=0)
     n = len(findings)
     assert n > 10
     counts = {key: findings.count(key) for key in ("mpi_latesender", "scalasca", "parjava")}
     totals = {key: findings.total(key) for key in (None, "mpi_latesender", "scalasca")}
     assert findings.memory_bytes == 72 * n
-    a = findings.array  # now built: the same figures from its string columns
-    assert findings.memory_bytes > 72 * n + a.nbytes - 1
+    a = findings.array  # the same figures from its text columns
+    assert findings.memory_bytes == 72 * n
+    # Text columns refer to shared strings (8 bytes a row), not a fixed-width copy per row.
+    assert a.dtype["callsite"].kind == "O" and a.nbytes <= 120 * n
+    assert len({id(s) for s in a["callsite"]}) == len(set(a["callsite"].tolist()))
     late = a["code"] == "mpi_latesender"
     assert counts["mpi_latesender"] == int(late.sum()) > 0
     assert counts["scalasca"] == int((a["family"] == "scalasca").sum())
@@ -238,19 +241,63 @@ def test_counts_and_totals_cost_only_the_rows() -> None:
     assert 0 < totals["mpi_latesender"] <= totals["scalasca"]
 
 
+def test_reports_and_diagnoses_keep_the_findings_at_their_rows() -> None:
+    # Issue 18: every output is made on demand from the rows; none is kept by the findings.
+    findings = pj.scan(pj.Trace.open(COVERAGE), eps=0)
+    n = len(findings)
+    everything = list(findings._result.diagnoses())  # the C++ formatting of every row
+    report = findings.report(top=3)
+    findings.to_html(top=3)
+    findings._repr_html_()
+    findings.tree()
+    table = findings.table(top=3)
+    assert findings.memory_bytes == 72 * n <= 100 * n
+    diagnoses = findings.diagnoses
+    assert len(diagnoses) == n and diagnoses == everything
+    assert diagnoses[-1] == everything[-1] and diagnoses[1:4] == everything[1:4]
+    with pytest.raises(IndexError):
+        diagnoses[n]
+    # The worst occurrences: formatted for those rows only, the same text as the whole list.
+    assert list(table["diagnosis"]) == [everything[i] for i in table.index]
+    assert list(table["idle"]) == sorted(findings.to_pandas()["idle"], reverse=True)[:3]
+    for line in table["diagnosis"]:
+        assert line in report
+    frame = findings.to_pandas(diagnosis=True)
+    assert list(frame["diagnosis"]) == everything
+    assert findings.memory_bytes == 72 * n
+
+
 def test_to_pandas_is_categorical_and_does_without_the_array(coverage: pj.Findings) -> None:
     findings = pj.scan(coverage.trace, eps=0)
     frame = findings.to_pandas()
     by_site = findings.by_callsite()
-    assert "array" not in findings.__dict__  # the 2-KB-per-row string table was not built
     assert by_site["occurrences"].sum() == len(findings)
     assert findings.memory_bytes == 72 * len(findings)
+    assert "diagnosis" not in frame.columns  # text per row only when asked for
     for column in ("pattern", "code", "name", "family", "callsite", "file", "call"):
         assert str(frame[column].dtype) == "category"
     a = findings.array
     for name in a.dtype.names or ():
         values = frame[name]
-        if str(values.dtype) == "category" or a[name].dtype.kind == "U":
+        if str(values.dtype) == "category" or a[name].dtype.kind == "O":
             assert list(values.astype(str)) == a[name].tolist(), name
         else:
             np.testing.assert_array_equal(values.to_numpy(), a[name], err_msg=name)
+
+
+def test_finding_texts_of_rows_held_outside_a_scan() -> None:
+    # A parallel scan's root holds gathered rows only and formats them from its trace's tables.
+    from parjava._core_loader import load_core
+
+    core = load_core()
+    findings = pj.scan(pj.Trace.open(COVERAGE), eps=0)
+    rows = np.ascontiguousarray(findings.raw).view(np.uint8).reshape(-1)
+    last = len(findings) - 1
+    texts = core.finding_texts(findings.trace.core, rows, [last, 0])
+    assert texts == [findings.diagnoses[last], findings.diagnoses[0]]
+    sites = core.finding_texts(findings.trace.core, rows, [0], callsites=True)
+    assert sites == [findings.array["callsite"][0]]
+    with pytest.raises(pj.UsageError, match="not a whole number of 72-byte rows"):
+        core.finding_texts(findings.trace.core, rows[:-1], [0])
+    with pytest.raises(pj.UsageError, match=f"finding row {last + 1} of {last + 1}"):
+        core.finding_texts(findings.trace.core, rows, [last + 1])

@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include "parjava/analysis/eager_limit.hpp"
 #include "parjava/analysis/pattern_catalogue.hpp"
 #include "parjava/analysis/scanner.hpp"
+#include "parjava/error.hpp"
 #include "parjava/machine/machine.hpp"
 #include "parjava/trace/trace.hpp"
 
@@ -201,6 +203,34 @@ void register_patterns(py::module_ &m) {
             return out;
           },
           py::arg("rows") = py::none());
+
+  // Texts of rows held outside a ScanResult (a parallel scan's gathered rows, bytes of
+  // finding_size() each, indices into `trace`'s tables), formatted when Python asks.
+  m.def(
+      "finding_texts",
+      [](const parjava::trace::Trace &trace, const py::array_t<std::uint8_t> &rows,
+         const std::vector<std::size_t> &which, bool callsites) {
+        const auto n = static_cast<std::size_t>(rows.size()) / sizeof(a::Finding);
+        if (static_cast<std::size_t>(rows.size()) != n * sizeof(a::Finding)) {
+          throw parjava::Error(parjava::ErrorKind::Usage,
+                               "finding rows: " + std::to_string(rows.size()) +
+                                   " bytes is not a whole number of " +
+                                   std::to_string(sizeof(a::Finding)) + "-byte rows");
+        }
+        std::vector<std::string> out;
+        out.reserve(which.size());
+        for (const auto i : which) {
+          if (i >= n) {
+            throw parjava::Error(parjava::ErrorKind::Usage,
+                                 "finding row " + std::to_string(i) + " of " + std::to_string(n));
+          }
+          a::Finding f{};
+          std::memcpy(&f, rows.data() + i * sizeof(a::Finding), sizeof(a::Finding));
+          out.push_back(callsites ? a::callsite_text(f, trace) : a::diagnose(f, trace));
+        }
+        return out;
+      },
+      py::arg("trace"), py::arg("rows"), py::arg("which"), py::arg("callsites") = false);
 
   m.def(
       "scan",
