@@ -305,6 +305,25 @@ def test_report_why_section(otf2_data, tmp_path):
     assert rep.keys == ["machine", "trace", "explain"]
     page = (tmp_path / "r.html").read_text()
     assert "Parallel efficiency" in page and "critical path:" in page and "root causes of" in page
+    # By default the section comes with a trace that has wait states, and only then.
+    quiet = dict(findings=False, intervals=False, timeline=False)
+    assert pj.report(trace=trace, **quiet).keys == ["trace", "explain"]
+    assert pj.report(trace=trace, explain=False, **quiet).keys == ["trace"]
+    one = pj.Model("alone", file="alone.c")
+    one.compute("1e-3", line=2)
+    alone = pj.interpret(one, MACHINE, np=1).trace()
+    assert pj.root_causes(alone).wait_states == 0
+    assert pj.report(trace=alone, **quiet).keys == ["trace"]
+    # A trace without MPI processes (GPU streams) has no MPI wait state: no section, no error.
+    gpu = pj.Trace.open(archive(otf2_data, "fastotf2-mi300-hip"))
+    assert "explain" not in pj.report(trace=gpu, **quiet).keys
+    with pytest.raises(pj.UsageError, match="no MPI process"):
+        pj.report(trace=gpu, explain=True, **quiet)
+    # The CLI (on by default: test_workflow_report.test_cli_report): --no-explain.
+    base = ["report", archive(otf2_data, PINGPONG), "--no-findings", "--no-intervals"]
+    off = cli(*base, "--no-timeline", "--no-explain", "-o", str(tmp_path / "off.html"), "--json")
+    assert off.returncode == 0, off.stderr
+    assert [s["key"] for s in json.loads(off.stdout)["sections"]] == ["trace"]
 
 
 def test_replay_of_a_real_master_worker_run(examples_bin, tmp_path):
