@@ -115,7 +115,7 @@ def report(
     depth: int | None = None,
     scan_options: dict[str, Any] | None = None,
     interval_options: dict[str, Any] | None = None,
-    explain: bool = False,
+    explain: bool | None = None,
 ) -> Report:
     """Build the report of the given inputs and, with ``path``, write it there.
 
@@ -133,9 +133,10 @@ def report(
       ``"amdahl"``, ... as :meth:`parjava.Prediction.fit`) and its limit, and the hot fragments
       (``top`` of them) with source lines found in ``source_dirs`` or beside the model.
     - ``source_dirs``: where to find the sources shown at each call site of the findings.
-    - ``explain``: add the "Why" section of ``trace``: POP metrics (transfer efficiency from
+    - ``explain``: the "Why" section of ``trace``: POP metrics (transfer efficiency from
       an ideal-network replay on ``machine``), the critical path and the root causes of
-      waiting (docs/explain.md).
+      waiting (docs/explain.md). ``None`` (default) adds it when the trace has wait states,
+      ``True`` always (a trace is then required), ``False`` never.
 
     Returns the :class:`Report` (in Jupyter it shows itself). Raises :class:`UsageError`
     when nothing is given to report on.
@@ -158,10 +159,12 @@ def report(
     findings_obj = _resolve(findings, trace_obj, "findings", lambda t: _scan(t, scan_options))
     if findings_obj is not None:
         sections.append(_findings_section(findings_obj, top, source_dirs))
-    if explain:
-        if trace_obj is None:
-            raise UsageError("report: explain=True needs a trace")
-        sections.append(_explain_section(trace_obj, machine_obj, top))
+    if explain and trace_obj is None:
+        raise UsageError("report: explain=True needs a trace")
+    if trace_obj is not None and explain is not False:
+        why = _explain_section(trace_obj, machine_obj, top, only_with_waiting=explain is None)
+        if why is not None:
+            sections.append(why)
     tree = _resolve(
         intervals, trace_obj, "intervals", lambda t: t.intervals(**(interval_options or {}))
     )
@@ -391,16 +394,39 @@ def _findings_section(findings: Any, top: int, source_dirs: Sequence[Any]) -> Se
     return Section("findings", "Findings", _embed(page, "pj-findings"), summary)
 
 
-def _explain_section(trace: Any, machine: Any, top: int) -> Section:
+def _explain_section(
+    trace: Any, machine: Any, top: int, *, only_with_waiting: bool = False
+) -> Section | None:
+    """Build the Why section; None when ``only_with_waiting`` and the trace has no wait state."""
     from .causes import critical_path, root_causes
     from .pop import pop
 
-    metrics = pop(trace, machine=machine)
+    try:
+        causes = root_causes(trace)  # the one analysis behind the critical path too
+    except UsageError:
+        if only_with_waiting:
+            return None  # no MPI process (a GPU or threads-only trace): no MPI wait state
+        raise
+    if only_with_waiting and causes.wait_states == 0:
+        return None
     path = critical_path(trace)
-    causes = root_causes(trace)
+    metrics = pop(trace, machine=machine)
+    note = ""
+    try:
+        table = metrics.table()
+    except UsageError as err:
+        # A trace the replay cannot run (no MPI call on a main thread, ...): the metrics that
+        # need no replay, and why transfer and serialisation efficiency are missing.
+        metrics = pop(trace, machine=machine, transfer=False)
+        table = metrics.table()
+        note = (
+            "<p class='pj-note'>Transfer and serialisation efficiency are not given: the "
+            f"ideal-network replay failed ({html.escape(str(err))}).</p>"
+        )
     body = (
         "<h3>POP efficiencies</h3>"
-        + metrics.table().to_html(float_format=lambda v: f"{v:.3f}", classes="pj-table")
+        + table.to_html(float_format=lambda v: f"{v:.3f}", classes="pj-table")
+        + note
         + "<h3>Critical path</h3><pre>"
         + html.escape(path.report(top=top))
         + "</pre><h3>Root causes of waiting</h3><pre>"

@@ -128,12 +128,13 @@ def _assert_self_contained(text: str) -> None:
 def test_trace_alone_gives_every_trace_section(ping_pong: pj.Trace, tmp_path: Path) -> None:
     out = tmp_path / "r.html"
     rep = pj.report(out, trace=ping_pong)
-    assert rep.keys == ["trace", "findings", "intervals", "timeline"]
+    # The ranks wait for each other (Late Sender): the Why section is part of the default.
+    assert rep.keys == ["trace", "findings", "explain", "intervals", "timeline"]
     text = out.read_text(encoding="utf-8")
     assert text == rep.html
     _assert_self_contained(text)
     outline = _outline(text)
-    assert {"trace", "findings", "intervals", "timeline"} <= set(outline.ids)
+    assert {"trace", "findings", "explain", "intervals", "timeline"} <= set(outline.ids)
     # The parts' own renderers are in the page: the scanner's metric tree and worst rows,
     # the interval explorer, the trace summary table, the timeline as an inline PNG.
     findings = pj.scan(ping_pong)
@@ -152,14 +153,17 @@ def test_sections_follow_the_inputs(ping_pong: pj.Trace, tmp_path: Path) -> None
     assert "infiniband-edr" in only_machine.html
     findings = pj.scan(ping_pong, eps=0)
     no_extras = pj.report(findings=findings, intervals=False, timeline=False)
-    assert no_extras.keys == ["trace", "findings"]  # the trace comes with the findings
+    # The trace comes with the findings; the Why section with a trace whose ranks waited.
+    assert no_extras.keys == ["trace", "findings", "explain"]
     everything = pj.report(
         tmp_path / "all.html", trace=ping_pong, machine=machine, title="ping & pong"
     )
-    assert everything.keys == ["machine", "trace", "findings", "intervals", "timeline"]
+    assert everything.keys == ["machine", "trace", "findings", "explain", "intervals", "timeline"]
     assert "<title>ping &amp; pong</title>" in everything.html
     tree = ping_pong.intervals()
-    given = pj.report(trace=ping_pong, findings=False, intervals=tree, timeline=False)
+    given = pj.report(
+        trace=ping_pong, findings=False, intervals=tree, timeline=False, explain=False
+    )
     assert given.keys == ["trace", "intervals"]
 
 
@@ -307,9 +311,9 @@ def test_chromium_renders_the_report_without_console_errors(tmp_path: Path) -> N
     console = [line for line in log.splitlines() if ":CONSOLE" in line]
     assert console == [], console
     assert check["images"] == 1 and check["bad_images"] == 0
-    assert check["sized"] == ["machine", "trace", "findings", "intervals", "timeline"]
+    assert check["sized"] == ["machine", "trace", "findings", "explain", "intervals", "timeline"]
     assert check["details"] > 0
-    for heading in ("Machine", "Trace", "Findings", "Intervals", "Timeline"):
+    for heading in ("Machine", "Trace", "Findings", "Why", "Intervals", "Timeline"):
         assert f"<h2>{heading}</h2>" in dom
 
 
@@ -333,7 +337,8 @@ def test_cli_report(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stderr
     info = json.loads(run.stdout)
-    assert [s["key"] for s in info["sections"]] == ["trace", "findings", "intervals", "timeline"]
+    keys = [s["key"] for s in info["sections"]]
+    assert keys == ["trace", "findings", "explain", "intervals", "timeline"]  # Why by default
     assert out.exists() and info["path"] == str(out)
     _assert_self_contained(out.read_text(encoding="utf-8"))
     bare = subprocess.run(

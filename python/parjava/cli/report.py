@@ -15,7 +15,9 @@ DEFAULT_OUTPUT = "parjava-report.html"
 EPILOG = f"""\
 examples:
   parjava report run/traces.otf2
-      trace, findings with source lines, interval tree and timeline -> {DEFAULT_OUTPUT}
+      trace, findings with source lines, interval tree and timeline -> {DEFAULT_OUTPUT};
+      the Why section (POP metrics, critical path, root causes) when the run waited
+      (--no-explain leaves it out)
   parjava report run/traces.otf2 --machine machine.json -o run.html
       the same with the machine description (also used for O_D and the eager limit)
   parjava report run/traces.otf2 --patterns scalasca --eps 1e-4 --depth 1
@@ -119,10 +121,19 @@ def register(subparsers: Any) -> None:
         help="where to look for the sources shown at call sites (repeatable)",
     )
     scan.add_argument("--no-findings", action="store_true", help="leave the findings out")
-    parser.add_argument(
+    why = parser.add_mutually_exclusive_group()
+    why.add_argument(
         "--explain",
         action="store_true",
-        help="add the Why section: POP metrics, critical path, root causes of waiting",
+        default=None,
+        help="always add the Why section (POP metrics, critical path, root causes of waiting); "
+        "by default it is added when the trace has wait states",
+    )
+    why.add_argument(
+        "--no-explain",
+        dest="explain",
+        action="store_false",
+        help="leave the Why section out",
     )
     iv = parser.add_argument_group("intervals and timeline")
     iv.add_argument("--depth", type=int, metavar="N", help="interval levels shown (default all)")
@@ -131,7 +142,7 @@ def register(subparsers: Any) -> None:
     iv.add_argument(
         "--timeline-interval", metavar="PATH", help="zoom the timeline to this interval's path"
     )
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, explain=None)
 
 
 def run(args: argparse.Namespace) -> int:

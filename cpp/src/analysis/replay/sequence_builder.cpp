@@ -125,6 +125,7 @@ public:
     survey();
     sp_.name = t_.metadata.path.empty() ? "trace" : t_.metadata.path;
     sp_.processes = static_cast<std::int64_t>(main_.size());
+    reserve_steps();
     for (std::size_t r = 0; r < main_.size(); ++r) {
       rank_ = static_cast<std::int32_t>(r);
       process(main_[r]);
@@ -143,6 +144,23 @@ public:
   }
 
 private:
+  // The step columns sized once: growing them by doubling copied and page-faulted each one
+  // about twice over. An MPI call gives a computation and one step per message or collective
+  // in it, a user region's Enter or Leave a computation and itself, so two steps per event
+  // are enough but for regions left open at a location's end (then a column grows once).
+  // Pages of the reserve that are never written are never touched.
+  void reserve_steps() {
+    std::size_t events = 0;
+    for (const auto l : main_) {
+      events += static_cast<std::size_t>(t_.location_end(l) - t_.location_begin(l));
+    }
+    const std::size_t steps = 2 * events + 4 * main_.size();
+    sp_.kind.reserve(steps);
+    sp_.ref.reserve(steps);
+    sp_.seconds.reserve(steps);
+    sp_.offsets.reserve(main_.size() + 1);
+  }
+
   // ---- definitions ------------------------------------------------------------------------
 
   void find_processes() {
@@ -245,49 +263,76 @@ private:
                                                                 : -1;
   }
 
+  // The maps below are indexed by trace region or call site (dense, looked up per call).
   std::uint32_t function_name(std::uint32_t region) {
-    const auto [it, fresh] =
-        function_names_.emplace(region, static_cast<std::uint32_t>(sp_.functions.size()));
-    if (fresh) {
+    std::uint32_t &name = function_names_[region];
+    if (name == kNoRef) {
+      name = static_cast<std::uint32_t>(sp_.functions.size());
       sp_.functions.push_back(t_.regions[region].name);
     }
-    return it->second;
+    return name;
   }
 
   std::uint32_t sequence_region(std::uint32_t region, std::uint64_t interval_id = 0) {
     if (region == kNoRef) {
       return kNoSequenceRef;
     }
-    const auto [it, fresh] =
-        regions_.emplace(region, static_cast<std::uint32_t>(sp_.regions.size()));
-    if (fresh) {
+    std::uint32_t &index = regions_[region];
+    if (index == kNoRef) {
+      index = static_cast<std::uint32_t>(sp_.regions.size());
       const auto &r = t_.regions[region];
       sp_.regions.push_back({r.name, r.file, r.line_begin, r.line_end,
                              r.role == trace::RegionRole::Interval, interval_id});
       sequence_region_trace_.push_back(region);
     }
-    return it->second;
+    return index;
   }
 
   std::uint32_t sequence_callsite(std::uint32_t site) {
     if (site == kNoRef || site >= t_.callsites.size()) {
       return kNoSequenceRef;
     }
-    const auto [it, fresh] =
-        callsites_.emplace(site, static_cast<std::uint32_t>(sp_.callsites.size()));
-    if (fresh) {
+    std::uint32_t &index = callsites_[site];
+    if (index == kNoRef) {
+      index = static_cast<std::uint32_t>(sp_.callsites.size());
       const auto &s = t_.callsites[site];
       sp_.callsites.push_back({s.file, s.line, s.function});
     }
-    return it->second;
+    return index;
   }
 
+  // The index of `c` in sp_.calls, appended when new. An open-addressing table of indices
+  // (linear probing, kept at most half full) compared against sp_.calls itself: one hash and
+  // usually one comparison per call step, no node per distinct call (a call step is made for
+  // most MPI events, so this is on the replay's hot path).
   std::uint32_t call(const SequenceCall &c) {
-    const auto [it, fresh] = calls_.emplace(c, static_cast<std::uint32_t>(sp_.calls.size()));
-    if (fresh) {
-      sp_.calls.push_back(c);
+    if (2 * (sp_.calls.size() + 1) > call_slots_.size()) {
+      grow_call_slots();
     }
-    return it->second;
+    const std::size_t mask = call_slots_.size() - 1;
+    for (std::size_t h = CallHash{}(c)&mask;; h = (h + 1) & mask) {
+      const std::uint32_t k = call_slots_[h];
+      if (k == kNoRef) {
+        call_slots_[h] = static_cast<std::uint32_t>(sp_.calls.size());
+        sp_.calls.push_back(c);
+        return call_slots_[h];
+      }
+      if (sp_.calls[k] == c) {
+        return k;
+      }
+    }
+  }
+
+  void grow_call_slots() {
+    call_slots_.assign(std::max<std::size_t>(1024, 2 * call_slots_.size()), kNoRef);
+    const std::size_t mask = call_slots_.size() - 1;
+    for (std::uint32_t k = 0; k < sp_.calls.size(); ++k) {
+      std::size_t h = CallHash{}(sp_.calls[k]) & mask;
+      while (call_slots_[h] != kNoRef) {
+        h = (h + 1) & mask;
+      }
+      call_slots_[h] = k;
+    }
   }
 
   [[nodiscard]] Function function_of(std::uint32_t region) const {
@@ -876,12 +921,15 @@ private:
   Timestamp origin_ = 0;
   std::vector<std::uint32_t> slot_;              // per trace communicator: engine slot
   std::vector<std::vector<std::int32_t>> local_; // per trace communicator: world -> local
-  std::unordered_map<std::uint32_t, std::uint32_t> function_names_;
-  std::unordered_map<std::uint32_t, std::uint32_t> regions_;
+  std::vector<std::uint32_t> function_names_ =   // per trace region: index into sp_.functions
+      std::vector<std::uint32_t>(t_.regions.size(), kNoRef);
+  std::vector<std::uint32_t> regions_ = // per trace region: index into sp_.regions
+      std::vector<std::uint32_t>(t_.regions.size(), kNoRef);
   std::vector<std::uint32_t> sequence_region_trace_;
-  std::unordered_map<std::uint32_t, std::uint32_t> callsites_;
-  std::unordered_map<SequenceCall, std::uint32_t, CallHash> calls_;
-  std::vector<Timestamp> overhead_; // per Function: shortest call
+  std::vector<std::uint32_t> callsites_ = // per trace call site: index into sp_.callsites
+      std::vector<std::uint32_t>(t_.callsites.size(), kNoRef);
+  std::vector<std::uint32_t> call_slots_; // call(): open-addressing table into sp_.calls
+  std::vector<Timestamp> overhead_;       // per Function: shortest call
   std::unordered_map<std::size_t, std::vector<Timestamp>> sync_enters_;
   std::vector<std::uint32_t> sync_seen_ =
       std::vector<std::uint32_t>(static_cast<std::size_t>(Function::Count_), 0);
