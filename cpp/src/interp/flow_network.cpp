@@ -38,12 +38,13 @@ void FlowNetwork::build(const machine::Fabric &fabric, bool share_host_links) {
   version_.assign(n, 0);
   touch_mark_.assign(n, 0);
   cut_.assign(n, kNone);
+  unsorted_.assign(n, 0);
 }
 
 std::size_t FlowNetwork::state_bytes() const noexcept {
-  return capacity_.size() * (3 * sizeof(double) + 5 * sizeof(std::uint32_t) + 2) +
+  return capacity_.size() * (3 * sizeof(double) + 6 * sizeof(std::uint32_t) + 3) +
          bytes_left_.capacity() * (7 * sizeof(double) + 5 * sizeof(std::uint32_t) + 1) +
-         members_.capacity() * sizeof(Member);
+         members_.capacity() * sizeof(Member) + below_.capacity() * sizeof(double);
 }
 
 void FlowNetwork::mark(std::uint32_t link) {
@@ -61,6 +62,7 @@ std::uint32_t FlowNetwork::allocate_members(std::uint32_t count) {
   }
   const auto offset = static_cast<std::uint32_t>(members_.size());
   members_.resize(members_.size() + count);
+  below_.resize(members_.size());
   return offset;
 }
 
@@ -123,7 +125,7 @@ std::uint32_t FlowNetwork::start(double now, double bytes, const std::uint32_t *
     member.link = link;
     member.flow = f;
     member.usage = usage;
-    member.below = 0.0;
+    below_[m] = 0.0;
     member.prev = kNone;
     member.next = head_[link];
     if (head_[link] != kNone) {
@@ -195,7 +197,7 @@ void FlowNetwork::settle(double now) {
   collect_component(cut);
   solve(now, cut);
   if (incremental_) {
-    resort_links();
+    restore_order(cut);
   }
   fresh_.clear();
   removed_level_ = kInfinity;
@@ -280,7 +282,10 @@ void FlowNetwork::order_remove(std::uint32_t f) {
 // tail (Member::below), between the levels of members m and its predecessor the load at level x
 // is below(m) + x * (usage / penalty of the flows ahead of m, arrivals included). A departure
 // behind m leaves below(m) too high until the next sort, which only lowers the result (safe).
-double FlowNetwork::restart_level() const {
+double FlowNetwork::restart_level() {
+  if (fresh_.size() == live_flows_) {
+    return -kInfinity; // nothing solved is left (a collective's stage starting at once)
+  }
   double cut = removed_level_;
   // An arrival's bound fixes it below the level its links saturate at: it has to be solved there
   // (its level must not fall below the cut, which orders the links).
@@ -290,10 +295,11 @@ double FlowNetwork::restart_level() const {
     }
   }
   for (const std::uint32_t l : dirty_) {
-    const std::uint32_t first = head_[l];
-    if (first == kNone || level_[members_[first].flow] != kInfinity) {
+    if (head_[l] == kNone || level_[members_[head_[l]].flow] != kInfinity) {
       continue; // no arrival on this link (arrivals are at the head)
     }
+    ensure_sorted(l);
+    const std::uint32_t first = head_[l];
     double ahead = 0.0;
     double saturation = kInfinity;
     std::uint32_t m = first;
@@ -301,7 +307,7 @@ double FlowNetwork::restart_level() const {
       const Member &member = members_[m];
       const double level = level_[member.flow];
       if (level != kInfinity) {
-        const double x = (capacity_[l] - member.below) / ahead;
+        const double x = (capacity_[l] - below_[m]) / ahead;
         if (x >= level) {
           saturation = x;
           break;
@@ -341,17 +347,28 @@ void FlowNetwork::collect_component(double cut) {
       const std::uint32_t item = stack_.back();
       stack_.pop_back();
       if ((item & kFlowBit) == 0) {
-        std::uint32_t m = head_[item];
-        for (; m != kNone && level_[members_[m].flow] >= cut; m = members_[m].next) {
+        const auto visit = [&](std::uint32_t m) {
           const std::uint32_t f = members_[m].flow;
           if (flow_visit_[f] != epoch_) {
             flow_visit_[f] = epoch_;
             component_flows_.push_back(f);
             stack_.push_back(f | kFlowBit);
           }
+        };
+        std::uint32_t m = head_[item];
+        if (cut == -kInfinity) {
+          for (; m != kNone; m = members_[m].next) {
+            visit(m);
+          }
+        } else {
+          ensure_sorted(item);
+          for (m = head_[item]; m != kNone && level_[members_[m].flow] >= cut;
+               m = members_[m].next) {
+            visit(m);
+          }
         }
         cut_[item] = m;
-        remaining_[item] = m == kNone ? capacity_[item] : capacity_[item] - members_[m].below;
+        remaining_[item] = m == kNone ? capacity_[item] : capacity_[item] - below_[m];
       } else {
         const std::uint32_t f = item & ~kFlowBit;
         const std::uint32_t offset = member_offset_[f];
@@ -369,38 +386,60 @@ void FlowNetwork::collect_component(double cut) {
   dirty_.clear();
 }
 
-// Restores every solved link's order (decreasing level; ties by member, so runs are repeatable)
-// and its running loads. Only the members ahead of the cut moved: their new levels are at or above
-// the cut, those behind it are unchanged.
-void FlowNetwork::resort_links() {
+// Restores the order of link l's members from its head up to `stop` (decreasing level; ties by
+// decreasing member, the order flows are put at the head in, so a link whose flows tie — the usual
+// case in a collective — is found sorted) and their running loads. The members from `stop` on
+// are in order already.
+void FlowNetwork::resort(std::uint32_t l, std::uint32_t stop) {
+  sort_scratch_.clear();
+  for (std::uint32_t m = head_[l]; m != stop; m = members_[m].next) {
+    sort_scratch_.push_back(m);
+  }
+  if (sort_scratch_.empty()) {
+    return;
+  }
+  const auto ahead = [&](std::uint32_t a, std::uint32_t b) {
+    const double la = level_[members_[a].flow];
+    const double lb = level_[members_[b].flow];
+    return la > lb || (la == lb && a > b);
+  };
+  if (!std::is_sorted(sort_scratch_.begin(), sort_scratch_.end(), ahead)) {
+    std::sort(sort_scratch_.begin(), sort_scratch_.end(), ahead);
+  }
+  double below = stop == kNone ? 0.0 : below_[stop];
+  std::uint32_t next = stop;
+  for (auto it = sort_scratch_.rbegin(); it != sort_scratch_.rend(); ++it) {
+    Member &member = members_[*it];
+    below += member.usage * rate_[member.flow];
+    below_[*it] = below;
+    member.next = next;
+    if (next != kNone) {
+      members_[next].prev = *it;
+    }
+    next = *it;
+  }
+  head_[l] = next;
+  members_[next].prev = kNone;
+}
+
+// After a partial solve only the members ahead of each solved link's cut moved (their new levels
+// are at or above the cut, those behind it are unchanged): sort those now. After a solve of whole
+// components every member moved: sort each link when it is next needed, which a collective whose
+// stages start and end all at once never does.
+void FlowNetwork::restore_order(double cut) {
   for (const std::uint32_t l : component_links_) {
-    sort_scratch_.clear();
-    for (std::uint32_t m = head_[l]; m != cut_[l]; m = members_[m].next) {
-      sort_scratch_.push_back(m);
+    if (cut == -kInfinity) {
+      unsorted_[l] = 1;
+    } else {
+      resort(l, cut_[l]);
     }
-    if (sort_scratch_.empty()) {
-      continue;
-    }
-    std::sort(sort_scratch_.begin(), sort_scratch_.end(), [&](std::uint32_t a, std::uint32_t b) {
-      const double la = level_[members_[a].flow];
-      const double lb = level_[members_[b].flow];
-      return la > lb || (la == lb && a < b);
-    });
-    const std::uint32_t tail = cut_[l];
-    double below = tail == kNone ? 0.0 : members_[tail].below;
-    std::uint32_t next = tail;
-    for (auto it = sort_scratch_.rbegin(); it != sort_scratch_.rend(); ++it) {
-      Member &member = members_[*it];
-      below += member.usage * rate_[member.flow];
-      member.below = below;
-      member.next = next;
-      if (next != kNone) {
-        members_[next].prev = *it;
-      }
-      next = *it;
-    }
-    head_[l] = next;
-    members_[next].prev = kNone;
+  }
+}
+
+void FlowNetwork::ensure_sorted(std::uint32_t l) {
+  if (unsorted_[l] != 0) {
+    unsorted_[l] = 0;
+    resort(l, kNone);
   }
 }
 

@@ -83,7 +83,6 @@ private:
     std::uint32_t prev;
     std::uint32_t next;
     double usage;
-    double below; // usage * rate of this flow and of those after it on the link (lower levels)
   };
   struct HeapEntry {
     double level;
@@ -94,10 +93,12 @@ private:
   static constexpr std::uint32_t kNone = 0xffffffffU;
 
   // The lowest level the changes since the last settle can affect (-infinity: everything).
-  [[nodiscard]] double restart_level() const;
+  [[nodiscard]] double restart_level();
   void collect_component(double cut);
   void solve(double now, double cut);
-  void resort_links();
+  void resort(std::uint32_t link, std::uint32_t stop);
+  void restore_order(double cut);
+  void ensure_sorted(std::uint32_t link);
   [[nodiscard]] double finish_time(std::uint32_t f, double now) const;
   // The flows by finish time: a binary heap indexed by flow (order_position_).
   void order_update(std::uint32_t f);
@@ -125,6 +126,7 @@ private:
   std::vector<std::uint32_t> touch_mark_; // solver: epoch of the last level change
   std::vector<std::uint32_t> touched_;    // solver: links whose level changed
   std::vector<std::uint32_t> cut_;        // first member below the cut (set by collect_component)
+  std::vector<std::uint8_t> unsorted_;    // members not in order since a whole-component solve
   std::uint32_t touch_epoch_ = 0;
 
   // flows
@@ -150,6 +152,9 @@ private:
   bool incremental_ = true;
 
   std::vector<Member> members_;
+  // Per member: usage * rate of its flow and of those after it on the link (lower levels). Apart
+  // from the members so the solver's walks over them stay as dense as they were.
+  std::vector<double> below_;
   std::vector<std::vector<std::uint32_t>> free_members_; // by block size
 
   // scratch
