@@ -279,7 +279,7 @@ void FlowNetwork::order_remove(std::uint32_t f) {
 // solution: the lowest level a departed flow was fixed at, and for every changed link with
 // arrivals the level at which it now saturates while the solved flows on it keep the rates they
 // had up to their own levels. On a link sorted by decreasing level with loads summed from the
-// tail (Member::below), between the levels of members m and its predecessor the load at level x
+// tail (below_), between the levels of members m and its predecessor the load at level x
 // is below(m) + x * (usage / penalty of the flows ahead of m, arrivals included). A departure
 // behind m leaves below(m) too high until the next sort, which only lowers the result (safe).
 double FlowNetwork::restart_level() {
