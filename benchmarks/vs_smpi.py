@@ -1,7 +1,8 @@
 """parjava against SimGrid/SMPI on the same platform files (issue 17).
 
 For every platform (a flat cluster with private 10 Gb/s links and a non-blocking backbone, a
-2:1 tapered two-level fat tree, a 2-D/3-D torus, a dragonfly with minimal routing), every
+2:1 tapered two-level fat tree, a 2-D/3-D torus, dragonflies of two and of four groups with
+minimal routing), every
 pattern of ``vs_smpi/patterns.c`` (incast / master-worker, all-to-all, ring, stencil) and every
 np, the script
 
@@ -49,9 +50,12 @@ PATTERNS = {
 }
 FAT_TREE = {16: "2;4,4;1,2;1,1", 64: "2;8,8;1,4;1,1", 256: "2;16,16;1,8;1,1"}
 TORUS = {16: "4,4", 64: "4,4,4", 256: "8,8,4"}
-# groups,blue;chassis,black;routers,green;nodes per router. Two groups: Debian's SimGrid 3.32
-# smpirun crashes (SIGSEGV) on an incast over "4,1;2,1;2,1;4" and on "4,1;4,1;2,1;2".
+# groups,blue;chassis,black;routers,green;nodes per router. SimGrid 3.32's DragonflyZone takes
+# the global link towards group g from router g of chassis 0, so it needs at least as many
+# routers per chassis as groups: with fewer ("4,1;2,1;2,1;4", "4,1;4,1;2,1;2") Debian's smpirun
+# crashes (SIGSEGV or abort), and parjava refuses the shape.
 DRAGONFLY = {16: "2,1;2,1;2,1;2", 64: "2,1;4,1;2,1;4", 256: "2,1;4,1;4,1;8"}
+DRAGONFLY4 = {16: "4,1;1,1;4,1;1", 64: "4,1;2,1;4,1;2", 256: "4,1;4,1;4,1;4"}
 LINK = 'bw="10Gbps" lat="1us"'
 
 
@@ -64,8 +68,9 @@ def platform_xml(kind: str, np_: int, speed: float) -> str:
         cluster = f'<cluster {common} topology="FAT_TREE" topo_parameters="{FAT_TREE[np_]}"/>'
     elif kind == "torus":
         cluster = f'<cluster {common} topology="TORUS" topo_parameters="{TORUS[np_]}"/>'
-    elif kind == "dragonfly":
-        cluster = f'<cluster {common} topology="DRAGONFLY" topo_parameters="{DRAGONFLY[np_]}"/>'
+    elif kind in ("dragonfly", "dragonfly4"):
+        shape = (DRAGONFLY if kind == "dragonfly" else DRAGONFLY4)[np_]
+        cluster = f'<cluster {common} topology="DRAGONFLY" topo_parameters="{shape}"/>'
     else:
         raise ValueError(kind)
     return (
@@ -177,7 +182,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--np", default="16,64,256")
     parser.add_argument("--patterns", default=",".join(PATTERNS))
-    parser.add_argument("--platforms", default="flat,fattree,torus,dragonfly")
+    parser.add_argument("--platforms", default="flat,fattree,torus,dragonfly,dragonfly4")
     parser.add_argument("--record", type=Path, help="write the rows as JSON here")
     parser.add_argument("--bar", type=float, default=0.10, help="relative difference allowed")
     parser.add_argument(
@@ -202,7 +207,7 @@ def main() -> int:
             capture_output=True,
         )
         print(
-            f"{'platform':8} {'pattern':8} {'np':>4} {'SMPI s':>11} {'parjava s':>11} "
+            f"{'platform':10} {'pattern':8} {'np':>4} {'SMPI s':>11} {'parjava s':>11} "
             f"{'diff':>7} {'msgs':>7} {'SMPI us/msg':>11} {'pj us/msg':>10}",
             flush=True,
         )
@@ -211,7 +216,7 @@ def main() -> int:
                 for np_ in (int(n) for n in args.np.split(",")):
                     if messages(pattern, np_) > args.max_messages:
                         print(
-                            f"{kind:8} {pattern:8} {np_:>4} skipped: {messages(pattern, np_)} "
+                            f"{kind:10} {pattern:8} {np_:>4} skipped: {messages(pattern, np_)} "
                             f"messages > --max-messages {args.max_messages}",
                             flush=True,
                         )
@@ -244,7 +249,7 @@ def main() -> int:
                     }
                     rows.append(row)
                     print(
-                        f"{kind:8} {pattern:8} {np_:>4} {smpi_time:11.6f} {prediction.time:11.6f} "
+                        f"{kind:10} {pattern:8} {np_:>4} {smpi_time:11.6f} {prediction.time:11.6f} "
                         f"{diff:+7.1%} {count:>7} {smpi_wall / count * 1e6:11.2f} "
                         f"{engine['wall_seconds'] / count * 1e6:10.3f}",
                         flush=True,

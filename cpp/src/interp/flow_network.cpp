@@ -12,6 +12,11 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // symmetrically then end at the same instant even when their remaining bytes were computed
 // along different paths, so they are settled together.
 constexpr double kGrid = 1024.0;
+// The restart level is lowered by this fraction: levels that are equal in exact arithmetic (flows
+// fixed by one bottleneck in different re-solvings, or a link's saturation computed from other
+// partial sums) differ in their last bits, and a flow just below the cut that ties with one that
+// left must be solved again. A cut slightly too low only re-solves a few more flows.
+constexpr double kCutMargin = 1e-9;
 } // namespace
 
 void FlowNetwork::build(const machine::Fabric &fabric, bool share_host_links) {
@@ -32,12 +37,14 @@ void FlowNetwork::build(const machine::Fabric &fabric, bool share_host_links) {
   weight_.assign(n, 0.0);
   version_.assign(n, 0);
   touch_mark_.assign(n, 0);
+  cut_.assign(n, kNone);
+  unsorted_.assign(n, 0);
 }
 
 std::size_t FlowNetwork::state_bytes() const noexcept {
-  return capacity_.size() * (3 * sizeof(double) + 5 * sizeof(std::uint32_t) + 2) +
-         bytes_left_.capacity() * (6 * sizeof(double) + 5 * sizeof(std::uint32_t) + 1) +
-         members_.capacity() * sizeof(Member);
+  return capacity_.size() * (3 * sizeof(double) + 6 * sizeof(std::uint32_t) + 3) +
+         bytes_left_.capacity() * (7 * sizeof(double) + 5 * sizeof(std::uint32_t) + 1) +
+         members_.capacity() * sizeof(Member) + below_.capacity() * sizeof(double);
 }
 
 void FlowNetwork::mark(std::uint32_t link) {
@@ -55,6 +62,7 @@ std::uint32_t FlowNetwork::allocate_members(std::uint32_t count) {
   }
   const auto offset = static_cast<std::uint32_t>(members_.size());
   members_.resize(members_.size() + count);
+  below_.resize(members_.size());
   return offset;
 }
 
@@ -81,6 +89,7 @@ std::uint32_t FlowNetwork::start(double now, double bytes, const std::uint32_t *
     finish_.push_back(0.0);
     bound_.push_back(0.0);
     penalty_.push_back(1.0);
+    level_.push_back(kInfinity);
     order_position_.push_back(kNone);
     owner_.push_back(0);
     member_offset_.push_back(0);
@@ -106,6 +115,7 @@ std::uint32_t FlowNetwork::start(double now, double bytes, const std::uint32_t *
   finish_[f] = -1.0;
   bound_[f] = bound;
   penalty_[f] = penalty;
+  level_[f] = kInfinity; // ahead of every solved flow on its links until it is solved
   owner_[f] = owner;
   member_count_[f] = members;
   member_offset_[f] = members == 0 ? 0 : allocate_members(members);
@@ -115,6 +125,7 @@ std::uint32_t FlowNetwork::start(double now, double bytes, const std::uint32_t *
     member.link = link;
     member.flow = f;
     member.usage = usage;
+    below_[m] = 0.0;
     member.prev = kNone;
     member.next = head_[link];
     if (head_[link] != kNone) {
@@ -139,6 +150,7 @@ std::uint32_t FlowNetwork::start(double now, double bytes, const std::uint32_t *
     // Alone by construction: its rate is its bound. A pseudo-dirty entry makes settle() see it.
     isolated_.push_back(f);
   }
+  fresh_.push_back(f);
   ++started_;
   ++live_flows_;
   peak_flows_ = std::max(peak_flows_, live_flows_);
@@ -169,6 +181,7 @@ bool FlowNetwork::pop_finished(double now, std::uint32_t &owner) {
   }
   if (count != 0) {
     release_members(offset, count);
+    removed_level_ = std::min(removed_level_, level_[flow]);
   }
   finish_[flow] = -1.0;
   free_flows_.push_back(flow);
@@ -180,8 +193,14 @@ void FlowNetwork::settle(double now) {
   if (!dirty()) {
     return;
   }
-  collect_component();
-  solve(now);
+  const double cut = incremental_ ? restart_level() : -kInfinity;
+  collect_component(cut);
+  solve(now, cut);
+  if (incremental_) {
+    restore_order(cut);
+  }
+  fresh_.clear();
+  removed_level_ = kInfinity;
   for (const std::uint32_t f : component_flows_) {
     const double finish = finish_time(f, now);
     if (finish != finish_[f]) {
@@ -256,7 +275,58 @@ void FlowNetwork::order_remove(std::uint32_t f) {
   }
 }
 
-void FlowNetwork::collect_component() {
+// The level at which progressive filling over the new set of flows first differs from the last
+// solution: the lowest level a departed flow was fixed at, and for every changed link with
+// arrivals the level at which it now saturates while the solved flows on it keep the rates they
+// had up to their own levels. On a link sorted by decreasing level with loads summed from the
+// tail (below_), between the levels of members m and its predecessor the load at level x
+// is below(m) + x * (usage / penalty of the flows ahead of m, arrivals included). A departure
+// behind m leaves below(m) too high until the next sort, which only lowers the result (safe).
+double FlowNetwork::restart_level() {
+  if (fresh_.size() == live_flows_) {
+    return -kInfinity; // nothing solved is left (a collective's stage starting at once)
+  }
+  double cut = removed_level_;
+  // An arrival's bound fixes it below the level its links saturate at: it has to be solved there
+  // (its level must not fall below the cut, which orders the links).
+  for (const std::uint32_t f : fresh_) {
+    if (member_count_[f] != 0) {
+      cut = std::min(cut, bound_[f] * penalty_[f]);
+    }
+  }
+  for (const std::uint32_t l : dirty_) {
+    if (head_[l] == kNone || level_[members_[head_[l]].flow] != kInfinity) {
+      continue; // no arrival on this link (arrivals are at the head)
+    }
+    ensure_sorted(l);
+    const std::uint32_t first = head_[l];
+    double ahead = 0.0;
+    double saturation = kInfinity;
+    std::uint32_t m = first;
+    for (; m != kNone; m = members_[m].next) {
+      const Member &member = members_[m];
+      const double level = level_[member.flow];
+      if (level != kInfinity) {
+        const double x = (capacity_[l] - below_[m]) / ahead;
+        if (x >= level) {
+          saturation = x;
+          break;
+        }
+      }
+      ahead += member.usage / penalty_[member.flow];
+    }
+    if (m == kNone) {
+      saturation = capacity_[l] / ahead;
+    }
+    cut = std::min(cut, saturation);
+  }
+  return std::isfinite(cut) ? cut - std::abs(cut) * kCutMargin : cut;
+}
+
+// The flows to solve again: those at or above `cut` (the head of each link's list) connected to a
+// changed link through such flows, and their links; each link's capacity left by the flows below
+// the cut (constants now) is its remaining capacity.
+void FlowNetwork::collect_component(double cut) {
   ++epoch_;
   component_links_.clear();
   component_flows_.clear();
@@ -277,14 +347,28 @@ void FlowNetwork::collect_component() {
       const std::uint32_t item = stack_.back();
       stack_.pop_back();
       if ((item & kFlowBit) == 0) {
-        for (std::uint32_t m = head_[item]; m != kNone; m = members_[m].next) {
+        const auto visit = [&](std::uint32_t m) {
           const std::uint32_t f = members_[m].flow;
           if (flow_visit_[f] != epoch_) {
             flow_visit_[f] = epoch_;
             component_flows_.push_back(f);
             stack_.push_back(f | kFlowBit);
           }
+        };
+        std::uint32_t m = head_[item];
+        if (cut == -kInfinity) {
+          for (; m != kNone; m = members_[m].next) {
+            visit(m);
+          }
+        } else {
+          ensure_sorted(item);
+          for (m = head_[item]; m != kNone && level_[members_[m].flow] >= cut;
+               m = members_[m].next) {
+            visit(m);
+          }
         }
+        cut_[item] = m;
+        remaining_[item] = m == kNone ? capacity_[item] : capacity_[item] - below_[m];
       } else {
         const std::uint32_t f = item & ~kFlowBit;
         const std::uint32_t offset = member_offset_[f];
@@ -300,6 +384,63 @@ void FlowNetwork::collect_component() {
     }
   }
   dirty_.clear();
+}
+
+// Restores the order of link l's members from its head up to `stop` (decreasing level; ties by
+// decreasing member, the order flows are put at the head in, so a link whose flows tie — the usual
+// case in a collective — is found sorted) and their running loads. The members from `stop` on
+// are in order already.
+void FlowNetwork::resort(std::uint32_t l, std::uint32_t stop) {
+  sort_scratch_.clear();
+  for (std::uint32_t m = head_[l]; m != stop; m = members_[m].next) {
+    sort_scratch_.push_back(m);
+  }
+  if (sort_scratch_.empty()) {
+    return;
+  }
+  const auto ahead = [&](std::uint32_t a, std::uint32_t b) {
+    const double la = level_[members_[a].flow];
+    const double lb = level_[members_[b].flow];
+    return la > lb || (la == lb && a > b);
+  };
+  if (!std::is_sorted(sort_scratch_.begin(), sort_scratch_.end(), ahead)) {
+    std::sort(sort_scratch_.begin(), sort_scratch_.end(), ahead);
+  }
+  double below = stop == kNone ? 0.0 : below_[stop];
+  std::uint32_t next = stop;
+  for (auto it = sort_scratch_.rbegin(); it != sort_scratch_.rend(); ++it) {
+    Member &member = members_[*it];
+    below += member.usage * rate_[member.flow];
+    below_[*it] = below;
+    member.next = next;
+    if (next != kNone) {
+      members_[next].prev = *it;
+    }
+    next = *it;
+  }
+  head_[l] = next;
+  members_[next].prev = kNone;
+}
+
+// After a partial solve only the members ahead of each solved link's cut moved (their new levels
+// are at or above the cut, those behind it are unchanged): sort those now. After a solve of whole
+// components every member moved: sort each link when it is next needed, which a collective whose
+// stages start and end all at once never does.
+void FlowNetwork::restore_order(double cut) {
+  for (const std::uint32_t l : component_links_) {
+    if (cut == -kInfinity) {
+      unsorted_[l] = 1;
+    } else {
+      resort(l, cut_[l]);
+    }
+  }
+}
+
+void FlowNetwork::ensure_sorted(std::uint32_t l) {
+  if (unsorted_[l] != 0) {
+    unsorted_[l] = 0;
+    resort(l, kNone);
+  }
 }
 
 void FlowNetwork::heap_push(HeapEntry e) {
@@ -321,7 +462,7 @@ FlowNetwork::HeapEntry FlowNetwork::heap_pop() {
 // penalty; whatever saturates first fixes its flows at level / penalty, which leaves the other
 // links less capacity and fewer flows. Levels only rise, so stale heap entries are skipped by
 // version instead of being updated in place.
-void FlowNetwork::solve(double now) {
+void FlowNetwork::solve(double now, double cut) {
   ++recomputations_;
   flows_recomputed_ += component_flows_.size();
   for (const std::uint32_t f : component_flows_) {
@@ -332,7 +473,6 @@ void FlowNetwork::solve(double now) {
     fixed_[f] = 0;
   }
   for (const std::uint32_t l : component_links_) {
-    remaining_[l] = capacity_[l];
     weight_[l] = 0.0;
     ++version_[l];
   }
@@ -360,9 +500,11 @@ void FlowNetwork::solve(double now) {
   // an incast or all-to-all of k flows per link pushes O(links) entries per saturation, not
   // O(k * hops).
   ++touch_epoch_;
-  const auto fix = [&](std::uint32_t f, double rate) {
+  // Levels below the cut can only come from rounding; keeping each link's order needs them at it.
+  const auto fix = [&](std::uint32_t f, double rate, double level) {
     fixed_[f] = 1;
     rate_[f] = rate;
+    level_[f] = std::max(level, cut);
     --unfixed;
     const std::uint32_t offset = member_offset_[f];
     for (std::uint32_t m = offset; m < offset + member_count_[f]; ++m) {
@@ -390,7 +532,7 @@ void FlowNetwork::solve(double now) {
     if ((e.id & kFlowBit) != 0) {
       const std::uint32_t f = e.id & ~kFlowBit;
       if (fixed_[f] == 0) {
-        fix(f, bound_[f]);
+        fix(f, bound_[f], e.level);
         push_touched();
       }
       continue;
@@ -399,10 +541,10 @@ void FlowNetwork::solve(double now) {
       continue;
     }
     saturated = e.id;
-    for (std::uint32_t m = head_[e.id]; m != kNone; m = members_[m].next) {
+    for (std::uint32_t m = head_[e.id]; m != cut_[e.id]; m = members_[m].next) {
       const std::uint32_t f = members_[m].flow;
       if (fixed_[f] == 0) {
-        fix(f, e.level / penalty_[f]);
+        fix(f, e.level / penalty_[f], e.level);
       }
     }
     saturated = kNone;
@@ -413,6 +555,7 @@ void FlowNetwork::solve(double now) {
     for (const std::uint32_t f : component_flows_) {
       if (fixed_[f] == 0) {
         rate_[f] = kInfinity;
+        level_[f] = kInfinity;
       }
     }
   }
