@@ -96,7 +96,8 @@ def main() -> None:
             check=True,
         )  # fmt: skip
         trace = str(directory / "traces.otf2")
-    results = {"trace": trace, "events": args.events, "analysis": args.analysis}
+    events = args.events if args.trace is None else "the given trace's"
+    results = {"trace": trace, "events": events, "analysis": args.analysis}
     results["load_average"] = os.getloadavg()
     results["baseline"] = run([sys.executable, "-c", BASELINE])
     results["serial"] = run([sys.executable, "-c", SERIAL, trace, args.analysis])
