@@ -167,6 +167,7 @@ class PartTrace:
         self.received_events = received_events
         self.comm = comm
         self.instance_map = np.zeros(0, dtype=np.int64)
+        self.mpi_collective_calls = False
 
     def global_events(self, events: np.ndarray) -> np.ndarray:
         """Map event indices of this part's trace to those of the whole trace (-1 stays)."""
@@ -180,10 +181,18 @@ class PartTrace:
 
 
 @_collective
-def open_part(path: str | os.PathLike[str], comm: Any = None, threads: int = 0) -> PartTrace:
+def open_part(
+    path: str | os.PathLike[str],
+    comm: Any = None,
+    threads: int = 0,
+    mpi_collective_calls: bool = False,
+) -> PartTrace:
     """Read this rank's share of the archive and replay what its patterns need (collective).
 
-    Every rank of ``comm`` (default ``MPI.COMM_WORLD``) must call it.
+    Every rank of ``comm`` (default ``MPI.COMM_WORLD``) must call it. Members of MPI
+    collectives travel as their Begin and End; ``mpi_collective_calls`` also sends the Enter
+    and Leave of their calls, which only the PGAS patterns on MPI collectives
+    (``pgas_mpi_collectives=True``) read.
     """
     comm = _comm(comm)
     core = load_core()
@@ -193,7 +202,7 @@ def open_part(path: str | os.PathLike[str], comm: Any = None, threads: int = 0) 
     )
 
     def select() -> tuple[np.ndarray, np.ndarray]:
-        selection = core.replay_selection(local, part, parts)
+        selection = core.replay_selection(local, part, parts, mpi_collective_calls)
         counts = np.array([len(events) for events in selection], dtype=np.int32)
         counts[part] = 0
         selection[part] = selection[part][:0]
@@ -247,6 +256,7 @@ def open_part(path: str | os.PathLike[str], comm: Any = None, threads: int = 0) 
         comm,
     )
     result.instance_map = _instance_map(trace, comm)
+    result.mpi_collective_calls = mpi_collective_calls
     return result
 
 
@@ -336,7 +346,13 @@ def scan(
     started = time.perf_counter()
     if "correct_clocks" in options:
         raise UsageError("correct_clocks is not available in a parallel scan; scan serially")
-    part = trace if isinstance(trace, PartTrace) else open_part(trace, comm, threads)
+    calls = bool(options.get("pgas_mpi_collectives", False))
+    if isinstance(trace, PartTrace) and calls and not trace.mpi_collective_calls:
+        raise UsageError(
+            "pgas_mpi_collectives reads the calls of MPI collectives' members: open the part "
+            "with parallel.open_part(path, mpi_collective_calls=True)"
+        )
+    part = trace if isinstance(trace, PartTrace) else open_part(trace, comm, threads, calls)
 
     def local() -> Any:
         findings = serial_scan(part.trace, **options)

@@ -1,9 +1,11 @@
 """Run under mpirun by test_parallel_scan.py: scan each archive given on the command line in
 parallel (parjava.parallel.scan) and, on rank 0, write what the serial scan is compared with:
 OUT/<k>.npy (the raw rows), OUT/<k>.csv, OUT/<k>.json, OUT/<k>.txt (the text report),
-OUT/<k>.part.json (per-rank events read and received); then the interval analysis of the same
-part (parjava.parallel.intervals) under each option set of INTERVAL_VARIANTS, written as
-OUT/<k>.intervals.<v>.json (every interval characteristic, executions, the text report)."""
+OUT/<k>.part.json (per-rank events read and received), OUT/<k>.pgas.npy (the rows with
+pgas_mpi_collectives, from a part opened with the collectives' calls); then the interval
+analysis of the first part (parjava.parallel.intervals) under each option set of
+INTERVAL_VARIANTS, written as OUT/<k>.intervals.<v>.json (every interval characteristic,
+executions, the text report)."""
 
 from __future__ import annotations
 
@@ -30,6 +32,10 @@ for k, archive in enumerate(sys.argv[2:]):
         (out / f"{k}.json").write_text(findings.to_json())
         (out / f"{k}.txt").write_text(findings.report(top=20))
         (out / f"{k}.part.json").write_text(json.dumps(shares))
+    # The PGAS patterns on MPI collectives read the members' calls: a part of its own.
+    pgas = parallel.scan(archive, comm, eps=1e-7, pgas_mpi_collectives=True)
+    if comm.rank == 0:
+        np.save(out / f"{k}.pgas.npy", pgas.raw)
     for v, options in enumerate(INTERVAL_VARIANTS):
         try:
             record = interval_record(parallel.intervals(part, comm, **options))

@@ -96,6 +96,11 @@ def test_parallel_scan_equals_serial(ranks: int, tmp_path: Path, generated: Path
         report = (tmp_path / f"{k}.txt").read_text().splitlines()
         assert report[1:] == serial.report(top=20).splitlines()[1:], path
         _check_intervals(tmp_path, k, path)
+        pgas = pj.scan(pj.Trace.open(path), eps=1e-7, pgas_mpi_collectives=True).raw
+        got = np.load(tmp_path / f"{k}.pgas.npy")
+        assert len(got) == len(pgas), path
+        for field in pgas.dtype.names:
+            assert np.array_equal(got[field], pgas[field]), (path, field, "pgas")
         shares = json.loads((tmp_path / f"{k}.part.json").read_text())
         assert sum(own for own, _ in shares) == serial.events_scanned
         if ranks > 1 and path == generated:
