@@ -1,7 +1,11 @@
 """Serial scan against `parallel.scan` on K = 2 and 4 MPI ranks: wall time and peak memory per
-rank, on a trace written by benchmarks/trace_generate (64 ranks by default).
+rank, on a trace written by benchmarks/trace_generate (64 ranks by default); with
+`--analysis intervals` the interval analysis against `parallel.intervals` instead.
 
     python3 benchmarks/parallel_scan.py --events 10000000 [--trace /tmp/gen/traces.otf2]
+    python3 benchmarks/parallel_scan.py --analysis intervals --events 4000000
+
+`findings` is the number of findings (scan) or of intervals (intervals).
 
 Peak RSS is each process's ru_maxrss; `baseline` is a process that imports parjava and loads
 _core without a trace, so RSS minus baseline is what the trace and its analysis cost;
@@ -32,7 +36,7 @@ SERIAL = (
     + """
 start = time.perf_counter()
 t = pj.Trace.open(sys.argv[1])
-f = pj.scan(t)
+f = pj.scan(t) if sys.argv[2] == "scan" else t.intervals(progress=False)
 print(json.dumps({"seconds": time.perf_counter() - start, "findings": len(f),
                   "trace_mib": t.memory_bytes / 2**20,
                   "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
@@ -55,7 +59,7 @@ comm = MPI.COMM_WORLD
 comm.Barrier()
 start = time.perf_counter()
 part = parallel.open_part(sys.argv[1], comm)
-f = parallel.scan(part, comm)
+f = parallel.scan(part, comm) if sys.argv[2] == "scan" else parallel.intervals(part, comm)
 seconds = time.perf_counter() - start
 rss = comm.gather(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, root=0)
 shares = comm.gather((part.owned_events, part.received_events), root=0)
@@ -80,6 +84,7 @@ def main() -> None:
     parser.add_argument("--ranks", type=int, default=64, help="processes in the trace")
     parser.add_argument("--trace", help="an existing archive instead of a generated one")
     parser.add_argument("--parts", default="2,4", help="analysis ranks to try")
+    parser.add_argument("--analysis", choices=("scan", "intervals"), default="scan")
     args = parser.parse_args()
     build = Path(os.environ.get("PARJAVA_BUILD_DIR", REPO / "build/dev/package")).parent
     trace = args.trace
@@ -91,11 +96,14 @@ def main() -> None:
             check=True,
         )  # fmt: skip
         trace = str(directory / "traces.otf2")
-    results = {"trace": trace, "events": args.events, "load_average": os.getloadavg()}
+    events = args.events if args.trace is None else "the given trace's"
+    results = {"trace": trace, "events": events, "analysis": args.analysis}
+    results["load_average"] = os.getloadavg()
     results["baseline"] = run([sys.executable, "-c", BASELINE])
-    results["serial"] = run([sys.executable, "-c", SERIAL, trace])
+    results["serial"] = run([sys.executable, "-c", SERIAL, trace, args.analysis])
     for k in (int(v) for v in args.parts.split(",")):
-        cmd = ["mpirun", "--oversubscribe", "-np", str(k), sys.executable, "-c", PARALLEL, trace]
+        cmd = ["mpirun", "--oversubscribe", "-np", str(k), sys.executable, "-c", PARALLEL]
+        cmd += [trace, args.analysis]
         results[f"mpi_{k}"] = run(cmd)
     print(json.dumps(results, indent=1))
 

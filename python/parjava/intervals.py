@@ -114,6 +114,45 @@ def intervals(
       and :attr:`Interval.executions`).
     - ``progress`` [None]: show a progress bar (None: when stderr is a terminal).
     """
+    options, settings = _options(
+        sources=sources,
+        max_depth=max_depth,
+        productive=productive,
+        attribution=attribution,
+        sendrecv=sendrecv,
+        execution=execution,
+        load=load,
+        sequential=sequential,
+        record_executions=record_executions,
+    )
+    core = load_core()
+    core_trace = _core_trace(trace)
+    from ._progress import Progress
+
+    bar = Progress(1, "intervals", progress)
+    with bar:
+
+        def report(done: int, total: int) -> None:
+            bar.total = max(total, 1)
+            bar.advance(done - bar.done, note="processes")
+
+        tree = core.analyze_intervals(core_trace, options, report if bar.enabled else None)
+    return IntervalTree(tree, settings)
+
+
+def _options(
+    *,
+    sources: Iterable[str] = SOURCES,
+    max_depth: int | None = None,
+    productive: str = "cpu",
+    attribution: str = "late",
+    sendrecv: str = "calls",
+    execution: str = "accumulated",
+    load: str = "cpu",
+    sequential: Iterable[str] = ("seq:*",),
+    record_executions: bool = True,
+) -> tuple[Any, dict[str, Any]]:
+    """Return the core's IntervalOptions and the tree's settings for :func:`intervals`."""
     core = load_core()
     options = core.IntervalOptions()
     wanted = list(sources)
@@ -140,18 +179,6 @@ def intervals(
         sequential = [sequential]
     options.sequential = [str(p) for p in sequential]
     options.record_executions = bool(record_executions)
-
-    core_trace = _core_trace(trace)
-    from ._progress import Progress
-
-    bar = Progress(1, "intervals", progress)
-    with bar:
-
-        def report(done: int, total: int) -> None:
-            bar.total = max(total, 1)
-            bar.advance(done - bar.done, note="processes")
-
-        tree = core.analyze_intervals(core_trace, options, report if bar.enabled else None)
     settings = {
         "sources": tuple(wanted),
         "max_depth": max_depth,
@@ -162,7 +189,7 @@ def intervals(
         "load": load,
         "sequential": tuple(options.sequential),
     }
-    return IntervalTree(tree, settings)
+    return options, settings
 
 
 class Interval:

@@ -1,10 +1,13 @@
 """Trace analysis on MPI: ``K`` analysis processes share a trace too large for one.
 
-Run under ``mpirun -np K`` (``parjava scan TRACE --mpi``, or from Python with mpi4py)::
+Run under ``mpirun -np K`` (``parjava scan TRACE --mpi``, ``parjava intervals TRACE --mpi``,
+or from Python with mpi4py)::
 
-    findings = parjava.parallel.scan("run/traces.otf2", eps=1e-6)   # every rank calls it
-    if findings is not None:                                          # rank 0 only
-        print(findings.report())
+    part = parjava.parallel.open_part("run/traces.otf2")      # every rank calls these
+    findings = parjava.parallel.scan(part, eps=1e-6)
+    tree = parjava.parallel.intervals(part)
+    if findings is not None:                                    # rank 0 only
+        print(findings.report(), tree.report(depth=1))
 
 Each analysis rank reads the definitions and the events of its own block of processes only
 (``K`` need not divide the processes; all locations of a process stay on one rank). What the
@@ -15,7 +18,9 @@ members; the backward replay sends each receive to the sender's rank; each event
 the Enter and Leave of the call holding it and its request's other end
 (``cpp/include/parjava/trace/partition.hpp``). Every rank then runs the unchanged serial
 scanner on its own events plus the received ones and keeps the findings on its own locations;
-rank 0 gathers them in the serial order. The notes' counts (unmatched events, clock
+rank 0 gathers them in the serial order. The interval analysis walks each rank's own
+processes and rank 0 merges the parts' trees into the serial one (``interval_parts.hpp``).
+The notes' counts (unmatched events, clock
 violations) are summed over the ranks. The result equals the serial scan row for row and to the
 nanosecond (the tests check it for K = 1..4 on every test archive).
 
@@ -162,6 +167,7 @@ class PartTrace:
         self.received_events = received_events
         self.comm = comm
         self.instance_map = np.zeros(0, dtype=np.int64)
+        self.mpi_collective_calls = False
 
     def global_events(self, events: np.ndarray) -> np.ndarray:
         """Map event indices of this part's trace to those of the whole trace (-1 stays)."""
@@ -175,10 +181,18 @@ class PartTrace:
 
 
 @_collective
-def open_part(path: str | os.PathLike[str], comm: Any = None, threads: int = 0) -> PartTrace:
+def open_part(
+    path: str | os.PathLike[str],
+    comm: Any = None,
+    threads: int = 0,
+    mpi_collective_calls: bool = False,
+) -> PartTrace:
     """Read this rank's share of the archive and replay what its patterns need (collective).
 
-    Every rank of ``comm`` (default ``MPI.COMM_WORLD``) must call it.
+    Every rank of ``comm`` (default ``MPI.COMM_WORLD``) must call it. Members of MPI
+    collectives travel as their Begin and End; ``mpi_collective_calls`` also sends the Enter
+    and Leave of their calls, which only the PGAS patterns on MPI collectives
+    (``pgas_mpi_collectives=True``) read.
     """
     comm = _comm(comm)
     core = load_core()
@@ -188,7 +202,7 @@ def open_part(path: str | os.PathLike[str], comm: Any = None, threads: int = 0) 
     )
 
     def select() -> tuple[np.ndarray, np.ndarray]:
-        selection = core.replay_selection(local, part, parts)
+        selection = core.replay_selection(local, part, parts, mpi_collective_calls)
         counts = np.array([len(events) for events in selection], dtype=np.int32)
         counts[part] = 0
         selection[part] = selection[part][:0]
@@ -242,6 +256,7 @@ def open_part(path: str | os.PathLike[str], comm: Any = None, threads: int = 0) 
         comm,
     )
     result.instance_map = _instance_map(trace, comm)
+    result.mpi_collective_calls = mpi_collective_calls
     return result
 
 
@@ -337,7 +352,13 @@ def scan(
     started = time.perf_counter()
     if "correct_clocks" in options:
         raise UsageError("correct_clocks is not available in a parallel scan; scan serially")
-    part = trace if isinstance(trace, PartTrace) else open_part(trace, comm, threads)
+    calls = bool(options.get("pgas_mpi_collectives", False))
+    if isinstance(trace, PartTrace) and calls and not trace.mpi_collective_calls:
+        raise UsageError(
+            "pgas_mpi_collectives reads the calls of MPI collectives' members: open the part "
+            "with parallel.open_part(path, mpi_collective_calls=True)"
+        )
+    part = trace if isinstance(trace, PartTrace) else open_part(trace, comm, threads, calls)
 
     def local() -> Any:
         findings = serial_scan(part.trace, **options)
@@ -379,3 +400,43 @@ def _mpi_op(name: str) -> Any:
     from mpi4py import MPI  # type: ignore[import-not-found]
 
     return getattr(MPI, name)
+
+
+@_collective
+def intervals(
+    trace: str | os.PathLike[str] | PartTrace,
+    comm: Any = None,
+    root: int = 0,
+    threads: int = 0,
+    **options: Any,
+) -> Any:
+    """Interval analysis on every rank of ``comm`` together; ``root`` gets the tree.
+
+    ``trace`` is the archive's path (read in parts by :func:`open_part`) or a
+    :class:`PartTrace`; ``options`` are those of :func:`parjava.intervals` (``progress``
+    aside). Each rank walks the processes of its own locations (partners' calls and collective
+    members come from the replay) and sends its part of the tree to ``root``, which merges the
+    parts (``cpp/include/parjava/analysis/intervals/interval_parts.hpp``). Returns the
+    :class:`parjava.intervals.IntervalTree` of the whole trace on ``root``, identical to the
+    serial one (every interval, every characteristic on every process, executions, warnings),
+    and ``None`` on the other ranks.
+    """
+    from .intervals import IntervalTree, _options
+
+    comm = _comm(comm)
+    options.pop("progress", None)
+    core = load_core()
+    core_options, settings = _together(comm, "checking the options", lambda: _options(**options))
+    part = trace if isinstance(trace, PartTrace) else open_part(trace, comm, threads)
+    own = part.owned.astype(np.uint8)
+    data = _together(
+        comm,
+        "the interval analysis",
+        lambda: core.analyze_interval_part(part.trace.core, core_options, own),
+    )
+    gathered = comm.gather(data, root=root)
+    del data
+    if comm.rank != root:
+        return None
+    tree = core.merge_interval_parts(part.trace.core, core_options, gathered)
+    return IntervalTree(tree, settings)

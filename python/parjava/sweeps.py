@@ -20,10 +20,17 @@ once; the default process pool installs it when each worker starts, so it never 
 interpretation is deterministic, so the frame does not depend on the executor (the tests
 compare them exactly).
 
-Speedup and efficiency are relative to the smallest ``np x threads`` that succeeded for the
-same machine and parameter values, as in :meth:`parjava.Prediction.speedup`. A point that
-deadlocks or meets a model error is a row with ``status`` ``"failed"`` and the error's first
-line; other errors (a bad parameter name, an unreadable machine) are raised.
+A trace (a :class:`parjava.Trace` or an OTF2 archive) in place of the model is replayed
+(:func:`parjava.replay`) on every machine and combination of ``params``, which then name replay
+options (``balance``, ``power``, ``contention``, ``call_overhead``, ``network``) or computation
+factors ``scale:KEY``; ``np`` is the trace's, ``speedup`` is the traced run's time over the
+replayed one and ``error_bound``, ``efficiency`` and ``coverage`` are NaN (see
+:mod:`parjava._trace_sweep`).
+
+For a model, speedup and efficiency are relative to the smallest ``np x threads`` that
+succeeded for the same machine and parameter values, as in :meth:`parjava.Prediction.speedup`.
+A point that deadlocks or meets a model error is a row with ``status`` ``"failed"`` and the
+error's first line; other errors (a bad parameter name, an unreadable machine) are raised.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ from .model import Model
 
 Number = Union[int, float]
 
-# What a worker has unpacked, by payload key: (Model, [Machine, ...], options).
+# What a worker has unpacked, by payload key: (Model or Trace, [Machine, ...], options).
 _CACHE: dict[str, tuple[Any, list[Any], dict[str, Any]]] = {}
 _MISSING = "parjava-sweep-missing-payload"
 
@@ -56,7 +63,12 @@ def _install(key: str, payload: bytes) -> None:
     from .machine import Machine
 
     doc = json.loads(payload.decode("utf-8"))
-    model = Model.from_json(doc["model"])
+    if "trace" in doc:
+        from .trace import Trace
+
+        model: Any = Trace.open(doc["trace"])
+    else:
+        model = Model.from_json(doc["model"])
     machines = [
         Machine.from_json(text, f"sweep machine {i}") for i, text in enumerate(doc["machines"])
     ]
@@ -70,6 +82,10 @@ def _evaluate_point(
     from .prediction import interpret
 
     _, np_, threads, values = point
+    if not isinstance(model, Model):
+        from ._trace_sweep import replay_point
+
+        return replay_point(model, machine, options, values)
     try:
         pred = interpret(model, machine, np=np_, threads=threads, params=values, **options)
     except (DeadlockError, ModelError) as exc:
@@ -139,7 +155,10 @@ def _counts(value: int | Sequence[int], name: str) -> list[int]:
     return [int(v) for v in values]
 
 
-def _param_grid(params: Mapping[str, Any] | None) -> tuple[list[str], list[tuple[Number, ...]]]:
+def _param_grid(
+    params: Mapping[str, Any] | None, numeric: bool = True
+) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Names and the Cartesian product of their values (numbers only, for a model's)."""
     names = list(params or {})
     columns = []
     for name in names:
@@ -148,7 +167,7 @@ def _param_grid(params: Mapping[str, Any] | None) -> tuple[list[str], list[tuple
         if not values:
             raise UsageError(f"params[{name!r}] has no values")
         for v in values:
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
+            if numeric and (isinstance(v, bool) or not isinstance(v, (int, float))):
                 raise UsageError(f"params[{name!r}] values must be numbers, not {v!r}")
         columns.append(values)
     return names, list(itertools.product(*columns))
@@ -191,6 +210,10 @@ def sweep(
 ) -> Any:
     """Interpret ``model`` at every combination of machine, np, threads and parameter values.
 
+    ``model`` may also be a trace (a :class:`parjava.Trace` or an OTF2 archive's path): each
+    point is then a :func:`parjava.replay` of it, ``params`` name replay options or
+    ``scale:KEY`` factors (module docstring), and ``np``/``threads`` stay the trace's.
+
     ``machines`` is a :class:`parjava.Machine`, a machine JSON path, a preset name, or a list of
     them; ``params`` maps parameter names to a value or a list of values. The other keywords
     are those of :func:`parjava.interpret`. ``executor`` is any
@@ -199,22 +222,41 @@ def sweep(
     (default: about four tasks per worker). ``progress`` shows a bar (default: in a terminal or
     Jupyter). Returns a pandas DataFrame, one row per point in the order machines x params x
     threads x np; ``frame.attrs["payload_shipments"]`` counts the payloads sent to workers.
-    A trace as ``model`` is refused until trace replay exists (issue 14).
     """
     import pandas as pd
 
-    if not isinstance(model, (Model, str, os.PathLike)):
+    from . import _trace_sweep
+
+    if not isinstance(model, (Model, str, os.PathLike)) and not _trace_sweep.is_trace(model):
         raise UsageError(
-            f"sweep() takes a parjava.Model or a model JSON path, not {type(model).__name__} "
-            "(sweeping a trace needs trace replay, which is not available yet)"
+            f"sweep() takes a parjava.Model, a model JSON path, a parjava.Trace or an OTF2 "
+            f"archive's path, not {type(model).__name__}"
         )
-    mdl = model if isinstance(model, Model) else Model.load(model)
     machine_list = _machine_objects(machines)
     labels = _machine_labels(machine_list)
-    nps = _counts(np, "np")
-    ths = _counts(threads, "threads")
-    names, combos = _param_grid(params)
-    mdl.resolve_params({n: v for n, v in zip(names, combos[0])})  # unknown names fail here
+    is_trace = _trace_sweep.is_trace(model)
+    names, combos = _param_grid(params, numeric=not is_trace)
+    traced: dict[str, Any] = {}
+    if is_trace:
+        from .trace import Trace
+
+        trace = model if isinstance(model, Trace) else Trace.open(model)
+        path, ranks, traced_time = _trace_sweep.archive_of(trace)
+        _trace_sweep.check_params(trace, names, combos)
+        for given, name, value in ((np, "np", ranks), (threads, "threads", 1)):
+            if _counts(given, name) not in ([1], [value]):
+                raise UsageError(
+                    f"sweep over a trace: {name} is the trace's ({value}); sweep machines and "
+                    f"replay options instead"
+                )
+        nps, ths = [ranks], [1]
+        traced = {"trace": path, "name": os.path.basename(os.path.dirname(path)) or path}
+        mdl: Any = None
+    else:
+        mdl = model if isinstance(model, Model) else Model.load(model)
+        nps = _counts(np, "np")
+        ths = _counts(threads, "threads")
+        mdl.resolve_params({n: v for n, v in zip(names, combos[0])})  # unknown names fail here
     if opaque not in ("expected", "sampled"):
         raise UsageError(f"opaque must be 'expected' or 'sampled', not {opaque!r}")
     options = {
@@ -235,19 +277,16 @@ def sweep(
         for t in ths
         for p in nps
     ]
+    what = {"trace": traced["trace"]} if traced else {"model": mdl.to_json(None)}
     payload = json.dumps(
-        {
-            "model": mdl.to_json(None),
-            "machines": [m.to_json() for m in machine_list],
-            "options": options,
-        },
+        {**what, "machines": [m.to_json() for m in machine_list], "options": options},
         sort_keys=True,
     ).encode("utf-8")
     key = hashlib.sha256(payload).hexdigest()
 
     results: list[Any] = [None] * len(points)
     shipments = 0
-    label = f"sweep {mdl.name}"
+    label = f"sweep {traced['name'] if traced else mdl.name}"
     with Progress(len(points), label, progress, delay=1.0) as bar:
         if executor == "serial":
             _CACHE.pop(key, None)
@@ -298,10 +337,16 @@ def sweep(
             }
         )
         rows.append(row)
-    _speedups(rows, names)
-    coverage = _coverage(mdl)
-    for row in rows:
-        row["coverage"] = coverage
+    if traced:
+        for row in rows:  # against the traced run; one np, so no efficiency
+            if row["status"] == "ok" and row["time"] > 0:
+                row["speedup"] = traced_time / row["time"]
+            row["coverage"] = math.nan
+    else:
+        _speedups(rows, names)
+        coverage = _coverage(mdl)
+        for row in rows:
+            row["coverage"] = coverage
     frame = pd.DataFrame(
         rows,
         columns=[
@@ -319,7 +364,11 @@ def sweep(
             "error",
         ],
     )
-    frame.attrs["model"] = mdl.name
+    if traced:
+        frame.attrs["trace"] = traced["trace"]
+        frame.attrs["traced_time"] = traced_time
+    else:
+        frame.attrs["model"] = mdl.name
     frame.attrs["payload_shipments"] = shipments
     return frame
 

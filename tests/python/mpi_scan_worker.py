@@ -1,7 +1,11 @@
 """Run under mpirun by test_parallel_scan.py: scan each archive given on the command line in
 parallel (parjava.parallel.scan) and, on rank 0, write what the serial scan is compared with:
 OUT/<k>.npy (the raw rows), OUT/<k>.csv, OUT/<k>.json, OUT/<k>.txt (the text report),
-OUT/<k>.part.json (per-rank events read and received)."""
+OUT/<k>.part.json (per-rank events read and received), OUT/<k>.pgas.npy (the rows with
+pgas_mpi_collectives, from a part opened with the collectives' calls); then the interval
+analysis of the first part (parjava.parallel.intervals) under each option set of
+INTERVAL_VARIANTS, written as OUT/<k>.intervals.<v>.json (every interval characteristic,
+executions, the text report)."""
 
 from __future__ import annotations
 
@@ -12,7 +16,9 @@ from pathlib import Path
 import numpy as np
 from mpi4py import MPI
 
+from interval_records import INTERVAL_VARIANTS, interval_record
 from parjava import parallel
+from parjava.errors import Error
 
 out = Path(sys.argv[1])
 comm = MPI.COMM_WORLD
@@ -26,3 +32,14 @@ for k, archive in enumerate(sys.argv[2:]):
         (out / f"{k}.json").write_text(findings.to_json())
         (out / f"{k}.txt").write_text(findings.report(top=20))
         (out / f"{k}.part.json").write_text(json.dumps(shares))
+    # The PGAS patterns on MPI collectives read the members' calls: a part of its own.
+    pgas = parallel.scan(archive, comm, eps=1e-7, pgas_mpi_collectives=True)
+    if comm.rank == 0:
+        np.save(out / f"{k}.pgas.npy", pgas.raw)
+    for v, options in enumerate(INTERVAL_VARIANTS):
+        try:
+            record = interval_record(parallel.intervals(part, comm, **options))
+        except Error as exc:  # on rank 0 only: a trace without processes
+            record = {"error": str(exc)}
+        if comm.rank == 0:
+            (out / f"{k}.intervals.{v}.json").write_text(json.dumps(record))

@@ -1,6 +1,8 @@
-"""Parallel trace analysis on MPI (parjava.parallel, `parjava scan --mpi`): for K = 1..4
-analysis ranks on every test archive and a generated 64-rank trace, every finding row, note and
-report line equals the serial scan's; a failing or killed rank fails the job clearly."""
+"""Parallel trace analysis on MPI (parjava.parallel, `parjava scan --mpi`, `parjava intervals
+--mpi`): for K = 1..4 analysis ranks on every test archive and a generated 64-rank trace, every
+finding row, note and report line equals the serial scan's, and every interval, characteristic,
+execution and warning equals the serial interval analysis's under each option set; a failing or
+killed rank fails the job clearly."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import numpy as np
 import pytest
 
 import parjava as pj
+from interval_records import INTERVAL_VARIANTS, interval_record
 from parjava._core_loader import load_core
 
 HERE = Path(__file__).parent
@@ -92,6 +95,12 @@ def test_parallel_scan_equals_serial(ranks: int, tmp_path: Path, generated: Path
         # The text report, but for the scan's wall time on its first line.
         report = (tmp_path / f"{k}.txt").read_text().splitlines()
         assert report[1:] == serial.report(top=20).splitlines()[1:], path
+        _check_intervals(tmp_path, k, path)
+        pgas = pj.scan(pj.Trace.open(path), eps=1e-7, pgas_mpi_collectives=True).raw
+        got = np.load(tmp_path / f"{k}.pgas.npy")
+        assert len(got) == len(pgas), path
+        for field in pgas.dtype.names:
+            assert np.array_equal(got[field], pgas[field]), (path, field, "pgas")
         shares = json.loads((tmp_path / f"{k}.part.json").read_text())
         assert sum(own for own, _ in shares) == serial.events_scanned
         if ranks > 1 and path == generated:
@@ -100,6 +109,18 @@ def test_parallel_scan_equals_serial(ranks: int, tmp_path: Path, generated: Path
             own = [o for o, _ in shares]
             assert max(own) <= serial.events_scanned / ranks * 1.05, shares
             assert all(r < 0.5 * (serial.events_scanned - o) for o, r in shares), shares
+
+
+def _check_intervals(out: Path, k: int, path: Path) -> None:
+    trace = pj.Trace.open(path)
+    for v, options in enumerate(INTERVAL_VARIANTS):
+        try:
+            want = interval_record(trace.intervals(**options))
+        except pj.Error as exc:
+            want = {"error": str(exc)}
+        got = json.loads((out / f"{k}.intervals.{v}.json").read_text())
+        assert "error" in got or len(got["intervals"]) > 0
+        assert got == json.loads(json.dumps(want)), (path, options)
 
 
 def test_cli_mpi_writes_the_serial_csv(tmp_path: Path) -> None:
@@ -116,6 +137,23 @@ def test_cli_mpi_writes_the_serial_csv(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr[-3000:]
     assert _text(out) == pj.scan(pj.Trace.open(path)).to_csv()
     assert run.stderr.count("findings written") == 1  # rank 0 alone writes
+
+
+def test_cli_intervals_mpi_writes_the_serial_report(tmp_path: Path) -> None:
+    path = next(p for p in ARCHIVES if "stencil" in str(p))
+    out = tmp_path / "intervals.json"
+    cmd = [*_mpirun(), "-np", "3", sys.executable, "-m", "parjava", "intervals", str(path)]
+    run = subprocess.run(
+        [*cmd, "--mpi", "--sendrecv", "messages", "--format", "json", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    serial = pj.Trace.open(path).intervals(sendrecv="messages")
+    assert out.read_text() == serial.to_json()
+    assert run.stderr.count("wrote json report") == 1  # rank 0 alone writes
 
 
 def test_a_bad_archive_fails_every_rank_clearly(tmp_path: Path) -> None:
@@ -172,3 +210,4 @@ def test_own_traced_examples(examples_bin: Path, tmp_path: Path) -> None:
         raw = np.load(tmp_path / f"{k}.npy")
         for field in serial.raw.dtype.names:
             assert np.array_equal(raw[field], serial.raw[field]), (path, field)
+        _check_intervals(tmp_path, k, Path(path))

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "parjava/analysis/intervals/analyze_intervals.hpp"
+#include "parjava/analysis/intervals/interval_parts.hpp"
 #include "parjava/analysis/intervals/interval_report.hpp"
 #include "parjava/analysis/intervals/timeline.hpp"
 #include "parjava/error.hpp"
@@ -230,6 +231,51 @@ void register_intervals(py::module_ &m) {
         return d;
       });
 
+  // Parallel analysis (interval_parts.hpp): a rank's part as bytes, and the merge on one rank.
+  m.def(
+      "analyze_interval_part",
+      [](const pt::Trace &trace, const pa::IntervalOptions &options,
+         const py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast> &owned) {
+        if (static_cast<std::size_t>(owned.size()) != trace.locations.size()) {
+          throw parjava::Error(parjava::ErrorKind::Usage,
+                               "analyze_interval_part: `owned` has " +
+                                   std::to_string(owned.size()) + " flags for " +
+                                   std::to_string(trace.locations.size()) + " locations");
+        }
+        std::vector<std::uint8_t> mask(owned.data(), owned.data() + owned.size());
+        std::string bytes;
+        {
+          const py::gil_scoped_release release;
+          bytes = pa::interval_part_bytes(pa::analyze_interval_part(trace, options, mask));
+        }
+        return py::bytes(bytes);
+      },
+      py::arg("trace"), py::arg("options"), py::arg("owned"),
+      "Walk the processes on the owned locations; the part's tree as bytes.");
+  m.def(
+      "merge_interval_parts",
+      [](const pt::Trace &trace, const pa::IntervalOptions &options, const py::list &parts) {
+        std::vector<std::string> raw;
+        raw.reserve(parts.size());
+        for (const auto &p : parts) {
+          raw.push_back(p.cast<std::string>());
+        }
+        auto tree = std::make_unique<pa::IntervalTree>();
+        {
+          const py::gil_scoped_release release;
+          std::vector<pa::IntervalTree> trees;
+          trees.reserve(raw.size());
+          for (auto &r : raw) {
+            trees.push_back(pa::interval_part_from_bytes(r));
+            r.clear();
+            r.shrink_to_fit();
+          }
+          *tree = pa::merge_interval_parts(trace, options, std::move(trees));
+        }
+        return tree;
+      },
+      py::arg("trace"), py::arg("options"), py::arg("parts"),
+      "Merge the parts' bytes (analyze_interval_part) into the serial tree.");
   m.def(
       "analyze_intervals",
       [](const pt::Trace &trace, const pa::IntervalOptions &options, const py::object &progress) {

@@ -168,8 +168,8 @@ void register_partition(py::module_ &m, py::class_<Trace, TracePtr> &cls) {
       py::arg("trace"), py::arg("parts"));
   m.def(
       "replay_selection",
-      [](const Trace &trace, std::uint32_t part, std::uint32_t parts) {
-        auto selection = t::replay_selection(trace, part, parts);
+      [](const Trace &trace, std::uint32_t part, std::uint32_t parts, bool mpi_collective_calls) {
+        auto selection = t::replay_selection(trace, part, parts, mpi_collective_calls);
         py::list out;
         for (const auto &events : selection) {
           py::array_t<std::int32_t> a(static_cast<py::ssize_t>(events.size()));
@@ -178,7 +178,7 @@ void register_partition(py::module_ &m, py::class_<Trace, TracePtr> &cls) {
         }
         return out;
       },
-      py::arg("trace"), py::arg("part"), py::arg("parts"));
+      py::arg("trace"), py::arg("part"), py::arg("parts"), py::arg("mpi_collective_calls") = true);
   m.def(
       "merge_part",
       [](Trace &trace, const py::dict &columns, std::uint32_t part, std::uint32_t parts,

@@ -63,7 +63,8 @@ void comm_owners(const Trace &trace, const PartitionPlan &plan, std::uint32_t co
 } // namespace
 
 std::vector<std::vector<EventIndex>> replay_selection(const Trace &trace, std::uint32_t part,
-                                                      std::uint32_t parts) {
+                                                      std::uint32_t parts,
+                                                      bool mpi_collective_calls) {
   const PartitionPlan plan(trace.locations, parts);
   const auto &e = trace.events;
   // (event, destination) pairs: the events partners read, then what they take along.
@@ -132,7 +133,15 @@ std::vector<std::vector<EventIndex>> replay_selection(const Trace &trace, std::u
          i < trace.location_end(loc) && next < wanted.size(); ++i) {
       const auto u = static_cast<std::size_t>(i);
       while (next < wanted.size() && wanted[next].first == i) {
-        if (!stack.empty() && e.kind[u] != EventKind::Enter && e.kind[u] != EventKind::Leave) {
+        const bool collective =
+            e.kind[u] == EventKind::CollectiveBegin || e.kind[u] == EventKind::CollectiveEnd;
+        const auto call_region =
+            stack.empty() ? kNoRef : e.region[static_cast<std::size_t>(stack.back())];
+        const bool mpi_call = call_region < trace.regions.size() &&
+                              trace.regions[call_region].paradigm == Paradigm::Mpi;
+        const bool skip = collective && mpi_call && !mpi_collective_calls;
+        if (!stack.empty() && !skip && e.kind[u] != EventKind::Enter &&
+            e.kind[u] != EventKind::Leave) {
           const auto enter = stack.back();
           calls.emplace_back(enter, wanted[next].second);
           const auto leave = e.match[static_cast<std::size_t>(enter)];

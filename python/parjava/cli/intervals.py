@@ -17,6 +17,8 @@ examples:
   parjava intervals run/traces.otf2 --format json -o intervals.json --sources markers
       machine-readable results, intervals from parjava_interval_begin/end only
   parjava intervals run/traces.otf2 --timeline timeline.png --timeline-interval step
+  mpirun -np 4 parjava intervals run/traces.otf2 --mpi --format json -o intervals.json
+      4 analysis ranks share the trace; rank 0 writes the same report
       also draw the timeline, zoomed to the executions of interval "step"
 
 The open definitions of the method are options: --productive, --attribution, --sendrecv,
@@ -83,6 +85,12 @@ def register(subparsers: Any) -> None:
         metavar="PATTERN",
         help="interval names (glob) of sequential parts; repeatable (default: 'seq:*')",
     )
+    p.add_argument(
+        "--mpi",
+        action="store_true",
+        help="analyse in parallel: run under mpirun -np K; each rank reads its share of the "
+        "processes, rank 0 writes the report (needs mpi4py; docs/running-at-scale.md)",
+    )
     p.add_argument("--timeline", metavar="PNG", help="also save the timeline figure here")
     p.add_argument(
         "--timeline-interval", metavar="PATH", help="zoom the timeline to this interval's path"
@@ -99,9 +107,7 @@ def run(args: argparse.Namespace) -> int:
     if args.depth is not None and args.depth < 0:
         raise UsageError(f"--depth must be >= 0, got {args.depth}")
     sources = [s.strip() for s in args.sources.split(",") if s.strip()]
-    trace = Trace.open(args.trace, correct_clocks=args.correct_clocks)
-    tree = intervals(
-        trace,
+    options = dict(
         sources=sources,
         max_depth=args.max_depth,
         productive=args.productive,
@@ -111,6 +117,22 @@ def run(args: argparse.Namespace) -> int:
         load=args.load,
         sequential=args.sequential if args.sequential is not None else ("seq:*",),
     )
+    if args.mpi:
+        for flag, given in (
+            ("--correct-clocks", args.correct_clocks),
+            ("--timeline", args.timeline),
+        ):
+            if given:
+                raise UsageError(f"{flag} is not available with --mpi; run it serially")
+        from ..parallel import intervals as parallel_intervals
+
+        merged = parallel_intervals(args.trace, **options)
+        if merged is None:
+            return 0  # not rank 0: rank 0 reports
+        tree = merged
+    else:
+        trace = Trace.open(args.trace, correct_clocks=args.correct_clocks)
+        tree = intervals(trace, **options)
     if args.format == "text":
         text = tree.report(depth=args.depth, per_process=args.per_process)
     elif args.format == "html":

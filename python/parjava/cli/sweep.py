@@ -1,6 +1,6 @@
 """``parjava sweep``: interpret a model at every combination of machines, np and parameters.
 
-``parjava sweep model.json --machine a.json --machine infiniband-edr --np 1,4,16
+``parjava sweep model.json|TRACE --machine a.json --machine infiniband-edr --np 1,4,16
 --param N=1024,4096 -o sweep.csv`` writes one CSV row per point (:func:`parjava.sweep`).
 The points run on a local process pool (``--workers``), in this process (``--executor
 serial``), on the workers of an MPI job (``--executor mpi`` under ``mpirun -np K python -m
@@ -24,6 +24,8 @@ EPILOG = """examples:
       --np 1,2,4,8,16 --param N=512,1024,2048 --executor mpi -o s.csv
   parjava sweep jacobi.json --machine cluster.json --np 1,64 --executor dask \\
       --scheduler tcp://head:8786 -o s.csv
+  parjava sweep run/traces.otf2 --machine infiniband-edr --machine ethernet-10g \\
+      --param balance=false,true --param scale:solve=1,0.5 -o replays.csv
 
 columns: machine, np, threads, one per --param, time [s], error_bound [s], speedup,
 efficiency, warnings, status (ok or failed), error
@@ -43,7 +45,12 @@ def register(subparsers: Any) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("model", help="program model JSON (docs/model-schema.md)")
+    parser.add_argument(
+        "model",
+        help="program model JSON (docs/model-schema.md), or an OTF2 trace to replay at each point "
+        "(--param then names replay options: balance, power, contention, call_overhead, network, "
+        "scale:KEY)",
+    )
     parser.add_argument(
         "--machine",
         action="append",
@@ -87,13 +94,17 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _param_values(items: list[str]) -> dict[str, list[int | float]]:
-    out: dict[str, list[int | float]] = {}
+_WORDS = {"true": True, "false": False, "none": None}
+
+
+def _param_values(items: list[str]) -> dict[str, list[Any]]:
+    """Numbers; for a trace's replay options also true/false/none and words (minimum, ideal)."""
+    out: dict[str, list[Any]] = {}
     for item in items:
         name, sep, text = item.partition("=")
         if not sep or not name.strip():
             raise UsageError(f"--param expects NAME=V1,V2,..., not {item!r}")
-        values: list[int | float] = []
+        values: list[Any] = []
         for v in text.split(","):
             v = v.strip()
             if not v:
@@ -104,7 +115,7 @@ def _param_values(items: list[str]) -> dict[str, list[int | float]]:
                 try:
                     values.append(float(v))
                 except ValueError:
-                    raise UsageError(f"--param {name}: {v!r} is not a number") from None
+                    values.append(_WORDS.get(v.lower(), v))  # sweep() says what it accepts
         if not values:
             raise UsageError(f"--param {name} has no values")
         out[name.strip()] = values

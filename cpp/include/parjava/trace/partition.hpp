@@ -55,9 +55,13 @@ Trace open_part(const std::string &path, std::uint32_t part, std::uint32_t parts
 // the receiver of a send, the sender of a receive, a member of its collective's communicator
 // (every part for collectives without a communicator), every part for lock events. It takes
 // along its other end (Leave of an Enter, the completion of a request post, the Begin of a
-// collective End, the request of a lock), and the Enter and Leave of the call holding each.
+// collective End, the request of a lock), and the Enter and Leave of the call holding each —
+// except, without `mpi_collective_calls`, for members of MPI collectives: the wait-state and
+// interval analyses read a member's Begin and End only (only the PGAS patterns applied to MPI
+// collectives read their calls), and those calls were half of what collectives ship.
 std::vector<std::vector<EventIndex>> replay_selection(const Trace &trace, std::uint32_t part,
-                                                      std::uint32_t parts);
+                                                      std::uint32_t parts,
+                                                      bool mpi_collective_calls = true);
 
 // Events received from other parts: columns as in EventColumns (match and link are
 // recomputed) plus each event's position within its location in the whole trace.

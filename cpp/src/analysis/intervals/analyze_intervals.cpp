@@ -1,5 +1,6 @@
 // analyze_intervals: choose the processes, walk each once, integrate (analyze_intervals.hpp).
 #include "parjava/analysis/intervals/analyze_intervals.hpp"
+#include "parjava/analysis/intervals/interval_parts.hpp"
 
 #include <algorithm>
 #include <string>
@@ -12,22 +13,37 @@
 #include "region_classes.hpp"
 
 namespace parjava::analysis {
-std::vector<IntervalProcess> interval_processes(const trace::Trace &trace) {
+std::vector<IntervalProcess> interval_processes(const trace::Trace &trace,
+                                                const std::vector<std::uint8_t> &owned) {
   std::vector<IntervalProcess> processes;
   for (std::uint32_t l = 0; l < trace.locations.size(); ++l) {
     const auto &loc = trace.locations[l];
     const bool cpu =
         loc.type == trace::LocationType::CpuThread || loc.type == trace::LocationType::Other;
-    if (cpu && trace.location_begin(l) < trace.location_end(l)) {
+    const bool mine = owned.empty() || (l < owned.size() && owned[l] != 0);
+    if (cpu && mine && trace.location_begin(l) < trace.location_end(l)) {
       processes.push_back({l, loc.rank, loc.thread, loc.name});
     }
   }
   return processes;
 }
 
-namespace {
+std::vector<IntervalProcess> interval_processes(const trace::Trace &trace) {
+  return interval_processes(trace, {});
+}
 
-void add_warnings(const trace::Trace &trace, const detail::WalkIssues &issues, IntervalTree &tree) {
+namespace detail {
+
+void throw_no_processes(const trace::Trace &trace) {
+  throw Error(ErrorKind::Analysis,
+              "interval analysis: the trace" +
+                  (trace.metadata.path.empty() ? std::string() : " '" + trace.metadata.path + "'") +
+                  " has no CPU location with events; record the program with the tracer or "
+                  "give an OTF2 archive that contains its processes");
+}
+
+void add_warnings(const trace::Trace &trace, IntervalTree &tree) {
+  const auto &issues = tree.issues;
   auto &w = tree.warnings;
   if (issues.intervals_left_open != 0) {
     w.push_back(std::to_string(issues.intervals_left_open) +
@@ -62,10 +78,11 @@ void add_warnings(const trace::Trace &trace, const detail::WalkIssues &issues, I
   }
 }
 
-} // namespace
+} // namespace detail
 
-IntervalTree analyze_intervals(const trace::Trace &trace, const IntervalOptions &options,
-                               const IntervalProgress &progress) {
+IntervalTree analyze_interval_part(const trace::Trace &trace, const IntervalOptions &options,
+                                   const std::vector<std::uint8_t> &owned,
+                                   const IntervalProgress &progress) {
   if (options.max_depth < -1) {
     throw Error(ErrorKind::Usage, "interval analysis: max_depth must be -1 (no limit) or >= 0, "
                                   "got " +
@@ -76,19 +93,16 @@ IntervalTree analyze_intervals(const trace::Trace &trace, const IntervalOptions 
   if (options.execution == ExecutionTimeBasis::PerExecution) {
     tree.options.record_executions = true;
   }
-  tree.processes = interval_processes(trace);
-  if (tree.processes.empty()) {
-    throw Error(
-        ErrorKind::Analysis,
-        "interval analysis: the trace" +
-            (trace.metadata.path.empty() ? std::string() : " '" + trace.metadata.path + "'") +
-            " has no CPU location with events; record the program with the tracer or "
-            "give an OTF2 archive that contains its processes");
+  tree.processes = interval_processes(trace, owned);
+  if (tree.processes.empty() && owned.empty()) {
+    detail::throw_no_processes(trace);
   }
-  tree.begin =
-      trace.events
-          .time[static_cast<std::size_t>(trace.location_begin(tree.processes.front().location))];
-  tree.end = tree.begin;
+  if (!tree.processes.empty()) {
+    tree.begin =
+        trace.events
+            .time[static_cast<std::size_t>(trace.location_begin(tree.processes.front().location))];
+    tree.end = tree.begin;
+  }
   for (const auto &p : tree.processes) {
     const auto first = trace.location_begin(p.location);
     const auto last = trace.location_end(p.location);
@@ -107,8 +121,15 @@ IntervalTree analyze_intervals(const trace::Trace &trace, const IntervalOptions 
       progress(p + 1, tree.processes.size());
     }
   }
+  tree.issues = walker.issues();
+  return tree;
+}
+
+IntervalTree analyze_intervals(const trace::Trace &trace, const IntervalOptions &options,
+                               const IntervalProgress &progress) {
+  auto tree = analyze_interval_part(trace, options, {}, progress);
   detail::summarize(tree);
-  add_warnings(trace, walker.issues(), tree);
+  detail::add_warnings(trace, tree);
   return tree;
 }
 

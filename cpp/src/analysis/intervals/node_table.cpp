@@ -93,6 +93,8 @@ std::uint32_t NodeTable::find_or_add(const Key &key, IntervalSource source, std:
   node.user_id = user_id;
   node.region = region;
   node.sequential = false;
+  node.first_process = process_;
+  node.first_lookup = lookups_;
   for (const auto &pattern : options_.sequential) {
     if (glob_match(pattern, node.name)) {
       node.sequential = true;
@@ -107,6 +109,7 @@ std::uint32_t NodeTable::find_or_add(const Key &key, IntervalSource source, std:
 
 std::uint32_t NodeTable::marker(std::uint32_t parent, std::uint32_t region, std::uint32_t callsite,
                                 std::int64_t user_id) {
+  ++lookups_;
   // The marker's call site is its identity; without one, the interval region's source
   // location (docs/otf2-conventions.md: the region carries the marker's file and line).
   std::uint32_t site = 0;
@@ -129,6 +132,7 @@ std::uint32_t NodeTable::marker(std::uint32_t parent, std::uint32_t region, std:
 }
 
 std::uint32_t NodeTable::pcontrol(std::uint32_t parent, std::uint32_t callsite) {
+  ++lookups_;
   const auto site = site_of_callsite(callsite);
   const Key key{parent, IntervalSource::Pcontrol, site, 0};
   if (const auto found = children_.find(key); found != children_.end()) {
@@ -139,6 +143,7 @@ std::uint32_t NodeTable::pcontrol(std::uint32_t parent, std::uint32_t callsite) 
 }
 
 std::uint32_t NodeTable::region(std::uint32_t parent, std::uint32_t region) {
+  ++lookups_;
   const Key key{parent, IntervalSource::Region, region, 0};
   if (const auto found = children_.find(key); found != children_.end()) {
     return found->second;

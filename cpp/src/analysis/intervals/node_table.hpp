@@ -26,6 +26,12 @@ public:
   // The root (level 0, the whole run), created by the constructor.
   static constexpr std::uint32_t kRoot = 0;
 
+  // A walk of `process` begins: look-ups are counted from here (IntervalNode::first_lookup).
+  void begin_process(std::uint32_t process) {
+    process_ = process;
+    lookups_ = 0;
+  }
+
   // The child of `parent` for a marker (IntervalBegin event), a Pcontrol phase (call site) or
   // a user region (Enter event's region); created on first use.
   std::uint32_t marker(std::uint32_t parent, std::uint32_t region, std::uint32_t callsite,
@@ -63,6 +69,8 @@ private:
   std::vector<std::uint32_t> callsite_sites_; // callsite -> site (kNoRef: not yet interned)
   std::unordered_map<std::string, std::uint32_t> site_ids_;
   std::vector<Site> sites_;
+  std::uint32_t process_ = 0;
+  std::uint64_t lookups_ = 0;
 };
 
 } // namespace parjava::analysis::detail

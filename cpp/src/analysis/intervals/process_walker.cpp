@@ -307,6 +307,7 @@ void ProcessWalker::walk(std::uint32_t process) {
     return;
   }
   process_ = process;
+  table_.begin_process(process);
   frames_.clear();
   call_depth_ = 0;
   call_ = Call{};

@@ -43,12 +43,7 @@ private:
   std::vector<Entry> cache_;
 };
 
-// Counts of oddities found while walking, reported as warnings.
-struct WalkIssues {
-  std::uint64_t intervals_left_open = 0; // still open at the process's last event
-  std::uint64_t intervals_cut = 0;       // closed because an enclosing interval ended first
-  std::uint64_t calls_left_open = 0;     // runtime call still open at the last event
-};
+using WalkIssues = IntervalWalkIssues;
 
 class ProcessWalker {
 public:

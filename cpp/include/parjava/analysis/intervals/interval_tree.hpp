@@ -76,6 +76,12 @@ struct IntervalNode {
   std::uint32_t region = trace::kNoRef; // region of a marker or user-region interval
   bool sequential = false;              // marked sequential (IntervalOptions::sequential)
   std::uint64_t exe_count = 0;          // EXE_count: max over processes of its executions
+  // Where the interval was first met: the process whose walk created the node and how many
+  // interval look-ups that walk had made before. Sorting by (first_process, first_lookup)
+  // gives the creation order, so trees of disjoint process sets merge into the serial tree
+  // (interval_parts.hpp).
+  std::uint32_t first_process = 0;
+  std::uint64_t first_lookup = 0;
 
   std::vector<std::uint32_t> processes;  // indices into IntervalTree::processes, ascending
   std::vector<std::uint64_t> executions; // executions on each of `processes`
@@ -98,6 +104,13 @@ struct IntervalExecution {
   trace::Timestamp end = 0;
 };
 
+// Counts of oddities found while walking the processes, reported as warnings.
+struct IntervalWalkIssues {
+  std::uint64_t intervals_left_open = 0; // still open at the process's last event
+  std::uint64_t intervals_cut = 0;       // closed because an enclosing interval ended first
+  std::uint64_t calls_left_open = 0;     // runtime call still open at the last event
+};
+
 class IntervalTree {
 public:
   IntervalOptions options;
@@ -108,6 +121,7 @@ public:
   trace::Timestamp end = 0;                  // latest
   std::uint64_t events = 0;                  // events walked
   std::vector<std::string> warnings;         // non-fatal oddities (broken nesting, ...)
+  IntervalWalkIssues issues;                 // the walk's counts behind some of the warnings
 
   [[nodiscard]] const IntervalNode &root() const { return nodes.front(); }
   // Child of `parent` with this name (first match), or kNoNode.
