@@ -196,11 +196,14 @@ private:
           add_sized(n, f);
         }
       } else if (!node.stmts.empty() && timing_ && node.kind == StructKind::ExternalCall &&
-                 allocation_call(node)) {
+                 allocation_call(node) && !sized_bytes(n, f).empty()) {
         // An allocation or a free in a measured loop: its cost changes with the size
         // (an munmap of a large block follows its pages), so it is timed and priced apart
         // from the loop; it costs far more than its probe. Copies stay in the loop's time:
         // in a hot loop they are small and a probe per call would cost more than they do.
+        // So do allocations whose size is data (miniAMR's 8 million `free`s of 88-byte rows):
+        // priced at the estimation's size only, they would gain nothing from a probe pair per
+        // call, which costs as much as they do and inflated their price 2.7x.
         add(ProbeKind::Block, n);
         add_sized(n, f);
       }
@@ -456,6 +459,26 @@ private:
     return sized_call(node.call, call) && (call.allocates || call.callee == "free");
   }
 
+  // The bytes a sized call touches as model text ("" when its size is data).
+  std::string sized_bytes(StructIndex n, FunctionId f) {
+    SizedCall call;
+    if (!sized_call(p_.nodes[n].call, call)) {
+      return {};
+    }
+    if (!call.sizes.empty()) {
+      std::string product;
+      for (const clang::Expr *e : call.sizes) {
+        const std::string text = size_text(e, f);
+        if (text.empty()) {
+          return {};
+        }
+        product += (product.empty() ? "(" : " * (") + text + ")";
+      }
+      return product;
+    }
+    return call.pointer != nullptr ? freed_bytes(call.pointer, f) : std::string();
+  }
+
   void add_sized(StructIndex n, FunctionId f) {
     const StructNode &node = p_.nodes[n];
     SizedCall call;
@@ -468,22 +491,9 @@ private:
     probe.node = node.model_id;
     probe.callee = call.callee;
     probe.allocates = call.allocates;
-    if (!call.sizes.empty()) {
-      std::string product;
-      for (const clang::Expr *e : call.sizes) {
-        const std::string text = size_text(e, f);
-        if (text.empty()) {
-          product.clear();
-          break;
-        }
-        product += (product.empty() ? "(" : " * (") + text + ")";
-      }
-      probe.bytes = product;
-      if (call.allocates && !product.empty()) {
-        allocations_.emplace_back(n, product);
-      }
-    } else if (call.pointer != nullptr) {
-      probe.bytes = freed_bytes(call.pointer, f);
+    probe.bytes = sized_bytes(n, f);
+    if (call.allocates && !call.sizes.empty() && !probe.bytes.empty()) {
+      allocations_.emplace_back(n, probe.bytes);
     }
     plan_.probes.push_back(probe);
     a_.probe_sites.push_back({probe.slot, static_cast<std::uint8_t>(ProbeKind::Sized), n, nullptr});
