@@ -154,3 +154,48 @@ def test_memcpy_and_free_are_priced_by_their_bytes(tmp_path: Path) -> None:
 
 def _close(predicted: float, measured: float) -> bool:
     return abs(predicted - measured) <= max(0.2 * measured, 5e-6)
+
+
+ROWS = r"""
+#include <mpi.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int n = argc > 1 ? atoi(argv[1]) : 1000;
+  char **rows = malloc(n * sizeof(char *));
+  for (int i = 0; i < n; i++) {
+    rows[i] = malloc(16 + (size_t)(rand() % 64));
+    rows[i][0] = 1;
+  }
+  for (int i = 0; i < n; i++) {
+    free(rows[i]);
+  }
+  for (int k = 0; k < 4; k++) {
+    char *block = malloc((size_t)n * 1024);
+    block[0] = (char)k;
+    free(block);
+  }
+  free(rows);
+  MPI_Finalize();
+  return 0;
+}
+"""
+
+
+def test_small_allocations_of_data_size_stay_in_their_loops_time(tmp_path: Path) -> None:
+    """miniAMR's idiom: millions of small rows allocated and freed in loops, their sizes data.
+    A probe pair per call would cost as much as the calls and price them at what the probes
+    cost; the loops are measured whole. A size the model computes is still priced by it."""
+    src = tmp_path / "rows.c"
+    src.write_text(ROWS)
+    model = pj.build_model(src, ["-O2"])
+    est = model.estimate(run=["./rows", "20000"], np=1)
+    lines = ROWS.splitlines()
+    data_free = lines.index("    free(rows[i]);") + 1
+    data_malloc = lines.index("    rows[i] = malloc(16 + (size_t)(rand() % 64));") + 1
+    sized = [d for d in est.diagnostics if "priced" in d.message and "'free'" in d.message]
+    assert not any(d.line in (data_free, data_malloc) for d in sized), [str(d) for d in sized]
+    assert any("'free' priced by its bytes" in d.message for d in sized)
+    loops = {n["source"]["line"]: n for n in model.nodes() if n["kind"] == "rb"}
+    assert data_free - 1 in loops and data_malloc - 1 in loops  # measured whole
