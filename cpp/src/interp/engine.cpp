@@ -835,6 +835,14 @@ Prediction Engine::run() {
       // started at one instant would otherwise be settled once per rank, each time the whole
       // component).
       if (queue_.due_by(e.time)) {
+        // Two Settles at one instant would defer to each other forever (each re-queued behind
+        // the other, the bucket growing until std::bad_alloc): one is enough, the later one
+        // settles every dirty link. There can be two because request_settle() remembers only
+        // the last time asked for: flows started ahead of the clock at t, then t', then t again.
+        const Event &next = queue_.top();
+        if (next.kind == EventKind::Settle && next.time == e.time) {
+          continue;
+        }
         queue_.push(e.time, EventKind::Settle, 0);
         continue;
       }
