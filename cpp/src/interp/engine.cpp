@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "parjava/error.hpp"
 
@@ -62,6 +63,7 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
   generation_.assign(n, 0);
   phase_.assign(n, 0);
   owned_.assign(n, kNone);
+  owned_tail_.assign(n, kNone);
   depth_.assign(n, 0);
   if (program.recursive) {
     call_stack_.resize(n);
@@ -931,14 +933,30 @@ Prediction Engine::run() {
       out.nodes[p].error_bound += out.nodes[*it].error_bound;
     }
   }
+  // Never silently wrong: a model whose sends nothing receives (a loop count or branch the
+  // estimation got wrong) says which calls sent them.
   std::uint64_t stray = 0;
+  std::map<std::uint32_t, std::uint64_t> stray_by_call;
   for (const auto &m : messages_) {
-    stray += m.live ? 1 : 0;
+    if (m.live) {
+      ++stray;
+      ++stray_by_call[m.comm_op];
+    }
   }
   if (stray != 0) {
+    std::string calls;
+    int shown = 0;
+    for (const auto &[op, count] : stray_by_call) {
+      if (op == kNone || shown == 3) {
+        continue;
+      }
+      calls += (shown++ == 0 ? "; sent by " : ", ") + model_.describe(program_.comms[op].node) +
+               " (" + std::to_string(count) + ")";
+    }
     warnings_.push_back(std::to_string(stray) +
                         " message(s) were sent but never received (the program ends with them "
-                        "pending; MPI calls this erroneous)");
+                        "pending; MPI calls this erroneous)" +
+                        calls);
   }
   out.engine.events = events_;
   out.engine.messages = message_count_;

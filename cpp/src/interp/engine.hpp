@@ -58,6 +58,7 @@ struct Message {
   double data_time = 0.0;             // ns: eager data complete at the receiver
   double error = 0.0;                 // sender's error bound at the send
   std::uint32_t send_request = kNone; // completed at the match (rendezvous) or at delivery
+  std::uint32_t comm_op = kNone;      // the sending call (names it if never received)
   Protocol protocol = Protocol::Eager;
   bool loggp = false;
   bool intra = true;
@@ -302,6 +303,9 @@ private:
   std::vector<std::uint32_t> generation_;
   std::vector<std::uint32_t> phase_; // progress inside a multi-step leaf
   std::vector<std::uint32_t> owned_; // head of the live request list
+  // Its tail, the oldest: Wait finds the oldest request of a name from there, so waiting for
+  // n requests in the order they were posted costs O(n), not O(n^2) (HPCCG's neighbour loops).
+  std::vector<std::uint32_t> owned_tail_;
   std::vector<std::uint32_t> depth_;
   std::vector<ReturnEntry> returns_; // non-recursive programs: max_call_depth per thread
   // Recursive programs: per thread a growing return stack and the spill stack of saved
