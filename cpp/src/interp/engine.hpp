@@ -322,6 +322,15 @@ private:
   // per process
   std::vector<std::uint32_t> posted_head_, posted_tail_;
   std::vector<std::uint32_t> unexpected_head_, unexpected_tail_;
+  // Unexpected messages per (receiver, context, tag): a receive with a tag none of them has
+  // skips the walk, so n messages nothing receives do not make every later receive O(n).
+  // Entries stay at zero rather than being erased (no allocation once a key was seen).
+  std::unordered_map<std::uint64_t, std::uint32_t> unexpected_count_;
+  [[nodiscard]] static std::uint64_t unexpected_key(std::int64_t process, std::uint32_t context,
+                                                    std::int32_t tag) {
+    return (static_cast<std::uint64_t>(process) << 40U) ^
+           (static_cast<std::uint64_t>(context) << 32U) ^ static_cast<std::uint32_t>(tag);
+  }
   std::vector<double> cpu_free_;         // LogGP: CPU busy with message overheads until
   std::vector<double> send_free_;        // LogGP nextgs / delay models: injection link free
   std::vector<double> recv_free_;        // LogGP nextgr / delay models: ejection link free
