@@ -65,6 +65,40 @@ def test_replay_of_real_traces_reproduces_their_time(otf2_data, name):
     assert table.loc["run", "original"] == pytest.approx(as_recorded.original_time)
 
 
+def test_ideal_replay_on_every_preset_and_topology(otf2_data):
+    # infiniband-edr's fat tree with network="ideal" used to run out of memory (two flow-share
+    # Settle events at one instant deferring to each other forever).
+    trace = pj.Trace.open(archive(otf2_data, STENCIL))
+    ideal = {}
+    for name in pj.Machine.preset_names():
+        as_recorded = pj.replay(trace, name, record_trace=False)
+        ideal[name] = pj.replay(trace, name, network="ideal", record_trace=False)
+        assert "crossbar" in ideal[name].machine.summary()
+        assert ideal[name].time <= as_recorded.time + 1e-12, name
+        assert 0.0 < ideal[name].time <= ideal[name].original_time, name
+    # Every send of the run is 256 KiB, rendezvous under every preset's eager limit, so with
+    # the network gone the presets agree exactly.
+    times = {round(r.time, 12) for r in ideal.values()}
+    assert len(times) == 1, {n: r.time for n, r in ideal.items()}
+    # Slow links (10 us each) are no part of an ideal network either.
+    slow = pj.Machine.preset("infiniband-edr").with_topology(pj.Topology.star(latency=1e-5))
+    assert pj.replay(trace, slow, network="ideal").time == pytest.approx(
+        ideal["shared-memory"].time
+    )
+    # The same network as a what-if keeps the fat tree: its flows, all ending the instant they
+    # start, are what used to queue two Settles at one instant.
+    instant = pj.Network.hockney(0, 1e300, 12288)
+    on_tree = pj.replay(trace, "infiniband-edr", network=instant, record_trace=False)
+    assert on_tree.time == pytest.approx(ideal["infiniband-edr"].time, rel=1e-9)
+    # What-ifs on the fat tree: scaling and balancing only ever shorten an ideal replay here.
+    ib = ideal["infiniband-edr"].time
+    half = pj.replay(trace, "infiniband-edr", network="ideal", scale={"*": 0.5})
+    balanced = pj.replay(trace, "infiniband-edr", network="ideal", balance=True)
+    bare = pj.replay(trace, "infiniband-edr", network="ideal", call_overhead="none")
+    assert max(half.time, balanced.time, bare.time) <= ib + 1e-12
+    assert half.time < ib
+
+
 def test_replay_what_ifs_scale_and_balance(otf2_data):
     pred = pj.interpret(imbalanced(), MACHINE, np=4)
     trace = pred.trace()

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "parjava/error.hpp"
 
@@ -62,6 +63,7 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
   generation_.assign(n, 0);
   phase_.assign(n, 0);
   owned_.assign(n, kNone);
+  owned_tail_.assign(n, kNone);
   depth_.assign(n, 0);
   if (program.recursive) {
     call_stack_.resize(n);
@@ -835,6 +837,14 @@ Prediction Engine::run() {
       // started at one instant would otherwise be settled once per rank, each time the whole
       // component).
       if (queue_.due_by(e.time)) {
+        // Two Settles at one instant would defer to each other forever (each re-queued behind
+        // the other, the bucket growing until std::bad_alloc): one is enough, the later one
+        // settles every dirty link. There can be two because request_settle() remembers only
+        // the last time asked for: flows started ahead of the clock at t, then t', then t again.
+        const Event &next = queue_.top();
+        if (next.kind == EventKind::Settle && next.time == e.time) {
+          continue;
+        }
         queue_.push(e.time, EventKind::Settle, 0);
         continue;
       }
@@ -923,14 +933,30 @@ Prediction Engine::run() {
       out.nodes[p].error_bound += out.nodes[*it].error_bound;
     }
   }
+  // Never silently wrong: a model whose sends nothing receives (a loop count or branch the
+  // estimation got wrong) says which calls sent them.
   std::uint64_t stray = 0;
+  std::map<std::uint32_t, std::uint64_t> stray_by_call;
   for (const auto &m : messages_) {
-    stray += m.live ? 1 : 0;
+    if (m.live) {
+      ++stray;
+      ++stray_by_call[m.comm_op];
+    }
   }
   if (stray != 0) {
+    std::string calls;
+    int shown = 0;
+    for (const auto &[op, count] : stray_by_call) {
+      if (op == kNone || shown == 3) {
+        continue;
+      }
+      calls += (shown++ == 0 ? "; sent by " : ", ") + model_.describe(program_.comms[op].node) +
+               " (" + std::to_string(count) + ")";
+    }
     warnings_.push_back(std::to_string(stray) +
                         " message(s) were sent but never received (the program ends with them "
-                        "pending; MPI calls this erroneous)");
+                        "pending; MPI calls this erroneous)" +
+                        calls);
   }
   out.engine.events = events_;
   out.engine.messages = message_count_;

@@ -58,6 +58,7 @@ struct Message {
   double data_time = 0.0;             // ns: eager data complete at the receiver
   double error = 0.0;                 // sender's error bound at the send
   std::uint32_t send_request = kNone; // completed at the match (rendezvous) or at delivery
+  std::uint32_t comm_op = kNone;      // the sending call (names it if never received)
   Protocol protocol = Protocol::Eager;
   bool loggp = false;
   bool intra = true;
@@ -302,6 +303,9 @@ private:
   std::vector<std::uint32_t> generation_;
   std::vector<std::uint32_t> phase_; // progress inside a multi-step leaf
   std::vector<std::uint32_t> owned_; // head of the live request list
+  // Its tail, the oldest: Wait finds the oldest request of a name from there, so waiting for
+  // n requests in the order they were posted costs O(n), not O(n^2) (HPCCG's neighbour loops).
+  std::vector<std::uint32_t> owned_tail_;
   std::vector<std::uint32_t> depth_;
   std::vector<ReturnEntry> returns_; // non-recursive programs: max_call_depth per thread
   // Recursive programs: per thread a growing return stack and the spill stack of saved
@@ -318,6 +322,15 @@ private:
   // per process
   std::vector<std::uint32_t> posted_head_, posted_tail_;
   std::vector<std::uint32_t> unexpected_head_, unexpected_tail_;
+  // Unexpected messages per (receiver, context, tag): a receive with a tag none of them has
+  // skips the walk, so n messages nothing receives do not make every later receive O(n).
+  // Entries stay at zero rather than being erased (no allocation once a key was seen).
+  std::unordered_map<std::uint64_t, std::uint32_t> unexpected_count_;
+  [[nodiscard]] static std::uint64_t unexpected_key(std::int64_t process, std::uint32_t context,
+                                                    std::int32_t tag) {
+    return (static_cast<std::uint64_t>(process) << 40U) ^
+           (static_cast<std::uint64_t>(context) << 32U) ^ static_cast<std::uint32_t>(tag);
+  }
   std::vector<double> cpu_free_;         // LogGP: CPU busy with message overheads until
   std::vector<double> send_free_;        // LogGP nextgs / delay models: injection link free
   std::vector<double> recv_free_;        // LogGP nextgr / delay models: ejection link free

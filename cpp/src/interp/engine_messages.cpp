@@ -55,6 +55,8 @@ std::uint32_t Engine::new_request(std::uint32_t ctx, RequestKind kind, std::uint
   q.next_owned = owned_[ctx];
   if (owned_[ctx] != kNone) {
     requests_[owned_[ctx]].prev_owned = r;
+  } else {
+    owned_tail_[ctx] = r;
   }
   owned_[ctx] = r;
   return r;
@@ -69,6 +71,8 @@ void Engine::release_request(std::uint32_t r) {
   }
   if (q.next_owned != kNone) {
     requests_[q.next_owned].prev_owned = q.prev_owned;
+  } else {
+    owned_tail_[q.ctx] = q.prev_owned;
   }
   q.live = false;
   free_requests_.push_back(r);
@@ -181,6 +185,7 @@ std::uint32_t Engine::post_send(std::uint32_t ctx, std::uint32_t comm, std::int6
   msg.send_time = t;
   msg.error = error_[ctx];
   msg.send_request = req;
+  msg.comm_op = comm_op;
   msg.loggp = nt.loggp;
   msg.intra = &nt != &inter_;
   msg.ready_mode = mode == Operation::Rsend || mode == Operation::Irsend;
@@ -294,7 +299,14 @@ std::uint32_t Engine::post_recv(std::uint32_t ctx, std::uint32_t comm, std::int6
   // Unexpected messages first, oldest first.
   const auto pi = static_cast<std::size_t>(p);
   std::uint32_t prev = kNone;
-  for (std::uint32_t m = unexpected_head_[pi]; m != kNone; prev = m, m = messages_[m].next) {
+  std::uint32_t first = unexpected_head_[pi];
+  if (tag != model::kAnyTag) {
+    const auto it = unexpected_count_.find(unexpected_key(p, q.context, tag));
+    if (it == unexpected_count_.end() || it->second == 0) {
+      first = kNone;
+    }
+  }
+  for (std::uint32_t m = first; m != kNone; prev = m, m = messages_[m].next) {
     if (!matches(requests_[req], messages_[m])) {
       continue;
     }
@@ -308,6 +320,7 @@ std::uint32_t Engine::post_recv(std::uint32_t ctx, std::uint32_t comm, std::int6
       return req;
     }
     const std::uint32_t next = messages_[m].next;
+    --unexpected_count_[unexpected_key(p, messages_[m].context, messages_[m].tag)];
     if (prev == kNone) {
       unexpected_head_[pi] = next;
     } else {
@@ -390,6 +403,7 @@ void Engine::on_envelope(std::uint32_t m, std::uint64_t seq, double now) {
     }
   }
   msg.next = kNone;
+  ++unexpected_count_[unexpected_key(static_cast<std::int64_t>(q), msg.context, msg.tag)];
   if (unexpected_tail_[q] == kNone) {
     unexpected_head_[q] = m;
   } else {
@@ -525,19 +539,19 @@ bool Engine::wait_requests(std::uint32_t ctx, bool collective_only, std::uint32_
     }
   };
   if (by_index) {
-    std::uint32_t oldest = kNone; // the list is newest first
-    for (std::uint32_t r = owned_[ctx]; r != kNone; r = requests_[r].next_owned) {
+    // The oldest of the name and index: the first from the tail.
+    for (std::uint32_t r = owned_tail_[ctx]; r != kNone; r = requests_[r].prev_owned) {
       if (selected(requests_[r])) {
-        oldest = r;
+        take(requests_[r]);
+        break;
       }
-    }
-    if (oldest != kNone) {
-      take(requests_[oldest]);
     }
   } else {
     for (std::uint32_t r = owned_[ctx]; r != kNone; r = requests_[r].next_owned) {
       if (selected(requests_[r])) {
         take(requests_[r]);
+      } else if (name == kNone - 1 && !collective_only) {
+        break; // a blocking call's own requests are the newest ones
       }
     }
   }
@@ -659,11 +673,10 @@ bool Engine::execute_p2p(std::uint32_t ctx, const CommOp &op) {
     } else {
       finish_wait(ctx);
     }
-    for (std::uint32_t r = owned_[ctx]; r != kNone;) {
+    // A blocking call's own requests are the newest ones: stop at the first other.
+    for (std::uint32_t r = owned_[ctx]; r != kNone && requests_[r].name == kNone - 1;) {
       const std::uint32_t next = requests_[r].next_owned;
-      if (requests_[r].name == kNone - 1) {
-        release_request(r);
-      }
+      release_request(r);
       r = next;
     }
     return true;
@@ -698,17 +711,16 @@ bool Engine::execute_p2p(std::uint32_t ctx, const CommOp &op) {
     } else {
       finish_wait(ctx);
     }
-    for (std::uint32_t r = owned_[ctx]; r != kNone;) {
+    // A blocking call's own requests are the newest ones: stop at the first other.
+    for (std::uint32_t r = owned_[ctx]; r != kNone && requests_[r].name == kNone - 1;) {
       const std::uint32_t next = requests_[r].next_owned;
-      if (requests_[r].name == kNone - 1) {
-        write_status(ctx, r);
-        if (trace_ != nullptr && op.op == Operation::Recv && requests_[r].st_world >= 0) {
-          trace_->builder().recv(ctx, TraceRecorder::ns(clock_[ctx]), requests_[r].st_world,
-                                 requests_[r].st_tag, trace_comm(requests_[r].comm_id),
-                                 requests_[r].st_bytes);
-        }
-        release_request(r);
+      write_status(ctx, r);
+      if (trace_ != nullptr && op.op == Operation::Recv && requests_[r].st_world >= 0) {
+        trace_->builder().recv(ctx, TraceRecorder::ns(clock_[ctx]), requests_[r].st_world,
+                               requests_[r].st_tag, trace_comm(requests_[r].comm_id),
+                               requests_[r].st_bytes);
       }
+      release_request(r);
       r = next;
     }
     return true;
@@ -780,18 +792,16 @@ bool Engine::execute_p2p(std::uint32_t ctx, const CommOp &op) {
     } else {
       finish_wait(ctx);
     }
-    for (std::uint32_t r = owned_[ctx]; r != kNone;) {
+    for (std::uint32_t r = owned_[ctx]; r != kNone && requests_[r].name == kNone - 1;) {
       const std::uint32_t next = requests_[r].next_owned;
-      if (requests_[r].name == kNone - 1) {
-        if (requests_[r].kind == RequestKind::Recv) {
-          write_status(ctx, r);
-          if (trace_ != nullptr && requests_[r].st_world >= 0) {
-            trace_->builder().recv(ctx, TraceRecorder::ns(clock_[ctx]), requests_[r].st_world,
-                                   requests_[r].st_tag, trace_comm(comm), requests_[r].st_bytes);
-          }
+      if (requests_[r].kind == RequestKind::Recv) {
+        write_status(ctx, r);
+        if (trace_ != nullptr && requests_[r].st_world >= 0) {
+          trace_->builder().recv(ctx, TraceRecorder::ns(clock_[ctx]), requests_[r].st_world,
+                                 requests_[r].st_tag, trace_comm(comm), requests_[r].st_bytes);
         }
-        release_request(r);
       }
+      release_request(r);
       r = next;
     }
     return true;
@@ -824,15 +834,14 @@ bool Engine::execute_completion(std::uint32_t ctx, const CommOp &op) {
   };
   // The oldest live user request with this name (and index); the list is newest first.
   const auto find = [&](std::uint32_t name, bool by_index, std::int64_t index) {
-    std::uint32_t oldest = kNone;
-    for (std::uint32_t r = owned_[ctx]; r != kNone; r = requests_[r].next_owned) {
+    for (std::uint32_t r = owned_tail_[ctx]; r != kNone; r = requests_[r].prev_owned) {
       const Request &q = requests_[r];
       if (!q.collective && q.name != 0 && q.name < kNone - 1 && (name == 0 || q.name == name) &&
           (!by_index || q.index == index)) {
-        oldest = r;
+        return r;
       }
     }
-    return oldest;
+    return kNone;
   };
   const auto set_var = [&](std::int32_t slot, std::int64_t v) {
     if (slot >= 0) {
@@ -874,6 +883,14 @@ bool Engine::execute_completion(std::uint32_t ctx, const CommOp &op) {
       }
     } else {
       finish_wait(ctx);
+    }
+    if (one) {
+      // The request waited for is still the oldest of its name and index (the thread posted
+      // nothing since): release it alone rather than walk every live request.
+      const std::uint32_t r = find(op.request, true, index);
+      trace_done(r);
+      release_request(r);
+      return true;
     }
     for (std::uint32_t r = owned_[ctx]; r != kNone;) {
       const std::uint32_t next = requests_[r].next_owned;

@@ -83,9 +83,17 @@ machine::Machine ideal_network(const machine::Machine &machine) {
   }
   machine::ThreadCosts threads = machine.threads();
   threads.copy_per_byte = 0.0;
-  machine::Machine out =
-      machine.with_networks(ideal(machine.intra_node(), "intra_node"), inter).with_threads(threads);
+  // No links either: a topology's link latencies and per-flow bounds (SimGrid's TCP window)
+  // would put back the delays the ideal network removes, and sharing links of unlimited
+  // bandwidth only costs the flow solver time. NICs of unlimited bandwidth are never busy.
+  machine::Machine out = machine.with_networks(ideal(machine.intra_node(), "intra_node"), inter)
+                             .with_threads(threads)
+                             .with_topology(machine::Topology::crossbar())
+                             .with_endpoint_contention(false);
   out.set_name(machine.name() + " (ideal network)");
+  out.set_description("An ideal network (zero latency, unlimited bandwidth, no shared links or "
+                      "NICs) in place of the network of: " +
+                      machine.description());
   return out;
 }
 

@@ -81,8 +81,9 @@ ReplayResult replay(const trace::Trace &trace, const machine::Machine &machine,
                     const ReplayOptions &options);
 
 // The machine with an ideal network: zero latency and unlimited bandwidth between any two
-// ranks, messages to itself free too (the what-if behind POP's transfer efficiency). Eager
-// limits, placement, cores and power stay.
+// ranks, messages to itself free too (the what-if behind POP's transfer efficiency): a crossbar
+// without endpoint contention in place of the topology. Eager limits, placement, cores and
+// power stay.
 machine::Machine ideal_network(const machine::Machine &machine);
 
 } // namespace parjava::analysis
