@@ -260,3 +260,46 @@ def test_a_rejected_probe_removes_its_functions_probes_only(tmp_path: Path) -> N
     copy = (tmp_path / "est" / "repair.cpp").read_text()
     scale = copy[copy.index("static void scale") : copy.index("int main")]
     assert "pj_" not in scale.replace("pj_trips(slot, n)", "")
+
+
+COUNTING = r"""
+#include <mpi.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int n = argc > 1 ? atoi(argv[1]) : 1000;
+  int *cols = malloc(n * sizeof(int));
+  for (int i = 0; i < n; i++) {
+    cols[i] = (int)((i * 2654435761u) % 100u);
+  }
+  int external = 0;
+  for (int i = 0; i < n; i++) {
+    if (cols[i] < 25) {
+      external++;
+    }
+  }
+  for (int k = 0; k < external; k++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  free(cols);
+  MPI_Finalize();
+  return 0;
+}
+"""
+
+
+def test_conditions_of_a_loop_that_counts_what_later_code_reads_are_measured(
+    tmp_path: Path,
+) -> None:
+    """HPCCG's idiom: a loop without communication counts the columns that are external, and
+    the count bounds the communication after it. The loop cannot become a block (it sets what
+    is read after it), so its data test stays in the model and must be measured: left at 0.5
+    it doubled the count and the messages."""
+    src = tmp_path / "counting.c"
+    src.write_text(COUNTING)
+    model = pj.build_model(src, ["-O2"])
+    model.estimate(run=["./counting", "4000"], np=1, directory=tmp_path / "est")
+    test = next(n for n in model.nodes() if str(n.get("label", "")).startswith("if cols[i] < 25"))
+    assert test["opaque"]["samples"] == 4000
+    assert 0.2 < test["opaque"]["probability"] < 0.3

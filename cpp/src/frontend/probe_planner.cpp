@@ -335,7 +335,7 @@ private:
     return false;
   }
 
-  // Does the loop set a program input or a global the model keeps (so that reducing it to a
+  // Does the loop set a program input or a variable the model keeps (so that reducing it to a
   // block would lose the value)? Memoised per loop.
   bool keeps_state(StructIndex loop) {
     if (const auto it = keeps_state_.find(loop); it != keeps_state_.end()) {
@@ -346,9 +346,12 @@ private:
     while (!stack.empty() && !keeps) {
       const StructNode &node = p_.nodes[stack.back()];
       stack.pop_back();
+      // Any definition that reaches a control use: a loop that sets what the code after it
+      // reads cannot be reduced to a block, so its conditions stay in the model and must be
+      // counted, or they stay at a silent 0.5 (HPCCG's `if (start_row <= cur_ind && ...)`
+      // counting its external columns).
       for (const Effect &e : node.effects) {
-        if (e.kept && (e.kind == Effect::Kind::Input ||
-                       (e.var != kNoVar && p_.variables[e.var].scope == VarScope::Global))) {
+        if (e.kept && (e.kind == Effect::Kind::Input || e.var != kNoVar)) {
           keeps = true;
         }
       }
