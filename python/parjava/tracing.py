@@ -70,6 +70,9 @@ _SIGKILL_GRACE_MAX_S = 8
 #: assembled.
 TIMEOUT_GRACE_S = 2.0
 _TIMEOUT_KILL_S = 1.0
+# How long mpirun gets to end the job after an interrupt (its SIGCONT, sleep, SIGTERM sequence
+# takes about a second) before the tracer ends it itself.
+_INTERRUPT_GRACE_S = 10.0
 #: The files of an archive the assembler writes into the output directory.
 _ARCHIVE_FILES = ("traces.otf2", "traces.def", "traces")
 
@@ -441,7 +444,13 @@ def run_traced(
         interrupted = True
         if not _in_terminal_foreground(proc.pid):
             proc.send_signal(signal.SIGINT)
-        proc.wait()
+        try:
+            proc.wait(timeout=_INTERRUPT_GRACE_S)
+        except subprocess.TimeoutExpired:
+            # mpirun did not end the job (the signal reached it while it was still launching
+            # the ranks, and it lost it): end the run as at a timeout, keeping what the ranks
+            # recorded, rather than wait for a hung job forever.
+            _end_run(proc, fragments)
     finally:
         if previous_term is not None:
             signal.signal(signal.SIGTERM, previous_term)
