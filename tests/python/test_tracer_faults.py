@@ -104,6 +104,9 @@ def test_killing_the_traced_run_still_leaves_a_trace(
         stderr=subprocess.PIPE,
         text=True,
         env=dict(os.environ),
+        # A runner that starts the suite as a background job without job control has SIGINT
+        # ignored, and the child would inherit that: Ctrl-C is what is tested here.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.stdout is not None
     deadline = time.monotonic() + 60
