@@ -220,22 +220,17 @@ private:
     // nest becomes one block and the condition leaves the model): a counter per evaluation
     // there would only cost time.
     // A loop that sets what the rest of the program reads (an option parser writing its
-    // inputs and globals) stays in the model, and so do its conditions: they are counted, or
-    // the model would guess 0.5 for `strcmp(argv[i], "--nx")` and lose the options.
-    // So are the conditions in the outermost loop of a nest with inner loops or calls: when
-    // the nest's time reads what its body sets (a neighbour count bounding the inner loop,
-    // CoMD's force loop), the estimation keeps the outer loop and its conditions decide how
-    // often the inner work runs; a counter per outer iteration costs nothing next to it.
+    // inputs, CoMD's force loop setting the neighbour count its inner loop runs to, HPCCG
+    // counting its external columns) stays in the model, and so do its conditions: they are
+    // counted, or the model would guess 0.5 for `strcmp(argv[i], "--nx")` or `nIBox == 0`.
     case StructKind::If:
     case StructKind::IfElse:
-      if (node.opaque && (!comm_free_loop(enclosing_loop) || keeps_state(enclosing_loop) ||
-                          nest_root_with_work(enclosing_loop))) {
+      if (node.opaque && (!comm_free_loop(enclosing_loop) || keeps_state(enclosing_loop))) {
         add(ProbeKind::Branch, n);
       }
       break;
     case StructKind::Switch:
-      if (node.opaque && (!comm_free_loop(enclosing_loop) || keeps_state(enclosing_loop) ||
-                          nest_root_with_work(enclosing_loop))) {
+      if (node.opaque && (!comm_free_loop(enclosing_loop) || keeps_state(enclosing_loop))) {
         add(ProbeKind::Switch, n);
       }
       break;
@@ -312,27 +307,6 @@ private:
     for (StructIndex c : node.children) {
       walk(c, enclosing_loop, f);
     }
-  }
-
-  // The outermost loop of a nest without communication whose body holds loops or calls.
-  bool nest_root_with_work(StructIndex loop) const {
-    if (!comm_free_loop(loop)) {
-      return false;
-    }
-    const auto facts = loops_.find(loop);
-    if (facts == loops_.end() || comm_free_loop(facts->second.parent_loop)) {
-      return false;
-    }
-    std::vector<StructIndex> stack(p_.nodes[loop].children);
-    while (!stack.empty()) {
-      const StructNode &node = p_.nodes[stack.back()];
-      stack.pop_back();
-      if (is_loop(node.kind) || node.kind == StructKind::UserCall) {
-        return true;
-      }
-      stack.insert(stack.end(), node.children.begin(), node.children.end());
-    }
-    return false;
   }
 
   // Does the loop set a program input or a variable the model keeps (so that reducing it to a
