@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "estimates_inputs.hpp"
+#include "estimates_trips.hpp"
 #include "parjava/error.hpp"
 #include "parjava/model/reduction.hpp"
 #include "size_costs.hpp"
@@ -84,6 +85,17 @@ public:
       case ProbeKind::Input:
         break;
       }
+    }
+    for (const model::NodeId id : keep_decided_trips(m_)) {
+      const bool branch = !m_.node(id).taken_by_rank.empty();
+      note(id, Severity::Note,
+           label(id) +
+               (branch ? ": guards communication and decides on data; each rank replays "
+                         "the outcomes it had"
+                       : ": its trip count follows data decisions; each rank replays "
+                         "the counts it ran") +
+               " in the estimation run at np " + std::to_string(np_) +
+               " (at another np the model draws them)");
     }
     m_.validate();
     if (options_.reduce_loops) {
@@ -241,6 +253,7 @@ private:
     }
     n.opaque.probability = static_cast<double>(s.sum) / static_cast<double>(s.count);
     n.opaque.samples = s.count;
+    n.taken_by_rank = sequences_by_rank(p);
     n.opaque.by_rank.clear();
     for (const auto &rank : per_rank_) {
       const SlotMeasurement &r = rank[p.slot];
@@ -319,6 +332,7 @@ private:
   void trips(const Probe &p, const SlotMeasurement &s) {
     trips_[p.node] = s;
     Node &n = m_.nodes[m_.index_of(p.node)];
+    n.trips_by_rank = sequences_by_rank(p);
     if (n.opaque.kind != model::Opaque::Kind::Trips) {
       return;
     }
@@ -344,6 +358,33 @@ private:
     note(p.node, Severity::Note,
          label(p.node) + ": " + number(n.opaque.trips_mean) + " iterations per execution on " +
              "average (opaque, measured over " + std::to_string(s.count) + " executions)");
+  }
+
+  // A loop that communicates keeps its counts in order (pj_trips_seq), an opaque if that guards
+  // communication its outcomes (pj_branch_seq): at np >= 2 each rank's sequence goes into the
+  // model (docs/model-schema.md "Measured decisions"), so that the ranks of the model exchange
+  // the messages the program's did; keep_decided_trips then keeps those that follow decisions.
+  std::vector<std::vector<std::int64_t>> sequences_by_rank(const Probe &p) const {
+    std::vector<std::vector<std::int64_t>> by_rank;
+    if (np_ < 2 || ms_.runs.empty()) {
+      return by_rank;
+    }
+    bool any = false;
+    for (const RankRun &rank : ms_.runs.front()) {
+      std::vector<std::int64_t> seq;
+      if (const auto it = rank.values.find(p.slot); it != rank.values.end()) {
+        seq.reserve(it->second.size());
+        for (double x : it->second) {
+          seq.push_back(static_cast<std::int64_t>(std::llround(x)));
+        }
+        any = true;
+      }
+      by_rank.push_back(std::move(seq));
+    }
+    if (!any) {
+      by_rank.clear();
+    }
+    return by_rank;
   }
 
   void value(const Probe &p, const SlotMeasurement &s) {

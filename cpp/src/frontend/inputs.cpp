@@ -598,10 +598,85 @@ private:
         if (e->kind != Effect::Kind::Assign || e->value == nullptr) {
           return kNoVar;
         }
-        return vars.lvalue(e->value->IgnoreParenCasts());
+        const VarId source = vars.lvalue(e->value->IgnoreParenCasts());
+        if (redefined(source, order, at)) {
+          changed_before_sent_[static_cast<std::uint32_t>(&site - p_.inputs.data())] = source;
+          return kNoVar;
+        }
+        return source;
       }
     }
     return kNoVar;
+  }
+
+  // Does the program change an input after reading it (miniAMR's `if (comm_vars == 0)
+  // comm_vars = num_vars;` before rank 0 broadcasts it)? Then what the root sends is not the
+  // command line's value: the broadcast gets a parameter of its own, measured where it is sent.
+  // Looks at what runs before the broadcast in its function (`order` up to `at`), and at every
+  // function those nodes call (`check_input()`).
+  bool redefined(VarId v, const std::vector<StructIndex> &order,
+                 std::vector<StructIndex>::const_iterator at) const {
+    if (v == kNoVar) {
+      return false;
+    }
+    std::set<StructIndex> reads; // where the program reads v as an input
+    std::set<VarId> received;    // what other ranks receive from a broadcast
+    for (std::uint32_t k = 0; k < p_.inputs.size(); ++k) {
+      if (const auto h = holder_.find(k); p_.inputs[k].var == v && h != holder_.end()) {
+        reads.insert(h->second);
+      }
+      if (p_.inputs[k].how == "broadcast") {
+        received.insert(p_.inputs[k].var);
+      }
+    }
+    // From the input's read on, when this function reads it (`steps = 0;` before it is a
+    // default, `if (steps == 0) steps = 6;` after it a change); otherwise constants are taken
+    // for defaults.
+    const auto first_read =
+        std::find_if(order.begin(), at, [&](StructIndex i) { return reads.contains(i); });
+    const bool constants_are_defaults = first_read == at;
+    std::set<StructIndex> before(first_read == at ? order.begin() : first_read + 1, at);
+    std::set<FunctionId> called;
+    std::vector<FunctionId> stack;
+    for (StructIndex i : before) {
+      if (p_.nodes[i].kind == StructKind::UserCall && p_.nodes[i].callee != kNoFunction) {
+        stack.push_back(p_.nodes[i].callee);
+      }
+    }
+    while (!stack.empty()) {
+      const FunctionId f = stack.back();
+      stack.pop_back();
+      if (called.insert(f).second) {
+        stack.insert(stack.end(), p_.functions[f].callees.begin(), p_.functions[f].callees.end());
+      }
+    }
+    for (StructIndex i = 0; i < p_.nodes.size(); ++i) {
+      if (called.contains(p_.nodes[i].function)) {
+        before.insert(i);
+      }
+    }
+    // The other ranks' copy of what the root sent (`max_num_blocks = params[0];`) is the same
+    // value, not a change.
+    const auto copied = [&](const Effect &e) {
+      return !e.uses.empty() && std::all_of(e.uses.begin(), e.uses.end(),
+                                            [&](VarId u) { return received.contains(u); });
+    };
+    const auto constant = [](const clang::Expr *e) {
+      return llvm::isa<clang::IntegerLiteral>(e->IgnoreParenCasts()) ||
+             llvm::isa<clang::FloatingLiteral>(e->IgnoreParenCasts());
+    };
+    for (StructIndex i : before) {
+      if (reads.contains(i)) {
+        continue;
+      }
+      for (const Effect &e : p_.nodes[i].effects) {
+        if (e.var == v && e.kind != Effect::Kind::Input && e.kind != Effect::Kind::Copy &&
+            !copied(e) && e.value != nullptr && !(constants_are_defaults && constant(e.value))) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   // One parameter per input variable, named after it (`nSteps`, `nx`), with every option that
@@ -678,6 +753,22 @@ private:
       }
       site.parameter = param->name;
     }
+    std::set<std::string> warned;
+    for (const auto &[k, source] : changed_before_sent_) {
+      const InputSite &site = p_.inputs[k];
+      const auto linked = by_var.find(source);
+      if (!site.setup || site.parameter.empty() || linked == by_var.end() ||
+          !warned.insert(site.parameter).second) {
+        continue;
+      }
+      const std::string input = p_.parameters[linked->second].name;
+      parameter_warning(site, "rank 0 changes '" + p_.variables[source].source_name +
+                                  "' after reading it and before broadcasting it, so the other "
+                                  "ranks take parameter '" +
+                                  site.parameter + "' (what the estimation run broadcast), not '" +
+                                  input + "': when you change '" + input + "', set '" +
+                                  site.parameter + "' to the value rank 0 will send");
+    }
     for (std::uint32_t k : unparsed_) {
       const InputSite &site = p_.inputs[k];
       if (!site.setup) {
@@ -704,11 +795,28 @@ private:
     }
   }
 
+  void parameter_warning(const InputSite &site, const std::string &message) {
+    Diagnostic d;
+    d.kind = DiagnosticKind::Parameter;
+    d.severity = Severity::Warning;
+    d.function = p_.functions[site.function].name;
+    d.message = message;
+    const std::string where = location(site);
+    const std::size_t colon = where.rfind(':');
+    if (colon != std::string::npos) {
+      d.file = where.substr(0, colon);
+      d.line = static_cast<std::uint32_t>(std::stoul(where.substr(colon + 1)));
+    }
+    p_.diagnostics.push_back(std::move(d));
+  }
+
   Program &p_;
   std::vector<Tree> trees_;
   std::vector<bool> looped_;
   std::map<std::uint32_t, StructIndex> holder_;
   std::vector<std::uint32_t> unparsed_;
+  // Broadcasts of an input the root changes before sending it: the input it started from.
+  std::map<std::uint32_t, VarId> changed_before_sent_;
   std::map<const clang::ASTContext *, std::map<std::int64_t, std::string>> tables_;
 };
 

@@ -532,8 +532,12 @@ private:
     if (iterations) {
       tail += " pj_last_iteration(" + i + ", &pj_i" + i + ");";
     }
-    // Only an opaque trip count needs its distribution (and the cost of collecting it).
-    tail += std::string(node.opaque ? " pj_trips(" : " pj_trips_sum(") + t + ", pj_n" + t + ");";
+    // Only an opaque trip count needs its distribution (and the cost of collecting it); a loop
+    // that communicates keeps its counts in order, so that each rank can replay its own.
+    tail += std::string(node.communicates ? " pj_trips_seq("
+                        : node.opaque     ? " pj_trips("
+                                          : " pj_trips_sum(") +
+            t + ", pj_n" + t + ");";
     if (timed) {
       tail += " PJ_END(" + f + ")";
     }
@@ -565,7 +569,9 @@ private:
       throw Skip{"the condition declares a variable"};
     }
     const clang::Expr *cond = ifs->getCond();
-    open(before(cond->getBeginLoc()), "pj_branch(" + std::to_string(k) + ", !!(");
+    open(before(cond->getBeginLoc()),
+         std::string(node.communicates ? "pj_branch_seq(" : "pj_branch(") + std::to_string(k) +
+             ", !!(");
     close(after_token(cond->getEndLoc()), "))");
   }
 

@@ -7,6 +7,7 @@
 
 #include "loop_shape.hpp"
 #include "sized_calls.hpp"
+#include "steered_loops.hpp"
 
 namespace parjava::frontend {
 
@@ -17,6 +18,7 @@ public:
   explicit Planner(AnalysedSources &a) : a_(a), p_(a.program) {}
 
   EstimationPlan run() {
+    steered_ = steered_loops(p_);
     for (FunctionId f = 0; f < p_.functions.size(); ++f) {
       if (p_.functions[f].body != kNoStruct) {
         analyse_loops(p_.functions[f].body, kNoStruct, f);
@@ -284,7 +286,9 @@ private:
       // A loop folded into an enclosing measured loop (not timed, not part of its perfect
       // chain) leaves the model with it: its trip count is never read.
       const bool folded = comm_free_loop(enclosing_loop) && !facts.timed && !facts.perfect;
-      if ((!node.interpreted || node.opaque) && !folded) {
+      // A loop that communicates is counted too when its count is data (opaque) or follows
+      // data decisions (steered_loops.hpp): its counts per rank go into the model.
+      if ((!node.interpreted || node.opaque || steered_[n]) && !folded) {
         add(ProbeKind::Trips, n);
         if (timing_ || node.opaque) {
           plan_.loops.push_back(loop);
@@ -527,6 +531,7 @@ private:
 
   AnalysedSources &a_;
   Program &p_;
+  std::vector<bool> steered_; // communicating loops whose count follows data decisions
   EstimationPlan plan_;
   std::map<StructIndex, LoopFacts> loops_;
   std::set<FunctionId> nest_only_;

@@ -147,6 +147,15 @@ static inline void pj_trips(unsigned k, pj_u64 n) {
   pj_counter_events++;
 }
 
+/* Trip count of a loop that communicates: its distribution, and the counts in order (the first
+   PJ_SEQUENCE), which an estimation at np >= 2 keeps per rank so that each rank of the model
+   sends as many messages as the program's did. */
+static inline void pj_trips_seq(unsigned k, pj_u64 n) {
+  pj_slot *s = pj_slot_of(k);
+  pj_trips(k, n);
+  if (s->kept < PJ_SEQUENCE) pj_keep_value(s, (double)n);
+}
+
 /* Trip count of a loop whose count the model computes: only the total is needed (to divide a
    fragment's time by its iterations), and two additions cost an enclosing interval too little
    to correct. */
@@ -160,6 +169,16 @@ static inline int pj_branch(unsigned k, int taken) {
   pj_slot *s = pj_slot_of(k);
   s->count++;
   s->sum += taken ? 1u : 0u;
+  return taken;
+}
+
+/* An opaque branch that guards communication: its outcomes in order too (the first
+   PJ_SEQUENCE), so that each rank of the model decides as the program's did. */
+static inline int pj_branch_seq(unsigned k, int taken) {
+  pj_slot *s = pj_slot_of(k);
+  s->count++;
+  s->sum += taken ? 1u : 0u;
+  if (s->kept < PJ_SEQUENCE) pj_keep_value(s, taken ? 1.0 : 0.0);
   return taken;
 }
 

@@ -595,6 +595,44 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
       }
       break;
     }
+    case Code::MeasuredTripsStart: {
+      // Rank r's k-th execution runs the k-th count rank r ran in the estimation run,
+      // cyclically (docs/model-schema.md "Measured trip counts").
+      const MeasuredTrips &t = program_.measured_trips[ins.a];
+      const auto &values = t.values[static_cast<std::size_t>(rank_of(ctx))];
+      const std::uint64_t k = f[t.count_slot]++;
+      if (values.empty()) {
+        f[t.counter_slot] = kFromCondition;
+        pc_[ctx] = pc + 1;
+      } else {
+        f[t.counter_slot] = static_cast<std::uint64_t>(values[k % values.size()]);
+        pc_[ctx] = pc + 2;
+      }
+      break;
+    }
+    case Code::MeasuredBranch: {
+      const MeasuredTrips &t = program_.measured_trips[ins.a];
+      const auto &values = t.values[static_cast<std::size_t>(rank_of(ctx))];
+      const std::uint64_t k = f[t.count_slot]++;
+      if (values.empty()) {
+        pc_[ctx] = pc + 1;
+      } else {
+        pc_[ctx] = values[k % values.size()] != 0 ? pc + 2 : ins.b;
+      }
+      break;
+    }
+    case Code::MeasuredTripsTest: {
+      const MeasuredTrips &t = program_.measured_trips[ins.a];
+      if (f[t.counter_slot] == kFromCondition) {
+        pc_[ctx] = pc + 1;
+      } else if (f[t.counter_slot] == 0) {
+        pc_[ctx] = ins.b;
+      } else {
+        --f[t.counter_slot];
+        pc_[ctx] = pc + 2;
+      }
+      break;
+    }
     case Code::Switch: {
       const SwitchTable &t = program_.switches[ins.a];
       if (t.value_expr < 0) {

@@ -431,6 +431,14 @@ private:
     if (node.kind == NodeKind::For) {
       assignments(n, node.init, "init");
     }
+    const std::int32_t measured =
+        node.kind == NodeKind::DoWhile ? -1 : measured_sequence(n, node.trips_by_rank, "trips");
+    if (measured >= 0) {
+      add(Code::MeasuredTripsStart, n, static_cast<std::uint32_t>(measured));
+      if (!trips) {
+        add(Code::Jump, n, 0, pc() + 1); // the skipped slot: nothing to draw
+      }
+    }
     if (trips) {
       add(Code::TripsStart, n, op);
     }
@@ -452,6 +460,13 @@ private:
     const std::uint32_t head = pc();
     cond_time(n);
     std::uint32_t test = UINT32_MAX;
+    std::uint32_t measured_test = UINT32_MAX;
+    if (measured >= 0) {
+      measured_test = add(Code::MeasuredTripsTest, n, static_cast<std::uint32_t>(measured));
+      if (!trips && !probability && node.cond.empty()) {
+        add(Code::Jump, n, 0, pc() + 1); // no test of its own to fall through to
+      }
+    }
     if (trips) {
       test = add(Code::TripsTest, n, op);
     } else if (probability) {
@@ -469,7 +484,40 @@ private:
     if (test != UINT32_MAX) {
       p_.code[test].b = pc();
     }
+    if (measured_test != UINT32_MAX) {
+      p_.code[measured_test].b = pc();
+    }
     close_target(pc(), cont);
+  }
+
+  // A loop's trip counts or an if's outcomes measured per rank (docs/model-schema.md "Measured
+  // decisions"): at the np they were measured at, each rank replays its own sequence (index
+  // into Program::measured_trips); at another np the model decides, with a warning when the
+  // ranks' sequences differ (they follow data decisions the model draws).
+  std::int32_t measured_sequence(NodeIndex n, const std::vector<std::vector<std::int64_t>> &seqs,
+                                 const char *what) {
+    if (seqs.empty()) {
+      return -1;
+    }
+    if (static_cast<std::size_t>(options_.processes) != seqs.size()) {
+      if (std::adjacent_find(seqs.begin(), seqs.end(), std::not_equal_to<>()) != seqs.end()) {
+        p_.warnings.push_back(
+            "model '" + m_.name + "', " + m_.describe(n) + ": its " + what +
+            " follow data decisions and were measured per rank at np " +
+            std::to_string(seqs.size()) + ", where the ranks' " + what + " differ; at np " +
+            std::to_string(options_.processes) +
+            " the model draws them, so ranks may disagree about the messages they exchange "
+            "(estimate at this np to measure them)");
+      }
+      return -1;
+    }
+    MeasuredTrips t;
+    t.values = seqs;
+    t.count_slot = hidden(ValueType::Int);
+    t.counter_slot = hidden(ValueType::Int);
+    counters_[function_].push_back(t.counter_slot); // per activation; the count is per thread
+    p_.measured_trips.push_back(std::move(t));
+    return static_cast<std::int32_t>(p_.measured_trips.size() - 1);
   }
 
   void emit_switch(NodeIndex n) {
@@ -696,6 +744,10 @@ private:
       add(Code::Enter, n);
       open_target(n);
       cond_time(n);
+      const std::int32_t measured = measured_sequence(n, node.taken_by_rank, "outcomes");
+      const std::uint32_t measured_test =
+          measured >= 0 ? add(Code::MeasuredBranch, n, static_cast<std::uint32_t>(measured))
+                        : UINT32_MAX;
       const std::uint32_t test =
           node.opaque.kind == model::Opaque::Kind::Probability
               ? add(Code::OpaqueBranch, n, opaque(n))
@@ -709,6 +761,9 @@ private:
         p_.code[skip].b = pc();
       } else {
         p_.code[test].b = pc();
+      }
+      if (measured_test != UINT32_MAX) {
+        p_.code[measured_test].b = p_.code[test].b;
       }
       close_target(pc(), pc());
       break;

@@ -620,6 +620,27 @@ private:
       fail(n, "source.file",
            "index " + std::to_string(node.source.file) + " is outside the files list");
     }
+    if (!node.trips_by_rank.empty()) {
+      if (node.kind != NodeKind::For && node.kind != NodeKind::While &&
+          node.kind != NodeKind::DoWhile) {
+        fail(n, "trips_by_rank", "only loops have trip counts");
+      }
+      for (const auto &seq : node.trips_by_rank) {
+        if (std::any_of(seq.begin(), seq.end(), [](std::int64_t t) { return t < 0; })) {
+          fail(n, "trips_by_rank", "trip counts must be >= 0");
+        }
+      }
+    }
+    if (!node.taken_by_rank.empty()) {
+      if (node.kind != NodeKind::If && node.kind != NodeKind::IfElse) {
+        fail(n, "taken_by_rank", "only if statements have outcomes");
+      }
+      for (const auto &seq : node.taken_by_rank) {
+        if (std::any_of(seq.begin(), seq.end(), [](std::int64_t t) { return t != 0 && t != 1; })) {
+          fail(n, "taken_by_rank", "outcomes must be 0 or 1");
+        }
+      }
+    }
     switch (node.kind) {
     case NodeKind::Sequence:
       break;

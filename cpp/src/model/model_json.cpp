@@ -274,6 +274,34 @@ std::uint64_t read_samples(FieldReader &r) {
   return static_cast<std::uint64_t>(samples);
 }
 
+// A list of integer sequences, one per rank of an estimation run (measured arguments and
+// measured trip counts).
+std::vector<std::vector<std::int64_t>> read_sequences(const Json &ranks, FieldReader &r,
+                                                      const std::string &field) {
+  const auto bad = [&] {
+    r.fail(field, "must be a list with one list of integer values per rank");
+  };
+  if (!ranks.is_array()) {
+    bad();
+  }
+  std::vector<std::vector<std::int64_t>> out;
+  for (const auto &values : ranks) {
+    if (!values.is_array()) {
+      bad();
+    }
+    std::vector<std::int64_t> seq;
+    seq.reserve(values.size());
+    for (const auto &x : values) {
+      if (!x.is_number_integer()) {
+        bad();
+      }
+      seq.push_back(x.get<std::int64_t>());
+    }
+    out.push_back(std::move(seq));
+  }
+  return out;
+}
+
 // `by_rank` of an opaque object (or of an opaque switch node): one entry per rank of the
 // estimation run with the fields of `kind` (docs/model-schema.md "Per-rank statistics").
 std::vector<OpaqueRankStats> read_by_rank(FieldReader &r, Opaque::Kind kind) {
@@ -383,27 +411,7 @@ void read_operation(FieldReader &r, Node &node) {
       // A measured argument: {"expr": fallback, "by_rank": [[values of rank 0], ...]}.
       FieldReader ar(value, r.where() + ", field 'args." + key + "'");
       a.expr = read_expression(ar.require("expr"), ar, "expr");
-      const Json &ranks = ar.require("by_rank");
-      const auto bad = [&] {
-        ar.fail("by_rank", "must be a list with one list of integer values per rank");
-      };
-      if (!ranks.is_array()) {
-        bad();
-      }
-      for (const auto &values : ranks) {
-        if (!values.is_array()) {
-          bad();
-        }
-        std::vector<std::int64_t> seq;
-        seq.reserve(values.size());
-        for (const auto &x : values) {
-          if (!x.is_number_integer()) {
-            bad();
-          }
-          seq.push_back(x.get<std::int64_t>());
-        }
-        a.by_rank.push_back(std::move(seq));
-      }
+      a.by_rank = read_sequences(ar.require("by_rank"), ar, "by_rank");
       ar.finish();
     } else if (spec->kind == ArgKind::Expr) {
       a.expr = read_expression(value, r, "args." + key);
@@ -475,6 +483,14 @@ void read_node(const Json &j, Model &m, std::vector<PendingChildren> &pending,
   case NodeKind::DoWhile:
     node.cond = optional_expression(nr, "cond");
     node.opaque = read_opaque(nr);
+    if (const Json *t = nr.get("trips_by_rank");
+        t != nullptr && node.kind != NodeKind::If && node.kind != NodeKind::IfElse) {
+      node.trips_by_rank = read_sequences(*t, nr, "trips_by_rank");
+    }
+    if (const Json *t = nr.get("taken_by_rank");
+        t != nullptr && (node.kind == NodeKind::If || node.kind == NodeKind::IfElse)) {
+      node.taken_by_rank = read_sequences(*t, nr, "taken_by_rank");
+    }
     node.cond_time = read_time(nr, "cond_time");
     break;
   case NodeKind::For:
@@ -482,6 +498,9 @@ void read_node(const Json &j, Model &m, std::vector<PendingChildren> &pending,
     node.cond = optional_expression(nr, "cond");
     node.update = read_assignments(nr, "update");
     node.opaque = read_opaque(nr);
+    if (const Json *t = nr.get("trips_by_rank")) {
+      node.trips_by_rank = read_sequences(*t, nr, "trips_by_rank");
+    }
     node.cond_time = read_time(nr, "cond_time");
     break;
   case NodeKind::Switch: {

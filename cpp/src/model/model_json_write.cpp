@@ -152,6 +152,12 @@ OrderedJson node_json(const Model &m, const Node &n) {
     if (n.opaque.kind != Opaque::Kind::None) {
       o["opaque"] = opaque_json(n.opaque);
     }
+    if (!n.trips_by_rank.empty()) {
+      o["trips_by_rank"] = n.trips_by_rank;
+    }
+    if (!n.taken_by_rank.empty()) {
+      o["taken_by_rank"] = n.taken_by_rank;
+    }
     put_time("cond_time", n.cond_time);
     break;
   case NodeKind::Switch: {

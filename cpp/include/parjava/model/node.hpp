@@ -170,6 +170,13 @@ struct Node {
   TimeSpec cond_time;             // Time(B_CE) per evaluation of the control expression
   std::vector<Assignment> init;   // for
   std::vector<Assignment> update; // for
+  // Loops that communicate and whose trip count follows data decisions (docs/model-schema.md
+  // "Measured trip counts"): trips_by_rank[r] is the sequence of trip counts rank r ran in an
+  // estimation run at np = trips_by_rank.size(). Empty: counted from cond (or opaque).
+  std::vector<std::vector<std::int64_t>> trips_by_rank;
+  // The same for an opaque if that guards communication: taken_by_rank[r] is the sequence of
+  // outcomes (1 taken, 0 not) of rank r's evaluations.
+  std::vector<std::vector<std::int64_t>> taken_by_rank;
   Expression value;               // switch selector
   std::vector<SwitchCase> cases;  // switch, parallel to children
   Expression tasks;               // task group: number of tasks (default nthreads)
