@@ -250,7 +250,21 @@ class TraceData:
     """
 
     def __init__(self, core: Any) -> None:
-        """Wrap a ``parjava._core.Trace`` (other parts return those, e.g. model traces)."""
+        """Wrap a ``parjava._core.Trace`` (other parts return those, e.g. model traces).
+
+        To read an OTF2 archive use :meth:`open`: ``Trace(path)`` raises :class:`TypeError`
+        (it used to be accepted and to fail later, deep inside an analysis).
+        """
+        if isinstance(core, (str, bytes, os.PathLike)):
+            raise TypeError(
+                f"Trace({os.fsdecode(core)!r}): the constructor wraps an already loaded trace; "
+                "read an OTF2 archive with Trace.open(path)"
+            )
+        if not isinstance(core, load_core().Trace):
+            raise TypeError(
+                f"Trace(...) wraps a parjava._core.Trace, not a {type(core).__name__}; "
+                "read an OTF2 archive with Trace.open(path)"
+            )
         self._core = core
         self._events = EventColumns(core)
         self._definitions: dict[str, Any] = {}

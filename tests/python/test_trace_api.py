@@ -87,6 +87,18 @@ def test_anchor_and_directory_give_the_same_trace(otf2_data: Path, ping_pong: pj
     assert np.array_equal(other.events.time, ping_pong.events.time)
 
 
+def test_constructor_refuses_a_path_and_names_open(otf2_data: Path, ping_pong: pj.Trace) -> None:
+    path = otf2_data / "pipit-ping-pong" / "traces.otf2"
+    for wrong in (str(path), path):
+        with pytest.raises(TypeError, match=r"Trace\.open\(path\)") as refused:
+            pj.Trace(wrong)
+        assert "traces.otf2" in str(refused.value)
+    with pytest.raises(TypeError, match="not a dict"):
+        pj.Trace({})
+    wrapped = pj.Trace(ping_pong.core)  # what other parts do with the traces they make
+    assert len(wrapped) == len(ping_pong) == 120
+
+
 def test_messages_are_matched_between_ranks(ping_pong: pj.Trace) -> None:
     e = ping_pong.events
     sends = np.flatnonzero(e.kind == EventKind.SEND)

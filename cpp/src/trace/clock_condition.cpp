@@ -118,38 +118,25 @@ std::uint32_t CollectiveWaits::member_of_end(EventIndex end) const {
   return static_cast<std::uint32_t>(at - trace_.collective_members.data());
 }
 
-} // namespace detail
-
-ClockViolations count_clock_violations(const Trace &trace) {
-  return count_clock_violations(trace, std::vector<char>(trace.location_count(), 1));
-}
-
-ClockViolations count_clock_violations(const Trace &trace, const std::vector<char> &counted) {
-  ClockViolations v;
+void count_collective_violations(const Trace &trace, const std::vector<char> *counted,
+                                 ClockViolations &v) {
   const auto &e = trace.events;
   auto counts_at = [&](EventIndex i) {
+    if (counted == nullptr) {
+      return true;
+    }
     const auto l = e.location[static_cast<std::size_t>(i)];
-    return l < counted.size() && counted[l] != 0;
+    return l < counted->size() && (*counted)[l] != 0;
   };
   auto note = [&v](Timestamp early_by, std::uint64_t &count) {
     ++count;
     v.largest_ns = std::max(v.largest_ns, early_by);
   };
-  for (std::size_t i = 0; i < trace.size(); ++i) {
-    if (!detail::is_receive_event(e.kind[i]) || !counts_at(static_cast<EventIndex>(i))) {
-      continue;
-    }
-    const auto send = e.match[i];
-    if (send != kNoEvent && e.time[static_cast<std::size_t>(send)] > e.time[i]) {
-      note(e.time[static_cast<std::size_t>(send)] - e.time[i], v.receives_before_send);
-    }
-  }
-
-  const detail::CollectiveWaits waits(trace);
+  const CollectiveWaits waits(trace);
   std::vector<std::uint32_t> by_order; // Prefix members sorted by communicator rank
   for (std::uint32_t k = 0; k < trace.collectives.size(); ++k) {
     const auto shape = waits.shape(k);
-    if (shape == detail::WaitShape::None) {
+    if (shape == WaitShape::None) {
       continue;
     }
     auto time_of = [&](EventIndex i) { return e.time[static_cast<std::size_t>(i)]; };
@@ -162,14 +149,14 @@ ClockViolations count_clock_violations(const Trace &trace, const std::vector<cha
         note(reference - exit, v.collective_exits_before_entry);
       }
     };
-    if (shape == detail::WaitShape::Prefix) {
+    if (shape == WaitShape::Prefix) {
       by_order.resize(waits.last(k) - waits.first(k));
       std::iota(by_order.begin(), by_order.end(), waits.first(k));
       std::stable_sort(by_order.begin(), by_order.end(), [&](std::uint32_t a, std::uint32_t b) {
         return waits.order(a) < waits.order(b);
       });
       // A member waits for the sources of lower or equal rank: take a rank's sources first.
-      Timestamp latest = detail::kNever;
+      Timestamp latest = kNever;
       for (std::size_t j = 0; j < by_order.size();) {
         auto same = j;
         for (; same < by_order.size() && waits.order(by_order[same]) == waits.order(by_order[j]);
@@ -179,7 +166,7 @@ ClockViolations count_clock_violations(const Trace &trace, const std::vector<cha
           }
         }
         for (; j < same; ++j) {
-          if (waits.is_sink(by_order[j]) && latest != detail::kNever) {
+          if (waits.is_sink(by_order[j]) && latest != kNever) {
             check(by_order[j], latest);
           }
         }
@@ -187,13 +174,13 @@ ClockViolations count_clock_violations(const Trace &trace, const std::vector<cha
       continue;
     }
     // All, FromRoot, ToRoot: every sink waits for every source of the instance.
-    Timestamp latest = detail::kNever;
+    Timestamp latest = kNever;
     for (auto m = waits.first(k); m < waits.last(k); ++m) {
       if (waits.is_source(m)) {
         latest = std::max(latest, time_of(waits.begin_of(m)));
       }
     }
-    if (latest == detail::kNever) {
+    if (latest == kNever) {
       continue;
     }
     for (auto m = waits.first(k); m < waits.last(k); ++m) {
@@ -202,6 +189,32 @@ ClockViolations count_clock_violations(const Trace &trace, const std::vector<cha
       }
     }
   }
+}
+
+} // namespace detail
+
+ClockViolations count_clock_violations(const Trace &trace) {
+  ClockViolations v;
+  const auto &e = trace.events;
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    if (detail::is_receive_event(e.kind[i])) {
+      detail::note_receive(e, e.match[i], static_cast<EventIndex>(i), v);
+    }
+  }
+  detail::count_collective_violations(trace, nullptr, v);
+  return v;
+}
+
+ClockViolations count_clock_violations(const Trace &trace, const std::vector<char> &counted) {
+  ClockViolations v;
+  const auto &e = trace.events;
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const auto l = e.location[i];
+    if (detail::is_receive_event(e.kind[i]) && l < counted.size() && counted[l] != 0) {
+      detail::note_receive(e, e.match[i], static_cast<EventIndex>(i), v);
+    }
+  }
+  detail::count_collective_violations(trace, &counted, v);
   return v;
 }
 

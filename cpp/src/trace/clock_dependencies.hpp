@@ -16,6 +16,7 @@
 // pairwise exchange), instances with one member, 1-to-N and N-to-1 without a known root.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -33,6 +34,22 @@ inline bool is_receive_event(EventKind k) {
   return k == EventKind::Recv || k == EventKind::IrecvComplete;
 }
 inline bool is_send_event(EventKind k) { return k == EventKind::Send || k == EventKind::IsendPost; }
+
+// Count receive `receive` (a Recv or IrecvComplete) in `v` if it happened before the start of
+// its send `send` (kNoEvent: unmatched, nothing to count). Shared by count_clock_violations()
+// and message pairing, which counts while it pairs (no pass over the events afterwards).
+inline void note_receive(const EventColumns &e, EventIndex send, EventIndex receive,
+                         ClockViolations &v) {
+  if (send == kNoEvent) {
+    return;
+  }
+  const auto sent = e.time[static_cast<std::size_t>(send)];
+  const auto received = e.time[static_cast<std::size_t>(receive)];
+  if (sent > received) {
+    ++v.receives_before_send;
+    v.largest_ns = std::max(v.largest_ns, sent - received);
+  }
+}
 
 // The collective part of the model, per instance and per member (a member is a position in
 // Trace::collective_members, i.e. one CollectiveEnd event).
@@ -77,5 +94,11 @@ private:
   std::vector<std::uint8_t> role_;  // per member: kSource | kSink
   std::vector<std::int32_t> order_; // per member of Prefix instances: communicator rank
 };
+
+// Add the collective part of count_clock_violations() to `v`: the exits of the locations l
+// with (*counted)[l] (all when counted is null). Needs the collective instances and the
+// CollectiveBegin<->End matches.
+void count_collective_violations(const Trace &trace, const std::vector<char> *counted,
+                                 ClockViolations &v);
 
 } // namespace parjava::trace::detail

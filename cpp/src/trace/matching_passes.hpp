@@ -74,8 +74,10 @@ void match_location(Trace &trace, std::uint32_t l, bool whole_process, LocationS
 void match_process(Trace &trace, std::int32_t rank, const std::vector<std::uint32_t> &locations,
                    MatchingLists &lists);
 // Pass 3 on the sends and receives of all lists (each list in MPI order, the lists in
-// location order); frees them.
-void pair_messages(Trace &trace, std::vector<MatchingLists> &lists, std::int32_t ranks);
+// location order); frees them. Adds the receives that happened before their send to
+// `violations` as it pairs them (count_clock_violations()'s point-to-point part).
+void pair_messages(Trace &trace, std::vector<MatchingLists> &lists, std::int32_t ranks,
+                   ClockViolations &violations);
 // Pass 4 on the collective ends of all lists (in location order); frees them.
 void build_collectives(Trace &trace, std::vector<MatchingLists> &lists, const Processes &processes);
 

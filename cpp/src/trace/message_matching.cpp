@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "clock_dependencies.hpp"
 #include "matching_passes.hpp"
 
 namespace parjava::trace::detail {
@@ -226,7 +227,8 @@ private:
 
 } // namespace
 
-void pair_messages(Trace &trace, std::vector<MatchingLists> &lists, std::int32_t ranks) {
+void pair_messages(Trace &trace, std::vector<MatchingLists> &lists, std::int32_t ranks,
+                   ClockViolations &violations) {
   auto &report = trace.unmatched;
   auto &match = trace.events.match;
   const auto n = static_cast<std::size_t>(std::max(ranks, 0));
@@ -303,6 +305,9 @@ void pair_messages(Trace &trace, std::vector<MatchingLists> &lists, std::int32_t
       }
       match[static_cast<std::size_t>(send)] = r.event;
       match[static_cast<std::size_t>(r.event)] = send;
+      if (is_receive_event(trace.events.kind[static_cast<std::size_t>(r.event)])) {
+        note_receive(trace.events, send, r.event, violations);
+      }
     }
     l.receives = {};
   }

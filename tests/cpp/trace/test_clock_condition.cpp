@@ -4,6 +4,7 @@
 // end-to-end case writes a violating trace through the OTF2 writer and reads it back.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -150,6 +151,45 @@ TEST(ClockCondition, CollectiveReferencesFollowTheShape) {
   EXPECT_EQ(t.collectives.size(), 3U);
   EXPECT_EQ(t.clock_violations.collective_exits_before_entry, 3U);
   EXPECT_EQ(t.clock_violations.receives_before_send, 0U);
+}
+
+// Matching counts the violations while it pairs (messages) and builds the instances
+// (collectives); the standalone count over the matched trace must agree, whichever side holds
+// the largest amount, and whether the trace was built or read (in parallel, presized).
+TEST(ClockCondition, MatchingCountsWhatTheStandaloneCountFinds) {
+  for (const Timestamp late_entry : {Timestamp{20'000}, Timestamp{900'000}}) {
+    TraceBuilder b;
+    b.add_ranks(3);
+    const auto w = b.world_communicator();
+    send(b, 0, 100'000, 1, w);
+    recv(b, 1, 40'000, 0, w); // 60 us before its send
+    send(b, 1, 200'000, 2, w);
+    recv(b, 2, 150'000, 1, w); // 50 us before its send
+    send(b, 2, 300'000, 0, w);
+    recv(b, 0, 400'000, 2, w); // after its send: no violation
+    // Ranks 0 and 1 leave the barrier before rank 2 enters it (late by `late_entry` - 8 us).
+    collective(b, 0, "MPI_Barrier", 1'000'000, 1'010'000, kBarrierOp, w, kNoRank, 0, 0);
+    collective(b, 1, "MPI_Barrier", 1'000'000, 1'010'000, kBarrierOp, w, kNoRank, 0, 0);
+    collective(b, 2, "MPI_Barrier", 1'002'000 + late_entry, 1'020'000 + late_entry, kBarrierOp, w,
+               kNoRank, 0, 0);
+    const auto built = b.finish(2);
+    EXPECT_EQ(built.clock_violations.receives_before_send, 2U);
+    EXPECT_EQ(built.clock_violations.collective_exits_before_entry, 2U);
+    EXPECT_EQ(built.clock_violations.largest_ns,
+              std::max<Timestamp>(100'001 - 40'001, 1'002'001 + late_entry - 1'009'999));
+    EXPECT_EQ(built.clock_violations, count_clock_violations(built));
+
+    const auto dir = fs::temp_directory_path() / ("parjava_clock_" + std::to_string(getpid()) +
+                                                  "_folded_" + std::to_string(late_entry));
+    fs::remove_all(dir);
+    write(built, dir.string());
+    for (const unsigned threads : {1U, 2U}) {
+      const auto read = open(dir.string(), threads);
+      EXPECT_EQ(read.clock_violations, built.clock_violations) << threads << " threads";
+      EXPECT_EQ(read.clock_violations, count_clock_violations(read));
+    }
+    fs::remove_all(dir);
+  }
 }
 
 TEST(ClockCorrection, MovesTheReceiveAndAmortisesAroundIt) {
