@@ -296,6 +296,7 @@ const NetworkTiming &Engine::net(std::int64_t a, std::int64_t b) const {
 bool Engine::suspend_for_cpu(std::uint32_t ctx) {
   if (must_yield(ctx)) {
     queue_.push(clock_[ctx], EventKind::Resume, ctx, generation_[ctx]);
+    prefetch_code(ctx);
     return true;
   }
   // LogGP: a computation waits for the CPU (anchors §4 CALC).
@@ -322,6 +323,22 @@ void Engine::resume(std::uint32_t ctx, double time) {
   wait_[ctx] = WaitKind::None;
   ++generation_[ctx];
   queue_.push(time, EventKind::Resume, ctx, generation_[ctx]);
+  prefetch_code(ctx);
+}
+
+void Engine::prefetch_delay(std::uint32_t ctx) const {
+  const Instruction &ins = program_.code[pc_[ctx]];
+  std::uint32_t d = kNone;
+  if (ins.code == Code::Elapse) {
+    d = ins.a;
+  } else if (ins.code == Code::LocalCall) {
+    d = ins.b;
+  } else if (ins.code == Code::Comm && ins.b != 0) {
+    d = ins.b - 1;
+  }
+  if (d != kNone) {
+    __builtin_prefetch(program_.delays.data() + d);
+  }
 }
 
 void Engine::block(std::uint32_t ctx, WaitKind why) {
@@ -681,6 +698,7 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
       if (phase_[ctx] == 0) {
         if (must_yield(ctx)) {
           queue_.push(clock_[ctx], EventKind::Resume, ctx, generation_[ctx]);
+          prefetch_code(ctx);
           return;
         }
         ++node_freq_[ins.node];
@@ -851,6 +869,9 @@ Prediction Engine::run() {
     const Event e = queue_.pop();
     ++events_;
     now_ = e.time;
+    if (!queue_.empty() && queue_.top().kind == EventKind::Resume) {
+      prefetch_delay(queue_.top().target);
+    }
     // Progress at coarse granularity: the clock is read once per 65,536 events.
     if ((events_ & 0xffffU) == 0 && options_.progress) {
       report_progress();

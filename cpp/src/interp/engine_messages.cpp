@@ -300,11 +300,9 @@ std::uint32_t Engine::post_recv(std::uint32_t ctx, std::uint32_t comm, std::int6
   const auto pi = static_cast<std::size_t>(p);
   std::uint32_t prev = kNone;
   std::uint32_t first = unexpected_head_[pi];
-  if (tag != model::kAnyTag) {
-    const auto it = unexpected_count_.find(unexpected_key(p, q.context, tag));
-    if (it == unexpected_count_.end() || it->second == 0) {
-      first = kNone;
-    }
+  if (first != kNone && tag != model::kAnyTag &&
+      unexpected_count_.get(unexpected_key(p, q.context, tag)) == 0) {
+    first = kNone;
   }
   for (std::uint32_t m = first; m != kNone; prev = m, m = messages_[m].next) {
     if (!matches(requests_[req], messages_[m])) {
@@ -320,7 +318,7 @@ std::uint32_t Engine::post_recv(std::uint32_t ctx, std::uint32_t comm, std::int6
       return req;
     }
     const std::uint32_t next = messages_[m].next;
-    --unexpected_count_[unexpected_key(p, messages_[m].context, messages_[m].tag)];
+    --unexpected_count_.at(unexpected_key(p, messages_[m].context, messages_[m].tag));
     if (prev == kNone) {
       unexpected_head_[pi] = next;
     } else {
@@ -403,7 +401,7 @@ void Engine::on_envelope(std::uint32_t m, std::uint64_t seq, double now) {
     }
   }
   msg.next = kNone;
-  ++unexpected_count_[unexpected_key(static_cast<std::int64_t>(q), msg.context, msg.tag)];
+  ++unexpected_count_.at(unexpected_key(static_cast<std::int64_t>(q), msg.context, msg.tag));
   if (unexpected_tail_[q] == kNone) {
     unexpected_head_[q] = m;
   } else {

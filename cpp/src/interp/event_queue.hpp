@@ -3,11 +3,19 @@
 // LogGOPSim (anchors/loggopsim-semantics.md §4: ts = aqtime++); a re-queued event keeps its
 // number.
 //
-// Layout: events with the same time share a bucket, a FIFO in sequence order; a 4-ary heap
-// orders the distinct times; a flat open-addressing table finds a time's bucket. Parallel
-// programs are full of simultaneous events (every rank of a collective round at the same
-// instant), which then cost O(1) instead of a heap operation each. Buckets and their storage
-// are recycled, so nothing is allocated per event once the pools have grown.
+// Two layouts serve the same order, and the queue moves its events from one to the other as it
+// grows and shrinks (so the order of pops never depends on the layout):
+//   * small queues (up to a few thousand events: ordinary models and replays, one or two events
+//     per rank): a 4-ary heap of the events themselves, 24 bytes each with the kind in the
+//     sequence number's top bits. A pop reads the top and sifts one entry down a few levels;
+//     nothing else is touched.
+//   * large queues (a million ranks): events with the same time share a bucket, a FIFO in
+//     sequence order; a 4-ary heap orders the distinct times; a flat open-addressing table finds
+//     a time's bucket. Such programs are full of simultaneous events (every rank of a collective
+//     round at the same instant), which then cost O(1) instead of a heap operation on a deep
+//     heap each.
+// Buckets, heaps and their storage are recycled, so nothing is allocated per event once the
+// pools have grown.
 #pragma once
 
 #include <algorithm>
@@ -40,13 +48,21 @@ public:
   [[nodiscard]] std::size_t peak() const { return peak_; }
   void reserve(std::size_t n) { (void)n; }
 
-  [[nodiscard]] const Event &top() const {
+  [[nodiscard]] Event top() const {
+    if (!bucketed_) {
+      return unpack(small_[0]);
+    }
     const Bucket &b = buckets_[heap_[0].bucket];
     return b.items[b.head];
   }
 
   // Whether an event is due at or before `time` (ties with a lower sequence number included).
-  [[nodiscard]] bool due_by(double time) const { return size_ != 0 && heap_[0].time <= time; }
+  [[nodiscard]] bool due_by(double time) const {
+    if (size_ == 0) {
+      return false;
+    }
+    return bucketed_ ? heap_[0].time <= time : small_[0].time_key <= time_key(time + 0.0);
+  }
 
   void push(double time, EventKind kind, std::uint32_t target, std::uint32_t aux = 0) {
     push_with_seq(time, seq_++, kind, target, aux);
@@ -55,28 +71,154 @@ public:
   void push_with_seq(double time, std::uint64_t seq, EventKind kind, std::uint32_t target,
                      std::uint32_t aux) {
     time += 0.0; // one bucket for -0.0 and +0.0
-    const Event e{time, seq, target, aux, kind};
-    const std::uint32_t b = bucket_of(time);
+    if (++size_ > peak_) {
+      peak_ = size_;
+    }
+    if (!bucketed_) {
+      small_push(pack(time, seq, kind, target, aux));
+      if (small_.size() > kToBuckets) {
+        to_buckets();
+      }
+      return;
+    }
+    bucket_push({time, seq, target, aux, kind});
+  }
+
+  Event pop() {
+    --size_;
+    if (!bucketed_) {
+      return unpack(small_pop());
+    }
+    const Event out = bucket_pop();
+    if (size_ < kToSmall) {
+      to_small();
+    }
+    return out;
+  }
+
+private:
+  // ---- the small layout
+  static constexpr std::size_t kToBuckets = 4096; // a larger heap moves to buckets
+  static constexpr std::size_t kToSmall = 512;    // buckets holding fewer events move back
+  // An entry is two ordered words and the payload. The time becomes an unsigned integer with
+  // the same order (the usual sign-flip of IEEE-754 bits), and the kind rides in the two low
+  // bits of the sequence number: sequence numbers are unique, so comparing (seq << 2 | kind)
+  // compares them. (time, seq) order is then two integer comparisons without branches on
+  // floating-point flags.
+  struct Small {
+    std::uint64_t time_key;
+    std::uint64_t seq_kind;
+    std::uint32_t target;
+    std::uint32_t aux;
+  };
+  static std::uint64_t time_key(double time) {
+    const auto bits = std::bit_cast<std::uint64_t>(time);
+    return (bits >> 63U) != 0 ? ~bits : bits | (std::uint64_t{1} << 63U);
+  }
+  static double time_of(std::uint64_t key) {
+    return std::bit_cast<double>((key >> 63U) != 0 ? key & ~(std::uint64_t{1} << 63U) : ~key);
+  }
+  static Small pack(double time, std::uint64_t seq, EventKind kind, std::uint32_t target,
+                    std::uint32_t aux) {
+    return {time_key(time), (seq << 2U) | static_cast<std::uint64_t>(kind), target, aux};
+  }
+  static Event unpack(const Small &s) {
+    return {time_of(s.time_key), s.seq_kind >> 2U, s.target, s.aux,
+            static_cast<EventKind>(s.seq_kind & 3U)};
+  }
+  static bool before(const Small &a, const Small &b) {
+    return a.time_key < b.time_key || (a.time_key == b.time_key && a.seq_kind < b.seq_kind);
+  }
+
+  void small_push(Small e) {
+    small_.push_back(e);
+    std::size_t i = small_.size() - 1;
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / 4;
+      if (!before(e, small_[parent])) {
+        break;
+      }
+      small_[i] = small_[parent];
+      i = parent;
+    }
+    small_[i] = e;
+  }
+
+  Small small_pop() {
+    const Small out = small_[0];
+    const Small e = small_.back();
+    small_.pop_back();
+    const std::size_t n = small_.size();
+    if (n == 0) {
+      return out;
+    }
+    std::size_t i = 0;
+    while (true) {
+      const std::size_t first = 4 * i + 1;
+      if (first >= n) {
+        break;
+      }
+      std::size_t best = first;
+      if (first + 4 <= n) {
+        // The usual case, all four children: a tournament, selects rather than branches.
+        const std::size_t a = before(small_[first + 1], small_[first]) ? first + 1 : first;
+        const std::size_t b = before(small_[first + 3], small_[first + 2]) ? first + 3 : first + 2;
+        best = before(small_[b], small_[a]) ? b : a;
+      } else {
+        for (std::size_t c = first + 1; c < n; ++c) {
+          best = before(small_[c], small_[best]) ? c : best;
+        }
+      }
+      if (!before(small_[best], e)) {
+        break;
+      }
+      small_[i] = small_[best];
+      i = best;
+    }
+    small_[i] = e;
+    return out;
+  }
+
+  // The heap's events, in order, into buckets (each bucket then holds its events by sequence).
+  void to_buckets() {
+    std::sort(small_.begin(), small_.end(), before);
+    bucketed_ = true;
+    for (const Small &s : small_) {
+      const Event e = unpack(s);
+      bucket_push(e);
+    }
+    small_.clear();
+  }
+
+  // The buckets' events, in order, into the heap: a sorted array is a heap.
+  void to_small() {
+    bucketed_ = false;
+    small_.clear();
+    while (!heap_.empty()) {
+      const Event e = bucket_pop();
+      small_.push_back(pack(e.time, e.seq, e.kind, e.target, e.aux));
+    }
+  }
+
+  // ---- the bucketed layout
+  void bucket_push(const Event &e) {
+    const std::uint32_t b = bucket_of(e.time);
     auto &items = buckets_[b].items;
-    if (items.size() > buckets_[b].head && items.back().seq > seq) {
+    if (items.size() > buckets_[b].head && items.back().seq > e.seq) {
       // A re-queued event with an older number: keep the bucket in sequence order.
       const auto at = std::upper_bound(
-          items.begin() + static_cast<std::ptrdiff_t>(buckets_[b].head), items.end(), seq,
+          items.begin() + static_cast<std::ptrdiff_t>(buckets_[b].head), items.end(), e.seq,
           [](std::uint64_t s, const Event &x) { return s < x.seq; });
       items.insert(at, e);
     } else {
       items.push_back(e);
     }
-    if (++size_ > peak_) {
-      peak_ = size_;
-    }
   }
 
-  Event pop() {
+  Event bucket_pop() {
     const std::uint32_t b = heap_[0].bucket;
     Bucket &bucket = buckets_[b];
     const Event out = bucket.items[bucket.head++];
-    --size_;
     if (bucket.head == bucket.items.size()) {
       erase_time(bucket.time);
       bucket.items.clear();
@@ -87,7 +229,6 @@ public:
     return out;
   }
 
-private:
   struct Bucket {
     double time = 0.0;
     std::size_t head = 0;
@@ -236,6 +377,8 @@ private:
   std::size_t size_ = 0;
   std::size_t peak_ = 0;
   std::uint64_t seq_ = 0;
+  std::vector<Small> small_;
+  bool bucketed_ = false;
 };
 
 } // namespace parjava::interp

@@ -1,0 +1,86 @@
+// The interpreter's event queue pops in (time, sequence) order whatever its layout: a small
+// 4-ary heap of events, or buckets per distinct time once it holds thousands (and back). The
+// reference is a sorted multiset of the same events; the workloads cross both thresholds, with
+// many ties, re-queued events keeping an older sequence number, and every event kind.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <set>
+#include <tuple>
+
+#include "../../../cpp/src/interp/event_queue.hpp"
+
+namespace {
+
+using parjava::interp::Event;
+using parjava::interp::EventKind;
+using parjava::interp::EventQueue;
+
+using Key = std::tuple<double, std::uint64_t, std::uint32_t, std::uint32_t, int>;
+
+Key key(const Event &e) { return {e.time, e.seq, e.target, e.aux, static_cast<int>(e.kind)}; }
+
+// Pushes `burst` events, pops `drain`, repeatedly, for `rounds`; every pop is checked.
+void run(std::uint64_t seed, int rounds, int burst, int drain, int distinct_times) {
+  std::mt19937_64 rng(seed);
+  EventQueue q;
+  std::set<Key> ref;
+  double now = 0.0;
+  std::uint64_t popped = 0;
+  std::size_t peak = 0;
+  std::uint64_t last_popped_seq = 0;
+  bool have_popped = false;
+  for (int r = 0; r < rounds; ++r) {
+    for (int i = 0; i < burst; ++i) {
+      // Times on a coarse grid, so ties are common; never before the last pop.
+      const double t =
+          now + static_cast<double>(rng() % static_cast<std::uint64_t>(distinct_times));
+      const auto kind = static_cast<EventKind>(rng() % 4);
+      const auto target = static_cast<std::uint32_t>(rng() % 1000);
+      const auto aux = static_cast<std::uint32_t>(rng() % 7);
+      if (have_popped && i == 0 && rng() % 3 == 0) {
+        // The engine re-queues a popped event with its own (older) number.
+        q.push_with_seq(t, last_popped_seq, kind, target, aux);
+        ref.insert({t, last_popped_seq, target, aux, static_cast<int>(kind)});
+        have_popped = false;
+      } else {
+        const std::uint64_t seq = q.next_seq();
+        q.push_with_seq(t, seq, kind, target, aux);
+        ref.insert({t, seq, target, aux, static_cast<int>(kind)});
+      }
+      peak = std::max(peak, ref.size());
+    }
+    for (int i = 0; i < drain && !ref.empty(); ++i) {
+      ASSERT_EQ(q.size(), ref.size());
+      ASSERT_TRUE(q.due_by(std::get<0>(*ref.begin())));
+      ASSERT_EQ(key(q.top()), *ref.begin());
+      const Event e = q.pop();
+      ASSERT_EQ(key(e), *ref.begin()) << "pop " << popped;
+      ref.erase(ref.begin());
+      now = e.time;
+      last_popped_seq = e.seq;
+      have_popped = true;
+      ++popped;
+    }
+  }
+  while (!ref.empty()) {
+    const Event e = q.pop();
+    ASSERT_EQ(key(e), *ref.begin());
+    ref.erase(ref.begin());
+  }
+  EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.peak(), peak);
+}
+
+TEST(InterpEventQueue, SmallQueueWithTiesPopsInTimeThenSequenceOrder) { run(1, 20000, 3, 3, 5); }
+
+TEST(InterpEventQueue, GrowingPastTheBucketThresholdAndBackKeepsTheOrder) {
+  // Grows to ~20,000 events (buckets), then drains to empty (back to the heap), twice.
+  run(2, 400, 100, 50, 40);
+  run(3, 400, 100, 50, 100000);
+}
+
+TEST(InterpEventQueue, OscillatingAroundTheThresholdsKeepsTheOrder) { run(4, 3000, 60, 55, 3); }
+
+} // namespace
