@@ -85,7 +85,7 @@ void MatchingRun::complete(unsigned threads) {
     if (task == 0) {
       pair_messages(trace_, lists_, processes_.count());
     } else {
-      build_collectives(trace_, lists_, processes_);
+      build_collectives(trace_, lists_, processes_, sequences_);
     }
   });
   trace_.clock_violations = count_clock_violations(trace_);
