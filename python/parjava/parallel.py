@@ -13,9 +13,11 @@ Each analysis rank reads the definitions and the events of its own block of proc
 (``K`` need not divide the processes; all locations of a process stay on one rank). What the
 pattern rules read on other processes comes by a replay of the traced communication over MPI
 (Geimer et al., Parallel Computing 35(7), 2009; CCPE 22(6), 2010): the forward replay sends
-each send, and each collective member's Begin/End, to the rank of the receiver or of the other
-members; the backward replay sends each receive to the sender's rank; each event travels with
-the Enter and Leave of the call holding it and its request's other end
+each send to the receiver's rank, and the Begin/End of each collective instance's decisive
+members (the latest to begin, the first to end, the root, ...: named by a reduction over the
+ranks, as Scalasca reduces entry and exit times) to the ranks of the other members; the
+backward replay sends each receive to the sender's rank; each event travels with the Enter
+and Leave of the call holding it and its request's other end
 (``cpp/include/parjava/trace/partition.hpp``). Every rank then runs the unchanged serial
 scanner on its own events plus the received ones and keeps the findings on its own locations;
 rank 0 gathers them in the serial order. The interval analysis walks each rank's own
