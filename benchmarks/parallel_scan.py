@@ -87,6 +87,9 @@ def main() -> None:
     parser.add_argument("--parts", default="2,4", help="analysis ranks to try")
     parser.add_argument("--analysis", choices=("scan", "intervals"), default="scan")
     parser.add_argument(
+        "--no-serial", action="store_true", help="skip the serial run (a trace too large for it)"
+    )
+    parser.add_argument(
         "--collectives",
         default="reduced",
         help="reduced, whole or both: collective members replayed as the decisive ones only "
@@ -107,7 +110,8 @@ def main() -> None:
     results = {"trace": trace, "events": events, "analysis": args.analysis}
     results["load_average"] = os.getloadavg()
     results["baseline"] = run([sys.executable, "-c", BASELINE])
-    results["serial"] = run([sys.executable, "-c", SERIAL, trace, args.analysis])
+    if not args.no_serial:
+        results["serial"] = run([sys.executable, "-c", SERIAL, trace, args.analysis])
     modes = ["reduced", "whole"] if args.collectives == "both" else [args.collectives]
     for k in (int(v) for v in args.parts.split(",")):
         for mode in modes:

@@ -8,6 +8,8 @@
 //
 // The steps, run by every part (the exchange itself is MPI, in Python: parjava.parallel):
 //   1. open_part(): the definitions and the events of the part's own processes only;
+//   1b. collective_reduction() / decisive_members(): which members of each collective instance
+//      the others need (its decisive ones, below), reduced over the parts by MPI;
 //   2. replay_selection(): which of its events each other part needs, with the calls that
 //      hold them (so the unchanged pattern code finds a partner's call where it looks);
 //   3. merge_part(): own events + the events received from the others -> one matched Trace on
@@ -15,8 +17,8 @@
 //   4. count_unmatched() / count_clock_violations(trace, counted): the notes' counts for own
 //      locations, summed over the parts (the serial totals).
 // A location's events stay on one part (all locations of a process do). Since every envelope
-// (sender, receiver) and every collective sequence a part sees is complete, message pairing
-// and collective instances are those of the whole trace.
+// (sender, receiver) a part sees is complete, message pairing is the whole trace's; collective
+// members travel with their index in their sequence, so instances are the whole trace's too.
 #pragma once
 
 #include <cstdint>
