@@ -4,6 +4,7 @@ rank, on a trace written by benchmarks/trace_generate (64 ranks by default); wit
 
     python3 benchmarks/parallel_scan.py --events 10000000 [--trace /tmp/gen/traces.otf2]
     python3 benchmarks/parallel_scan.py --analysis intervals --events 4000000
+    python3 benchmarks/parallel_scan.py --trace GEN --collectives both   # reduced and whole
 
 `findings` is the number of findings (scan) or of intervals (intervals).
 
@@ -58,7 +59,7 @@ from parjava import parallel
 comm = MPI.COMM_WORLD
 comm.Barrier()
 start = time.perf_counter()
-part = parallel.open_part(sys.argv[1], comm)
+part = parallel.open_part(sys.argv[1], comm, reduce_collectives=sys.argv[3] == "reduced")
 f = parallel.scan(part, comm) if sys.argv[2] == "scan" else parallel.intervals(part, comm)
 seconds = time.perf_counter() - start
 rss = comm.gather(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, root=0)
@@ -85,6 +86,15 @@ def main() -> None:
     parser.add_argument("--trace", help="an existing archive instead of a generated one")
     parser.add_argument("--parts", default="2,4", help="analysis ranks to try")
     parser.add_argument("--analysis", choices=("scan", "intervals"), default="scan")
+    parser.add_argument(
+        "--no-serial", action="store_true", help="skip the serial run (a trace too large for it)"
+    )
+    parser.add_argument(
+        "--collectives",
+        default="reduced",
+        help="reduced, whole or both: collective members replayed as the decisive ones only "
+        "(the default) or all (reduce_collectives=False)",
+    )
     args = parser.parse_args()
     build = Path(os.environ.get("PARJAVA_BUILD_DIR", REPO / "build/dev/package")).parent
     trace = args.trace
@@ -100,11 +110,14 @@ def main() -> None:
     results = {"trace": trace, "events": events, "analysis": args.analysis}
     results["load_average"] = os.getloadavg()
     results["baseline"] = run([sys.executable, "-c", BASELINE])
-    results["serial"] = run([sys.executable, "-c", SERIAL, trace, args.analysis])
+    if not args.no_serial:
+        results["serial"] = run([sys.executable, "-c", SERIAL, trace, args.analysis])
+    modes = ["reduced", "whole"] if args.collectives == "both" else [args.collectives]
     for k in (int(v) for v in args.parts.split(",")):
-        cmd = ["mpirun", "--oversubscribe", "-np", str(k), sys.executable, "-c", PARALLEL]
-        cmd += [trace, args.analysis]
-        results[f"mpi_{k}"] = run(cmd)
+        for mode in modes:
+            cmd = ["mpirun", "--oversubscribe", "-np", str(k), sys.executable, "-c", PARALLEL]
+            cmd += [trace, args.analysis, mode]
+            results[f"mpi_{k}" + ("" if mode == "reduced" else "_whole")] = run(cmd)
     print(json.dumps(results, indent=1))
 
 

@@ -13,9 +13,11 @@ Each analysis rank reads the definitions and the events of its own block of proc
 (``K`` need not divide the processes; all locations of a process stay on one rank). What the
 pattern rules read on other processes comes by a replay of the traced communication over MPI
 (Geimer et al., Parallel Computing 35(7), 2009; CCPE 22(6), 2010): the forward replay sends
-each send, and each collective member's Begin/End, to the rank of the receiver or of the other
-members; the backward replay sends each receive to the sender's rank; each event travels with
-the Enter and Leave of the call holding it and its request's other end
+each send to the receiver's rank, and the Begin/End of each collective instance's decisive
+members (the latest to begin, the first to end, the root, ...: named by a reduction over the
+ranks, as Scalasca reduces entry and exit times) to the ranks of the other members; the
+backward replay sends each receive to the sender's rank; each event travels with the Enter
+and Leave of the call holding it and its request's other end
 (``cpp/include/parjava/trace/partition.hpp``). Every rank then runs the unchanged serial
 scanner on its own events plus the received ones and keeps the findings on its own locations;
 rank 0 gathers them in the serial order. The interval analysis walks each rank's own
@@ -63,7 +65,11 @@ _DTYPES = {
     "aux": np.uint64,
     "callsite": np.uint32,
     "position": np.uint64,
+    "sequence": np.uint32,
 }
+# Global collective instances reduced per round of MPI_Allreduce (bounds the buffers: 176 B an
+# instance, so 11 MiB a round).
+_REDUCTION_CHUNK = 1 << 16
 ROW_BYTES = 72  # sizeof(parjava::analysis::Finding)
 
 
@@ -186,13 +192,17 @@ def open_part(
     comm: Any = None,
     threads: int = 0,
     mpi_collective_calls: bool = False,
+    reduce_collectives: bool = True,
 ) -> PartTrace:
     """Read this rank's share of the archive and replay what its patterns need (collective).
 
     Every rank of ``comm`` (default ``MPI.COMM_WORLD``) must call it. Members of MPI
-    collectives travel as their Begin and End; ``mpi_collective_calls`` also sends the Enter
-    and Leave of their calls, which only the PGAS patterns on MPI collectives
-    (``pgas_mpi_collectives=True``) read.
+    collectives travel as their Begin and End, and of an instance only its decisive members
+    (the latest to begin, the first to end, the root, ...: chosen by a reduction over the
+    ranks) unless the instance needs every member (cpp/include/parjava/trace/partition.hpp);
+    ``reduce_collectives=False`` sends every member (the earlier replay, for comparison).
+    ``mpi_collective_calls`` sends every member with the Enter and Leave of its call, which
+    only the PGAS patterns on MPI collectives (``pgas_mpi_collectives=True``) read.
     """
     comm = _comm(comm)
     core = load_core()
@@ -201,8 +211,12 @@ def open_part(
         comm, "reading the archive", lambda: core.Trace.open_part(str(path), part, parts, threads)
     )
 
+    # Collectives travel reduced (their decisive members only) unless their calls must travel.
+    whole = mpi_collective_calls or not reduce_collectives or parts == 1
+    reduction = None if whole else _reduce_collectives(local, comm)
+
     def select() -> tuple[np.ndarray, np.ndarray]:
-        selection = core.replay_selection(local, part, parts, mpi_collective_calls)
+        selection = core.replay_selection(local, part, parts, mpi_collective_calls, reduction)
         counts = np.array([len(events) for events in selection], dtype=np.int32)
         counts[part] = 0
         selection[part] = selection[part][:0]
@@ -214,8 +228,11 @@ def open_part(
     recv_counts = np.zeros(parts, dtype=np.int32)
     comm.Alltoall(send_counts, recv_counts)
     received: dict[str, np.ndarray] = {}
-    for name in (*REPLAY_COLUMNS, "position"):
-        if name == "position":
+    for name in (*REPLAY_COLUMNS, "position", "sequence"):
+        if name == "sequence":
+            # A collective end's place in its sequence: its location's others may stay home.
+            sendbuf = np.asarray(core.sequence_indices(local, events))
+        elif name == "position":
             offsets = np.asarray(local.column("location_offsets")).astype(np.int64)
             location = np.asarray(local.column("location"))[events]
             sendbuf = (events - offsets[location]).astype(np.uint64)
@@ -232,8 +249,9 @@ def open_part(
     positions = _together(
         comm,
         "merging the replayed events",
-        lambda: core.merge_part(local, received, part, parts, max(1, threads)),
+        lambda: core.merge_part(local, received, part, parts, max(1, threads), reduction),
     )
+    reduction = None  # its rows named the instances before the merge
     merged = local
     owners = np.asarray(core.partition_owners(merged, parts))
     owned = owners == part
@@ -258,6 +276,64 @@ def open_part(
     result.instance_map = _instance_map(trace, comm)
     result.mpi_collective_calls = mpi_collective_calls
     return result
+
+
+def _reduce_collectives(local: Any, comm: Any) -> Any:
+    """Reduce the collective instances' extremes over the parts (partition.hpp, "reduced").
+
+    Each instance of a communicator spanning parts has a global slot (its communicator's
+    sequence, then its index there); per slot the parts sum the member counts and take the
+    minimum of the extremes (maxima negated), then the minimum of the ids of the members at
+    those extremes (and of the second all-to-all step's earliest end), then of the member at
+    that end. Returns the part's CollectiveReduction with the reduced rows.
+    """
+    core = load_core()
+    reduction = _together(
+        comm,
+        "reducing the collectives",
+        lambda: core.collective_reduction(local, comm.size),
+    )
+    spread = np.asarray(reduction.spread).astype(bool)
+    rows = np.flatnonzero(spread)
+    sequence = np.asarray(reduction.sequence).astype(np.int64)[rows]
+    index = np.asarray(reduction.index).astype(np.int64)[rows]
+    sequences = comm.allreduce(int(sequence.max()) + 1 if len(rows) else 0, op=_mpi_op("MAX"))
+    here = np.bincount(sequence, minlength=sequences).astype(np.int64)
+    everywhere = np.zeros_like(here)
+    comm.Allreduce(here, everywhere, op=_mpi_op("MAX"))
+    first = np.concatenate([[0], np.cumsum(everywhere)])
+    slots = first[sequence] + index  # increasing: instances are in sequence order
+    total = int(first[-1])
+
+    def rounds(tables: list[tuple[Any, Any, Any]]) -> None:
+        for start in range(0, total, _REDUCTION_CHUNK):
+            stop = min(total, start + _REDUCTION_CHUNK)
+            lo, hi = np.searchsorted(slots, [start, stop])
+            at, mine = slots[lo:hi] - start, rows[lo:hi]
+            for table, identity, op in tables:
+                buffer = np.full((stop - start, table.shape[1]), identity, dtype=table.dtype)
+                buffer[at] = table[mine]
+                comm.Allreduce(_mpi_in_place(), buffer, op=op)
+                table[mine] = buffer[at]
+
+    int64_max = np.iinfo(np.int64).max
+    sums, minima, decisive = reduction.sums, reduction.minima, reduction.decisive
+    rounds([(sums, 0, _mpi_op("SUM")), (minima, int64_max, _mpi_op("MIN"))])
+    none = np.iinfo(np.uint64).max
+    for stage, columns in ((1, slice(0, -1)), (2, slice(-1, None))):
+        _together(
+            comm,
+            "reducing the collectives",
+            lambda stage=stage: core.decisive_members(local, reduction, stage),
+        )
+        rounds([(decisive[:, columns], none, _mpi_op("MIN"))])
+    return reduction
+
+
+def _mpi_in_place() -> Any:
+    from mpi4py import MPI  # type: ignore[import-not-found]
+
+    return MPI.IN_PLACE
 
 
 def _instance_map(trace: Trace, comm: Any) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Run under mpirun by test_parallel_scan.py: scan each archive given on the command line in
 parallel (parjava.parallel.scan) and, on rank 0, write what the serial scan is compared with:
 OUT/<k>.npy (the raw rows), OUT/<k>.csv, OUT/<k>.json, OUT/<k>.txt (the text report),
-OUT/<k>.part.json (per-rank events read and received), OUT/<k>.pgas.npy (the rows with
+OUT/<k>.part.json (per-rank events read and received, and received without the
+collective reduction), OUT/<k>.pgas.npy (the rows with
 pgas_mpi_collectives, from a part opened with the collectives' calls); then the interval
 analysis of the first part (parjava.parallel.intervals) under each option set of
 INTERVAL_VARIANTS, written as OUT/<k>.intervals.<v>.json (every interval characteristic,
@@ -24,7 +25,9 @@ out = Path(sys.argv[1])
 comm = MPI.COMM_WORLD
 for k, archive in enumerate(sys.argv[2:]):
     part = parallel.open_part(archive, comm)
-    shares = comm.gather((part.owned_events, part.received_events), root=0)
+    # What the replay would receive with every collective member shipped: the reduction's gain.
+    whole = parallel.open_part(archive, comm, reduce_collectives=False).received_events
+    shares = comm.gather((part.owned_events, part.received_events, whole), root=0)
     findings = parallel.scan(part, comm, eps=1e-7)
     if comm.rank == 0:
         np.save(out / f"{k}.npy", findings.raw)

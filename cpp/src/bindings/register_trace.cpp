@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -138,6 +139,24 @@ std::vector<char> location_mask(const Trace &trace, const py::array_t<std::uint8
   return std::vector<char>(counted.data(), counted.data() + counted.size());
 }
 
+// One of a CollectiveReduction's row tables (0 sums, 1 minima, 2 decisive) as a writable
+// 2-D view (instances x width) kept alive by the reduction.
+template <typename T> py::array rows(const py::object &self, int which) {
+  namespace t = parjava::trace;
+  auto &r = self.cast<t::CollectiveReduction &>();
+  const T *data = nullptr;
+  std::size_t width = 0;
+  if constexpr (std::is_same_v<T, std::uint64_t>) {
+    data = r.decisive.data();
+    width = t::kDecisiveColumns;
+  } else {
+    data = which == 0 ? r.sums.data() : r.minima.data();
+    width = which == 0 ? t::kCollectiveSums : t::kCollectiveMinima;
+  }
+  const auto n = r.spread.size();
+  return py::array(py::dtype::of<T>(), {n, width}, {width * sizeof(T), sizeof(T)}, data, self);
+}
+
 void set_field(const py::dict &d, const char *name, std::uint64_t &field) {
   if (d.contains(name)) {
     field = d[name].cast<std::uint64_t>();
@@ -166,10 +185,62 @@ void register_partition(py::module_ &m, py::class_<Trace, TracePtr> &cls) {
         return out;
       },
       py::arg("trace"), py::arg("parts"));
+  // The reduction's rows as writable NumPy views over the C++ object (MPI reduces into them).
+  py::class_<t::CollectiveReduction, std::shared_ptr<t::CollectiveReduction>>(
+      m, "CollectiveReduction",
+      "Per collective instance of a part's trace: its sequence and index, whether its "
+      "communicator spans parts, and the rows the parts reduce (partition.hpp).")
+      .def_property_readonly("sequence",
+                             [](const py::object &self) {
+                               const auto &r = self.cast<const t::CollectiveReduction &>();
+                               return view(r.sequence.data(), r.sequence.size(), self);
+                             })
+      .def_property_readonly("index",
+                             [](const py::object &self) {
+                               const auto &r = self.cast<const t::CollectiveReduction &>();
+                               return view(r.index.data(), r.index.size(), self);
+                             })
+      .def_property_readonly("spread",
+                             [](const py::object &self) {
+                               const auto &r = self.cast<const t::CollectiveReduction &>();
+                               return view(r.spread.data(), r.spread.size(), self);
+                             })
+      .def_property_readonly("sums",
+                             [](const py::object &self) { return rows<std::int64_t>(self, 0); })
+      .def_property_readonly("minima",
+                             [](const py::object &self) { return rows<std::int64_t>(self, 1); })
+      .def_property_readonly("decisive",
+                             [](const py::object &self) { return rows<std::uint64_t>(self, 2); });
+  m.def(
+      "collective_reduction",
+      [](const Trace &trace, std::uint32_t parts) {
+        return std::make_shared<t::CollectiveReduction>(t::collective_reduction(trace, parts));
+      },
+      py::arg("trace"), py::arg("parts"));
+  m.def(
+      "decisive_members",
+      [](const Trace &trace, t::CollectiveReduction &reduction, int stage) {
+        t::decisive_members(trace, reduction, stage);
+      },
+      py::arg("trace"), py::arg("reduction"), py::arg("stage"));
+  m.def(
+      "sequence_indices",
+      [](const Trace &trace, const py::array_t<std::int64_t, py::array::c_style> &events) {
+        std::vector<t::EventIndex> list(static_cast<std::size_t>(events.size()));
+        for (std::size_t k = 0; k < list.size(); ++k) {
+          list[k] = static_cast<t::EventIndex>(events.data()[k]);
+        }
+        const auto out = t::sequence_indices(trace, list);
+        py::array_t<std::uint32_t> a(static_cast<py::ssize_t>(out.size()));
+        std::copy(out.begin(), out.end(), a.mutable_data());
+        return a;
+      },
+      py::arg("trace"), py::arg("events"));
   m.def(
       "replay_selection",
-      [](const Trace &trace, std::uint32_t part, std::uint32_t parts, bool mpi_collective_calls) {
-        auto selection = t::replay_selection(trace, part, parts, mpi_collective_calls);
+      [](const Trace &trace, std::uint32_t part, std::uint32_t parts, bool mpi_collective_calls,
+         const t::CollectiveReduction *reduction) {
+        auto selection = t::replay_selection(trace, part, parts, mpi_collective_calls, reduction);
         py::list out;
         for (const auto &events : selection) {
           py::array_t<std::int32_t> a(static_cast<py::ssize_t>(events.size()));
@@ -178,11 +249,12 @@ void register_partition(py::module_ &m, py::class_<Trace, TracePtr> &cls) {
         }
         return out;
       },
-      py::arg("trace"), py::arg("part"), py::arg("parts"), py::arg("mpi_collective_calls") = true);
+      py::arg("trace"), py::arg("part"), py::arg("parts"), py::arg("mpi_collective_calls") = true,
+      py::arg("reduction") = nullptr);
   m.def(
       "merge_part",
       [](Trace &trace, const py::dict &columns, std::uint32_t part, std::uint32_t parts,
-         unsigned threads) {
+         unsigned threads, const t::CollectiveReduction *reduction) {
         t::ReplayEvents r;
         r.time = to_vector<std::int64_t>(columns, "time");
         const auto kinds = to_vector<std::uint8_t>(columns, "kind");
@@ -203,17 +275,20 @@ void register_partition(py::module_ &m, py::class_<Trace, TracePtr> &cls) {
         r.aux = to_vector<std::uint64_t>(columns, "aux");
         r.callsite = to_vector<std::uint32_t>(columns, "callsite");
         r.position = to_vector<std::uint64_t>(columns, "position");
+        if (columns.contains("sequence")) {
+          r.sequence = to_vector<std::uint32_t>(columns, "sequence");
+        }
         std::vector<std::uint64_t> positions;
         {
           py::gil_scoped_release release;
-          t::merge_part(trace, r, part, parts, positions, threads);
+          t::merge_part(trace, r, part, parts, positions, threads, reduction);
         }
         py::array_t<std::uint64_t> pos(static_cast<py::ssize_t>(positions.size()));
         std::copy(positions.begin(), positions.end(), pos.mutable_data());
         return pos;
       },
       py::arg("trace"), py::arg("columns"), py::arg("part"), py::arg("parts"),
-      py::arg("threads") = 1,
+      py::arg("threads") = 1, py::arg("reduction") = nullptr,
       "Add the received events to this part's trace in place (no NumPy view of its columns "
       "may be alive: they are reallocated); returns each event's position in its location.");
   m.def(

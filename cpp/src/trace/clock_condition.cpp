@@ -15,7 +15,7 @@ namespace {
 
 WaitShape shape_of(const CollectiveInstance &c) {
   const auto &info = function_info(c.function);
-  if (!info.blocking || c.member_count < 2 || c.function == Function::MPI_Alltoallv ||
+  if (!info.blocking || c.participants < 2 || c.function == Function::MPI_Alltoallv ||
       c.function == Function::MPI_Alltoallw) {
     return WaitShape::None;
   }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "matching_passes.hpp"
@@ -26,8 +27,8 @@ constexpr std::size_t kMaxWarnings = 10;
 
 } // namespace
 
-void build_collectives(Trace &trace, std::vector<MatchingLists> &lists,
-                       const Processes &processes) {
+void build_collectives(Trace &trace, std::vector<MatchingLists> &lists, const Processes &processes,
+                       const std::vector<std::pair<EventIndex, std::uint32_t>> *received) {
   auto &e = trace.events;
   // Sequences: one per communicator [0, comms), one for collectives without a communicator
   // (`none`), and one per location for MPI_COMM_SELF collectives (`none` + 1 + location).
@@ -63,6 +64,16 @@ void build_collectives(Trace &trace, std::vector<MatchingLists> &lists,
       }
       const auto comm = e.comm[u];
       const auto key = comm >= comms ? none : trace.communicators[comm].self ? none + 1 + l : comm;
+      if (received != nullptr && !received->empty()) {
+        const auto at = std::lower_bound(received->begin(), received->end(),
+                                         std::make_pair(i, std::uint32_t{0}));
+        if (at != received->end() && at->first == i) {
+          // A received member: its place in the sequence travelled with it.
+          instances_of[key] = std::max(instances_of[key], at->second + 1);
+          members.push_back({key, at->second, i});
+          continue;
+        }
+      }
       if (seen_here[key] == 0) {
         touched.push_back(key);
       }
@@ -125,6 +136,7 @@ void build_collectives(Trace &trace, std::vector<MatchingLists> &lists,
         (k + 1 < instance_count ? trace.collectives[k + 1].first_member
                                 : static_cast<std::uint32_t>(trace.collective_members.size())) -
         inst.first_member;
+    inst.participants = inst.member_count;
     const auto first_end = static_cast<std::size_t>(trace.collective_members[inst.first_member]);
     inst.comm = key == none ? kNoRef : e.comm[first_end];
     inst.expected = key == none ? processes_with_events

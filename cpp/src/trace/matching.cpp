@@ -89,7 +89,7 @@ void MatchingRun::complete(unsigned threads) {
     if (task == 0) {
       pair_messages(trace_, lists_, processes_.count(), messages);
     } else {
-      build_collectives(trace_, lists_, processes_);
+      build_collectives(trace_, lists_, processes_, sequences_);
       count_collective_violations(trace_, nullptr, collectives);
     }
   });

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "parjava/trace/trace.hpp"
@@ -78,8 +79,12 @@ void match_process(Trace &trace, std::int32_t rank, const std::vector<std::uint3
 // `violations` as it pairs them (count_clock_violations()'s point-to-point part).
 void pair_messages(Trace &trace, std::vector<MatchingLists> &lists, std::int32_t ranks,
                    ClockViolations &violations);
-// Pass 4 on the collective ends of all lists (in location order); frees them.
-void build_collectives(Trace &trace, std::vector<MatchingLists> &lists, const Processes &processes);
+// Pass 4 on the collective ends of all lists (in location order); frees them. `received`
+// (sorted by event) gives the index in its sequence of some CollectiveEnd events: those of a
+// parallel analysis part's received locations, which hold only some of their collectives
+// (partition.hpp); the others are numbered by counting, the k-th of a location being k.
+void build_collectives(Trace &trace, std::vector<MatchingLists> &lists, const Processes &processes,
+                       const std::vector<std::pair<EventIndex, std::uint32_t>> *received = nullptr);
 
 // match() in two phases, so that the per-location pass can run in parallel (and, when a trace
 // is read, right after each location): location(l) for every location, then complete().
@@ -91,9 +96,14 @@ public:
   // Passes 2-4 and the unmatched report; pairing and collective instances (which touch
   // different columns) run side by side when threads > 1.
   void complete(unsigned threads = 1);
+  // Sequence indices of received collective ends (build_collectives), kept by reference.
+  void set_collective_sequences(const std::vector<std::pair<EventIndex, std::uint32_t>> &s) {
+    sequences_ = &s;
+  }
 
 private:
   Trace &trace_;
+  const std::vector<std::pair<EventIndex, std::uint32_t>> *sequences_ = nullptr;
   Processes processes_;
   std::vector<MatchingLists> lists_; // per location
   std::vector<MatchReport> reports_; // per location

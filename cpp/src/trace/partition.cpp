@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #if defined(__GLIBC__)
@@ -13,6 +14,7 @@
 #endif
 
 #include "matching_passes.hpp"
+#include "parallel.hpp"
 #include "parjava/error.hpp"
 #include "parjava/trace/matching.hpp"
 
@@ -60,17 +62,42 @@ void comm_owners(const Trace &trace, const PartitionPlan &plan, std::uint32_t co
   out = owners;
 }
 
+constexpr std::uint64_t kNoMember = std::numeric_limits<std::uint64_t>::max();
+
 } // namespace
 
 std::vector<std::vector<EventIndex>> replay_selection(const Trace &trace, std::uint32_t part,
                                                       std::uint32_t parts,
-                                                      bool mpi_collective_calls) {
+                                                      bool mpi_collective_calls,
+                                                      const CollectiveReduction *reduction) {
   const PartitionPlan plan(trace.locations, parts);
   const auto &e = trace.events;
   // (event, destination) pairs: the events partners read, then what they take along.
   std::vector<std::pair<EventIndex, std::uint32_t>> wanted;
   std::vector<std::vector<std::uint32_t>> comm_cache(trace.communicators.size());
   std::vector<std::uint32_t> destinations;
+  // Instances that travel reduced, and whether a member is one of their decisive ones.
+  std::vector<std::uint8_t> reduced;
+  if (reduction != nullptr) {
+    reduced.assign(trace.collectives.size(), 0);
+    for (std::size_t k = 0; k < reduced.size(); ++k) {
+      reduced[k] = travels_reduced(trace, *reduction, k) ? 1 : 0;
+    }
+  }
+  auto is_decisive = [&](std::size_t k, std::size_t u) {
+    const auto location = e.location[u];
+    for (std::size_t j = 0; j < kDecisiveColumns; ++j) {
+      const auto id = reduction->decisive[k * kDecisiveColumns + j];
+      if (j != kDecisiveKeys && id != kNoMember &&
+          static_cast<std::uint32_t>(id & 0xffffffffU) == location) {
+        return true; // (column kDecisiveKeys is a time, not a member)
+      }
+    }
+    // The root's members (uniform root: see travels_reduced).
+    const auto root = static_cast<std::int32_t>(
+        static_cast<std::uint32_t>(reduction->minima[k * kCollectiveMinima + 2]));
+    return root != kNoRank && trace.locations[location].rank == root;
+  };
   auto send_to = [&](EventIndex i, std::uint32_t d) {
     if (d == part) {
       return;
@@ -103,6 +130,11 @@ std::vector<std::vector<EventIndex>> replay_selection(const Trace &trace, std::u
       break;
     case EventKind::CollectiveEnd:
       // With its Begin (its match); a Begin without End forms no instance and stays home.
+      if (reduction != nullptr && e.link[u] != kNoEvent &&
+          reduced[static_cast<std::size_t>(e.link[u])] != 0 &&
+          !is_decisive(static_cast<std::size_t>(e.link[u]), u)) {
+        break; // the others read it through the reduction's extremes
+      }
       comm_owners(trace, plan, e.comm[u], comm_cache, destinations);
       for (const auto d : destinations) {
         send_to(i, d);
@@ -205,14 +237,30 @@ void expand(Column<T> &column, std::size_t total, const std::vector<std::uint64_
 } // namespace
 
 void merge_part(Trace &trace, const ReplayEvents &received, std::uint32_t part, std::uint32_t parts,
-                std::vector<std::uint64_t> &positions, unsigned threads) {
+                std::vector<std::uint64_t> &positions, unsigned threads,
+                const CollectiveReduction *reduction) {
   const PartitionPlan plan(trace.locations, parts);
   const auto n = received.time.size();
   const auto &r = received;
   if (r.kind.size() != n || r.location.size() != n || r.region.size() != n || r.peer.size() != n ||
       r.tag.size() != n || r.comm.size() != n || r.bytes.size() != n || r.aux.size() != n ||
-      r.callsite.size() != n || r.position.size() != n) {
+      r.callsite.size() != n || r.position.size() != n ||
+      (!r.sequence.empty() && r.sequence.size() != n)) {
     throw Error(ErrorKind::Usage, "merge_part: the received columns differ in length");
+  }
+  if (reduction != nullptr && reduction->spread.size() != trace.collectives.size()) {
+    throw Error(ErrorKind::Usage, "merge_part: the collective reduction is not this trace's");
+  }
+  // The reduced instances of the own trace, by (sequence, index), with their member count.
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> participants;
+  if (reduction != nullptr) {
+    for (std::size_t k = 0; k < trace.collectives.size(); ++k) {
+      if (travels_reduced(trace, *reduction, k)) {
+        participants.emplace_back(reduction->sequence[k], reduction->index[k],
+                                  static_cast<std::uint32_t>(reduction->sums[k * kCollectiveSums]));
+      }
+    }
+    std::sort(participants.begin(), participants.end());
   }
   const auto locations = trace.location_count();
   std::vector<std::uint64_t> per_location(locations, 0);
@@ -272,8 +320,53 @@ void merge_part(Trace &trace, const ReplayEvents &received, std::uint32_t part, 
   expand(e.bytes, total, old_offsets, new_offsets, order, first_received, r.bytes);
   expand(e.aux, total, old_offsets, new_offsets, order, first_received, r.aux);
   expand(e.callsite, total, old_offsets, new_offsets, order, first_received, r.callsite);
+  // Received collective ends with their place in their sequence (their locations hold only
+  // some of their collectives), by their index in the merged trace.
+  std::vector<std::pair<EventIndex, std::uint32_t>> sequences;
+  if (!r.sequence.empty()) {
+    for (std::size_t l = 0; l < locations; ++l) {
+      const auto own = old_offsets[l + 1] - old_offsets[l];
+      for (std::uint64_t k = 0; k < per_location[l]; ++k) {
+        const auto from = order[first_received[l] + k];
+        if (r.kind[from] == EventKind::CollectiveEnd && r.sequence[from] != kNoRef) {
+          sequences.emplace_back(static_cast<EventIndex>(new_offsets[l] + own + k),
+                                 r.sequence[from]);
+        }
+      }
+    }
+  }
   trace.location_offsets = new_offsets;
-  match(trace, std::max(1U, threads)); // resizes match and link
+  {
+    // match(), with the received ends' sequence indices. Resizes match and link.
+    const auto workers = std::max(1U, threads);
+    detail::MatchingRun run(trace);
+    run.set_collective_sequences(sequences);
+    if (workers <= 1) {
+      detail::LocationScratch scratch;
+      for (std::uint32_t l = 0; l < trace.location_count(); ++l) {
+        run.location(l, scratch);
+      }
+    } else {
+      std::vector<detail::LocationScratch> scratch(workers);
+      detail::parallel_for(trace.location_count(), workers, [&](std::size_t l, unsigned worker) {
+        run.location(static_cast<std::uint32_t>(l), scratch[worker]);
+      });
+    }
+    run.complete(workers);
+  }
+  if (!participants.empty()) {
+    std::vector<std::uint32_t> sequence;
+    std::vector<std::uint32_t> index;
+    collective_sequences(trace, sequence, index);
+    for (std::size_t k = 0; k < trace.collectives.size(); ++k) {
+      const auto at = std::lower_bound(participants.begin(), participants.end(),
+                                       std::make_tuple(sequence[k], index[k], std::uint32_t{0}));
+      if (at != participants.end() && std::get<0>(*at) == sequence[k] &&
+          std::get<1>(*at) == index[k]) {
+        trace.collectives[k].participants = std::get<2>(*at);
+      }
+    }
+  }
 #if defined(__GLIBC__)
   // As open() does: give back the matching scratch (and the moved columns' old blocks).
   malloc_trim(0);
@@ -356,7 +449,7 @@ MatchReport count_unmatched(const Trace &trace, const std::vector<char> &counted
     if (!is_counted(e.location[static_cast<std::size_t>(first)])) {
       continue;
     }
-    m.collectives_incomplete += inst.member_count < inst.expected ? 1U : 0U;
+    m.collectives_incomplete += inst.participants < inst.expected ? 1U : 0U;
     for (auto k = inst.first_member; k < inst.first_member + inst.member_count; ++k) {
       const auto event = trace.collective_members[k];
       if (function_at(event) != inst.function ||

@@ -77,6 +77,25 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _end_mpi_job(args: argparse.Namespace, status: int) -> int:
+    """Under ``--mpi``, end the whole MPI job of a failed command by MPI_Abort(status).
+
+    A rank that finalizes MPI and then exits non-zero makes Open MPI's mpirun kill the job's
+    other ranks, and under load mpirun once never exited after that (Open MPI issues #3380,
+    #4543 describe such hangs); MPI_Abort is its way to end a job with an error code, which
+    mpirun returns. The error message is flushed before.
+    """
+    if status == EXIT_OK or not getattr(args, "mpi", False):
+        return status
+    mpi = sys.modules.get("mpi4py.MPI")
+    if mpi is None or not mpi.Is_initialized() or mpi.Is_finalized():
+        return status  # MPI never started (mpi4py missing, bad arguments): a plain exit
+    sys.stdout.flush()
+    sys.stderr.flush()
+    mpi.COMM_WORLD.Abort(status)
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (also used by ``python -m parjava``)."""
     words = list(sys.argv[1:] if argv is None else argv)
@@ -91,10 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or EXIT_OK)
     except UsageError as exc:
         sys.stderr.write(f"parjava {args.verb}: error: {exc}\n")
-        return EXIT_USAGE
+        return _end_mpi_job(args, EXIT_USAGE)
     except Error as exc:
         sys.stderr.write(f"parjava {args.verb}: {type(exc).__name__}: {exc}\n")
-        return EXIT_USAGE
+        return _end_mpi_job(args, EXIT_USAGE)
     except KeyboardInterrupt:
         sys.stderr.write("parjava: interrupted\n")
         return 130

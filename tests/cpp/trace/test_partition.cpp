@@ -3,6 +3,7 @@
 // events the others select gives the whole trace's matching on the part's locations.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -138,5 +139,127 @@ TEST(Partition, PartsReadTheirLocationsAndMergeToTheWholeMatching) {
   auto again = parts[1];
   std::vector<std::uint64_t> positions;
   EXPECT_THROW(merge_part(again, gather(parts, 0), 1, 2, positions), parjava::Error);
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// Four ranks in two parts (0, 1 | 2, 3): an MPI_Allreduce whose begins are 10, 30, 20, 30 and
+// ends 50, 45, 55, 60 (rank 1 is the latest to begin, tied with 3 but first in rank order, and
+// the first to end; 0 begins first; 3 ends last; of the receivers that began before the
+// latest sender, 0 ends first), then an MPI_Scan (a prefix: travels whole).
+Trace four_ranks() {
+  TraceBuilder b;
+  b.add_ranks(4);
+  const auto w = b.world_communicator();
+  const auto allreduce = b.region("MPI_Allreduce");
+  const auto scan = b.region("MPI_Scan");
+  const std::int64_t begins[] = {10, 30, 20, 30};
+  const std::int64_t ends[] = {50, 45, 55, 60};
+  for (std::uint32_t r = 0; r < 4; ++r) {
+    b.enter(r, begins[r] - 1, allreduce);
+    b.collective_begin(r, begins[r]);
+    b.collective_end(r, ends[r], 11, w, kNoRank, 8, 8);
+    b.leave(r, ends[r] + 1);
+    b.enter(r, 100, scan);
+    b.collective_begin(r, 100 + r);
+    b.collective_end(r, 120, 11, w, kNoRank, 8, 8);
+    b.leave(r, 121);
+  }
+  return b.finish();
+}
+
+// What the MPI_Allreduce of parjava.parallel do, on the two parts' rows (every instance is on
+// the world communicator, so instance k is the same in both parts): sums and minima, or
+// decisive columns [first, last) by minimum.
+void reduce_rows(std::vector<CollectiveReduction> &r) {
+  for (std::size_t i = 0; i < r[0].sums.size(); ++i) {
+    r[0].sums[i] = r[1].sums[i] = r[0].sums[i] + r[1].sums[i];
+  }
+  for (std::size_t i = 0; i < r[0].minima.size(); ++i) {
+    r[0].minima[i] = r[1].minima[i] = std::min(r[0].minima[i], r[1].minima[i]);
+  }
+}
+
+void reduce_decisive(std::vector<CollectiveReduction> &r, std::size_t first, std::size_t last) {
+  for (std::size_t k = 0; k < r[0].spread.size(); ++k) {
+    for (auto c = first; c < last; ++c) {
+      auto &a = r[0].decisive[k * kDecisiveColumns + c];
+      auto &b = r[1].decisive[k * kDecisiveColumns + c];
+      a = b = std::min(a, b);
+    }
+  }
+}
+
+} // namespace
+
+TEST(Partition, ReducedCollectivesShipTheirDecisiveMembersOnly) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("parjava-partition-reduced-" +
+                    std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::remove_all(dir);
+  write(four_ranks(), dir.string());
+  const auto anchor = (dir / "traces.otf2").string();
+  std::vector<Trace> parts{open_part(anchor, 0, 2), open_part(anchor, 1, 2)};
+  std::vector<CollectiveReduction> r{collective_reduction(parts[0], 2),
+                                     collective_reduction(parts[1], 2)};
+  reduce_rows(r);
+  for (std::uint32_t p = 0; p < 2; ++p) {
+    decisive_members(parts[p], r[p], 1);
+  }
+  reduce_decisive(r, 0, kDecisiveColumns - 1);
+  for (std::uint32_t p = 0; p < 2; ++p) {
+    decisive_members(parts[p], r[p], 2);
+  }
+  reduce_decisive(r, kDecisiveColumns - 1, kDecisiveColumns);
+  ASSERT_EQ(r[0].spread.size(), 2U);
+  EXPECT_TRUE(travels_reduced(parts[0], r[0], 0));
+  EXPECT_FALSE(travels_reduced(parts[0], r[0], 1)); // MPI_Scan: each waits for lower ranks
+  auto location_of = [](std::uint64_t id) { return static_cast<std::uint32_t>(id & 0xffffffffU); };
+  const auto *d = &r[0].decisive[0];
+  EXPECT_EQ(location_of(d[0]), 1U);                 // latest begin: rank 1 before rank 3 (tie)
+  EXPECT_EQ(location_of(d[1]), 1U);                 // earliest end
+  EXPECT_EQ(location_of(d[5]), 0U);                 // earliest begin
+  EXPECT_EQ(location_of(d[6]), 3U);                 // latest end
+  EXPECT_EQ(location_of(d[kDecisiveKeys + 1]), 0U); // 2nd step: earliest early receiver
+
+  // Part 0 sends ranks 0 and 1's Begin and End of the allreduce and of the scan (2 x 2 +
+  // 2 x 2); part 1 of the allreduce only rank 3's (rank 2 decides nothing), and the scan's.
+  const auto from0 = replay_selection(parts[0], 0, 2, false, &r[0]);
+  const auto from1 = replay_selection(parts[1], 1, 2, false, &r[1]);
+  EXPECT_EQ(from0[1].size(), 8U);
+  EXPECT_EQ(from1[0].size(), 6U);
+  EXPECT_EQ(replay_selection(parts[1], 1, 2, false)[0].size(), 8U); // without: every member
+
+  auto received = [&](const Trace &t, const std::vector<EventIndex> &events) {
+    ReplayEvents out;
+    const auto &e = t.events;
+    for (const auto i : events) {
+      const auto u = static_cast<std::size_t>(i);
+      out.time.push_back(e.time[u]);
+      out.kind.push_back(e.kind[u]);
+      out.location.push_back(e.location[u]);
+      out.region.push_back(e.region[u]);
+      out.peer.push_back(e.peer[u]);
+      out.tag.push_back(e.tag[u]);
+      out.comm.push_back(e.comm[u]);
+      out.bytes.push_back(e.bytes[u]);
+      out.aux.push_back(e.aux[u]);
+      out.callsite.push_back(e.callsite[u]);
+      out.position.push_back(static_cast<std::uint64_t>(i - t.location_begin(e.location[u])));
+    }
+    out.sequence = sequence_indices(t, events);
+    return out;
+  };
+  auto merged = parts[0];
+  std::vector<std::uint64_t> positions;
+  merge_part(merged, received(parts[1], from1[0]), 0, 2, positions, 1, &r[0]);
+  ASSERT_EQ(merged.collectives.size(), 2U);
+  // Rank 3's allreduce member joins instance 0, and rank 2's scan member instance 1: its
+  // location holds no allreduce here, so only its sequence index keeps it out of instance 0.
+  EXPECT_EQ(merged.collectives[0].member_count, 3U);
+  EXPECT_EQ(merged.collectives[0].participants, 4U);
+  EXPECT_EQ(merged.collectives[1].member_count, 4U);
+  EXPECT_EQ(merged.collectives[1].participants, 4U);
   std::filesystem::remove_all(dir);
 }

@@ -194,6 +194,10 @@ struct CollectiveInstance {
   std::uint32_t first_member = 0; // members' End events: collective_members[first, first+n)
   std::uint32_t member_count = 0; // participants that reached the collective
   std::uint32_t expected = 0;     // size of the communicator
+  // Participants in the whole trace: member_count, except in a parallel analysis part that
+  // holds only the decisive members of an instance (partition.hpp), where it is the count of
+  // the whole trace's members and member_count that of the members held.
+  std::uint32_t participants = 0;
 };
 
 // Counts of what matching could not pair. Nothing is guessed: unmatched events keep kNoEvent.

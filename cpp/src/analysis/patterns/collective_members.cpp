@@ -36,7 +36,8 @@ bool CollectiveMembers::gather(ScanContext &ctx, std::uint32_t index,
                                std::vector<CollectiveMember> &members, bool with_calls) {
   const auto &instance = trace_.collectives[index];
   members.clear();
-  if (instance.member_count < 2 || instance.member_count < instance.expected) {
+  // participants: a parallel analysis part may hold the decisive members only.
+  if (instance.participants < 2 || instance.participants < instance.expected) {
     return false;
   }
   const auto &ranks = comm_ranks(instance.comm);
