@@ -265,8 +265,15 @@ private:
   static std::uint64_t index_key(MatchQueue which, std::uint32_t host) noexcept {
     return (static_cast<std::uint64_t>(host) << 1U) | static_cast<std::uint64_t>(which);
   }
+  // Long queues are used in bursts (a linear all-to-all fills and drains one host's queues at
+  // a time): remember the last index looked up.
   KeyIndex &index_of(MatchQueue which, std::uint32_t host) {
-    return *indexes_.find(index_key(which, host))->second;
+    const std::uint64_t key = index_key(which, host);
+    if (key != last_key_ || last_index_ == nullptr) {
+      last_key_ = key;
+      last_index_ = indexes_.find(key)->second.get();
+    }
+    return *last_index_;
   }
 
   static constexpr std::uint32_t kSmallest = 4;
@@ -352,6 +359,9 @@ private:
   void drop_index(MatchQueue which, std::uint32_t host) {
     const auto it = indexes_.find(index_key(which, host));
     index_bytes_ -= it->second->counted;
+    if (last_index_ == it->second.get()) {
+      last_index_ = nullptr;
+    }
     indexes_.erase(it);
   }
 
@@ -380,7 +390,9 @@ private:
   std::vector<QueueEntry> pool_;
   std::vector<std::uint32_t> free_[kClasses]; // NOLINT(modernize-avoid-c-arrays): by size class
   std::unordered_map<std::uint64_t, std::unique_ptr<KeyIndex>> indexes_; // by index_key
-  std::uint64_t index_bytes_ = 0; // of the key indexes when built (an estimate)
+  std::uint64_t last_key_ = 0;
+  KeyIndex *last_index_ = nullptr; // the index of queue last_key_, or nullptr
+  std::uint64_t index_bytes_ = 0;  // of the key indexes when built (an estimate)
   std::uint64_t index_peak_ = 0;
   std::uint64_t total_[2] = {0, 0}; // NOLINT(modernize-avoid-c-arrays)
 };
