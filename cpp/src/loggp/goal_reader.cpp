@@ -4,6 +4,7 @@
 #include "parjava/loggp/goal_reader.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -107,6 +108,12 @@ public:
   GoalTextParser(const char *begin, const char *end, std::string source)
       : begin_(begin), end_(end), p_(begin), line_start_(begin), source_(std::move(source)) {}
 
+  // Parsed ranks of `file` (the text being parsed) may be dropped from memory while parsing.
+  void release_pages_of(MappedFile &file) noexcept {
+    file_ = &file;
+    released_ = begin_;
+  }
+
   GoalSchedule parse() {
     skip_filler();
     const std::uint32_t num_ranks = parse_num_ranks();
@@ -130,6 +137,10 @@ public:
         fail("'rank " + std::to_string(rank) + " {'",
              "the file ends after " + std::to_string(rank) + " rank block(s) but num_ranks is " +
                  std::to_string(num_ranks));
+      }
+      if (file_ != nullptr && token_ - released_ >= kReleaseEvery) {
+        file_->release_before(token_); // ranks are never read again: keep the file out of RSS
+        released_ = token_;
       }
       parse_rank_header(rank, num_ranks);
       builder.set_rank_block_offset(static_cast<std::uint64_t>(token_ - begin_));
@@ -577,6 +588,9 @@ private:
   std::uint32_t num_ranks_ = 0;
   std::uint32_t op_count_ = 0;
   GoalScheduleBuilder *builder_ = nullptr;
+  MappedFile *file_ = nullptr; // a mapped file whose parsed pages may be given back
+  const char *released_ = nullptr;
+  static constexpr std::ptrdiff_t kReleaseEvery = std::ptrdiff_t{64} << 20U;
   LabelTable labels_;
   std::vector<GoalSourcePosition *> *wanted_ = nullptr;
 };
@@ -584,12 +598,13 @@ private:
 } // namespace
 
 GoalSchedule read_goal_file(const std::string &path) {
-  const MappedFile file(path, ErrorKind::Model);
+  MappedFile file(path, ErrorKind::Model);
   if (file.size() == 0) {
     throw Error(ErrorKind::Model, path + ":1:1: expected 'num_ranks N', found an empty file");
   }
   file.advise_sequential();
   GoalTextParser parser(file.data(), file.data() + file.size(), path);
+  parser.release_pages_of(file);
   return parser.parse();
 }
 

@@ -39,6 +39,20 @@ MappedFile::~MappedFile() {
   }
 }
 
+void MappedFile::release_before(const char *upto) noexcept {
+  if (data_ == nullptr || upto < data_) {
+    return;
+  }
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t end = static_cast<std::size_t>(upto - data_) / page * page;
+  if (end > released_) {
+    // MADV_DONTNEED on a private read-only file mapping only drops the page-cache references of
+    // this process; the data stays the file's.
+    ::madvise(const_cast<char *>(data_) + released_, end - released_, MADV_DONTNEED);
+    released_ = end;
+  }
+}
+
 void MappedFile::advise_sequential() const noexcept {
   if (data_ != nullptr) {
     ::madvise(const_cast<char *>(data_), size_, MADV_SEQUENTIAL);

@@ -22,10 +22,14 @@ public:
   [[nodiscard]] const char *data() const noexcept { return data_; }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   void advise_sequential() const noexcept;
+  // The bytes before `upto` will not be read again soon: give their pages back (a later read
+  // faults them in from the file again), so parsing a multi-GB file does not keep it resident.
+  void release_before(const char *upto) noexcept;
 
 private:
   const char *data_ = nullptr;
   std::size_t size_ = 0;
+  std::size_t released_ = 0; // bytes from data_ already given back (a multiple of the page size)
 };
 
 } // namespace parjava::loggp

@@ -1,17 +1,24 @@
 // Per-host MPI match queues (LogGOPSim's receive queue RQ and unexpected queue UQ, anchor §4):
 // FIFO lists searched for the first entry matching (source, tag), wildcards allowed on either
-// side. LogGOPSim scans a std::list per host. Here both queues of a host share one 64-byte
-// header (one cache miss per host instead of several), each keeps its entries in one contiguous
-// array (16 bytes each, scanned from the oldest live entry) taken from a pool of power-of-two
-// blocks and given back as soon as the queue is empty (no heap allocation per host, memory in
-// proportion to the entries alive at once, hot blocks reused first), and once a queue holds more
-// than kIndexThreshold entries an index from the exact (source, tag) key to the chain of its
-// entries makes the common wildcard-free lookup O(1). Results are identical: the first matching
-// entry in FIFO order is always the oldest entry of its key, which is the head of the key's chain.
-// Private to the loggp part.
+// side. LogGOPSim scans a std::list per host.
+//
+// Host-major layout: every host owns one record of whole cache lines (a single 64-byte line for
+// a host with one CPU and one NIC) holding the engine's per-host clocks (the record's "prefix",
+// see Engine::clock) followed by the headers of both queues, and a queue holding one entry keeps
+// it inside its header. A message arriving at a host whose recv is already posted -- every tree,
+// ring and dissemination -- thus finds the host's CPU and NIC free times and the posted recv's
+// op id on one cache line, where separate clock, header and entry arrays cost three misses.
+// Longer queues spill into one contiguous array (16 bytes per entry, scanned from the oldest
+// live entry) taken from a pool of power-of-two blocks and given back as soon as the queue is
+// empty (no heap allocation per host, memory in proportion to the entries alive at once, hot
+// blocks reused first); once a queue holds more than kIndexThreshold entries an index from the
+// exact (source, tag) key to the chain of its entries makes the common wildcard-free lookup
+// O(1). Results are identical: the first matching entry in FIFO order is always the oldest entry
+// of its key, which is the head of the key's chain. Private to the loggp part.
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -26,13 +33,13 @@ struct QueueEntry {
   std::uint32_t src; // RQ: the recv's source (or kAnySource); UQ: the sending host
   std::uint32_t tag; // the recv's or the message's tag (or kAnyTag)
   std::uint32_t op;  // RQ: the recv op; UQ: the send op
-  std::uint32_t aux; // UQ: the sending host; RQ: unused
+  std::uint32_t aux; // unused by the queues (a dead pool entry has op == kNone)
 };
 
 [[nodiscard]] inline bool envelopes_match(std::uint32_t want_src, std::uint32_t want_tag,
-                                          const QueueEntry &e) noexcept {
-  return (want_src == kAnySource || e.src == kAnySource || e.src == want_src) &&
-         (want_tag == kAnyTag || e.tag == kAnyTag || e.tag == want_tag);
+                                          std::uint32_t src, std::uint32_t tag) noexcept {
+  return (want_src == kAnySource || src == kAnySource || src == want_src) &&
+         (want_tag == kAnyTag || tag == kAnyTag || tag == want_tag);
 }
 
 enum class MatchQueue : std::uint8_t { Receive = 0, Unexpected = 1 };
@@ -40,58 +47,89 @@ enum class MatchQueue : std::uint8_t { Receive = 0, Unexpected = 1 };
 class MatchQueues {
 public:
   static constexpr std::uint32_t kIndexThreshold = 48;
+  static constexpr std::size_t kLine = 64;
 
-  explicit MatchQueues(std::uint32_t hosts) : hosts_(hosts) {}
-  ~MatchQueues() {
-    for (HostQueues &h : hosts_) {
-      for (Queue &q : h.queues) {
-        delete q.index; // NOLINT(cppcoreguidelines-owning-memory)
-      }
-    }
-  }
+  // `prefix_bytes` at the start of every host record belong to the caller (zero-initialised,
+  // 8-byte aligned); see prefix().
+  MatchQueues(std::uint32_t hosts, std::size_t prefix_bytes)
+      : prefix_bytes_((prefix_bytes + 7U) / 8U * 8U),
+        lines_per_host_((prefix_bytes_ + 2U * sizeof(Queue) + kLine - 1U) / kLine), hosts_(hosts),
+        lines_(static_cast<std::size_t>(hosts) * lines_per_host_) {}
   MatchQueues(const MatchQueues &) = delete;
   MatchQueues &operator=(const MatchQueues &) = delete;
   MatchQueues(MatchQueues &&) = delete;
   MatchQueues &operator=(MatchQueues &&) = delete;
+  ~MatchQueues() = default;
+
+  // The caller's bytes of `host`'s record (the engine keeps the host's clocks there).
+  [[nodiscard]] std::byte *prefix(std::uint32_t host) noexcept {
+    return lines_[static_cast<std::size_t>(host) * lines_per_host_].bytes;
+  }
+  [[nodiscard]] const std::byte *prefix(std::uint32_t host) const noexcept {
+    return lines_[static_cast<std::size_t>(host) * lines_per_host_].bytes;
+  }
 
   void append(MatchQueue which, std::uint32_t host, const QueueEntry &entry) {
     Queue &q = queue(which, host);
-    if (q.size == capacity_of(q)) {
+    ++total_[static_cast<std::size_t>(which)];
+    if (q.spilled == 0) {
+      if (q.live == 0) { // the single entry lives in the header
+        q.a = entry.src;
+        q.b = entry.tag;
+        q.c = entry.op;
+        q.live = 1;
+        return;
+      }
+      spill(q);
+    }
+    if (q.b == capacity_of(q)) {
       grow(q);
     }
-    const std::uint32_t position = q.size++;
-    pool_[q.start + position] = entry;
+    const std::uint32_t position = q.b++;
+    pool_[q.a + position] = entry;
     ++q.live;
-    ++total_[static_cast<std::size_t>(which)];
-    if (q.index != nullptr) {
-      q.index->link(entry, position);
+    if (q.indexed != 0) {
+      index_of(which, host).link(entry, position);
     } else if (q.live > kIndexThreshold) {
-      build_index(q);
+      build_index(which, host, q);
     }
   }
 
-  // Remove and return the oldest entry of `host`'s queue that matches (src, tag).
+  // Remove and return the oldest entry of `host`'s queue that matches (src, tag); out.aux is
+  // not set.
   bool take_first_match(MatchQueue which, std::uint32_t host, std::uint32_t src, std::uint32_t tag,
                         QueueEntry &out) {
     Queue &q = queue(which, host);
     if (q.live == 0) {
       return false;
     }
-    if (q.index != nullptr && q.index->wildcards == 0 && src != kAnySource && tag != kAnyTag) {
-      const std::uint32_t position = q.index->first(src, tag);
-      if (position == kNone) {
+    if (q.spilled == 0) {
+      if (!envelopes_match(src, tag, q.a, q.b)) {
         return false;
       }
-      out = pool_[q.start + position];
-      remove(which, q, position);
+      out = QueueEntry{q.a, q.b, q.c, 0};
+      q.live = 0;
+      --total_[static_cast<std::size_t>(which)];
       return true;
     }
-    const QueueEntry *entries = pool_.data() + q.start;
-    for (std::uint32_t i = q.head; i < q.size; ++i) {
+    if (q.indexed != 0 && src != kAnySource && tag != kAnyTag) {
+      const KeyIndex &index = index_of(which, host);
+      if (index.wildcards == 0) {
+        const std::uint32_t position = index.first(src, tag);
+        if (position == kNone) {
+          return false;
+        }
+        out = pool_[q.a + position];
+        remove(which, host, q, position);
+        return true;
+      }
+    }
+    const QueueEntry *entries = pool_.data() + q.a;
+    for (std::uint32_t i = q.c; i < q.b; ++i) {
       const QueueEntry &e = entries[i];
-      if (e.op != kNone && envelopes_match(src, tag, e)) {
+      if (e.op != kNone && envelopes_match(src, tag, e.src, e.tag)) {
         out = e;
-        remove(which, q, i);
+        remove(which, host, q, i);
         return true;
       }
     }
@@ -102,32 +140,49 @@ public:
     return total_[static_cast<std::size_t>(which)];
   }
 
-  void prefetch(MatchQueue which, std::uint32_t host) const noexcept {
-    const Queue &q = hosts_[host].queues[static_cast<std::size_t>(which)];
-    __builtin_prefetch(&q);
+  // Start loading `host`'s record (clocks and both queue headers).
+  void prefetch(std::uint32_t host) const noexcept {
+    const Line *line = &lines_[static_cast<std::size_t>(host) * lines_per_host_];
+    for (std::size_t i = 0; i < lines_per_host_; ++i) {
+      __builtin_prefetch(line + i, 1);
+    }
   }
 
-  // Bytes of the headers, the pool (its peak: it only grows) and the key indexes.
-  [[nodiscard]] std::uint64_t memory_bytes() const noexcept {
-    return hosts_.capacity() * sizeof(HostQueues) + pool_.capacity() * sizeof(QueueEntry) +
-           index_peak_;
+  // The op id of the single entry `host`'s queue keeps in its header, else kNone (for prefetching
+  // the op that a coming match will touch).
+  [[nodiscard]] std::uint32_t single_op(MatchQueue which, std::uint32_t host) const noexcept {
+    const Queue &q = queue(which, host);
+    return q.spilled == 0 && q.live == 1 ? q.c : kNone;
   }
+
+  // Bytes of the host records, the pool (its peak: it only grows) and the key indexes.
+  [[nodiscard]] std::uint64_t memory_bytes() const noexcept {
+    return lines_.capacity() * sizeof(Line) + pool_.capacity() * sizeof(QueueEntry) + index_peak_;
+  }
+  [[nodiscard]] std::size_t record_bytes() const noexcept { return lines_per_host_ * kLine; }
 
   // Visit the entries left in one kind of queue on every host, in host and FIFO order.
   template <class Visit> void for_each(MatchQueue which, Visit visit) const {
-    for (std::uint32_t h = 0; h < hosts_.size(); ++h) {
-      const Queue &q = hosts_[h].queues[static_cast<std::size_t>(which)];
-      for (std::uint32_t i = q.head; i < q.size; ++i) {
-        if (pool_[q.start + i].op != kNone) {
-          visit(h, pool_[q.start + i]);
+    for (std::uint32_t h = 0; h < hosts_; ++h) {
+      const Queue &q = queue(which, h);
+      if (q.live == 0) {
+        continue;
+      }
+      if (q.spilled == 0) {
+        visit(h, QueueEntry{q.a, q.b, q.c, 0});
+        continue;
+      }
+      for (std::uint32_t i = q.c; i < q.b; ++i) {
+        if (pool_[q.a + i].op != kNone) {
+          visit(h, pool_[q.a + i]);
         }
       }
     }
   }
 
-private:
   static constexpr std::uint32_t kNone = 0xffffffffU;
 
+private:
   // Exact (src, tag) -> chain of entry positions in FIFO order, plus the number of live
   // entries with a wildcard (which the index cannot answer for).
   struct KeyIndex {
@@ -180,29 +235,51 @@ private:
     }
   };
 
-  struct Queue {                 // 32 bytes
-    std::uint32_t start = kNone; // FIFO at pool_[start...]; removed entries have op == kNone
-    std::uint32_t size = 0;      // entries used (live and removed)
-    std::uint32_t head = 0;      // no live entry before this position
-    std::uint32_t live = 0;
-    std::uint8_t size_class = 0; // capacity kSmallest << size_class (when start != kNone)
-    KeyIndex *index = nullptr;   // owned; only for long queues
+  // 20 bytes, all-zero = empty. Unspilled (spilled == 0): at most one entry, (a, b, c) = its
+  // (src, tag, op). Spilled: the FIFO is at pool_[a...], b entries used (live and removed;
+  // removed ones have op == kNone), no live entry before position c.
+  struct Queue {
+    std::uint32_t live;
+    std::uint8_t size_class; // spilled: capacity kSmallest << size_class
+    std::uint8_t spilled;
+    std::uint8_t indexed; // a KeyIndex exists in indexes_ (only for long queues)
+    std::uint8_t unused;
+    std::uint32_t a;
+    std::uint32_t b;
+    std::uint32_t c;
   };
-  struct alignas(64) HostQueues {
-    Queue queues[2]; // NOLINT(modernize-avoid-c-arrays): indexed by MatchQueue
+  static_assert(sizeof(Queue) == 20, "two queue headers and three clocks fill one cache line");
+  struct alignas(kLine) Line {
+    std::byte bytes[kLine]; // NOLINT(modernize-avoid-c-arrays)
   };
-  static_assert(sizeof(HostQueues) == 64, "both queues of a host share one cache line");
 
   Queue &queue(MatchQueue which, std::uint32_t host) noexcept {
-    return hosts_[host].queues[static_cast<std::size_t>(which)];
+    return reinterpret_cast<Queue *>( // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+        prefix(host) + prefix_bytes_)[static_cast<std::size_t>(which)];
+  }
+  [[nodiscard]] const Queue &queue(MatchQueue which, std::uint32_t host) const noexcept {
+    return reinterpret_cast<const Queue *>( // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+        prefix(host) + prefix_bytes_)[static_cast<std::size_t>(which)];
+  }
+
+  static std::uint64_t index_key(MatchQueue which, std::uint32_t host) noexcept {
+    return (static_cast<std::uint64_t>(host) << 1U) | static_cast<std::uint64_t>(which);
+  }
+  // Long queues are used in bursts (a linear all-to-all fills and drains one host's queues at
+  // a time): remember the last index looked up.
+  KeyIndex &index_of(MatchQueue which, std::uint32_t host) {
+    const std::uint64_t key = index_key(which, host);
+    if (key != last_key_ || last_index_ == nullptr) {
+      last_key_ = key;
+      last_index_ = indexes_.find(key)->second.get();
+    }
+    return *last_index_;
   }
 
   static constexpr std::uint32_t kSmallest = 4;
   static constexpr unsigned kClasses = 31;
 
-  static std::uint32_t capacity_of(const Queue &q) noexcept {
-    return q.start == kNone ? 0U : kSmallest << q.size_class;
-  }
+  static std::uint32_t capacity_of(const Queue &q) noexcept { return kSmallest << q.size_class; }
 
   std::uint32_t take_block(unsigned size_class) {
     std::vector<std::uint32_t> &free = free_[size_class];
@@ -219,89 +296,103 @@ private:
     return static_cast<std::uint32_t>(start);
   }
 
-  void give_back(Queue &q) {
-    free_[q.size_class].push_back(q.start);
-    q.start = kNone;
+  // A second entry arrives: move the header's entry to a pool block.
+  void spill(Queue &q) {
+    const QueueEntry single{q.a, q.b, q.c, 0};
+    q.size_class = 0;
+    q.a = take_block(0);
+    pool_[q.a] = single;
+    q.b = 1;
+    q.c = 0;
+    q.spilled = 1;
   }
 
   // Double the capacity: the entries move to a block of the next size class (positions kept).
   void grow(Queue &q) {
-    if (q.start == kNone) {
-      q.size_class = 0;
-      q.start = take_block(0);
-      return;
-    }
     const unsigned size_class = q.size_class + 1U;
     if (size_class >= kClasses) {
       throw std::bad_alloc();
     }
     const std::uint32_t start = take_block(size_class); // may move pool_
-    std::copy(pool_.begin() + q.start, pool_.begin() + q.start + q.size, pool_.begin() + start);
-    give_back(q);
-    q.start = start;
+    std::copy(pool_.begin() + q.a, pool_.begin() + q.a + q.b, pool_.begin() + start);
+    free_[q.size_class].push_back(q.a);
+    q.a = start;
     q.size_class = static_cast<std::uint8_t>(size_class);
   }
 
-  void remove(MatchQueue which, Queue &q, std::uint32_t position) {
-    QueueEntry *entries = pool_.data() + q.start;
+  void remove(MatchQueue which, std::uint32_t host, Queue &q, std::uint32_t position) {
+    QueueEntry *entries = pool_.data() + q.a;
     QueueEntry &e = entries[position];
-    if (q.index != nullptr) {
-      q.index->unlink_head(e, position);
+    if (q.indexed != 0) {
+      index_of(which, host).unlink_head(e, position);
     }
     e.op = kNone;
     --q.live;
     --total_[static_cast<std::size_t>(which)];
     if (q.live == 0) {
-      q.size = 0;
-      q.head = 0;
-      if (q.index != nullptr) {
-        index_bytes_ -= q.index->counted;
-        delete q.index; // NOLINT(cppcoreguidelines-owning-memory)
-        q.index = nullptr;
+      if (q.indexed != 0) {
+        drop_index(which, host);
       }
-      give_back(q);
+      free_[q.size_class].push_back(q.a);
+      q = Queue{};
       return;
     }
-    while (entries[q.head].op == kNone) {
-      ++q.head;
+    while (entries[q.c].op == kNone) {
+      ++q.c;
     }
     // Compact when dead entries dominate, so scans and memory stay proportional to live ones.
-    if (q.size - q.live > 2U * q.live + 64U) {
+    if (q.b - q.live > 2U * q.live + 64U) {
       std::uint32_t out = 0;
-      for (std::uint32_t i = q.head; i < q.size; ++i) {
+      for (std::uint32_t i = q.c; i < q.b; ++i) {
         if (entries[i].op != kNone) {
           entries[out++] = entries[i];
         }
       }
-      q.size = out;
-      q.head = 0;
-      if (q.index != nullptr) {
-        build_index(q);
+      q.b = out;
+      q.c = 0;
+      if (q.indexed != 0) {
+        build_index(which, host, q);
       }
     }
   }
 
-  void build_index(Queue &q) {
-    if (q.index != nullptr) {
-      index_bytes_ -= q.index->counted;
-      delete q.index; // NOLINT(cppcoreguidelines-owning-memory)
+  void drop_index(MatchQueue which, std::uint32_t host) {
+    const auto it = indexes_.find(index_key(which, host));
+    index_bytes_ -= it->second->counted;
+    if (last_index_ == it->second.get()) {
+      last_index_ = nullptr;
     }
-    q.index = new KeyIndex(); // NOLINT(cppcoreguidelines-owning-memory)
-    const QueueEntry *entries = pool_.data() + q.start;
-    for (std::uint32_t i = q.head; i < q.size; ++i) {
+    indexes_.erase(it);
+  }
+
+  void build_index(MatchQueue which, std::uint32_t host, Queue &q) {
+    if (q.indexed != 0) {
+      drop_index(which, host);
+    }
+    auto index = std::make_unique<KeyIndex>();
+    const QueueEntry *entries = pool_.data() + q.a;
+    for (std::uint32_t i = q.c; i < q.b; ++i) {
       if (entries[i].op != kNone) {
-        q.index->link(entries[i], i);
+        index->link(entries[i], i);
       }
     }
-    q.index->counted = q.index->bytes();
-    index_bytes_ += q.index->counted;
+    index->counted = index->bytes();
+    index_bytes_ += index->counted;
     index_peak_ = std::max(index_peak_, index_bytes_);
+    indexes_[index_key(which, host)] = std::move(index);
+    q.indexed = 1;
   }
 
-  std::vector<HostQueues> hosts_;
+  std::size_t prefix_bytes_;
+  std::size_t lines_per_host_;
+  std::uint32_t hosts_;
+  std::vector<Line> lines_; // host-major records, zero-initialised
   std::vector<QueueEntry> pool_;
   std::vector<std::uint32_t> free_[kClasses]; // NOLINT(modernize-avoid-c-arrays): by size class
-  std::uint64_t index_bytes_ = 0;             // of the key indexes when built (an estimate)
+  std::unordered_map<std::uint64_t, std::unique_ptr<KeyIndex>> indexes_; // by index_key
+  std::uint64_t last_key_ = 0;
+  KeyIndex *last_index_ = nullptr; // the index of queue last_key_, or nullptr
+  std::uint64_t index_bytes_ = 0;  // of the key indexes when built (an estimate)
   std::uint64_t index_peak_ = 0;
   std::uint64_t total_[2] = {0, 0}; // NOLINT(modernize-avoid-c-arrays)
 };

@@ -36,7 +36,7 @@ public:
         p_(options.parameters), order_(options.order), progress_(options.progress),
         hosts_(schedule.num_ranks()), cpus_(schedule.num_cpus()), nics_(schedule.num_nics()),
         stride_(cpus_ + 2U * nics_), remaining_(schedule.num_ops()),
-        clocks_(static_cast<std::size_t>(hosts_) * stride_, 0), queues_(hosts_), groups_(hosts_) {
+        queues_(hosts_, stride_ * sizeof(SimTime)), groups_(hosts_) {
     for (OpId i = 0; i < schedule.num_ops(); ++i) {
       remaining_[i] = ops_[i].dependency_count;
     }
@@ -106,14 +106,10 @@ private:
     }
     const GoalOp &op = ops_[near->op];
     if (near->kind() == EntryKind::Message) {
-      __builtin_prefetch(clocks_.data() + static_cast<std::size_t>(op.peer) * stride_);
-      queues_.prefetch(MatchQueue::Receive, op.peer);
+      queues_.prefetch(op.peer);
     } else {
-      __builtin_prefetch(clocks_.data() + static_cast<std::size_t>(near->host()) * stride_);
+      queues_.prefetch(near->host());
       __builtin_prefetch(deps_ + op.requires_begin);
-      if (op.kind == OpKind::Recv) {
-        queues_.prefetch(MatchQueue::Unexpected, near->host());
-      }
     }
   }
 
@@ -273,7 +269,7 @@ private:
         // Rendezvous decided by the recv's own size when the message came first (quirk 3);
         // the sender's CPU/NIC indices are the recv's.
         if (is_rendezvous(p_, op.size)) {
-          const std::uint32_t sender = message.aux;
+          const std::uint32_t sender = message.src;
           done(message.op, sender);
           raise(cpu_free(sender, op.cpu), t);
           raise(send_gap_free(sender, op.nic), t);
@@ -288,23 +284,31 @@ private:
     return true;
   }
 
-  SimTime &cpu_free(std::uint32_t host, std::uint8_t cpu) noexcept {
-    return clocks_[static_cast<std::size_t>(host) * stride_ + cpu];
+  // A host's clocks are the prefix of its record in the match queues (match_queue.hpp), so
+  // the clocks and the posted recv of the host a message arrives at share a cache line.
+  SimTime *clocks(std::uint32_t host) noexcept {
+    return reinterpret_cast<SimTime *>( // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+        queues_.prefix(host));
   }
+  [[nodiscard]] const SimTime *clocks(std::uint32_t host) const noexcept {
+    return reinterpret_cast<const SimTime *>( // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+        queues_.prefix(host));
+  }
+  SimTime &cpu_free(std::uint32_t host, std::uint8_t cpu) noexcept { return clocks(host)[cpu]; }
   SimTime &send_gap_free(std::uint32_t host, std::uint8_t nic) noexcept {
-    return clocks_[static_cast<std::size_t>(host) * stride_ + cpus_ + nic];
+    return clocks(host)[cpus_ + nic];
   }
   SimTime &receive_gap_free(std::uint32_t host, std::uint8_t nic) noexcept {
-    return clocks_[static_cast<std::size_t>(host) * stride_ + cpus_ + nics_ + nic];
+    return clocks(host)[cpus_ + nics_ + nic];
   }
   [[nodiscard]] SimTime cpu_free(std::uint32_t host, std::uint8_t cpu) const noexcept {
-    return clocks_[static_cast<std::size_t>(host) * stride_ + cpu];
+    return clocks(host)[cpu];
   }
   [[nodiscard]] SimTime send_gap_free(std::uint32_t host, std::uint8_t nic) const noexcept {
-    return clocks_[static_cast<std::size_t>(host) * stride_ + cpus_ + nic];
+    return clocks(host)[cpus_ + nic];
   }
   [[nodiscard]] SimTime receive_gap_free(std::uint32_t host, std::uint8_t nic) const noexcept {
-    return clocks_[static_cast<std::size_t>(host) * stride_ + cpus_ + nics_ + nic];
+    return clocks(host)[cpus_ + nics_ + nic];
   }
 
   static void raise(SimTime &slot, SimTime t) noexcept { slot = std::max(slot, t); }
@@ -496,8 +500,8 @@ private:
   // The engine's own state at its peak (every part only grows, except the match queues, which
   // report their pool's peak).
   [[nodiscard]] std::uint64_t engine_bytes() const noexcept {
-    return remaining_.capacity() * sizeof(std::uint32_t) + clocks_.capacity() * sizeof(SimTime) +
-           queue_.capacity_bytes() + queues_.memory_bytes() + groups_.memory_bytes() +
+    return remaining_.capacity() * sizeof(std::uint32_t) + queue_.capacity_bytes() +
+           queues_.memory_bytes() + groups_.memory_bytes() +
            released_.capacity() * sizeof(Released) +
            (ready_.capacity() + sorted_.capacity()) * sizeof(OpId);
   }
@@ -506,7 +510,7 @@ private:
     SimulationResult r;
     r.end_times.assign(hosts_, 0);
     for (std::uint32_t h = 0; h < hosts_; ++h) {
-      const auto *cpu = clocks_.data() + static_cast<std::size_t>(h) * stride_;
+      const SimTime *cpu = clocks(h);
       r.end_times[h] = *std::max_element(cpu, cpu + cpus_);
       if (r.end_times[h] > r.max_end_time) {
         r.max_end_time = r.end_times[h];
@@ -571,11 +575,10 @@ private:
   std::size_t stride_; // clocks per host
 
   std::vector<std::uint32_t> remaining_; // unsatisfied dependencies per op
-  // Per host, side by side so one cache line serves an event: the CPU free times (nexto), the
-  // send-gap free times (nextgs) and the receive-gap free times (nextgr) of its NICs.
-  std::vector<SimTime> clocks_;
   EventQueue queue_;
-  MatchQueues queues_; // receive and unexpected queues of every host
+  // Host-major records: per host, the CPU free times (nexto), the send-gap free times (nextgs)
+  // and the receive-gap free times (nextgr) of its NICs, then its receive and unexpected queues.
+  MatchQueues queues_;
   BlockedGroups groups_;
 
   std::vector<Released> released_; // ops released by the current event, in release order

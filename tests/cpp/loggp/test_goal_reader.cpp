@@ -6,6 +6,9 @@
 #include <fstream>
 #include <string>
 
+#include <unistd.h>
+
+#include "../../../cpp/src/loggp/mapped_file.hpp"
 #include "parjava/error.hpp"
 #include "parjava/loggp/goal_reader.hpp"
 
@@ -214,6 +217,34 @@ TEST(GoalReader, ReadsFilesAndLocatesOps) {
   } catch (const parjava::Error &e) {
     EXPECT_NE(std::string(e.what()).find("cannot open " + path), std::string::npos);
   }
+}
+
+// The reader gives back the pages of parsed ranks while it parses: the text must read the same
+// afterwards (a private file mapping faults dropped pages in from the file again), whether the
+// boundary is inside a page or not.
+TEST(GoalReader, ReleasedPagesOfAMappedFileReadTheSame) {
+  const std::string path = testing::TempDir() + "parjava_mapped_release.txt";
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::string text(3 * page + 123, ' ');
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    text[i] = static_cast<char>('a' + (i * 7U) % 26U);
+  }
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+  }
+  {
+    parjava::loggp::MappedFile file(path, parjava::ErrorKind::Model);
+    ASSERT_EQ(file.size(), text.size());
+    EXPECT_EQ(std::string(file.data(), file.size()), text);
+    file.release_before(file.data() + page + 17);
+    EXPECT_EQ(std::string(file.data(), file.size()), text);
+    file.release_before(file.data() + 2 * page);
+    file.release_before(file.data() + page); // behind what was released: nothing to do
+    file.release_before(file.data() + file.size());
+    EXPECT_EQ(std::string(file.data(), file.size()), text);
+  }
+  std::remove(path.c_str());
 }
 
 } // namespace
