@@ -9,17 +9,23 @@
 // exit (an empty probe pair, what a pair costs an enclosing measurement, what a trip counter
 // costs it) so the loader can subtract it (seed 003 notes §6.5: "correction").
 //
-// Timed probes (blocks, fragments, functions) are sampled the same way: every execution is
-// counted, the first PJ_SAMPLE_DENSE are timed, then one in 8..23 (a stride hashed from the
-// sample count, so a periodic program does not alias with it). An untimed execution costs a
-// counter update; the ones nested in a timed interval are counted (`skips`) and charged their
-// own calibrated cost. A probe in a function called millions of times (a qsort comparator)
-// otherwise doubled the program's time.
+// Timed probes (blocks, fragments, functions) are sampled the same way: the first
+// PJ_SAMPLE_DENSE executions are timed, then one in 8..23 (a stride hashed from the sample
+// count, so a periodic program does not alias with it), and past PJ_SAMPLE_SPARSE samples the
+// stride doubles with each doubling of the samples, up to 64x. An untimed execution costs one
+// countdown in a per-thread array of a word per slot (eight slots a cache line, apart from the
+// statistics) and a per-thread skip counter: no clock read, no call. The executions are the
+// samples plus the skips granted minus the countdown left at exit. The untimed ones nested in a
+// timed interval are counted (`skips`) and charged their own calibrated cost. A probe in a
+// function called millions of times (a qsort comparator; miniAMR's one-block ma_malloc, 8.9
+// million calls from its allocation loops) otherwise made the estimation code, and the times
+// the model took from it, up to twice as slow as the program.
 //
 // Iterations of a fragment are timed densely for a slot's first PJ_ITERATION_DENSE samples and
-// then one in PJ_ITERATION_STRIDE: a timestamp per iteration costs about as much as a short
-// body (an FFT butterfly), so timing every iteration made the fragment's corrected time the
-// small difference of two large numbers, and its error followed the machine's noise.
+// then one in PJ_ITERATION_STRIDE (sparser past PJ_SAMPLE_SPARSE samples): a timestamp per
+// iteration costs about as much as a short body (an FFT butterfly), so timing every iteration made
+// the fragment's corrected time the small difference of two large numbers, and its error followed
+// the machine's noise.
 #include "probe_runtime.hpp"
 
 namespace parjava::frontend {
@@ -43,6 +49,7 @@ typedef struct pj_slot {
   pj_u64 nested; /* timed probe events inside the measured intervals */
   pj_u64 counters; /* counter events (opaque trip counts, selectors) inside them */
   pj_u64 executions; /* timed probes: executions, timed or not (count: the timed ones) */
+  pj_u64 granted;    /* timed probes: untimed executions granted to the countdown */
   pj_u64 skips;      /* untimed probe executions inside the measured intervals */
   pj_u64 last, generation; /* iterations timed per thread (OpenMP loops) */
   pj_u64 left;     /* iterations until the next timed one (sampled iteration timing) */
@@ -58,11 +65,27 @@ typedef struct pj_slot {
 void pj_keep_value(pj_slot *s, double value);
 
 extern __thread pj_slot *pj_slots;
+extern __thread pj_u64 *pj_lefts; /* timed probes: untimed executions before the next timed one */
 extern __thread pj_u64 pj_events;
 extern __thread pj_u64 pj_counter_events;
 extern __thread pj_u64 pj_skips;
 extern __thread double pj_size;
 extern long long pj_live;
+extern __thread long long pj_live_pending;
+
+/* The probed heap's live bytes move through a per-thread balance that reaches the shared
+   counter once it passes PJ_LIVE_BATCH either way: a locked add per allocation cost more than
+   the rest of a sampled probe (miniAMR's 8.9 million small allocations), and the working set
+   the samples read is off by at most PJ_LIVE_BATCH per thread. */
+#define PJ_LIVE_BATCH 65536
+static inline void pj_live_add(long long bytes) {
+  long long pending = pj_live_pending + bytes;
+  if (__builtin_expect(pending > PJ_LIVE_BATCH || pending < -PJ_LIVE_BATCH, 0)) {
+    __atomic_add_fetch(&pj_live, pending, __ATOMIC_RELAXED);
+    pending = 0;
+  }
+  pj_live_pending = pending;
+}
 extern pj_u64 pj_generation;
 pj_slot *pj_thread_slots(void);
 
@@ -103,29 +126,51 @@ static inline pj_slot *pj_sample(unsigned k, pj_u64 dt, pj_u64 nested, pj_u64 co
 }
 
 #define PJ_SAMPLE_DENSE 256
+#define PJ_SAMPLE_SPARSE 4096
 
 /* The start of a timed probe: its timestamp, or 0 when this execution is not timed. */
 static inline pj_u64 pj_begin(unsigned k) {
-  pj_slot *s = pj_slot_of(k);
-  s->executions++;
-  if (__builtin_expect(s->left != 0, 1)) {
-    s->left--;
+  pj_u64 *left = pj_lefts;
+  if (__builtin_expect(left == 0, 0)) {
+    (void)pj_thread_slots();
+    left = pj_lefts;
+  }
+  if (__builtin_expect(left[k] != 0, 1)) {
+    left[k]--;
     pj_skips++;
     return 0;
   }
   return pj_now();
 }
 
-static inline void pj_end(unsigned k, pj_u64 t0, pj_u64 e0, pj_u64 c0, pj_u64 k0) {
-  pj_u64 t1;
-  pj_slot *s;
-  if (t0 == 0) return;
-  t1 = pj_now();
-  s = pj_sample(k, t1 - t0, pj_events - e0, pj_counter_events - c0);
+/* Untimed executions after a timed one: 7..22 (1 in 8..23), doubled with each doubling of the
+   samples past PJ_SAMPLE_SPARSE, up to 64x (1 in 512..1472). A probe entered millions of times
+   then costs its countdown alone, and its tens of thousands of samples still give its mean
+   (the sum is scaled by executions / samples when loaded). */
+static inline pj_u64 pj_stride(pj_u64 count) {
+  pj_u64 base = 8 + ((count * 0x9E3779B97F4A7C15ull) >> 60);
+  unsigned shift = 0;
+  if (count >= PJ_SAMPLE_SPARSE) {
+    shift = 64u - (unsigned)__builtin_clzll(count / PJ_SAMPLE_SPARSE);
+    if (shift > 6) shift = 6;
+  }
+  return (base << shift) - 1;
+}
+
+/* The end of a timed execution that ended at t1. */
+static inline void pj_end_at(unsigned k, pj_u64 t0, pj_u64 t1, pj_u64 e0, pj_u64 c0, pj_u64 k0) {
+  pj_slot *s = pj_sample(k, t1 - t0, pj_events - e0, pj_counter_events - c0);
   s->skips += pj_skips - k0;
   if (s->count >= PJ_SAMPLE_DENSE) {
-    s->left = 7 + ((s->count * 0x9E3779B97F4A7C15ull) >> 60); /* 7..22 skipped: 1 in 8..23 */
+    pj_u64 stride = pj_stride(s->count);
+    pj_lefts[k] = stride;
+    s->granted += stride;
   }
+}
+
+static inline void pj_end(unsigned k, pj_u64 t0, pj_u64 e0, pj_u64 c0, pj_u64 k0) {
+  if (t0 == 0) return;
+  pj_end_at(k, t0, pj_now(), e0, c0, k0);
 }
 
 static inline void pj_histogram(pj_slot *s, pj_u64 v) {
@@ -232,12 +277,14 @@ static inline pj_u64 pj_begin_sized(unsigned k) {
 
 static inline void pj_end_sized(unsigned k, unsigned s, int allocates, pj_u64 t0, pj_u64 e0,
                                 pj_u64 c0, pj_u64 k0) {
-  pj_u64 dt;
-  if (allocates) __atomic_add_fetch(&pj_live, (long long)pj_size, __ATOMIC_RELAXED);
+  pj_u64 t1;
+  if (allocates) pj_live_add((long long)pj_size);
   if (t0 == 0) return;
-  dt = pj_now() - t0;
-  pj_sized_sample(s, pj_size, dt);
-  pj_end(k, t0, e0, c0, k0);
+  /* One reading ends both samples: the binning (a call, cold when samples are sparse) stays
+     out of the block's time. */
+  t1 = pj_now();
+  pj_end_at(k, t0, t1, e0, c0, k0);
+  pj_sized_sample(s, pj_size, t1 - t0);
 }
 
 /* A constructor's member initialisers: marked at the call site, timed at the body's top; the
@@ -265,6 +312,18 @@ static inline void pj_prologue(unsigned k) {
 #define PJ_ITERATION_DENSE 256
 #define PJ_ITERATION_STRIDE 16
 
+/* Iterations between timed ones: 1 for the first PJ_ITERATION_DENSE samples, then
+   PJ_ITERATION_STRIDE, doubled with each doubling of the samples past PJ_SAMPLE_SPARSE, up to
+   64x, as for timed probes (a loop of millions of short iterations paid a clock pair and a
+   histogram update every 16). */
+static inline pj_u64 pj_iteration_stride(pj_u64 count) {
+  unsigned shift;
+  if (count < PJ_ITERATION_DENSE) return 1;
+  if (count < PJ_SAMPLE_SPARSE) return PJ_ITERATION_STRIDE;
+  shift = 64u - (unsigned)__builtin_clzll(count / PJ_SAMPLE_SPARSE);
+  return (pj_u64)PJ_ITERATION_STRIDE << (shift > 6 ? 6 : shift);
+}
+
 /* The iteration timer of one execution of a fragment's loop: the start of the iteration being
    timed (0: none), and the iterations left before the next timed one, carried over from the
    slot so that the sampled iterations are spread over all executions. */
@@ -286,7 +345,7 @@ static inline void pj_iteration_step(unsigned k, pj_iter *it) {
     if (--it->left != 0) return;
   }
   it->last = now;
-  it->left = pj_slot_of(k)->count < PJ_ITERATION_DENSE ? 1 : PJ_ITERATION_STRIDE;
+  it->left = pj_iteration_stride(pj_slot_of(k)->count);
 }
 
 /* At the top of every iteration: a decrement and a test unless this iteration ends or starts a
@@ -375,15 +434,21 @@ std::string_view probe_runtime_source() {
 #define PJ_ALL_SLOTS (PJ_SLOTS + 6)
 
 __thread pj_slot *pj_slots;
+__thread pj_u64 *pj_lefts;
 __thread pj_u64 pj_events;
 __thread pj_u64 pj_counter_events;
 __thread pj_u64 pj_skips;
 __thread pj_mark_state pj_marked;
 __thread double pj_size = 1.0;
 long long pj_live;
+__thread long long pj_live_pending;
 pj_u64 pj_generation;
 
-typedef struct pj_thread_entry { pj_slot *slots; struct pj_thread_entry *next; } pj_thread_entry;
+typedef struct pj_thread_entry {
+  pj_slot *slots;
+  pj_u64 *lefts;
+  struct pj_thread_entry *next;
+} pj_thread_entry;
 static pj_thread_entry *pj_threads;
 static pj_u64 pj_start_ticks;
 static struct timespec pj_start_time;
@@ -391,12 +456,14 @@ static struct timespec pj_start_time;
 pj_slot *pj_thread_slots(void) {
   pj_thread_entry *entry;
   pj_slots = (pj_slot *)calloc(PJ_ALL_SLOTS, sizeof(pj_slot));
+  pj_lefts = (pj_u64 *)calloc(PJ_ALL_SLOTS, sizeof(pj_u64));
   entry = (pj_thread_entry *)malloc(sizeof(pj_thread_entry));
-  if (pj_slots == 0 || entry == 0) {
+  if (pj_slots == 0 || pj_lefts == 0 || entry == 0) {
     fprintf(stderr, "parjava estimation: out of memory for probe slots\n");
     abort();
   }
   entry->slots = pj_slots;
+  entry->lefts = pj_lefts;
   entry->next = __atomic_load_n(&pj_threads, __ATOMIC_ACQUIRE);
   while (!__atomic_compare_exchange_n(&pj_threads, &entry->next, entry, 0, __ATOMIC_ACQ_REL,
                                       __ATOMIC_ACQUIRE)) {
@@ -423,11 +490,11 @@ static double pj_usable(void *block) {
 
 void pj_size_free(void *block) {
   pj_size = pj_usable(block);
-  __atomic_sub_fetch(&pj_live, (long long)pj_size, __ATOMIC_RELAXED);
+  pj_live_add(-(long long)pj_size);
 }
 
 void pj_size_release(void *block) {
-  __atomic_sub_fetch(&pj_live, (long long)pj_usable(block), __ATOMIC_RELAXED);
+  pj_live_add(-(long long)pj_usable(block));
 }
 
 void pj_sized_sample(unsigned k, double bytes, pj_u64 dt) {
@@ -550,25 +617,24 @@ static void pj_calibrate(void) {
   enum { N = 20000 };
   int i;
   pj_u64 t0, t1;
-  pj_slot *self = pj_slot_of(PJ_CALIBRATION_SELF);
-  pj_slot *scratch = pj_slot_of(PJ_CALIBRATION_SCRATCH);
   pj_slot *untimed = pj_slot_of(PJ_CALIBRATION_UNTIMED);
   for (i = 0; i < N; ++i) { /* what an empty timed interval reports */
     pj_u64 e = pj_events, c = pj_counter_events, k = pj_skips, t;
-    self->left = 0;
+    pj_lefts[PJ_CALIBRATION_SELF] = 0;
     t = pj_begin(PJ_CALIBRATION_SELF);
     pj_end(PJ_CALIBRATION_SELF, t, e, c, k);
   }
   t0 = pj_now();
   for (i = 0; i < N; ++i) { /* what a timed probe costs an enclosing interval */
     pj_u64 e = pj_events, c = pj_counter_events, k = pj_skips, t;
-    scratch->left = 0;
+    pj_lefts[PJ_CALIBRATION_SCRATCH] = 0;
     t = pj_begin(PJ_CALIBRATION_SCRATCH);
     pj_end(PJ_CALIBRATION_SCRATCH, t, e, c, k);
   }
   t1 = pj_now();
   (void)pj_sample(PJ_CALIBRATION_PAIR, (t1 - t0) / N, 0, 0);
-  untimed->left = 2 * N;
+  pj_lefts[PJ_CALIBRATION_UNTIMED] = 2 * N;
+  untimed->granted += 2 * N;
   t0 = pj_now();
   for (i = 0; i < N; ++i) { /* what an untimed execution costs it */
     pj_u64 e = pj_events, c = pj_counter_events, k = pj_skips, t;
@@ -655,7 +721,11 @@ static void pj_write(void) {
   total = (pj_slot *)calloc(PJ_ALL_SLOTS, sizeof(pj_slot));
   if (total == 0) return;
   for (t = __atomic_load_n(&pj_threads, __ATOMIC_ACQUIRE); t != 0; t = t->next) {
-    for (k = 0; k < PJ_ALL_SLOTS; ++k) pj_merge(&total[k], &t->slots[k]);
+    for (k = 0; k < PJ_ALL_SLOTS; ++k) {
+      pj_slot *s = &t->slots[k];
+      s->executions = s->count + s->granted - t->lefts[k];
+      pj_merge(&total[k], s);
+    }
   }
   snprintf(path, sizeof(path), "%s/parjava-estimates.%s.%ld.txt", dir && *dir ? dir : ".",
            pj_rank(), (long)getpid());

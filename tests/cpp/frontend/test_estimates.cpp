@@ -287,6 +287,28 @@ TEST(Estimates, SampledTimedProbesScaleToEveryExecution) {
   EXPECT_EQ(b.time.samples, 300u);
 }
 
+// One sample preempted for a millisecond among 300 of 3000 executions: an event in time, counted
+// once; scaled by the stride like the others it would make the block ten times slower.
+TEST(Estimates, APreemptedSampleIsCountedOnceNotScaledByTheStride) {
+  Fixture f;
+  const std::uint32_t block = f.slot(f.loop("double s = 0.0;"), ProbeKind::Block);
+  std::ostringstream body;
+  body << "slot " << block << " 300 " << 299 * 20 + 1000000 << " 0 20 1000000 0 0 0 0 3000 600\n";
+  std::ostringstream file;
+  file << "parjava-estimates 3\nclock rdtsc\nticks_per_second 1e9\nslots " << f.built.plan.slots
+       << "\nrun_seconds 1\ncalibration 3 4 5 2\n"
+       << body.str() << "end\n";
+  const Measurements ms =
+      load_estimates({write_source("preempted.txt", file.str())}, f.built.plan.slots);
+  model::Model m = f.built.model;
+  apply_estimates(m, f.built.plan, ms);
+  const model::Node &b = m.node(f.loop("double s = 0.0;"));
+  // Corrected ticks: 299 * 20 + 1e6 - 300 * 3 - 600 * 2; the rest scaled by 2999 / 299.
+  const double rest = 299.0 * 20.0 - 300.0 * 3.0 - 600.0 * 2.0;
+  EXPECT_NEAR(b.time.seconds, (rest * 2999.0 / 299.0 + 1e6) / 3000.0 * 1e-9, 1e-15);
+  EXPECT_LT(b.time.seconds, 400e-9); // scaled by the stride: 3346 ns
+}
+
 // A run of the nest's block at `ticks_per_sample` (10 samples, 3-tick self overhead) with the
 // outer loop's trip counter at `trips`.
 Measurements run_of(const Fixture &f, std::uint64_t ticks_per_sample, std::uint64_t trips) {
