@@ -774,27 +774,17 @@ private:
       if (!site.setup) {
         continue;
       }
-      Diagnostic d;
-      d.kind = DiagnosticKind::Parameter;
-      d.severity = Severity::Warning;
-      d.function = p_.functions[site.function].name;
-      d.message = "option table entry for '" + p_.variables[site.var].source_name + "' (" +
-                  site.what +
-                  "): no later call in this function parses argv, so the model takes "
-                  "the parameter '" +
-                  site.parameter +
-                  "' here; the estimation run measures it "
-                  "here too, which may be before the program parsed its options";
-      const std::string where = location(site);
-      const std::size_t colon = where.rfind(':');
-      if (colon != std::string::npos) {
-        d.file = where.substr(0, colon);
-        d.line = static_cast<std::uint32_t>(std::stoul(where.substr(colon + 1)));
-      }
-      p_.diagnostics.push_back(std::move(d));
+      parameter_warning(site, "option table entry for '" + p_.variables[site.var].source_name +
+                                  "' (" + site.what +
+                                  "): no later call in this function parses argv, so the model "
+                                  "takes the parameter '" +
+                                  site.parameter +
+                                  "' here; the estimation run measures it here too, which may "
+                                  "be before the program parsed its options");
     }
   }
 
+  // A warning about an input, at the place the program reads it.
   void parameter_warning(const InputSite &site, const std::string &message) {
     Diagnostic d;
     d.kind = DiagnosticKind::Parameter;

@@ -195,6 +195,15 @@ std::optional<std::int64_t> Engine::measured_value(std::uint32_t ctx, const Comm
   return values[k % values.size()];
 }
 
+// Rank r's k-th execution of a node with measured decisions takes the k-th value rank r had in
+// the estimation run, cyclically (docs/model-schema.md "Measured decisions"); nullptr when the
+// rank has none (the node's own test decides).
+const std::int64_t *Engine::next_measured(std::uint32_t ctx, const MeasuredSequence &t) {
+  const auto &values = t.values[static_cast<std::size_t>(rank_of(ctx))];
+  const std::uint64_t k = frame(ctx)[t.count_slot]++;
+  return values.empty() ? nullptr : &values[k % values.size()];
+}
+
 std::int64_t Engine::arg_int(std::uint32_t ctx, const CommOp &op, Arg a, std::int64_t fallback) {
   const std::int32_t e = op.expr[static_cast<std::size_t>(a)];
   if (e < 0) {
@@ -613,33 +622,19 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
       break;
     }
     case Code::MeasuredTripsStart: {
-      // Rank r's k-th execution runs the k-th count rank r ran in the estimation run,
-      // cyclically (docs/model-schema.md "Measured trip counts").
-      const MeasuredTrips &t = program_.measured_trips[ins.a];
-      const auto &values = t.values[static_cast<std::size_t>(rank_of(ctx))];
-      const std::uint64_t k = f[t.count_slot]++;
-      if (values.empty()) {
-        f[t.counter_slot] = kFromCondition;
-        pc_[ctx] = pc + 1;
-      } else {
-        f[t.counter_slot] = static_cast<std::uint64_t>(values[k % values.size()]);
-        pc_[ctx] = pc + 2;
-      }
+      const MeasuredSequence &t = program_.measured_sequences[ins.a];
+      const std::int64_t *count = next_measured(ctx, t);
+      f[t.counter_slot] = count == nullptr ? kFromCondition : static_cast<std::uint64_t>(*count);
+      pc_[ctx] = count == nullptr ? pc + 1 : pc + 2;
       break;
     }
     case Code::MeasuredBranch: {
-      const MeasuredTrips &t = program_.measured_trips[ins.a];
-      const auto &values = t.values[static_cast<std::size_t>(rank_of(ctx))];
-      const std::uint64_t k = f[t.count_slot]++;
-      if (values.empty()) {
-        pc_[ctx] = pc + 1;
-      } else {
-        pc_[ctx] = values[k % values.size()] != 0 ? pc + 2 : ins.b;
-      }
+      const std::int64_t *taken = next_measured(ctx, program_.measured_sequences[ins.a]);
+      pc_[ctx] = taken == nullptr ? pc + 1 : *taken != 0 ? pc + 2 : ins.b;
       break;
     }
     case Code::MeasuredTripsTest: {
-      const MeasuredTrips &t = program_.measured_trips[ins.a];
+      const MeasuredSequence &t = program_.measured_sequences[ins.a];
       if (f[t.counter_slot] == kFromCondition) {
         pc_[ctx] = pc + 1;
       } else if (f[t.counter_slot] == 0) {

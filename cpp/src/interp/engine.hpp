@@ -167,6 +167,7 @@ private:
   [[nodiscard]] std::int64_t eval_int(std::uint32_t ctx, std::int32_t expr, std::int64_t peer = 0);
   [[nodiscard]] std::int64_t arg_int(std::uint32_t ctx, const CommOp &op, Arg a,
                                      std::int64_t fallback = 0);
+  [[nodiscard]] const std::int64_t *next_measured(std::uint32_t ctx, const MeasuredSequence &t);
   [[nodiscard]] std::optional<std::int64_t> measured_value(std::uint32_t ctx, const CommOp &op,
                                                            Arg a);
   [[nodiscard]] std::uint64_t arg_bytes(std::uint32_t ctx, const CommOp &op, Arg a,

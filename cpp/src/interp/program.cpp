@@ -492,7 +492,7 @@ private:
 
   // A loop's trip counts or an if's outcomes measured per rank (docs/model-schema.md "Measured
   // decisions"): at the np they were measured at, each rank replays its own sequence (index
-  // into Program::measured_trips); at another np the model decides, with a warning when the
+  // into Program::measured_sequences); at another np the model decides, with a warning when the
   // ranks' sequences differ (they follow data decisions the model draws).
   std::int32_t measured_sequence(NodeIndex n, const std::vector<std::vector<std::int64_t>> &seqs,
                                  const char *what) {
@@ -511,13 +511,13 @@ private:
       }
       return -1;
     }
-    MeasuredTrips t;
+    MeasuredSequence t;
     t.values = seqs;
     t.count_slot = hidden(ValueType::Int);
     t.counter_slot = hidden(ValueType::Int);
     counters_[function_].push_back(t.counter_slot); // per activation; the count is per thread
-    p_.measured_trips.push_back(std::move(t));
-    return static_cast<std::int32_t>(p_.measured_trips.size() - 1);
+    p_.measured_sequences.push_back(std::move(t));
+    return static_cast<std::int32_t>(p_.measured_sequences.size() - 1);
   }
 
   void emit_switch(NodeIndex n) {

@@ -25,24 +25,24 @@ enum class Code : std::uint8_t {
   OpaqueBranch, // opaque a decides; if false goto b
   TripsStart,   // opaque a: draw this execution's trip count into its counter slot
   TripsTest,    // opaque a: if its counter is 0 goto b, else decrement it
-  // Trip counts measured per rank (Program::measured_trips a): Start loads this execution's
+  // Trip counts measured per rank (Program::measured_sequences a): Start loads this execution's
   // count and skips the next instruction (the opaque draw), or falls through to it when the
   // rank has no values; Test leaves (goto b) at 0 or decrements and skips the loop's own test,
   // or falls through to that test for a rank without values.
   MeasuredTripsStart,
   MeasuredTripsTest,
-  // An if's outcomes measured per rank (Program::measured_trips a): taken skips the if's own
+  // An if's outcomes measured per rank (Program::measured_sequences a): taken skips the if's own
   // test, not taken goes to b, no values for this rank falls through to the test.
   MeasuredBranch,
-  Switch,       // switch table a
-  CondTime,     // node: clock += time(a) (the B_CE block)
-  Call,         // call function a from ufc node `node`
-  CallRec,      // call function a inside its recursive cycle: recursive call b (a new frame)
-  Return,       // return from the current function
-  Comm,         // communication leaf: comm op a
-  TaskGroup,    // task group a; the main thread continues at b
-  TaskEnd,      // a pool thread finished its task
-  End,          // the entry function returned: the thread is done
+  Switch,    // switch table a
+  CondTime,  // node: clock += time(a) (the B_CE block)
+  Call,      // call function a from ufc node `node`
+  CallRec,   // call function a inside its recursive cycle: recursive call b (a new frame)
+  Return,    // return from the current function
+  Comm,      // communication leaf: comm op a
+  TaskGroup, // task group a; the main thread continues at b
+  TaskEnd,   // a pool thread finished its task
+  End,       // the entry function returned: the thread is done
   // Replayed sequences (sequence_program.hpp):
   Elapse,      // node: clock += delays[a] ns (a measured time, neither scaled nor shared)
   RegionEnter, // node: enter the trace region of function a (call site node b - 1, 0: none)
@@ -160,9 +160,9 @@ struct MeasuredArg {
   std::string fallback; // its expression, used by a rank without values
 };
 
-// Trip counts of a loop measured per rank (docs/model-schema.md "Measured trip counts"):
-// values[r] is rank r's sequence (may be empty: the loop's own condition decides).
-struct MeasuredTrips {
+// A loop's trip counts or an if's outcomes measured per rank (docs/model-schema.md "Measured
+// decisions"): values[r] is rank r's sequence (may be empty: the node's own test decides).
+struct MeasuredSequence {
   std::vector<std::vector<std::int64_t>> values;
   std::uint32_t count_slot = 0;   // executions of the loop by this thread so far
   std::uint32_t counter_slot = 0; // iterations left in this execution (kFromCondition: none)
@@ -207,7 +207,7 @@ struct Program {
   std::vector<RecursiveCall> recursive_calls;
   std::vector<std::uint8_t> recursive_site;
   std::vector<MeasuredArg> measured;
-  std::vector<MeasuredTrips> measured_trips;
+  std::vector<MeasuredSequence> measured_sequences;
   std::vector<std::string> warnings; // found while compiling (per-rank data at another np)
   std::vector<std::uint32_t> global_slots;
   std::vector<std::int32_t> global_init; // expr per global

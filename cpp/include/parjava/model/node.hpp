@@ -171,7 +171,7 @@ struct Node {
   std::vector<Assignment> init;   // for
   std::vector<Assignment> update; // for
   // Loops that communicate and whose trip count follows data decisions (docs/model-schema.md
-  // "Measured trip counts"): trips_by_rank[r] is the sequence of trip counts rank r ran in an
+  // "Measured decisions"): trips_by_rank[r] is the sequence of trip counts rank r ran in an
   // estimation run at np = trips_by_rank.size(). Empty: counted from cond (or opaque).
   std::vector<std::vector<std::int64_t>> trips_by_rank;
   // The same for an opaque if that guards communication: taken_by_rank[r] is the sequence of
