@@ -193,6 +193,9 @@ class SelfCheck:
     passed: bool
     message: str
     fragments: list[dict[str, Any]] = field(default_factory=list)
+    # Executions per process of the rewritten bounds' nodes at the estimation's input (the
+    # extrapolation check compares a prediction's with them).
+    executions: dict[str, float] = field(default_factory=dict)
 
     @property
     def error(self) -> float:
@@ -217,6 +220,7 @@ class SelfCheck:
             "coverage": self.coverage,
             "message": self.message,
             "fragments": self.fragments,
+            **({"executions": self.executions} if self.executions else {}),
         }
 
 
@@ -362,6 +366,7 @@ def self_check(
                 "; no measured fragment explains the gap: the time is outside the probes "
                 "(functions without probes, library calls inside data, waiting)"
             )
+    bounds = model._doc.get("rewritten_bounds", [])
     return SelfCheck(
         np=np,
         measured=measured,
@@ -369,4 +374,7 @@ def self_check(
         passed=passed,
         message=message,
         fragments=fragments,
+        executions={
+            str(b["node"]): rows[b["node"]]["freq"] / np for b in bounds if b["node"] in rows
+        },
     )

@@ -26,6 +26,7 @@ from typing import Any, Callable, Union
 import numpy as np
 
 from ._core_loader import load_core
+from ._extrapolation_check import rewritten_bounds_warning
 from ._progress import Progress
 from ._scaling_check import fixed_loops_warning
 from .errors import DeadlockError, Error, ModelError, UsageError
@@ -251,6 +252,9 @@ class Prediction:
             fixed = fixed_loops_warning(self, r.np) if self.model is not None else None
             if fixed is not None and fixed not in seen:
                 seen.append(fixed)
+            drifting = rewritten_bounds_warning(self, r.np) if self.model is not None else None
+            if drifting is not None and drifting not in seen:
+                seen.append(drifting)
         return seen
 
     @property

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "estimates_bounds.hpp"
 #include "estimates_inputs.hpp"
 #include "estimates_trips.hpp"
 #include "parjava/error.hpp"
@@ -358,6 +359,11 @@ private:
     note(p.node, Severity::Note,
          label(p.node) + ": " + number(n.opaque.trips_mean) + " iterations per execution on " +
              "average (opaque, measured over " + std::to_string(s.count) + " executions)");
+    for (model::RewrittenBound &b : m_.rewritten_bounds) {
+      if (b.node == p.node) {
+        measure_rewritten_bound(b, ms_, p.slot, s);
+      }
+    }
   }
 
   // A loop that communicates keeps its counts in order (pj_trips_seq), an opaque if that guards

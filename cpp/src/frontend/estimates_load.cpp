@@ -29,6 +29,7 @@ void accumulate(SlotMeasurement &into, const SlotMeasurement &from) {
   into.counters += from.counters;
   into.skips += from.skips;
   into.live += from.live;
+  into.trend += from.trend;
   for (const auto &[bin, values] : from.sizes) {
     auto &target = into.sizes[bin];
     for (std::size_t f = 0; f < 3; ++f) {
@@ -188,6 +189,15 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
         }
         rank.slots[k].live = v;
         m.slots[k].live += v;
+      } else if (key == "trend") {
+        std::uint32_t k = 0;
+        double v = 0.0;
+        ls >> k >> v;
+        if (!ls || k >= slots || !std::isfinite(v)) {
+          throw bad("malformed trend line");
+        }
+        rank.slots[k].trend = v;
+        m.slots[k].trend += v;
       } else if (key == "sizes") {
         std::uint32_t k = 0;
         ls >> k;

@@ -15,6 +15,7 @@
 #include "parjava/error.hpp"
 #include "parjava/model/operation.hpp"
 #include "probe_planner.hpp"
+#include "rewritten_bounds.hpp"
 #include "variables.hpp"
 
 namespace parjava::frontend {
@@ -104,10 +105,29 @@ public:
       zero_local_arrays(f, body.front());
     }
     m.validate();
+    rewritten();
     return out;
   }
 
 private:
+  // Opaque loops whose bound an enclosing loop rewrites (rewritten_bounds.hpp).
+  void rewritten() {
+    for (const RewrittenBound &b : rewritten_bounds(p_)) {
+      const StructNode &loop = p_.nodes[b.loop];
+      if (loop.model_id == 0 || !model_->has_node(loop.model_id)) {
+        continue;
+      }
+      model::RewrittenBound out;
+      out.node = loop.model_id;
+      out.label = model_->node(loop.model_id).label;
+      out.data = b.data;
+      out.source = range(loop.function, loop.range);
+      out.written = range(b.writer, clang::SourceRange(b.written, b.written));
+      out.enclosing = range(p_.nodes[b.enclosing].function, p_.nodes[b.enclosing].range);
+      model_->rewritten_bounds.push_back(std::move(out));
+    }
+  }
+
   // The elements of a function's local arrays the model keeps start at 0, as the model's
   // variables do, but a model names a local only where it assigns it: an element read before
   // any kept write (an uninitialised array in C) would be an unknown name.

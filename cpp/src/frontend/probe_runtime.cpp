@@ -58,6 +58,7 @@ typedef struct pj_slot {
   double *sequence; /* value probes: the first PJ_SEQUENCE values, in call order */
   pj_u64 kept;
   double live;   /* timed probes: the probed heap's live bytes, summed over the samples */
+  double trend;  /* trips: sum over executions of (execution index x iterations) */
   double *bins;  /* sized probes: per power of two of the bytes, count, bytes and ticks */
 } pj_slot;
 
@@ -185,6 +186,9 @@ static inline void pj_histogram(pj_slot *s, pj_u64 v) {
 /* Trip count of an opaque loop: the model needs its distribution. */
 static inline void pj_trips(unsigned k, pj_u64 n) {
   pj_slot *s = pj_slot_of(k);
+  /* With count, sum and sumsq, the least-squares slope of the count over the run: whether it
+     drifted while the estimation ran (a refining mesh), which extrapolation must not hide. */
+  s->trend += (double)s->count * (double)n;
   s->count++;
   s->sum += n;
   s->sumsq += (double)n * (double)n;
@@ -665,6 +669,7 @@ static void pj_merge(pj_slot *into, const pj_slot *from) {
   into->executions += from->executions;
   into->skips += from->skips;
   into->live += from->live;
+  into->trend += from->trend;
   if (from->bins != 0) {
     if (into->bins == 0) into->bins = (double *)calloc(3 * PJ_SIZE_BINS, sizeof(double));
     if (into->bins != 0) {
@@ -774,6 +779,7 @@ static void pj_write(void) {
     }
     fprintf(out, "\n");
     if (s->live > 0) fprintf(out, "live %d %.17g\n", k, s->live);
+    if (s->trend > 0) fprintf(out, "trend %d %.17g\n", k, s->trend);
     if (s->bins != 0) {
       fprintf(out, "sizes %d", k);
       for (i = 0; i < PJ_SIZE_BINS; ++i) {

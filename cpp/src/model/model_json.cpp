@@ -205,13 +205,13 @@ std::vector<Assignment> read_assignments(FieldReader &r, std::string_view field)
   return out;
 }
 
-SourceRange read_source(FieldReader &r) {
+SourceRange read_source(FieldReader &r, std::string_view field = "source") {
   SourceRange s;
-  const Json *v = r.get("source");
+  const Json *v = r.get(field);
   if (v == nullptr) {
     return s;
   }
-  FieldReader sr(*v, r.where() + ", field 'source'");
+  FieldReader sr(*v, r.where() + ", field '" + std::string(field) + "'");
   s.file = static_cast<std::int32_t>(sr.integer("file", -1));
   const auto u32 = [&](std::string_view f) {
     const std::int64_t x = sr.integer(f, 0);
@@ -816,11 +816,53 @@ Model read_model(std::string_view text, std::string_view origin) {
         fragments != nullptr && !fragments->is_array()) {
       cr.fail("fragments", "must be a list");
     }
+    if (const Json *executions = cr.get("executions");
+        executions != nullptr && !executions->is_object()) {
+      cr.fail("executions", "must be an object of node id -> executions per process");
+    }
     cr.finish();
     m.self_check = check->dump();
   }
+  if (const Json *bounds = top.get("rewritten_bounds")) {
+    if (!bounds->is_array()) {
+      top.fail("rewritten_bounds", "must be a list");
+    }
+    for (const auto &bj : *bounds) {
+      FieldReader br(bj, std::string(origin) + ", a rewritten bound");
+      RewrittenBound b;
+      const std::int64_t node = br.integer("node", -1);
+      if (node < 0) {
+        br.fail("node", "must be a node id");
+      }
+      b.node = static_cast<NodeId>(node);
+      b.label = br.string("label");
+      b.data = br.string("data");
+      b.source = read_source(br);
+      b.written = read_source(br, "written");
+      b.enclosing = read_source(br, "enclosing");
+      if (const Json *measured = br.get("measured")) {
+        FieldReader mr(*measured, std::string(origin) + ", a rewritten bound's 'measured'");
+        b.executions = mr.number("executions", 0.0);
+        b.min = mr.number("min", 0.0);
+        b.max = mr.number("max", 0.0);
+        b.drift = mr.number("drift", 0.0);
+        if (b.executions < 0 || b.min > b.max) {
+          mr.fail("", "needs executions >= 0 and min <= max");
+        }
+        mr.finish();
+      }
+      br.finish();
+      m.rewritten_bounds.push_back(std::move(b));
+    }
+  }
   top.finish();
   m.validate();
+  for (const RewrittenBound &b : m.rewritten_bounds) {
+    if (!m.has_node(b.node)) {
+      throw Error(ErrorKind::Model, std::string(origin) + ", a rewritten bound: node " +
+                                        std::to_string(b.node) + " is not in the model");
+    }
+  }
   return m;
 }
 

@@ -343,6 +343,24 @@ std::string model_to_json(const Model &m, int indent) {
     functions.push_back(fj);
   }
   doc["functions"] = functions;
+  if (!m.rewritten_bounds.empty()) {
+    OrderedJson bounds = OrderedJson::array();
+    for (const auto &b : m.rewritten_bounds) {
+      OrderedJson o;
+      o["node"] = b.node;
+      o["label"] = b.label;
+      o["data"] = b.data;
+      o["source"] = source_json(b.source);
+      o["written"] = source_json(b.written);
+      o["enclosing"] = source_json(b.enclosing);
+      if (b.executions > 0) {
+        o["measured"] = {
+            {"executions", b.executions}, {"min", b.min}, {"max", b.max}, {"drift", b.drift}};
+      }
+      bounds.push_back(std::move(o));
+    }
+    doc["rewritten_bounds"] = std::move(bounds);
+  }
   OrderedJson nodes = OrderedJson::array();
   for (const auto &n : m.nodes) {
     nodes.push_back(node_json(m, n));

@@ -182,6 +182,12 @@ void reduce(Model &m, NodeId id, const TimeSpec &time, std::vector<Assignment> a
       throw Error(ErrorKind::Model, message);
     }
   }
+  // A rewritten bound inside now lives in the block that stands for its loop.
+  for (RewrittenBound &b : m.rewritten_bounds) {
+    if (m.has_node(b.node) && inside.contains(m.index_of(b.node))) {
+      b.node = id;
+    }
+  }
   // Rewrite the root in place, then drop its descendants and renumber the arena.
   Node &r = m.nodes[root];
   Node reduced;

@@ -35,6 +35,7 @@ struct SlotMeasurement {
   double dsum = 0.0;
   std::uint64_t overflow = 0;
   double live = 0.0; // timed probes: the probed heap's live bytes summed over the samples
+  double trend = 0.0; // trip probes: sum over executions of (execution index x iterations)
   // Sized probes: per power of two of the bytes, {calls, bytes, ticks} of the timed calls.
   std::map<int, std::array<double, 3>> sizes;
   std::vector<std::pair<std::int64_t, std::uint64_t>> histogram; // value, occurrences

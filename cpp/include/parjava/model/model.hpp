@@ -57,6 +57,26 @@ struct Function {
   std::vector<CallingContext> contexts;
 };
 
+// An opaque loop whose bound reads data the program rewrites inside an enclosing loop
+// (docs/model-schema.md "Rewritten bounds"; the builder's rewritten_bounds.hpp): its count was
+// measured over the estimation's run only, so a prediction that runs it far more often keeps
+// what the estimation saw. A prediction says so when the counts did not stay put.
+struct RewrittenBound {
+  NodeId node = kNoId;   // the loop, or the reduced block that now stands for it
+  std::string label;     // the loop's own label ("for in < sorted_index[num_refine+1]")
+  std::string data;      // what its bound reads that the enclosing loop rewrites
+  SourceRange source;    // the loop
+  SourceRange written;   // one write of `data` inside the enclosing loop (or its callees)
+  SourceRange enclosing; // the enclosing loop
+  // Measured by the estimation (0 executions: not measured): the loop's executions per process,
+  // the smallest and largest trip count, and the drift -- the change of the expected count from
+  // the run's first execution to its last, relative to the mean (least squares over executions).
+  double executions = 0.0;
+  double min = 0.0;
+  double max = 0.0;
+  double drift = 0.0;
+};
+
 class Model {
 public:
   std::string name;
@@ -69,6 +89,7 @@ public:
   // The estimation's self-check (docs/model-schema.md "Self-check"), a JSON object as text;
   // empty when the model was not estimated or not checked. The reader validates its fields.
   std::string self_check;
+  std::vector<RewrittenBound> rewritten_bounds;
 
   // Structural and semantic validation; throws Error(Model) naming the node id and field.
   // Also rebuilds the id index and parent links, so call it after editing nodes.
