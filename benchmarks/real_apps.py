@@ -185,8 +185,12 @@ def run_app(app: App, machine: object, args: argparse.Namespace, work: Path) -> 
 
     def row(label: str, np: int, argv: list[str], mdl: pj.SourceModel, bar: float | None) -> None:
         params = mdl.arguments([f"./{app.name}", *argv])
+        said: list[str] = []
         try:
-            predicted = float(pj.interpret(mdl, machine, np=np, params=params).times[0])
+            prediction = pj.interpret(mdl, machine, np=np, params=params)
+            predicted = float(prediction.times[0])
+            # What the prediction says about itself: the first clause of each warning.
+            said = [w.split(":")[0][:80] for w in prediction.warnings]
             failure = ""
         except pj.Error as exc:  # reported, never hidden
             predicted, failure = float("nan"), f"{type(exc).__name__}: {str(exc)[:300]}"
@@ -203,13 +207,15 @@ def run_app(app: App, machine: object, args: argparse.Namespace, work: Path) -> 
                 "error": err,
                 "bar": bar,
                 "failure": failure,
+                "prediction_warnings": said,
             }
         )
         print(
             f"  {label:28} np {np}  measured {real:9.4f} s  predicted {predicted:9.4f} s  "
             f"{100 * err:+7.1f} %"
             + (f"  (bar {100 * bar:.0f} %)" if bar else "")
-            + (f"  {failure}" if failure else ""),
+            + (f"  {failure}" if failure else "")
+            + (f"\n  {'':28} warned: {'; '.join(said)}" if said else ""),
             flush=True,
         )
 
@@ -257,6 +263,13 @@ def main() -> int:
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     failed = [r for r in rows if r["failure"] or (r["bar"] and abs(r["error"]) > r["bar"])]
     print(f"\n{len(rows) - len(failed)} of {len(rows)} rows within their bars")
+    # Never silently wrong: a row outside its bar must have said something about itself.
+    silent = [r for r in failed if not r["failure"] and not r["prediction_warnings"]]
+    names = ", ".join(f"{r['app']} {r['row']} np {r['np']}" for r in silent)
+    print(
+        f"{len(failed) - len(silent)} of {len(failed)} rows outside their bars warned"
+        + (f"; silent: {names}" if silent else "")
+    )
     if args.record:
         Path(args.record).write_text(json.dumps(rows, indent=1))
     return 0
