@@ -1,5 +1,6 @@
 /* Constructs a control tree cannot hold, and data-dependent control flow:
- *  - make_values() uses goto for its error handling: it becomes one measured block;
+ *  - make_values() uses goto for its error handling: each goto leaves the statements before
+ *    the label (a break in the model);
  *  - tree_sum() is recursive; its depth is a control parameter, so the model follows it;
  *  - newton() iterates `while (fabs(delta) > tol)` on data: its trip count is opaque;
  *  - a data-dependent `if` on the values of an array: its probability is opaque.

@@ -1,7 +1,10 @@
 #include "calls.hpp"
 
+#include <algorithm>
+
 #include <clang/AST/DeclCXX.h>
 #include <clang/AST/ExprCXX.h>
+#include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/AST/StmtVisitor.h>
 #include <clang/Basic/SourceManager.h>
@@ -65,9 +68,99 @@ bool is_std(const clang::Decl *decl) {
   return false;
 }
 
-// argv[k] with a constant k, where argv is the second parameter of main.
+// main's argv, as a parameter declaration, if `e` names it.
+const clang::ParmVarDecl *main_argv(const clang::Expr *e) {
+  const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+  const auto *param = ref != nullptr ? llvm::dyn_cast<clang::ParmVarDecl>(ref->getDecl()) : nullptr;
+  if (param == nullptr) {
+    return nullptr;
+  }
+  const auto *fn = llvm::dyn_cast<clang::FunctionDecl>(param->getDeclContext());
+  return fn != nullptr && fn->isMain() && param->getFunctionScopeIndex() == 1 ? param : nullptr;
+}
+
+// Every step of main's argv (`++argv`, `argv++`), in source order; empty when one is not a
+// plain step of straight-line code in one block (a decrement, `argv += k`, a step in a loop or
+// in another block than the others), so that a position could not be told.
+class ArgvSteps : public clang::RecursiveASTVisitor<ArgvSteps> {
+public:
+  ArgvSteps(const clang::ParmVarDecl *argv, clang::ASTContext &ctx) : argv_(argv), ctx_(ctx) {}
+  bool VisitUnaryOperator(clang::UnaryOperator *u) {
+    if (main_argv(u->getSubExpr()) != argv_) {
+      return true;
+    }
+    if (u->isIncrementOp()) {
+      const clang::Stmt *block = enclosing_block(u);
+      ok = ok && block != nullptr && (blocks.empty() || blocks.front() == block);
+      blocks.push_back(block);
+      steps.push_back(u);
+    } else if (u->isDecrementOp()) {
+      ok = false;
+    }
+    return true;
+  }
+  bool VisitBinaryOperator(clang::BinaryOperator *b) {
+    ok = ok && !(b->isAssignmentOp() && main_argv(b->getLHS()) == argv_);
+    return true;
+  }
+  std::vector<const clang::UnaryOperator *> steps;
+  std::vector<const clang::Stmt *> blocks;
+  bool ok = true;
+
+private:
+  // The compound statement the step's statement belongs to; null inside a loop.
+  const clang::Stmt *enclosing_block(const clang::Stmt *s) {
+    clang::DynTypedNode node = clang::DynTypedNode::create(*s);
+    for (int depth = 0; depth < 1000; ++depth) {
+      const auto parents = ctx_.getParents(node);
+      if (parents.empty()) {
+        return nullptr;
+      }
+      const auto *p = parents[0].get<clang::Stmt>();
+      if (p == nullptr || llvm::isa<clang::ForStmt>(p) || llvm::isa<clang::WhileStmt>(p) ||
+          llvm::isa<clang::DoStmt>(p)) {
+        return nullptr;
+      }
+      if (llvm::isa<clang::CompoundStmt>(p)) {
+        return p;
+      }
+      node = parents[0];
+    }
+    return nullptr;
+  }
+  const clang::ParmVarDecl *argv_;
+  clang::ASTContext &ctx_;
+};
+
+// `*++argv` / `*argv++` (PRK kernels read `iterations = atoi(*++argv);`): the position it reads,
+// from the steps of argv before it in main; -1 when that cannot be told.
+int stepped_argv_index(const clang::Expr *e, clang::ASTContext &ctx) {
+  const auto *deref = llvm::dyn_cast<clang::UnaryOperator>(e);
+  if (deref == nullptr || deref->getOpcode() != clang::UO_Deref) {
+    return -1;
+  }
+  const auto *step = llvm::dyn_cast<clang::UnaryOperator>(deref->getSubExpr()->IgnoreParens());
+  const clang::ParmVarDecl *argv = step != nullptr ? main_argv(step->getSubExpr()) : nullptr;
+  if (argv == nullptr || !step->isIncrementOp()) {
+    return -1;
+  }
+  const auto *fn = llvm::cast<clang::FunctionDecl>(argv->getDeclContext());
+  ArgvSteps steps(argv, ctx);
+  steps.TraverseStmt(fn->getBody());
+  const auto at = std::find(steps.steps.begin(), steps.steps.end(), step);
+  if (!steps.ok || at == steps.steps.end()) {
+    return -1;
+  }
+  const auto before = static_cast<int>(at - steps.steps.begin());
+  return step->isPrefix() ? before + 1 : before;
+}
+
+// argv[k] with a constant k, where argv is the second parameter of main; or `*++argv`.
 int argv_index(const clang::Expr *e, clang::ASTContext &ctx) {
   e = e->IgnoreParenImpCasts();
+  if (const int k = stepped_argv_index(e, ctx); k >= 0) {
+    return k;
+  }
   const auto *sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(e);
   if (sub == nullptr) {
     return -1;
@@ -115,6 +208,8 @@ public:
 };
 
 } // namespace
+
+int argv_position(const clang::Expr *e, clang::ASTContext &ctx) { return argv_index(e, ctx); }
 
 std::string usr_of(const clang::Decl *decl) {
   llvm::SmallString<128> buf;

@@ -81,6 +81,9 @@ private:
 // The USR of a declaration (stable across translation units), "" if Clang cannot make one.
 std::string usr_of(const clang::Decl *decl);
 
+// The position of main's argv that `e` reads (`argv[2]`, the second `*++argv`), or -1.
+int argv_position(const clang::Expr *e, clang::ASTContext &ctx);
+
 // True if `decl` is defined in a file the user wrote (not a system header).
 bool in_user_file(const clang::Decl *decl, const clang::SourceManager &sm);
 

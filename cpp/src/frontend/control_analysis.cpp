@@ -219,7 +219,8 @@ private:
     changed = check_effects(f, n, node.effects) || changed;
     changed = check_effects(f, n, node.init) || changed;
     changed = check_effects(f, n, node.update) || changed;
-    if (node.kind == StructKind::UserCall && node.callee != kNoFunction) {
+    // A call in a function the program never runs passes nothing (live_functions.hpp).
+    if (node.kind == StructKind::UserCall && node.callee != kNoFunction && p_.live(f)) {
       const FunctionInfo &callee = p_.functions[node.callee];
       WriteOptions o;
       o.substitutions = task_substitution(n);
@@ -512,6 +513,7 @@ private:
     const FunctionId f = node.function;
     switch (node.kind) {
     case StructKind::Sequence: {
+      t.exit[n] = out; // a forward goto leaves it by a break (forward_gotos.hpp)
       VarSet live = std::move(out);
       const auto children = node.children;
       for (auto it = children.rbegin(); it != children.rend(); ++it) {

@@ -9,6 +9,7 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
 
+#include "calls.hpp"
 #include "parjava/model/expression.hpp"
 #include "source_analysis.hpp"
 #include "variables.hpp"
@@ -609,6 +610,55 @@ private:
     return kNoVar;
   }
 
+  // A broadcast value the root read from a position of the command line just before
+  // (`iterations = atoi(*++argv); ... MPI_Bcast(&iterations, ...)`, every Parallel Research
+  // Kernel) is that position's parameter on every rank: a new command line changes it.
+  std::string broadcast_argv(const InputSite &site) {
+    const auto holder = holder_.find(static_cast<std::uint32_t>(&site - p_.inputs.data()));
+    if (holder == holder_.end()) {
+      return {};
+    }
+    const std::vector<StructIndex> &order = trees_[site.function].preorder;
+    const auto at = std::find(order.begin(), order.end(), holder->second);
+    clang::ASTContext &ctx = *p_.functions[site.function].context;
+    for (auto it = std::make_reverse_iterator(at); it != order.rend(); ++it) {
+      const StructNode &n = p_.nodes[*it];
+      for (auto e = n.effects.rbegin(); e != n.effects.rend(); ++e) {
+        if (e->var != site.var) {
+          continue;
+        }
+        if (e->kind == Effect::Kind::Input && p_.inputs[e->input].how == "broadcast") {
+          continue;
+        }
+        const auto *call = e->kind == Effect::Kind::Assign && e->value != nullptr
+                               ? llvm::dyn_cast<clang::CallExpr>(e->value->IgnoreParenCasts())
+                               : nullptr;
+        const clang::FunctionDecl *callee = call != nullptr ? call->getDirectCallee() : nullptr;
+        const std::string conversion = callee != nullptr ? callee->getNameAsString() : "";
+        static const std::set<std::string> kIntegers = {"atoi",    "atol",    "atoll",   "strtol",
+                                                        "strtoll", "strtoul", "strtoull"};
+        static const std::set<std::string> kFloating = {"atof", "strtod", "strtof"};
+        const bool floating = kFloating.contains(conversion);
+        const int k = (floating || kIntegers.contains(conversion)) && call->getNumArgs() > 0
+                          ? argv_position(call->getArg(0), ctx)
+                          : -1;
+        if (k < 0) {
+          return {};
+        }
+        const std::string name = "argv" + std::to_string(k);
+        if (p_.parameter(name) == nullptr) {
+          ProgramParameter p;
+          p.name = name;
+          p.doc = "argv[" + std::to_string(k) + "] read as a number by " + conversion + "()";
+          p.floating = floating;
+          p_.add_parameter(std::move(p));
+        }
+        return name;
+      }
+    }
+    return {};
+  }
+
   // Does the program change an input after reading it (miniAMR's `if (comm_vars == 0)
   // comm_vars = num_vars;` before rank 0 broadcasts it)? Then what the root sends is not the
   // command line's value: the broadcast gets a parameter of its own, measured where it is sent.
@@ -705,6 +755,10 @@ private:
         continue;
       }
       if (site.how == "broadcast") {
+        if (const std::string argv = broadcast_argv(site); !argv.empty()) {
+          site.parameter = argv;
+          continue;
+        }
         const VarId source = broadcast_source(site);
         const auto linked = source == kNoVar ? by_var.end() : by_var.find(source);
         if (linked != by_var.end()) {

@@ -387,6 +387,11 @@ public:
     variables.push_back(std::move(var));
     return static_cast<VarId>(variables.size() - 1);
   }
+  // Functions the program can run (live_functions.hpp); empty: all of them.
+  std::vector<bool> live_functions;
+  [[nodiscard]] bool live(FunctionId f) const {
+    return live_functions.empty() || (f < live_functions.size() && live_functions[f]);
+  }
   [[nodiscard]] FunctionId function_of(const clang::FunctionDecl *decl) const;
   void map_function(const clang::FunctionDecl *decl, FunctionId id);
   // The function of the input a call reaches, across units (by USR) and through declarations.

@@ -11,6 +11,7 @@
 #include <clang/Basic/SourceManager.h>
 
 #include "effects.hpp"
+#include "forward_gotos.hpp"
 #include "sized_calls.hpp"
 #include "variables.hpp"
 
@@ -27,8 +28,9 @@ struct UnstructuredFlow {
 class JumpScanner : public clang::RecursiveASTVisitor<JumpScanner> {
 public:
   bool TraverseLambdaExpr(clang::LambdaExpr *) { return true; }
+  // Forward gotos may become breaks (forward_gotos.hpp): collected, judged by the plan.
   bool VisitGotoStmt(clang::GotoStmt *s) {
-    record("goto " + s->getLabel()->getNameAsString(), s->getGotoLoc());
+    gotos.push_back(s);
     return true;
   }
   bool VisitIndirectGotoStmt(clang::IndirectGotoStmt *s) {
@@ -47,6 +49,7 @@ public:
   }
   std::string reason;
   clang::SourceLocation where;
+  std::vector<const clang::GotoStmt *> gotos;
 
 private:
   void record(const std::string &what, clang::SourceLocation loc) {
@@ -149,6 +152,11 @@ public:
     scanner.TraverseStmt(const_cast<clang::Stmt *>(body));
     if (!scanner.reason.empty()) {
       make_reduced(scanner.reason, scanner.where);
+      return;
+    }
+    gotos_ = plan_gotos(context_, body, scanner.gotos);
+    if (!gotos_.unstructured.empty()) {
+      make_reduced(gotos_.unstructured, gotos_.where);
       return;
     }
     const std::size_t first_node = program_.nodes.size();
@@ -345,8 +353,10 @@ private:
       append_openmp(seq, omp);
     } else if (llvm::isa<clang::SwitchCase>(s)) {
       throw UnstructuredFlow{"a case label inside a nested statement", s->getBeginLoc()};
-    } else if (llvm::isa<clang::GotoStmt>(s) || llvm::isa<clang::IndirectGotoStmt>(s)) {
-      throw UnstructuredFlow{"goto", s->getBeginLoc()};
+    } else if (const auto *jump = llvm::dyn_cast<clang::GotoStmt>(s)) {
+      append_goto(seq, jump);
+    } else if (llvm::isa<clang::IndirectGotoStmt>(s)) {
+      throw UnstructuredFlow{"computed goto", s->getBeginLoc()};
     } else {
       append_simple(seq, s);
     }
@@ -355,13 +365,60 @@ private:
   void append_compound(Seq &seq, const clang::CompoundStmt *compound) {
     const auto children =
         std::vector<const clang::Stmt *>(compound->body_begin(), compound->body_end());
-    for (std::size_t i = 0; i < children.size(); ++i) {
-      if (const std::size_t consumed = try_thread_group(seq, children, i)) {
-        i += consumed - 1;
+    const auto blocks = gotos_.blocks.find(compound);
+    append_range(seq, children, 0, children.size(),
+                 blocks == gotos_.blocks.end() ? nullptr : &blocks->second);
+  }
+
+  // Statements [lo, hi) of a compound; a run its forward gotos leave becomes a sequence of its
+  // own, which they leave by a break (forward_gotos.hpp).
+  void append_range(Seq &seq, const std::vector<const clang::Stmt *> &children, std::size_t lo,
+                    std::size_t hi, const std::vector<GotoBlock> *blocks) {
+    for (std::size_t i = lo; i < hi;) {
+      const GotoBlock *outer = nullptr;
+      if (blocks != nullptr) {
+        for (const GotoBlock &b : *blocks) {
+          const bool inside = b.begin == i && b.end <= hi && !(b.begin == lo && b.end == hi);
+          if (inside && (outer == nullptr || b.end > outer->end)) {
+            outer = &b;
+          }
+        }
+      }
+      if (outer != nullptr) {
+        flush(seq);
+        Seq inner = open_sequence(children[i]);
+        program_.nodes[inner.node].range =
+            clang::SourceRange(children[i]->getBeginLoc(), children[outer->end - 1]->getEndLoc());
+        for (const clang::LabelDecl *label : outer->labels) {
+          goto_targets_[label] = inner.node;
+        }
+        append_range(inner, children, i, outer->end, blocks);
+        add_child(seq, close_sequence(inner));
+        i = outer->end;
+        continue;
+      }
+      const std::vector<const clang::Stmt *> rest(children.begin() + static_cast<std::ptrdiff_t>(i),
+                                                  children.begin() +
+                                                      static_cast<std::ptrdiff_t>(hi));
+      if (const std::size_t consumed = try_thread_group(seq, rest, 0)) {
+        i += consumed;
         continue;
       }
       append(seq, children[i]);
+      ++i;
     }
+  }
+
+  void append_goto(Seq &seq, const clang::GotoStmt *jump) {
+    const auto target = goto_targets_.find(jump->getLabel());
+    if (target == goto_targets_.end()) {
+      throw UnstructuredFlow{"goto " + jump->getLabel()->getNameAsString(), jump->getGotoLoc()};
+    }
+    flush(seq);
+    StructNode n = make(StructKind::Break, jump->getSourceRange());
+    n.target = target->second;
+    n.label = "goto " + jump->getLabel()->getNameAsString();
+    add_child(seq, program_.add(std::move(n)));
   }
 
   // Calls of `s` that must become leaves (MPI communication, user functions, thread
@@ -1452,6 +1509,8 @@ private:
   const clang::SourceManager &sm_;
   VariableResolver vars_;
   std::vector<Frame> frames_;
+  GotoPlan gotos_;
+  std::map<const clang::LabelDecl *, StructIndex> goto_targets_;
   std::vector<Effect> pending_havoc_;
   std::set<const clang::Expr *> reported_indirect_;
   bool in_parallel_ = false;
