@@ -58,7 +58,9 @@ def test_communicator_arrays_are_communicators_of_their_own(tmp_path: Path) -> N
     about_comms = [d for d in model.diagnostics if "communicator" in d.message]
     assert not about_comms, [str(d) for d in about_comms]
     nodes = list(model.nodes())
-    made = {n["args"]["newcomm"]: n for n in nodes if n.get("op") in ("MPI_Comm_split", "comm_assign")}
+    made = {
+        n["args"]["newcomm"]: n for n in nodes if n.get("op") in ("MPI_Comm_split", "comm_assign")
+    }
     assert {"grid[0]", "grid[1]", "levels[0]"} <= set(made)
     assert made["levels[0]"]["op"] == "comm_assign" and made["levels[0]"]["args"]["comm"] == "world"
     # The loop's split: from levels[nlev] into levels[nlev + 1] (the index a control variable).
@@ -75,12 +77,10 @@ def test_communicator_arrays_are_communicators_of_their_own(tmp_path: Path) -> N
     members = {c.name: len(c.members) for c in trace.communicators}
     events = trace.to_pandas()
     ends = events[(events["kind"].astype(str) == "COLLECTIVE_END") & (events["rank"] == 0)]
-    per_comm = Counter(
-        (str(r), str(c)) for r, c in zip(ends["region"], ends["comm"], strict=True)
-    )
+    per_comm = Counter((str(r), str(c)) for r, c in zip(ends["region"], ends["comm"], strict=True))
     steps = int(ARGS[1])
     # Rank 0 is in row 0 (ranks 0, 1), column 0 (ranks 0, 2), levels of 4, 2 and 1 ranks.
-    sizes = Counter()
+    sizes: Counter[tuple[str, int]] = Counter()
     for (region, comm), count in per_comm.items():
         if region in ("MPI_Allreduce", "MPI_Bcast"):
             sizes[(region, members[comm])] += count
