@@ -104,6 +104,8 @@ def test_communicator_arrays_are_communicators_of_their_own(tmp_path: Path) -> N
 
 
 def test_an_element_the_model_cannot_compute_is_a_warning_with_its_line(tmp_path: Path) -> None:
+    """Through a pointer parameter or with an index read from data, an element is named world
+    with a warning on its line; an array in a struct field is one like any other."""
     source = tmp_path / "opaque_comms.c"
     source.write_text(
         textwrap.dedent(
@@ -122,6 +124,9 @@ def test_an_element_the_model_cannot_compute_is_a_warning_with_its_line(tmp_path
               MPI_Comm_dup(MPI_COMM_WORLD, &comms[1]);
               MPI_Allreduce(MPI_IN_PLACE, x, 4, MPI_DOUBLE, MPI_SUM, comms[(int)x[3]]);
               reduce(comms, x);
+              struct grid { int n; MPI_Comm axes[2]; } g;
+              MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &g.axes[1]);
+              MPI_Barrier(g.axes[1]);
               MPI_Finalize();
               return 0;
             }
@@ -133,3 +138,8 @@ def test_an_element_the_model_cannot_compute_is_a_warning_with_its_line(tmp_path
     assert set(warnings) == {3, 13}, warnings
     assert "'c' is a parameter" in warnings[3] and "uses world" in warnings[3]
     assert "its index depends on" in warnings[13] and "uses world" in warnings[13]
+    # An array in a struct field is named after its record and field.
+    nodes = list(model.nodes())
+    made = [n["args"]["newcomm"] for n in nodes if n.get("op") == "MPI_Comm_split"]
+    barrier = next(n for n in nodes if n.get("op") == "MPI_Barrier")
+    assert made == ["comms[0]", "grid_axes[1]"] and barrier["args"]["comm"] == "grid_axes[1]"
