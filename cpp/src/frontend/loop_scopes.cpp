@@ -93,22 +93,35 @@ private:
     end_[n] = order_.size(); // one past the last node of the subtree
   }
 
+  // A for with several variables (`for (n = 0, i = nfac; i > 0; i--, n++)`, miniAMR's split
+  // loop) is considered per variable: each that the init sets and only the update changes.
   void consider(StructIndex l, std::size_t at) {
-    StructNode &loop = p_.nodes[l];
-    if (loop.kind != StructKind::For || loop.init.size() != 1 || loop.update.empty()) {
+    const StructNode &loop = p_.nodes[l];
+    if (loop.kind != StructKind::For || loop.init.empty() || loop.update.empty()) {
       return;
     }
-    const Effect &init = loop.init.front();
+    std::vector<VarId> set;
+    for (const Effect &init : loop.init) {
+      set.push_back(init.var);
+    }
+    for (const Effect &e : loop.update) {
+      if (!contains(set, e.var)) {
+        return;
+      }
+    }
+    for (std::size_t k = 0; k < set.size(); ++k) {
+      if (std::count(set.begin(), set.end(), set[k]) == 1) {
+        consider_variable(l, at, p_.nodes[l].init[k]);
+      }
+    }
+  }
+
+  void consider_variable(StructIndex l, std::size_t at, const Effect &init) {
     const VarId v = init.var;
     const Variable &var = p_.variables[v];
     if (var.scope != VarScope::Local || var.type != VarType::Integer || !init.strong ||
         init.kind != Effect::Kind::Assign || contains(init.uses, v)) {
       return;
-    }
-    for (const Effect &e : loop.update) {
-      if (e.var != v) {
-        return;
-      }
     }
     const std::size_t end = end_[l];
     for (std::size_t k = at + 1; k < end; ++k) {
@@ -132,7 +145,7 @@ private:
     p_.scoped_loops.push_back({l, v, inner});
     p_.loop_copies[v].push_back(inner);
     if (p_.nodes[l].stmt != nullptr) {
-      p_.loop_variables[p_.nodes[l].stmt] = inner;
+      p_.loop_variables[p_.nodes[l].stmt][v] = inner;
     }
   }
 

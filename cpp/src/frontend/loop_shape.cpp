@@ -193,8 +193,8 @@ LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const cla
   VarId v = vars.declare(var);
   // A loop with a variable of its own (loop_scopes.hpp) counts with that one.
   const auto own = program.loop_variables.find(loop);
-  if (own != program.loop_variables.end()) {
-    v = own->second;
+  if (own != program.loop_variables.end() && own->second.contains(v)) {
+    v = own->second.at(v);
   }
   const WriteResult a = writer.write(start, function);
   const WriteResult b = writer.write(bound, function);

@@ -854,7 +854,7 @@ private:
         break;
       }
       case model::ArgKind::Comm:
-        arg.text = a.name == "newcomm" ? newcomm_name(a.expr, f) : comm_name(a.expr, f, s);
+        comm_arg(arg, a, f, o, s);
         break;
       case model::ArgKind::Request:
         if (a.name == "request" && a.expr != nullptr) {
@@ -886,6 +886,79 @@ private:
     return model_->add(std::move(n));
   }
 
+  // A communicator argument: world, self, a named communicator, or an element of an array of
+  // communicators, `comms[level]` -> text "comms", expr "level" (one interpreter slot per
+  // element). An element whose index the model cannot compute is named with a warning.
+  void comm_arg(model::OperationArg &arg, const CommArg &a, FunctionId f, const WriteOptions &o,
+                const StructNode &s) {
+    const CommElement element = comm_element(a.expr);
+    if (!element.valid()) {
+      arg.text = a.name == "newcomm" ? newcomm_name(a.expr, f) : comm_name(a.expr, f, s);
+      return;
+    }
+    clang::ASTContext &ctx = *p_.functions[f].context;
+    std::string why;
+    if (element.parameter) {
+      why = "'" + element.array->getNameAsString() +
+            "' is a parameter, and which array of communicators it points to is not known";
+    } else {
+      const WriteResult r = w_.write(element.index, f, o);
+      if (r.ok) {
+        arg.text = comm_array_name(element.array);
+        arg.expr = parse(r.text, "communicator index");
+        return;
+      }
+      why = "its index depends on " + r.why;
+    }
+    const std::string text = source_text(a.expr->IgnoreParenImpCasts(), ctx, 40);
+    if (a.name == "newcomm") {
+      // A communicator of its own that no other leaf can name: uses of the array get world.
+      arg.text = identifier("unindexed_" + text);
+      warn(f, s,
+           "communicator '" + text + "' made by " + s.callee_name + ": " + why +
+               "; the model cannot tell which element it is, and uses of the array get world");
+      return;
+    }
+    arg.text = "world";
+    warn(f, s,
+         "communicator '" + text + "' of " + s.callee_name + ": " + why +
+             "; the model uses world (wrong when the element is a smaller communicator)");
+  }
+
+  // The model name of an array of communicators: its own name (Record_field for a field), made
+  // unique; one per program-wide global or field, one per declaration otherwise.
+  std::string comm_array_name(const clang::ValueDecl *decl) {
+    std::string key;
+    std::string base = decl->getNameAsString();
+    if (const auto *field = llvm::dyn_cast<clang::FieldDecl>(decl)) {
+      const clang::RecordDecl *record = field->getParent();
+      std::string owner = record->getNameAsString();
+      if (owner.empty() && record->getTypedefNameForAnonDecl() != nullptr) {
+        owner = record->getTypedefNameForAnonDecl()->getNameAsString();
+      }
+      key = "field " + owner + "::" + base;
+      base = owner.empty() ? base : owner + "_" + base;
+    } else if (program_wide(decl)) {
+      key = "global " + base;
+    } else {
+      const auto [it, fresh] =
+          local_comm_arrays_.try_emplace(decl->getCanonicalDecl(), local_comm_arrays_.size());
+      key = "local " + std::to_string(it->second);
+      (void)fresh;
+    }
+    const auto known = comm_array_names_.find(key);
+    if (known != comm_array_names_.end()) {
+      return known->second;
+    }
+    std::string name = identifier(base);
+    for (int k = 2; used_comm_names_.contains(name); ++k) {
+      name = identifier(base) + "_" + std::to_string(k);
+    }
+    used_comm_names_.insert(name);
+    comm_array_names_[key] = name;
+    return name;
+  }
+
   std::string newcomm_name(const clang::Expr *e, FunctionId f) {
     clang::ASTContext &ctx = *p_.functions[f].context;
     VariableResolver vars(p_, ctx, f);
@@ -912,6 +985,9 @@ private:
   model::Model *model_ = nullptr;
   model::NodeId next_id_ = 1;
   std::map<StructIndex, std::map<VarId, std::string>> subs_;
+  std::map<const clang::Decl *, std::size_t> local_comm_arrays_;
+  std::map<std::string, std::string> comm_array_names_; // declaration key -> model name
+  std::set<std::string> used_comm_names_;
 };
 
 } // namespace

@@ -352,8 +352,9 @@ public:
     VarId inner = kNoVar;
   };
   std::vector<ScopedLoop> scoped_loops;
-  std::map<const clang::Stmt *, VarId> loop_variables; // the ForStmt -> its own copy
-  std::map<VarId, std::vector<VarId>> loop_copies;     // the function's variable -> copies
+  // The ForStmt -> the function's variables it has copies of -> the copies.
+  std::map<const clang::Stmt *, std::map<VarId, VarId>> loop_variables;
+  std::map<VarId, std::vector<VarId>> loop_copies; // the function's variable -> copies
   // Pointers whose target is known (local pointers and pointer parameters), by canonical decl.
   std::map<const clang::VarDecl *, AliasTarget> pointer_aliases;
   // Aggregates whose storage escapes where the model cannot follow it (`factor(n, fa[i])`,

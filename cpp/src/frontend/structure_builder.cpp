@@ -127,6 +127,21 @@ const clang::Expr *top_call(const clang::Stmt *s) {
   return nullptr;
 }
 
+bool contains_call(const clang::Stmt *s) {
+  if (s == nullptr) {
+    return false;
+  }
+  if (llvm::isa<clang::CallExpr>(s)) {
+    return true;
+  }
+  for (const clang::Stmt *child : s->children()) {
+    if (contains_call(child)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 const clang::Stmt *single_statement(const clang::Stmt *body) {
   if (const auto *compound = llvm::dyn_cast_or_null<clang::CompoundStmt>(body)) {
     return compound->size() == 1 ? compound->body_front() : nullptr;
@@ -455,7 +470,49 @@ private:
     return out;
   }
 
+  // `comms[k] = comm;`: the element of a communicator array names another communicator, a
+  // comm_assign leaf (no communication) so that the interpreter knows it per rank.
+  bool append_comm_assign(Seq &seq, const clang::Stmt *s) {
+    const auto *e = llvm::dyn_cast<clang::Expr>(s);
+    const auto *assign =
+        e == nullptr ? nullptr : llvm::dyn_cast<clang::BinaryOperator>(e->IgnoreParenImpCasts());
+    if (assign == nullptr || assign->getOpcode() != clang::BO_Assign) {
+      return false;
+    }
+    const CommElement target = comm_element(assign->getLHS());
+    if (!target.valid() || contains_call(assign->getRHS())) {
+      return false; // a call on the right goes the usual way (its leaves, then the effects)
+    }
+    flush(seq);
+    StructNode n = make(StructKind::Communication, s->getSourceRange());
+    n.operation = "comm_assign";
+    n.callee_name = "the assignment to " + source_text(assign->getLHS(), context_, 40);
+    n.label = "comm_assign";
+    CommArg comm;
+    comm.name = "comm";
+    comm.expr = assign->getRHS();
+    comm.is_name = true;
+    if (const CommElement source = comm_element(comm.expr); source.valid()) {
+      vars_.uses(source.index, comm.uses);
+    }
+    n.comm_args.push_back(std::move(comm));
+    CommArg newcomm;
+    newcomm.name = "newcomm";
+    newcomm.expr = assign->getLHS();
+    newcomm.is_name = true;
+    vars_.uses(target.index, newcomm.uses);
+    n.comm_args.push_back(std::move(newcomm));
+    for (const auto &a : n.comm_args) {
+      n.uses.insert(n.uses.end(), a.uses.begin(), a.uses.end());
+    }
+    add_child(seq, program_.add(std::move(n)));
+    return true;
+  }
+
   void append_simple(Seq &seq, const clang::Stmt *s) {
+    if (append_comm_assign(seq, s)) {
+      return;
+    }
     const std::vector<ClassifiedCall> leaves = leaf_calls(s);
     if (leaves.empty()) {
       const clang::Expr *call = top_call(s);
@@ -740,6 +797,8 @@ private:
         ca.is_name = true;
         if (a.kind == MpiArg::Kind::Request) {
           vars_.uses(e, ca.uses); // the index of &reqs[k]
+        } else if (const CommElement element = comm_element(e); element.valid()) {
+          vars_.uses(element.index, ca.uses); // the element of comms[k]
         }
         break;
       case MpiArg::Kind::Status:

@@ -462,6 +462,41 @@ std::vector<std::uint64_t> scalar_array_dims(clang::QualType type, const clang::
 
 } // namespace
 
+CommElement comm_element(const clang::Expr *expr) {
+  CommElement out;
+  if (expr == nullptr) {
+    return out;
+  }
+  const clang::Expr *e = expr->IgnoreParenImpCasts();
+  if (const auto *u = llvm::dyn_cast<clang::UnaryOperator>(e)) {
+    if (u->getOpcode() == clang::UO_AddrOf) {
+      e = u->getSubExpr()->IgnoreParenImpCasts();
+    }
+  }
+  const auto *sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(e);
+  if (sub == nullptr) {
+    return out;
+  }
+  const clang::ValueDecl *decl = named_decl(sub->getBase()->IgnoreParenImpCasts());
+  if (decl == nullptr) {
+    return out;
+  }
+  const clang::QualType type = decl->getType();
+  clang::QualType element;
+  if (const auto *array = type->getAsArrayTypeUnsafe()) {
+    element = array->getElementType();
+  } else if (type->isPointerType()) {
+    element = type->getPointeeType();
+  }
+  if (element.isNull() || typedef_name(element) != "MPI_Comm") {
+    return out;
+  }
+  out.array = decl;
+  out.index = sub->getIdx();
+  out.parameter = llvm::isa<clang::ParmVarDecl>(decl);
+  return out;
+}
+
 const clang::ValueDecl *named_decl(const clang::Expr *expr) {
   if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(expr)) {
     return ref->getDecl();

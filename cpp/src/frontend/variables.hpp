@@ -72,6 +72,17 @@ private:
   FunctionId function_;
 };
 
+// An element of an array of communicators (`comms[level]`, `&comms[n + 1]`, `s->comms[k]`): the
+// array's declaration -- a fixed-size array of MPI_Comm, or a pointer to MPI_Comm that is not a
+// parameter (miniAMR's `comms = malloc(...)`) -- and the index. Empty for anything else.
+struct CommElement {
+  const clang::ValueDecl *array = nullptr;
+  const clang::Expr *index = nullptr;
+  bool parameter = false; // `MPI_Comm *c` of a function: which array it points to is not known
+  [[nodiscard]] bool valid() const { return array != nullptr; }
+};
+CommElement comm_element(const clang::Expr *expr);
+
 // The declaration a name or member access names (`x`, `s->field`), null for anything else.
 const clang::ValueDecl *named_decl(const clang::Expr *expr);
 

@@ -87,10 +87,10 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
   cpu_free_.assign(np, 0.0);
   send_free_.assign(np, 0.0);
   recv_free_.assign(np, 0.0);
-  model_comm_slots_ = static_cast<std::uint32_t>(program.comm_names.size() - 2);
-  comm_slot_.assign(np * model_comm_slots_, kNone);
-  comm_local_.assign(np * model_comm_slots_, -1);
-  coll_seq_.assign(np * program.comm_names.size(), 0);
+  comm_slot_.assign(np * (program.comm_names.size() - 2), kNone);
+  comm_local_.assign(np * (program.comm_names.size() - 2), -1);
+  slot_names_ = program.comm_names;
+  element_slot_.assign(program.comm_names.size(), {});
   if (program.uses_task_groups) {
     task_state_.assign(np, TaskGroupState{});
   }
@@ -143,7 +143,7 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
     const auto id = static_cast<std::uint32_t>(comms_.size());
     Communicator c{program.initial_comms[i], 0, program.comm_names[2 + i]};
     for (std::size_t local = 0; local < c.members.size(); ++local) {
-      const auto slot = static_cast<std::size_t>(c.members[local]) * model_comm_slots_ + i;
+      const auto slot = i * np + static_cast<std::size_t>(c.members[local]);
       comm_slot_[slot] = id;
       comm_local_[slot] = static_cast<std::int32_t>(local);
     }

@@ -283,11 +283,17 @@ private:
   [[nodiscard]] std::int64_t world_rank(std::uint32_t comm, std::int64_t local,
                                         std::int64_t self) const;
   [[nodiscard]] std::uint32_t comm_id(std::uint32_t ctx, std::uint32_t slot, model::NodeIndex node);
+  // The slot of an operation's communicator (newcomm: of its target): the name's slot, or for an
+  // element of a communicator array the element's own slot, made on first use.
+  [[nodiscard]] std::uint32_t comm_slot(std::uint32_t ctx, const CommOp &op, bool newcomm);
+  [[nodiscard]] std::uint32_t comm_of(std::uint32_t ctx, const CommOp &op) {
+    return comm_id(ctx, comm_slot(ctx, op, false), op.node);
+  }
   [[nodiscard]] std::int64_t local_rank(std::uint32_t ctx, std::uint32_t slot) const;
 
   // ---- collectives
   void start_collective(std::uint32_t ctx, const CommOp &op, Collective kind, std::uint32_t comm,
-                        std::int32_t root, std::uint64_t bytes, std::uint32_t slot);
+                        std::int32_t root, std::uint64_t bytes);
   bool run_collective(std::uint32_t ctx, const CommOp &op);
   [[nodiscard]] CollectiveCall call_of(std::uint32_t ctx, const CommOp &op,
                                        std::uint32_t segment_round, Round &out_round);
@@ -343,13 +349,26 @@ private:
     return (static_cast<std::uint64_t>(process) << 40U) ^
            (static_cast<std::uint64_t>(context) << 32U) ^ static_cast<std::uint32_t>(tag);
   }
-  std::vector<double> cpu_free_;         // LogGP: CPU busy with message overheads until
-  std::vector<double> send_free_;        // LogGP nextgs / delay models: injection link free
-  std::vector<double> recv_free_;        // LogGP nextgr / delay models: ejection link free
-  std::vector<std::uint32_t> comm_slot_; // (slot-2) per process: communicator id
-  std::vector<std::int32_t> comm_local_; // (slot-2) per process: local rank
-  std::vector<std::uint32_t> coll_seq_;  // per process per slot: collectives issued
-  std::uint32_t model_comm_slots_ = 0;
+  std::vector<double> cpu_free_;  // LogGP: CPU busy with message overheads until
+  std::vector<double> send_free_; // LogGP nextgs / delay models: injection link free
+  std::vector<double> recv_free_; // LogGP nextgr / delay models: ejection link free
+  // Communicator slots, slot-major so that elements of communicator arrays can be appended:
+  // index (slot - 2) * np + process.
+  std::vector<std::uint32_t> comm_slot_; // communicator id
+  std::vector<std::int32_t> comm_local_; // local rank
+  std::vector<std::string> slot_names_;  // slot -> name ("world", "sub", "comms[1]", ...)
+  std::vector<std::vector<std::uint32_t>> element_slot_; // name slot -> element -> slot
+  // Collectives issued per communicator id and process (id * np + process), numbering them in
+  // call order: two names of one communicator (`comms[0] = MPI_COMM_WORLD`) share the count.
+  std::vector<std::uint32_t> coll_seq_;
+  [[nodiscard]] std::uint32_t &coll_seq(std::uint32_t comm, std::int64_t process) {
+    const std::size_t np = static_cast<std::size_t>(processes_);
+    if (coll_seq_.size() < comms_.size() * np) {
+      coll_seq_.resize(comms_.size() * np, 0);
+    }
+    return coll_seq_[static_cast<std::size_t>(comm) * np + static_cast<std::size_t>(process)];
+  }
+  bool execute_comm_assign(std::uint32_t ctx, const CommOp &op);
 
   // task groups (per process)
   struct TaskGroupState {

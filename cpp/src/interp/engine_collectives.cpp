@@ -76,8 +76,7 @@ bool rooted(Collective c) {
 } // namespace
 
 void Engine::start_collective(std::uint32_t ctx, const CommOp &op, Collective kind,
-                              std::uint32_t comm, std::int32_t root, std::uint64_t bytes,
-                              std::uint32_t slot) {
+                              std::uint32_t comm, std::int32_t root, std::uint64_t bytes) {
   CollectiveState &c = collective_[ctx];
   const CollectiveState fresh_state{};
   const bool pgas = model::operation_info(op.op).family == model::OperationFamily::Pgas;
@@ -88,7 +87,7 @@ void Engine::start_collective(std::uint32_t ctx, const CommOp &op, Collective ki
   c.bytes = bytes;
   // Collectives on one communicator are numbered in call order (the same on every member),
   // and the number tags their messages: rounds of different ranks need not line up.
-  c.seq = coll_seq_[static_cast<std::size_t>(rank_of(ctx)) * program_.comm_names.size() + slot]++;
+  c.seq = coll_seq(comm, rank_of(ctx))++;
   const std::int64_t size = comm_size(comm);
   // Algorithm: the leaf's own choice, then the run's overrides, then Open MPI's decision.
   std::uint64_t decision_bytes = bytes;
@@ -338,7 +337,7 @@ bool Engine::run_collective(std::uint32_t ctx, const CommOp &op) {
 
 bool Engine::execute_collective(std::uint32_t ctx, const CommOp &op) {
   if (phase_[ctx] == 1) {
-    const std::uint32_t comm = comm_id(ctx, op.comm, op.node);
+    const std::uint32_t comm = comm_of(ctx, op);
     const Collective kind = collective_of(op.op).value_or(Collective::Barrier);
     const std::int64_t size = comm_size(comm);
     std::int64_t root = 0;
@@ -353,7 +352,7 @@ bool Engine::execute_collective(std::uint32_t ctx, const CommOp &op) {
       }
     }
     const std::uint64_t bytes = kind == Collective::Barrier ? 0 : arg_bytes(ctx, op, Arg::Bytes);
-    start_collective(ctx, op, kind, comm, static_cast<std::int32_t>(root), bytes, op.comm);
+    start_collective(ctx, op, kind, comm, static_cast<std::int32_t>(root), bytes);
     phase_[ctx] = 2;
   }
   return run_collective(ctx, op);
@@ -363,11 +362,9 @@ bool Engine::execute_collective(std::uint32_t ctx, const CommOp &op) {
 // timed as Open MPI does it, then the groups are formed by (colour, key, old rank).
 bool Engine::execute_split(std::uint32_t ctx, const CommOp &op) {
   const std::int64_t p = rank_of(ctx);
-  const std::uint32_t parent = comm_id(ctx, op.comm, op.node);
+  const std::uint32_t parent = comm_of(ctx, op);
   if (phase_[ctx] == 1) {
-    const std::size_t seq_index =
-        static_cast<std::size_t>(p) * program_.comm_names.size() + op.comm;
-    const std::uint64_t key = (static_cast<std::uint64_t>(parent) << 32U) | coll_seq_[seq_index];
+    const std::uint64_t key = (static_cast<std::uint64_t>(parent) << 32U) | coll_seq(parent, p);
     const std::int64_t size = comm_size(parent);
     SplitInstance &s = splits_[key];
     if (s.color.empty()) {
@@ -386,7 +383,7 @@ bool Engine::execute_split(std::uint32_t ctx, const CommOp &op) {
     s.color[static_cast<std::size_t>(me)] = dup ? 0 : arg_int(ctx, op, Arg::Color);
     s.key[static_cast<std::size_t>(me)] = dup ? me : arg_int(ctx, op, Arg::Key, me);
     ++s.arrived;
-    start_collective(ctx, op, Collective::Allgather, parent, 0, 8, op.comm);
+    start_collective(ctx, op, Collective::Allgather, parent, 0, 8);
     phase_[ctx] = 2;
   }
   if (!run_collective(ctx, op)) {
@@ -416,7 +413,7 @@ bool Engine::execute_split(std::uint32_t ctx, const CommOp &op) {
     for (std::size_t i = 0; i < order.size();) {
       const std::int64_t color = s.color[static_cast<std::size_t>(order[i])];
       Communicator comm;
-      comm.name = program_.comm_names[op.newcomm] +
+      comm.name = slot_names_[comm_slot(ctx, op, true)] +
                   (op.op == Operation::CommSplit ? " (colour " + std::to_string(color) + ")" : "");
       const auto id = static_cast<std::uint32_t>(comms_.size());
       for (; i < order.size() && s.color[static_cast<std::size_t>(order[i])] == color; ++i) {
@@ -440,7 +437,8 @@ bool Engine::execute_split(std::uint32_t ctx, const CommOp &op) {
               return static_cast<std::int64_t>(
                   std::find(m.begin(), m.end(), static_cast<std::int32_t>(p)) - m.begin());
             }();
-  const std::size_t slot = static_cast<std::size_t>(p) * model_comm_slots_ + (op.newcomm - 2);
+  const std::size_t slot = (comm_slot(ctx, op, true) - 2) * static_cast<std::size_t>(processes_) +
+                           static_cast<std::size_t>(p);
   comm_slot_[slot] = s.result_comm[static_cast<std::size_t>(me)];
   comm_local_[slot] = s.result_rank[static_cast<std::size_t>(me)];
   if (++s.finished == size) {

@@ -118,12 +118,12 @@ std::uint32_t Engine::comm_id(std::uint32_t ctx, std::uint32_t slot, model::Node
   if (slot < 2) {
     return slot;
   }
-  const std::size_t i = static_cast<std::size_t>(rank_of(ctx)) * model_comm_slots_ + (slot - 2);
+  const std::size_t i =
+      (slot - 2) * static_cast<std::size_t>(processes_) + static_cast<std::size_t>(rank_of(ctx));
   if (comm_slot_[i] == kNone) {
     throw Error(ErrorKind::Model,
                 "model '" + model_.name + "', " + model_.describe(node) + ": communicator '" +
-                    program_.comm_names[slot] + "' is used on rank " +
-                    std::to_string(rank_of(ctx)) +
+                    slot_names_[slot] + "' is used on rank " + std::to_string(rank_of(ctx)) +
                     " before it was created there (or its Comm_split gave this rank "
                     "MPI_UNDEFINED, i.e. MPI_COMM_NULL)");
   }
@@ -137,7 +137,51 @@ std::int64_t Engine::local_rank(std::uint32_t ctx, std::uint32_t slot) const {
   if (slot == 1) {
     return 0;
   }
-  return comm_local_[static_cast<std::size_t>(rank_of(ctx)) * model_comm_slots_ + (slot - 2)];
+  return comm_local_[(slot - 2) * static_cast<std::size_t>(processes_) +
+                     static_cast<std::size_t>(rank_of(ctx))];
+}
+
+std::uint32_t Engine::comm_slot(std::uint32_t ctx, const CommOp &op, bool newcomm) {
+  const std::uint32_t name = newcomm ? op.newcomm : op.comm;
+  const Arg which = newcomm ? Arg::NewcommIndex : Arg::CommIndex;
+  if (op.expr[static_cast<std::size_t>(which)] < 0) {
+    return name;
+  }
+  // A bound on the elements, so that a wrong index is an error and not a huge table.
+  constexpr std::int64_t kMaxElements = std::int64_t{1} << 16U;
+  const std::int64_t k = arg_int(ctx, op, which);
+  if (k < 0 || k >= kMaxElements) {
+    throw Error(ErrorKind::Model, "model '" + model_.name + "', " + model_.describe(op.node) +
+                                      ": element " + std::to_string(k) +
+                                      " of the communicator array '" + program_.comm_names[name] +
+                                      "' on rank " + std::to_string(rank_of(ctx)) +
+                                      " is outside 0.." + std::to_string(kMaxElements - 1));
+  }
+  std::vector<std::uint32_t> &elements = element_slot_[name];
+  const auto index = static_cast<std::size_t>(k);
+  if (index >= elements.size()) {
+    elements.resize(index + 1, kNone);
+  }
+  if (elements[index] == kNone) {
+    elements[index] = static_cast<std::uint32_t>(slot_names_.size());
+    slot_names_.push_back(program_.comm_names[name] + "[" + std::to_string(k) + "]");
+    const auto np = static_cast<std::size_t>(processes_);
+    comm_slot_.resize(comm_slot_.size() + np, kNone);
+    comm_local_.resize(comm_local_.size() + np, -1);
+  }
+  return elements[index];
+}
+
+// `comms[k] = comm`: the element names comm's communicator with this rank's rank in it.
+bool Engine::execute_comm_assign(std::uint32_t ctx, const CommOp &op) {
+  const std::uint32_t source = comm_slot(ctx, op, false);
+  const std::uint32_t target = comm_slot(ctx, op, true);
+  const std::uint32_t id = comm_id(ctx, source, op.node);
+  const std::size_t i =
+      (target - 2) * static_cast<std::size_t>(processes_) + static_cast<std::size_t>(rank_of(ctx));
+  comm_slot_[i] = id;
+  comm_local_[i] = static_cast<std::int32_t>(local_rank(ctx, source));
+  return true;
 }
 
 // ---- sending and receiving -------------------------------------------------------------------
@@ -628,7 +672,7 @@ bool Engine::execute_p2p(std::uint32_t ctx, const CommOp &op) {
   if (is_send(op.op)) {
     const bool blocking = is_blocking_send(op.op);
     if (phase == 1) {
-      const std::uint32_t comm = comm_id(ctx, op.comm, op.node);
+      const std::uint32_t comm = comm_of(ctx, op);
       const std::int64_t dest = arg_int(ctx, op, Arg::Dest);
       if (dest != model::kProcNull) {
         if (dest < 0 || dest >= comm_size(comm)) {
@@ -686,7 +730,7 @@ bool Engine::execute_p2p(std::uint32_t ctx, const CommOp &op) {
   case Operation::Probe: {
     const bool blocking = op.op != Operation::Irecv;
     if (phase == 1) {
-      const std::uint32_t comm = comm_id(ctx, op.comm, op.node);
+      const std::uint32_t comm = comm_of(ctx, op);
       const std::int64_t source = arg_int(ctx, op, Arg::Source);
       const auto tag = static_cast<std::int32_t>(arg_int(ctx, op, Arg::Tag, model::kAnyTag));
       const std::uint64_t max_bytes = arg_bytes(ctx, op, Arg::Bytes);
@@ -724,7 +768,7 @@ bool Engine::execute_p2p(std::uint32_t ctx, const CommOp &op) {
     return true;
   }
   case Operation::Iprobe: {
-    const std::uint32_t comm = comm_id(ctx, op.comm, op.node);
+    const std::uint32_t comm = comm_of(ctx, op);
     const std::int64_t source = arg_int(ctx, op, Arg::Source);
     const auto tag = static_cast<std::int32_t>(arg_int(ctx, op, Arg::Tag, model::kAnyTag));
     const std::int32_t source_world = source == model::kAnySource
@@ -757,7 +801,7 @@ bool Engine::execute_p2p(std::uint32_t ctx, const CommOp &op) {
     return true;
   }
   case Operation::Sendrecv: {
-    const std::uint32_t comm = comm_id(ctx, op.comm, op.node);
+    const std::uint32_t comm = comm_of(ctx, op);
     if (phase == 1) {
       // MPI_Sendrecv posts the receive first (a receive costs no CPU under LogGP).
       const std::int64_t source = arg_int(ctx, op, Arg::Source);

@@ -42,6 +42,8 @@ bool Engine::execute(std::uint32_t ctx, const CommOp &op) {
   case Operation::CommSplit:
   case Operation::CommDup:
     return execute_split(ctx, op);
+  case Operation::CommAssign:
+    return execute_comm_assign(ctx, op);
   default:
     break;
   }
@@ -427,7 +429,7 @@ bool Engine::execute_pgas(std::uint32_t ctx, const CommOp &op) {
     const std::uint64_t bytes = op.op == Operation::PgasAlloc ? 8
                                 : kind == Collective::Barrier ? 0
                                                               : arg_bytes(ctx, op, Arg::Bytes);
-    start_collective(ctx, op, kind, 0, static_cast<std::int32_t>(root), bytes, 0);
+    start_collective(ctx, op, kind, 0, static_cast<std::int32_t>(root), bytes);
     phase_[ctx] = 2;
   }
   return run_collective(ctx, op);

@@ -652,6 +652,10 @@ private:
         } else {
           c.comm = comm_slot(a.text);
         }
+        if (!a.expr.empty()) {
+          const Arg which = a.name == "newcomm" ? Arg::NewcommIndex : Arg::CommIndex;
+          c.expr[static_cast<std::size_t>(which)] = expr(function_, a.expr, field, n);
+        }
         break;
       case model::ArgKind::Request:
         c.request = name_id(p_.request_names, a.text);

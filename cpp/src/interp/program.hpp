@@ -121,6 +121,8 @@ enum class Arg : std::uint8_t {
   SendTag,
   RecvTag,
   RecvBytes,
+  CommIndex,    // element of the communicator array `comm` (absent: not an array)
+  NewcommIndex, // element of the communicator array `newcomm`
   Count_
 };
 
@@ -128,8 +130,10 @@ struct CommOp {
   model::Operation op = model::Operation::Send;
   model::NodeIndex node = 0;
   std::array<std::int32_t, static_cast<std::size_t>(Arg::Count_)> expr{}; // -1: absent
-  std::uint32_t comm = 0;       // communicator slot (0 world, 1 self, 2.. model comms)
-  std::uint32_t newcomm = 0;    // Comm_split / Comm_dup target slot
+  // Communicator slots (0 world, 1 self, 2.. model comms); for an array, the slot of its name,
+  // and the element's own slot is found at run time from expr[CommIndex / NewcommIndex].
+  std::uint32_t comm = 0;
+  std::uint32_t newcomm = 0;    // Comm_split / Comm_dup / comm_assign target slot
   std::uint32_t request = 0;    // request name id (+1; 0: none given)
   std::uint32_t lock = 0;       // lock name id
   std::int32_t out_source = -1; // variable slots written by the operation

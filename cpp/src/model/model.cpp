@@ -263,6 +263,7 @@ private:
   void collect_locals_and_comms() {
     m_.locals_.assign(m_.functions.size(), {});
     m_.comms_.clear();
+    m_.comm_arrays_.clear();
     for (std::size_t f = 0; f < m_.functions.size(); ++f) {
       for (const auto &p : m_.functions[f].params) {
         add_local(f, m_.functions[f].body, "params", p);
@@ -290,6 +291,9 @@ private:
             }
             if (std::find(m_.comms_.begin(), m_.comms_.end(), a.text) == m_.comms_.end()) {
               m_.comms_.push_back(a.text);
+            }
+            if (!a.expr.empty()) {
+              m_.comm_arrays_.insert(a.text);
             }
           }
         }
@@ -540,15 +544,32 @@ private:
         check_expr(n, "args." + a.name, a.expr, peer_ok);
         break;
       }
-      case ArgKind::Comm:
-        if (a.name != "newcomm" && a.text != "world" && a.text != "self" &&
-            std::find(m_.comms_.begin(), m_.comms_.end(), a.text) == m_.comms_.end()) {
+      case ArgKind::Comm: {
+        const bool known = a.text == "world" || a.text == "self" ||
+                           std::find(m_.comms_.begin(), m_.comms_.end(), a.text) != m_.comms_.end();
+        if (a.name != "newcomm" && !known) {
           fail(n, "args." + a.name,
                "communicator '" + a.text +
-                   "' is neither world, self nor created by a Comm_split "
-                   "or Comm_dup of the model");
+                   "' is neither world, self nor created by a Comm_split, Comm_dup or "
+                   "comm_assign of the model");
+        }
+        if (!a.expr.empty()) {
+          if (a.text == "world" || a.text == "self") {
+            fail(n, "args." + a.name, "'" + a.text + "' is not an array of communicators");
+          }
+          check_expr(n, "args." + a.name, a.expr, false);
+        }
+        // A name is an array of communicators everywhere or nowhere: the interpreter keeps one
+        // slot per element of an array, one slot for a plain name.
+        if (a.text != "world" && a.text != "self" &&
+            m_.comm_arrays_.contains(a.text) != !a.expr.empty()) {
+          fail(n, "args." + a.name,
+               "communicator '" + a.text + "' is used " +
+                   (a.expr.empty() ? "without an index" : "with an index") +
+                   " here and the other way elsewhere in the model");
         }
         break;
+      }
       case ArgKind::Choice:
         if (a.name == "sync_in" || a.name == "sync_out") {
           if (std::find(std::begin(kSyncModes), std::end(kSyncModes), a.text) ==

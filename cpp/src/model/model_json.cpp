@@ -420,6 +420,16 @@ void read_operation(FieldReader &r, Node &node) {
         r.fail("args." + key, "must be a name (a string)");
       }
       a.text = value.get<std::string>();
+      // An element of a communicator array: "comms[level + 1]".
+      const std::size_t open = a.text.find('[');
+      if (spec->kind == ArgKind::Comm && open != std::string::npos) {
+        if (a.text.back() != ']' || open == 0) {
+          r.fail("args." + key, "'" + a.text + "' is neither a name nor name[index]");
+        }
+        const std::string index = a.text.substr(open + 1, a.text.size() - open - 2);
+        a.expr = read_expression(Json(index), r, "args." + key);
+        a.text.resize(open);
+      }
     }
     node.op_args.push_back(std::move(a));
   }

@@ -230,7 +230,10 @@ OrderedJson node_json(const Model &m, const Node &n) {
       if (a.kind == ArgKind::Expr && !a.by_rank.empty()) {
         args[a.name] = {{"expr", a.expr.text()}, {"by_rank", a.by_rank}};
       } else {
-        args[a.name] = a.kind == ArgKind::Expr ? a.expr.text() : a.text;
+        args[a.name] = a.kind == ArgKind::Expr ? a.expr.text()
+                       : a.kind == ArgKind::Comm && !a.expr.empty()
+                           ? a.text + "[" + a.expr.text() + "]"
+                           : a.text;
       }
     }
     o["args"] = args;

@@ -111,6 +111,9 @@ constexpr std::array kSplitArgs = {
     ArgSpec{"key", K::Expr, false, "rank", "ordering key"},
     ArgSpec{"newcomm", K::Comm, true, "", "name of the new communicator"}};
 constexpr std::array kDupArgs = {kComm, ArgSpec{"newcomm", K::Comm, true, "", "name of the copy"}};
+constexpr std::array kAssignArgs = {
+    kComm,
+    ArgSpec{"newcomm", K::Comm, true, "", "element of a communicator array that names comm"}};
 constexpr std::array kPoolArgs = {
     ArgSpec{"threads", K::Expr, false, "nthreads", "number of threads created"}};
 constexpr std::array kSemaphoreArgs = {
@@ -185,6 +188,8 @@ const std::array<OperationInfo, static_cast<std::size_t>(Operation::Count_)> kTa
      "reduction then scatter of blocks"},
     {Operation::CommSplit, "MPI_Comm_split", M, kSplitArgs, "split a communicator by colour"},
     {Operation::CommDup, "MPI_Comm_dup", M, kDupArgs, "duplicate a communicator"},
+    {Operation::CommAssign, "comm_assign", M, kAssignArgs,
+     "`newcomm = comm`: a handle copy, no communication"},
     {Operation::ThreadPoolCreate, "thread_pool_create", T, kPoolArgs,
      "create the thread pool (pr_CreateThreadPool: threads x time_tCreate)"},
     {Operation::SemaphoreCreate, "semaphore_create", T, kSemaphoreArgs,

@@ -247,3 +247,63 @@ TEST(Collectives, OverridesByOptionAndReductionCost) {
   o.algorithms["allreduce"] = "binomial";
   EXPECT_THROW(interpret(m, net(), o), parjava::Error);
 }
+
+TEST(Collectives, ArraysOfCommunicators) {
+  // lv[0] = world (comm_assign), lv[l + 1] = halves of lv[l] split in a loop (8, 4, 2 ranks),
+  // then one allreduce per element: 3 + 2 + 1 recursive-doubling rounds of 8 B (T = 1.008 us)
+  // instead of 3 x 3 over world, and a last one over world itself (3 rounds) that continues the
+  // sequence of lv[0].
+  const std::string splits = R"J(
+    {"id": 2, "kind": "cfc", "op": "comm_assign", "args": {"comm": "world", "newcomm": "lv[0]"}},
+    {"id": 3, "kind": "for", "init": [["l", "0"]], "cond": "l < 2", "update": [["l", "l + 1"]],
+     "children": [4]},
+    {"id": 4, "kind": "cfc", "op": "MPI_Comm_split", "args": {"comm": "lv[l]",
+     "color": "rank / (4 >> l)", "newcomm": "lv[l + 1]"}})J";
+  const auto made =
+      run(model_of("{}", R"J({"id": 1, "kind": "seq", "children": [2, 3]},)J" + splits), net(), 8);
+  const auto m =
+      model_of("{}", R"J({"id": 1, "kind": "seq", "children": [2, 3, 5, 7]},)J" + splits + R"J(,
+    {"id": 5, "kind": "for", "init": [["k", "0"]], "cond": "k < 3", "update": [["k", "k + 1"]],
+     "children": [6]},
+    {"id": 6, "kind": "cfc", "op": "MPI_Allreduce", "args": {"bytes": 8, "comm": "lv[k]",
+     "algorithm": "recursive_doubling"}},
+    {"id": 7, "kind": "cfc", "op": "MPI_Allreduce", "args": {"bytes": 8,
+     "algorithm": "recursive_doubling"}})J");
+  const auto p = run(m, net(), 8);
+  EXPECT_NEAR(p.program_time - made.program_time, (6 + 3) * 1.008 * us, 1e-11);
+  // The JSON form round-trips.
+  EXPECT_NE(parjava::model::model_to_json(m).find("\"lv[l + 1]\""), std::string::npos);
+
+  // An element used where it was never made, an index outside the table, and a name used both
+  // as an array and as a plain communicator are errors that say so.
+  const auto unmade = model_of("{}", R"J({"id": 1, "kind": "seq", "children": [2, 3]},
+    {"id": 2, "kind": "cfc", "op": "MPI_Comm_dup", "args": {"newcomm": "c[0]"}},
+    {"id": 3, "kind": "cfc", "op": "MPI_Barrier", "args": {"comm": "c[1]"}})J");
+  try {
+    run(unmade, net(), 2);
+    FAIL();
+  } catch (const parjava::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("communicator 'c[1]' is used on rank"), std::string::npos)
+        << e.what();
+  }
+  const auto negative = model_of("{}", R"J({"id": 1, "kind": "seq", "children": [2]},
+    {"id": 2, "kind": "cfc", "op": "MPI_Comm_dup", "args": {"newcomm": "c[rank - 1]"}})J");
+  try {
+    run(negative, net(), 2);
+    FAIL();
+  } catch (const parjava::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("element -1 of the communicator array 'c' on rank 0"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    (void)model_of("{}", R"J({"id": 1, "kind": "seq", "children": [2, 3]},
+      {"id": 2, "kind": "cfc", "op": "MPI_Comm_dup", "args": {"newcomm": "c[0]"}},
+      {"id": 3, "kind": "cfc", "op": "MPI_Barrier", "args": {"comm": "c"}})J");
+    FAIL();
+  } catch (const parjava::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("communicator 'c' is used without an index here"),
+              std::string::npos)
+        << e.what();
+  }
+}

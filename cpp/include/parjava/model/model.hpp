@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -118,7 +119,7 @@ public:
   [[nodiscard]] const std::vector<std::string> &locals(std::size_t function) const {
     return locals_[function];
   }
-  // Names of communicators created by Comm_split / Comm_dup anywhere in the model.
+  // Names of communicators created by Comm_split / Comm_dup / comm_assign anywhere in the model.
   [[nodiscard]] const std::vector<std::string> &communicator_names() const { return comms_; }
 
 private:
@@ -127,6 +128,7 @@ private:
   std::vector<std::size_t> owner_;
   std::vector<std::vector<std::string>> locals_;
   std::vector<std::string> comms_;
+  std::set<std::string> comm_arrays_; // communicators named with an index ("comms[k]")
   friend class ModelValidator;
 };
 

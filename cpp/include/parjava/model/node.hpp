@@ -140,7 +140,10 @@ struct SwitchCase {
 struct OperationArg {
   std::string name;
   ArgKind kind = ArgKind::Expr;
-  Expression expr;  // ArgKind::Expr (the fallback when measured per rank)
+  // ArgKind::Expr (the fallback when measured per rank); ArgKind::Comm: the element index of a
+  // communicator array (`"comms[n + 1]"` in JSON: text "comms", expr "n + 1"), empty for a
+  // communicator that is not an array element.
+  Expression expr;
   std::string text; // the name for the other kinds
   // ArgKind::Expr measured per rank (docs/model-schema.md "Measured arguments"): by_rank[r] is
   // the sequence of values rank r passed in an estimation run at np = by_rank.size(). Empty:
@@ -177,9 +180,9 @@ struct Node {
   // The same for an opaque if that guards communication: taken_by_rank[r] is the sequence of
   // outcomes (1 taken, 0 not) of rank r's evaluations.
   std::vector<std::vector<std::int64_t>> taken_by_rank;
-  Expression value;               // switch selector
-  std::vector<SwitchCase> cases;  // switch, parallel to children
-  Expression tasks;               // task group: number of tasks (default nthreads)
+  Expression value;              // switch selector
+  std::vector<SwitchCase> cases; // switch, parallel to children
+  Expression tasks;              // task group: number of tasks (default nthreads)
 
   // Blocks
   TimeSpec time;                  // cb, efc, rb (and an optional local cost of cfc)

@@ -52,6 +52,7 @@ enum class Operation : std::uint8_t {
   // MPI communicators
   CommSplit,
   CommDup,
+  CommAssign, // `comms[k] = comm`: an element of a communicator array names another (local)
   // threads (ParJava primitives, notes 000 §2.7)
   ThreadPoolCreate,
   SemaphoreCreate,
@@ -88,7 +89,8 @@ enum class OperationFamily : std::uint8_t { Mpi, Thread, Pgas };
 enum class ArgKind : std::uint8_t {
   Expr,     // expression (peer, bytes, tag, root, color, ...)
   Variable, // name of a variable the operation writes (status source/tag/bytes, flags, index)
-  Comm,     // communicator name: "world", "self" or one created by Comm_split / Comm_dup
+  Comm,     // communicator name: "world", "self" or one created by Comm_split / Comm_dup, or an
+            // element of a communicator array, "name[index expression]"
   Request,  // request array name (non-blocking operations and their completion)
   Lock,     // lock / semaphore name
   Choice,   // one of a fixed set of words (sync modes, collective algorithm)
