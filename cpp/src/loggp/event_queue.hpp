@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "parjava/loggp/huge_page_allocator.hpp"
 #include "parjava/loggp/loggp_rules.hpp"
 
 namespace parjava::loggp {
@@ -387,7 +388,7 @@ private:
   SimTime now_ = 0;               // the current time: lists before it are all served
   std::uint32_t current_ = kNone; // the list of time now_ (kNone: none yet)
   std::size_t size_ = 0;
-  std::vector<Entry> pool_; // the entries of all blocks
+  std::vector<Entry, HugePageAllocator<Entry>> pool_; // the entries of all blocks
   std::vector<Block> blocks_;
   std::vector<std::uint32_t> free_blocks_[kClasses]; // NOLINT(modernize-avoid-c-arrays)
   std::vector<List> lists_;

@@ -607,7 +607,8 @@ private:
   std::size_t nics_;
   std::size_t stride_; // clocks per host
 
-  std::vector<std::uint32_t> remaining_; // unsatisfied dependencies per op
+  // Unsatisfied dependencies per op (huge pages: huge_page_allocator.hpp).
+  std::vector<std::uint32_t, HugePageAllocator<std::uint32_t>> remaining_;
   EventQueue queue_;
   // Host-major records: per host, the CPU free times (nexto), the send-gap free times (nextgs)
   // and the receive-gap free times (nextgr) of its NICs, then its receive and unexpected queues.
