@@ -91,6 +91,7 @@ private:
   }
   static constexpr std::size_t kPrefetchFar = 12;
   static constexpr std::size_t kPrefetchNear = 5;
+  static constexpr std::size_t kPrefetchNext = 2;
 
   // Lockstep patterns keep thousands of events at the same time, sorted: start loading the
   // memory of the events a few places ahead (op record, then the host's clocks and queue), so
@@ -101,15 +102,28 @@ private:
       __builtin_prefetch(ops_ + far->op);
     }
     const Event *near = queue_.peek_ahead(kPrefetchNear);
-    if (near == nullptr || near->kind() == EntryKind::Group) {
-      return;
+    if (near != nullptr) {
+      if (near->kind() == EntryKind::Group) {
+        __builtin_prefetch(&groups_[near->op]);
+      } else {
+        const GoalOp &op = ops_[near->op];
+        if (near->kind() == EntryKind::Message) {
+          queues_.prefetch(op.peer);
+        } else {
+          queues_.prefetch(near->host());
+          __builtin_prefetch(deps_ + op.requires_begin);
+        }
+      }
     }
-    const GoalOp &op = ops_[near->op];
-    if (near->kind() == EntryKind::Message) {
-      queues_.prefetch(op.peer);
-    } else {
-      queues_.prefetch(near->host());
-      __builtin_prefetch(deps_ + op.requires_begin);
+    // A message that will match a posted recv completes that recv, whose op id is known only
+    // from the receiver's record: by now (loaded by the stage above) it can be read, and the
+    // recv's record fetched before the message is processed.
+    const Event *next = queue_.peek_ahead(kPrefetchNext);
+    if (next != nullptr && next->kind() == EntryKind::Message) {
+      const std::uint32_t recv = queues_.single_op(MatchQueue::Receive, ops_[next->op].peer);
+      if (recv != MatchQueues::kNone) {
+        __builtin_prefetch(ops_ + recv);
+      }
     }
   }
 
