@@ -32,17 +32,17 @@ inline void *map_huge(std::size_t bytes) {
   if (raw == MAP_FAILED) { // NOLINT(cppcoreguidelines-pro-type-cstyle-cast): the libc macro
     throw std::bad_alloc();
   }
-  const auto start = reinterpret_cast<std::uintptr_t>(raw); // NOLINT(*-reinterpret-cast)
-  const std::uintptr_t aligned = (start + kHugePage - 1U) & ~(std::uintptr_t{kHugePage} - 1U);
-  if (aligned > start) {
-    munmap(raw, aligned - start);
+  auto *base = static_cast<char *>(raw);
+  const auto address = reinterpret_cast<std::uintptr_t>(raw); // NOLINT(*-reinterpret-cast)
+  const std::size_t lead = (kHugePage - (address & (kHugePage - 1U))) & (kHugePage - 1U);
+  if (lead > 0) {
+    munmap(base, lead);
   }
-  const std::uintptr_t end = start + span;
-  if (end > aligned + bytes) {
-    munmap(reinterpret_cast<void *>(aligned + bytes), end - aligned - bytes); // NOLINT
+  char *block = base + lead;
+  if (span > lead + bytes) {
+    munmap(block + bytes, span - lead - bytes);
   }
-  void *block = reinterpret_cast<void *>(aligned); // NOLINT(*-reinterpret-cast)
-  madvise(block, bytes, MADV_HUGEPAGE);            // advice only: failure changes nothing
+  madvise(block, bytes, MADV_HUGEPAGE); // advice only: failure changes nothing
   return block;
 }
 
