@@ -22,6 +22,8 @@ before and after; not part of this project), then that is the loop's CPU time. B
 single-threaded; the figures are the best of ``--repeat``.
 
 ``--cases issue18`` is the set of issue 18 (every schedule family at 2^16 and 2^20 ranks).
+``--only REGEX`` keeps the cases whose label matches; ``--no-loggopsim-for REGEX`` runs the
+matching cases with parjava alone (LogGOPSim needs minutes for the largest ones).
 """
 
 from __future__ import annotations
@@ -316,6 +318,14 @@ def main() -> int:
         help="skip LogGOPSim for linear_alltoall above this many ranks (anchor §7: 1024 ranks "
         "take more than 30 minutes)",
     )
+    parser.add_argument(
+        "--only", default=None, help="run only the cases whose label matches this regex"
+    )
+    parser.add_argument(
+        "--no-loggopsim-for",
+        default=None,
+        help="regex: cases whose label matches run parjava only (LogGOPSim takes minutes)",
+    )
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument(
         "--json", "--record", dest="json", type=Path, help="also write the figures as JSON"
@@ -347,6 +357,8 @@ def main() -> int:
     print("-" * len(header))
     for pattern, ranks, nbytes, chain in CASES[args.cases]:
         label = f"{pattern} P={ranks} d={nbytes}{' chained' if chain else ''}"
+        if args.only is not None and not re.search(args.only, label):
+            continue
         t0 = time.perf_counter()
         schedule = goal.pattern(pattern, ranks=ranks, bytes=nbytes, chain_receives=chain)
         build_s = time.perf_counter() - t0
@@ -358,6 +370,8 @@ def main() -> int:
             "build_seconds": build_s,
         }
         skip = pattern == "linear_alltoall" and ranks > args.loggopsim_max_alltoall
+        if args.no_loggopsim_for is not None and re.search(args.no_loggopsim_for, label):
+            skip = True
         text = workdir / f"{pattern}-{ranks}.goal"
         if tools is not None and not skip:
             t0 = time.perf_counter()

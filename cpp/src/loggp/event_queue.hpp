@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "parjava/loggp/huge_page_allocator.hpp"
 #include "parjava/loggp/loggp_rules.hpp"
 
 namespace parjava::loggp {
@@ -63,6 +64,27 @@ public:
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
 
   void push(const Event &e) {
+    if (size_ == 0) {
+      // An empty queue: the event is the next one served whatever its time, so it waits in
+      // solo_ without a list, a hash slot or a heap entry. Chains of events at distinct times
+      // (a ring, a pipeline) then cost one store and one load per event.
+      if (current_ != kNone) {
+        free_list(current_);
+        current_ = kNone;
+      }
+      now_ = e.time;
+      solo_ = e;
+      has_solo_ = true;
+      size_ = 1;
+      return;
+    }
+    if (has_solo_) {
+      // A second event: the solo one (time now_, the only one queued) becomes the first entry
+      // of now_'s list, exactly where it would be had it been pushed the ordinary way.
+      has_solo_ = false;
+      current_ = new_list();
+      append(lists_[current_], Entry{solo_.seq, solo_.op, solo_.info});
+    }
     ++size_;
     if (e.time < now_) {
       past_.push_back(e);
@@ -89,6 +111,9 @@ public:
 
   // The earliest event (the queue must not be empty).
   const Event &top() {
+    if (has_solo_) {
+      return solo_;
+    }
     if (!past_.empty()) {
       return past_.front();
     }
@@ -115,7 +140,7 @@ public:
   // block of the current list), else nullptr. Used only to prefetch the memory upcoming events
   // will touch.
   [[nodiscard]] const Event *peek_ahead(std::size_t k) noexcept {
-    if (!past_.empty() || current_ == kNone) {
+    if (has_solo_ || !past_.empty() || current_ == kNone) {
       return nullptr;
     }
     const List &l = lists_[current_];
@@ -130,6 +155,11 @@ public:
   }
 
   Event pop() {
+    if (has_solo_) {
+      has_solo_ = false;
+      size_ = 0;
+      return solo_;
+    }
     const Event e = top();
     --size_;
     if (!past_.empty()) {
@@ -358,7 +388,7 @@ private:
   SimTime now_ = 0;               // the current time: lists before it are all served
   std::uint32_t current_ = kNone; // the list of time now_ (kNone: none yet)
   std::size_t size_ = 0;
-  std::vector<Entry> pool_; // the entries of all blocks
+  std::vector<Entry, HugePageAllocator<Entry>> pool_; // the entries of all blocks
   std::vector<Block> blocks_;
   std::vector<std::uint32_t> free_blocks_[kClasses]; // NOLINT(modernize-avoid-c-arrays)
   std::vector<List> lists_;
@@ -370,7 +400,9 @@ private:
   std::uint32_t cached_list_ = kNone;
   std::vector<Event> past_;      // min-heap of events before now_
   std::vector<Event> unordered_; // min-heap of entries out of their list's seq order
-  Event head_{};                 // top() of a list entry (entries do not store the time)
+  Event solo_{};                 // the only queued event, when has_solo_ (at time now_)
+  bool has_solo_ = false;
+  Event head_{}; // top() of a list entry (entries do not store the time)
   Event ahead_{};
 };
 

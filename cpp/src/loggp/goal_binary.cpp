@@ -47,8 +47,8 @@ template <class T> void write_array(std::FILE *f, const T *data, std::size_t n, 
   }
 }
 
-template <class T>
-void read_array(std::FILE *f, std::vector<T> &out, std::uint64_t n, const std::string &path,
+template <class T, class A>
+void read_array(std::FILE *f, std::vector<T, A> &out, std::uint64_t n, const std::string &path,
                 const char *what) {
   out.resize(static_cast<std::size_t>(n));
   if (n > 0 && std::fread(out.data(), sizeof(T), out.size(), f) != out.size()) {

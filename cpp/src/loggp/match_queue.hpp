@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "parjava/loggp/goal_schedule.hpp"
+#include "parjava/loggp/huge_page_allocator.hpp"
 
 namespace parjava::loggp {
 
@@ -386,7 +387,7 @@ private:
   std::size_t prefix_bytes_;
   std::size_t lines_per_host_;
   std::uint32_t hosts_;
-  std::vector<Line> lines_; // host-major records, zero-initialised
+  std::vector<Line, HugePageAllocator<Line>> lines_; // host-major records, zero-initialised
   std::vector<QueueEntry> pool_;
   std::vector<std::uint32_t> free_[kClasses]; // NOLINT(modernize-avoid-c-arrays): by size class
   std::unordered_map<std::uint64_t, std::unique_ptr<KeyIndex>> indexes_; // by index_key

@@ -91,6 +91,7 @@ private:
   }
   static constexpr std::size_t kPrefetchFar = 12;
   static constexpr std::size_t kPrefetchNear = 5;
+  static constexpr std::size_t kPrefetchNext = 2;
 
   // Lockstep patterns keep thousands of events at the same time, sorted: start loading the
   // memory of the events a few places ahead (op record, then the host's clocks and queue), so
@@ -101,32 +102,64 @@ private:
       __builtin_prefetch(ops_ + far->op);
     }
     const Event *near = queue_.peek_ahead(kPrefetchNear);
-    if (near == nullptr || near->kind() == EntryKind::Group) {
-      return;
+    if (near != nullptr) {
+      if (near->kind() == EntryKind::Group) {
+        __builtin_prefetch(&groups_[near->op]);
+      } else {
+        const GoalOp &op = ops_[near->op];
+        if (near->kind() == EntryKind::Message) {
+          queues_.prefetch(op.peer);
+        } else {
+          queues_.prefetch(near->host());
+          __builtin_prefetch(deps_ + op.requires_begin);
+        }
+      }
     }
-    const GoalOp &op = ops_[near->op];
-    if (near->kind() == EntryKind::Message) {
-      queues_.prefetch(op.peer);
-    } else {
-      queues_.prefetch(near->host());
-      __builtin_prefetch(deps_ + op.requires_begin);
-    }
-  }
-
-  // ---- releasing dependents (anchor §4, "Releasing dependents") -------------------------
-  void started(OpId op, std::uint32_t host) {
-    const GoalOp &o = ops_[op];
-    for (std::uint32_t i = o.irequires_begin; i < ops_[op + 1].requires_begin; ++i) {
-      const OpId d = deps_[i];
-      if (--remaining_[d] == 0) {
-        released_.push_back({host, d});
+    // A message that will match a posted recv completes that recv, whose op id is known only
+    // from the receiver's record: by now (loaded by the stage above) it can be read, and the
+    // recv's record fetched before the message is processed.
+    const Event *next = queue_.peek_ahead(kPrefetchNext);
+    if (next != nullptr && next->kind() == EntryKind::Message) {
+      const std::uint32_t recv = queues_.single_op(MatchQueue::Receive, ops_[next->op].peer);
+      if (recv != MatchQueues::kNone) {
+        __builtin_prefetch(ops_ + recv);
       }
     }
   }
 
-  // A second done() of the same op (mismatched sizes, anchor §4 quirk 3) decrements the
-  // dependents again, as LogGOPSim does; counters wrap and never reach 0 again.
+  // ---- releasing dependents (anchor §4, "Releasing dependents") -------------------------
+  // A dependent with a single incoming edge is released by the first decrement of its counter
+  // (from 1 to 0): its counter is written, not read, and the dependent's own record, which
+  // admitting it reads next, is the only load. Every op starts once and every op but an eager
+  // send matched by a rendezvous recv (done_again) completes once, so that first decrement is
+  // the only one; the counters hold exactly the values LogGOPSim's would.
+  void release(OpId d, std::uint32_t host) {
+    if (ops_[d].dependency_count == 1) {
+      remaining_[d] = 0;
+      released_.push_back({host, d});
+    } else if (--remaining_[d] == 0) {
+      released_.push_back({host, d});
+    }
+  }
+
+  void started(OpId op, std::uint32_t host) {
+    const GoalOp &o = ops_[op];
+    for (std::uint32_t i = o.irequires_begin; i < ops_[op + 1].requires_begin; ++i) {
+      release(deps_[i], host);
+    }
+  }
+
   void done(OpId op, std::uint32_t host) {
+    const GoalOp &o = ops_[op];
+    for (std::uint32_t i = o.requires_begin; i < o.irequires_begin; ++i) {
+      release(deps_[i], host);
+    }
+  }
+
+  // A second done() of the same op (an eager send whose message a rendezvous-sized recv took
+  // from the unexpected queue, anchor §4 quirk 3) decrements the dependents again, as LogGOPSim
+  // does; their counters, already 0, wrap and never reach 0 again.
+  void done_again(OpId op, std::uint32_t host) {
     const GoalOp &o = ops_[op];
     for (std::uint32_t i = o.requires_begin; i < o.irequires_begin; ++i) {
       const OpId d = deps_[i];
@@ -173,22 +206,32 @@ private:
   void admit(std::uint32_t host, std::vector<OpId> &ready, bool at_start) {
     order_ready(ready);
     for (const OpId id : ready) {
-      const GoalOp &op = ops_[id];
-      SimTime time = 0;
-      if (!at_start) { // at start-up every op gets time 0
-        time = cpu_free(host, op.cpu);
-        if (op.kind == OpKind::Send) {
-          time = std::max(time, send_gap_free(host, op.nic));
-        }
+      if (at_start) { // at start-up every op gets time 0
+        queue_.push(Event{0, seq_++, id, Event::pack(EntryKind::Operation, host)});
+      } else {
+        admit_one(host, id);
       }
-      queue_.push(Event{time, seq_++, id, Event::pack(EntryKind::Operation, host)});
     }
+  }
+
+  void admit_one(std::uint32_t host, OpId id) {
+    const GoalOp &op = ops_[id];
+    SimTime time = cpu_free(host, op.cpu);
+    if (op.kind == OpKind::Send) {
+      time = std::max(time, send_gap_free(host, op.nic));
+    }
+    queue_.push(Event{time, seq_++, id, Event::pack(EntryKind::Operation, host)});
   }
 
   // After each event, the hosts that released ops admit them in ascending host order, each in
   // release order before the kind sort. An event touches at most two hosts.
   void admit_released() {
     if (released_.empty()) {
+      return;
+    }
+    if (released_.size() == 1) { // the common case: nothing to sort or split by host
+      admit_one(released_.front().host, released_.front().op);
+      released_.clear();
       return;
     }
     std::uint32_t low = released_.front().host;
@@ -270,7 +313,11 @@ private:
         // the sender's CPU/NIC indices are the recv's.
         if (is_rendezvous(p_, op.size)) {
           const std::uint32_t sender = message.src;
-          done(message.op, sender);
+          if (is_rendezvous(p_, ops_[message.op].size)) {
+            done(message.op, sender);
+          } else {
+            done_again(message.op, sender); // its eager send completed it already
+          }
           raise(cpu_free(sender, op.cpu), t);
           raise(send_gap_free(sender, op.nic), t);
         }
@@ -574,7 +621,8 @@ private:
   std::size_t nics_;
   std::size_t stride_; // clocks per host
 
-  std::vector<std::uint32_t> remaining_; // unsatisfied dependencies per op
+  // Unsatisfied dependencies per op (huge pages: huge_page_allocator.hpp).
+  std::vector<std::uint32_t, HugePageAllocator<std::uint32_t>> remaining_;
   EventQueue queue_;
   // Host-major records: per host, the CPU free times (nexto), the send-gap free times (nextgs)
   // and the receive-gap free times (nextgr) of its NICs, then its receive and unexpected queues.

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "parjava/loggp/huge_page_allocator.hpp"
+
 namespace parjava::loggp {
 
 // Operation kinds, numbered as LogGOPSim numbers them: the ready-list sort orders by this value
@@ -91,9 +93,10 @@ public:
 private:
   friend class GoalScheduleBuilder;
   friend GoalSchedule read_goal_binary(const std::string &path);
-  std::vector<GoalOp> ops_;
-  std::vector<OpId> rank_begin_;
-  std::vector<OpId> dependents_;
+  // The simulator's random accesses go to these: huge pages (huge_page_allocator.hpp).
+  std::vector<GoalOp, HugePageAllocator<GoalOp>> ops_;
+  std::vector<OpId, HugePageAllocator<OpId>> rank_begin_;
+  std::vector<OpId, HugePageAllocator<OpId>> dependents_;
   std::vector<std::uint64_t> rank_block_offsets_;
   std::string source_;
   unsigned num_cpus_ = 1;
