@@ -51,6 +51,13 @@ CollectiveWaits::CollectiveWaits(const Trace &trace)
     }
     const bool barrier_like = function_info(c.function).shape != CollectiveShape::AllToAll;
     for (auto m = first(k); m < last(k); ++m) {
+      if (m + kMemberPrefetchDistance < trace.collective_members.size()) {
+        const auto ahead = static_cast<std::size_t>(end_of(m + kMemberPrefetchDistance));
+        __builtin_prefetch(&e.bytes[ahead]);
+        __builtin_prefetch(&e.aux[ahead]);
+        __builtin_prefetch(&e.location[ahead]);
+        __builtin_prefetch(&e.match[ahead]);
+      }
       const auto end = static_cast<std::size_t>(end_of(m));
       const bool sends = e.bytes[end] > 0;  // CollectiveEnd: bytes = sent
       const bool receives = e.aux[end] > 0; // aux = received
@@ -176,6 +183,17 @@ void count_collective_violations(const Trace &trace, const std::vector<char> *co
     // All, FromRoot, ToRoot: every sink waits for every source of the instance.
     Timestamp latest = kNever;
     for (auto m = waits.first(k); m < waits.last(k); ++m) {
+      // The sinks' End times are read in the next loop; the Begin (found through the End's
+      // match) is fetched once that match has arrived, half the distance ahead.
+      if (m + kMemberPrefetchDistance < trace.collective_members.size()) {
+        const auto ahead = static_cast<std::size_t>(waits.end_of(m + kMemberPrefetchDistance));
+        __builtin_prefetch(&e.time[ahead]);
+        __builtin_prefetch(&e.match[ahead]);
+        const auto begin = waits.begin_of(m + kMemberPrefetchDistance / 2);
+        if (begin != kNoEvent) {
+          __builtin_prefetch(&e.time[static_cast<std::size_t>(begin)]);
+        }
+      }
       if (waits.is_source(m)) {
         latest = std::max(latest, time_of(waits.begin_of(m)));
       }
