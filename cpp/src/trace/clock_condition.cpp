@@ -127,6 +127,14 @@ std::uint32_t CollectiveWaits::member_of_end(EventIndex end) const {
 
 void count_collective_violations(const Trace &trace, const std::vector<char> *counted,
                                  ClockViolations &v) {
+  const CollectiveWaits waits(trace);
+  count_collective_violations(trace, waits, counted, 0,
+                              static_cast<std::uint32_t>(trace.collectives.size()), v);
+}
+
+void count_collective_violations(const Trace &trace, const CollectiveWaits &waits,
+                                 const std::vector<char> *counted, std::uint32_t first,
+                                 std::uint32_t last, ClockViolations &v) {
   const auto &e = trace.events;
   auto counts_at = [&](EventIndex i) {
     if (counted == nullptr) {
@@ -139,9 +147,8 @@ void count_collective_violations(const Trace &trace, const std::vector<char> *co
     ++count;
     v.largest_ns = std::max(v.largest_ns, early_by);
   };
-  const CollectiveWaits waits(trace);
   std::vector<std::uint32_t> by_order; // Prefix members sorted by communicator rank
-  for (std::uint32_t k = 0; k < trace.collectives.size(); ++k) {
+  for (std::uint32_t k = first; k < last; ++k) {
     const auto shape = waits.shape(k);
     if (shape == WaitShape::None) {
       continue;

@@ -104,5 +104,10 @@ private:
 // CollectiveBegin<->End matches.
 void count_collective_violations(const Trace &trace, const std::vector<char> *counted,
                                  ClockViolations &v);
+// The same for instances [first, last) only, with the model built once by the caller: parts
+// counted separately add up to the whole (sum the counts, take the largest of largest_ns).
+void count_collective_violations(const Trace &trace, const CollectiveWaits &waits,
+                                 const std::vector<char> *counted, std::uint32_t first,
+                                 std::uint32_t last, ClockViolations &v);
 
 } // namespace parjava::trace::detail
