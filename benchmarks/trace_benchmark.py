@@ -4,7 +4,8 @@ Generates a large OTF2 trace once (trace_generate: 10 million events of a 64-ran
 exchange by default), then alternates runs of
 
 - trace_baseline: the OTF2 library reading the archive with an empty callback per record (the
-  physical limit of the format), and
+  physical limit of the format; also once skipping the local definition files that hold no
+  record, as parjava does, to show that this is no advantage over the library), and
 - trace_load: parjava::trace::open() -- reading, time ordering and all matching --
 
 so both see the same machine load, and prints the best time of each, their ratio (issue 18's
@@ -85,6 +86,7 @@ def main() -> int:
         )
 
     baseline = float("inf")
+    baseline_skipping = float("inf")
     baseline_firsts: list[float] = []
     events = 0
     ours: dict[int, dict[str, float]] = {}
@@ -93,6 +95,8 @@ def main() -> int:
         baseline = min(baseline, number(r"best of \d+: ([0-9.]+) s", out))
         baseline_firsts.append(number(r"first read in this process: ([0-9.]+) s", out))
         events = int(number(r"\): (\d+) events", out))
+        out = run([str(programs / "trace_baseline"), str(anchor), "3", "skip-empty"])
+        baseline_skipping = min(baseline_skipping, number(r"best of \d+: ([0-9.]+) s", out))
         for threads in args.threads:
             out = run([str(programs / "trace_load"), str(anchor), "3", str(threads)])
             best = ours.setdefault(threads, {"seconds": float("inf"), "first_opens": []})
@@ -112,6 +116,10 @@ def main() -> int:
     print(
         f"OTF2 library, empty callbacks: {baseline:.3f} s  ({events / baseline / 1e6:.1f} M "
         "events/s)"
+    )
+    print(
+        f"{'':>31}skipping empty local definition files: {baseline_skipping:.3f} s "
+        f"({events / baseline_skipping / 1e6:.1f} M events/s)"
     )
     baseline_first = sorted(baseline_firsts)[len(baseline_firsts) // 2]
     print(f"{'':>31}first read in a fresh process: {baseline_first:.3f} s (median)")
@@ -139,6 +147,7 @@ def main() -> int:
                     "cores": os.cpu_count(),
                     "load_average": round(os.getloadavg()[0], 1),
                     "baseline_seconds": baseline,
+                    "baseline_skipping_empty_local_definitions_seconds": baseline_skipping,
                     "baseline_first_read_median": baseline_first,
                     "parjava": {str(k): v for k, v in ours.items()},
                 },

@@ -51,6 +51,13 @@ CollectiveWaits::CollectiveWaits(const Trace &trace)
     }
     const bool barrier_like = function_info(c.function).shape != CollectiveShape::AllToAll;
     for (auto m = first(k); m < last(k); ++m) {
+      if (m + kMemberPrefetchDistance < trace.collective_members.size()) {
+        const auto ahead = static_cast<std::size_t>(end_of(m + kMemberPrefetchDistance));
+        __builtin_prefetch(&e.bytes[ahead]);
+        __builtin_prefetch(&e.aux[ahead]);
+        __builtin_prefetch(&e.location[ahead]);
+        __builtin_prefetch(&e.match[ahead]);
+      }
       const auto end = static_cast<std::size_t>(end_of(m));
       const bool sends = e.bytes[end] > 0;  // CollectiveEnd: bytes = sent
       const bool receives = e.aux[end] > 0; // aux = received
@@ -120,6 +127,14 @@ std::uint32_t CollectiveWaits::member_of_end(EventIndex end) const {
 
 void count_collective_violations(const Trace &trace, const std::vector<char> *counted,
                                  ClockViolations &v) {
+  const CollectiveWaits waits(trace);
+  count_collective_violations(trace, waits, counted, 0,
+                              static_cast<std::uint32_t>(trace.collectives.size()), v);
+}
+
+void count_collective_violations(const Trace &trace, const CollectiveWaits &waits,
+                                 const std::vector<char> *counted, std::uint32_t first,
+                                 std::uint32_t last, ClockViolations &v) {
   const auto &e = trace.events;
   auto counts_at = [&](EventIndex i) {
     if (counted == nullptr) {
@@ -132,9 +147,8 @@ void count_collective_violations(const Trace &trace, const std::vector<char> *co
     ++count;
     v.largest_ns = std::max(v.largest_ns, early_by);
   };
-  const CollectiveWaits waits(trace);
   std::vector<std::uint32_t> by_order; // Prefix members sorted by communicator rank
-  for (std::uint32_t k = 0; k < trace.collectives.size(); ++k) {
+  for (std::uint32_t k = first; k < last; ++k) {
     const auto shape = waits.shape(k);
     if (shape == WaitShape::None) {
       continue;
@@ -176,6 +190,17 @@ void count_collective_violations(const Trace &trace, const std::vector<char> *co
     // All, FromRoot, ToRoot: every sink waits for every source of the instance.
     Timestamp latest = kNever;
     for (auto m = waits.first(k); m < waits.last(k); ++m) {
+      // The sinks' End times are read in the next loop; the Begin (found through the End's
+      // match) is fetched once that match has arrived, half the distance ahead.
+      if (m + kMemberPrefetchDistance < trace.collective_members.size()) {
+        const auto ahead = static_cast<std::size_t>(waits.end_of(m + kMemberPrefetchDistance));
+        __builtin_prefetch(&e.time[ahead]);
+        __builtin_prefetch(&e.match[ahead]);
+        const auto begin = waits.begin_of(m + kMemberPrefetchDistance / 2);
+        if (begin != kNoEvent) {
+          __builtin_prefetch(&e.time[static_cast<std::size_t>(begin)]);
+        }
+      }
       if (waits.is_source(m)) {
         latest = std::max(latest, time_of(waits.begin_of(m)));
       }

@@ -51,6 +51,10 @@ inline void note_receive(const EventColumns &e, EventIndex send, EventIndex rece
   }
 }
 
+// Members are far apart in the columns (one per location), so passes over them prefetch the
+// entries of the member this far ahead: the cache misses then overlap.
+inline constexpr std::uint32_t kMemberPrefetchDistance = 8;
+
 // The collective part of the model, per instance and per member (a member is a position in
 // Trace::collective_members, i.e. one CollectiveEnd event).
 class CollectiveWaits {
@@ -100,5 +104,10 @@ private:
 // CollectiveBegin<->End matches.
 void count_collective_violations(const Trace &trace, const std::vector<char> *counted,
                                  ClockViolations &v);
+// The same for instances [first, last) only, with the model built once by the caller: parts
+// counted separately add up to the whole (sum the counts, take the largest of largest_ns).
+void count_collective_violations(const Trace &trace, const CollectiveWaits &waits,
+                                 const std::vector<char> *counted, std::uint32_t first,
+                                 std::uint32_t last, ClockViolations &v);
 
 } // namespace parjava::trace::detail

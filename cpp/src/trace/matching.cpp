@@ -4,6 +4,10 @@
 #include "parjava/trace/matching.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <optional>
+#include <thread>
 
 #include "clock_dependencies.hpp"
 #include "matching_passes.hpp"
@@ -84,19 +88,52 @@ void MatchingRun::complete(unsigned threads) {
   // part of the clock condition's violations (clock_condition.hpp) as it goes, instead of a
   // serial pass over all events at the end.
   ClockViolations messages;
-  ClockViolations collectives;
-  parallel_for(2, threads, [&](std::size_t task, unsigned /*worker*/) {
-    if (task == 0) {
-      pair_messages(trace_, lists_, processes_.count(), messages);
-    } else {
-      build_collectives(trace_, lists_, processes_, sequences_);
-      count_collective_violations(trace_, nullptr, collectives);
-    }
-  });
+  std::array<ClockViolations, 2> collectives{};
+  if (threads < 2) {
+    pair_messages(trace_, lists_, processes_.count(), messages);
+    build_collectives(trace_, lists_, processes_, sequences_);
+    count_collective_violations(trace_, nullptr, collectives[0]);
+  } else {
+    // Pairing takes less time than the collective instances and their count together, so
+    // the pairing thread then helps with the count: both take chunks of instances as they
+    // come, once the instances (and the model of who waits for whom) exist.
+    std::optional<CollectiveWaits> waits;
+    std::atomic<bool> built{false};
+    std::atomic<std::uint32_t> next{0};
+    const auto count_share = [&](ClockViolations &v) {
+      constexpr std::uint32_t kChunk = 256;
+      const auto n = static_cast<std::uint32_t>(trace_.collectives.size());
+      for (auto k = next.fetch_add(kChunk); k < n; k = next.fetch_add(kChunk)) {
+        count_collective_violations(trace_, *waits, nullptr, k, std::min(n, k + kChunk), v);
+      }
+    };
+    parallel_for(2, threads, [&](std::size_t task, unsigned /*worker*/) {
+      if (task == 0) {
+        pair_messages(trace_, lists_, processes_.count(), messages);
+        while (!built.load(std::memory_order_acquire)) {
+          std::this_thread::yield();
+        }
+      } else {
+        // Set `built` however this ends, or the other task would wait for ever; without
+        // `waits` (an exception, which parallel_for rethrows) nobody counts.
+        struct Built {
+          std::atomic<bool> &flag;
+          ~Built() { flag.store(true, std::memory_order_release); }
+        } mark{built};
+        build_collectives(trace_, lists_, processes_, sequences_);
+        waits.emplace(trace_);
+      }
+      if (waits) {
+        count_share(collectives[task]);
+      }
+    });
+  }
   auto &v = trace_.clock_violations;
   v.receives_before_send = messages.receives_before_send;
-  v.collective_exits_before_entry = collectives.collective_exits_before_entry;
-  v.largest_ns = std::max(messages.largest_ns, collectives.largest_ns);
+  v.collective_exits_before_entry =
+      collectives[0].collective_exits_before_entry + collectives[1].collective_exits_before_entry;
+  v.largest_ns =
+      std::max({messages.largest_ns, collectives[0].largest_ns, collectives[1].largest_ns});
   trace_.clock_correction.reset();
 }
 

@@ -391,7 +391,10 @@ public:
   std::string read(std::uint64_t id, std::uint64_t announced, LocationContext &context) {
     std::string warning;
     const auto def = files_.definitions_of(id);
-    if (have_local_definitions_ && file_size(def) >= 0) {
+    const auto definitions = local_definitions(def);
+    if (definitions == LocalDefinitions::Empty) {
+      // Nothing to apply (otf2_files.hpp).
+    } else if (have_local_definitions_ && definitions == LocalDefinitions::Present) {
       // Local definitions carry the mapping tables and clock offsets the library applies to
       // this location's events.
       OTF2_DefReader *local = OTF2_Reader_GetDefReader(reader_, id);

@@ -1,6 +1,9 @@
 #include "otf2_files.hpp"
 
+#include <array>
+#include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <system_error>
 #include <vector>
 
@@ -14,6 +17,32 @@ std::int64_t file_size(const std::string &path) {
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
   return ec ? -1 : static_cast<std::int64_t>(size);
+}
+
+LocalDefinitions local_definitions(const std::string &path) {
+  // OTF2's buffer format (OTF2_Buffer.c): an 18-byte chunk header (record type
+  // OTF2_BUFFER_CHUNK_HEADER = 3, endianness, first and last event numbers), then the records,
+  // then OTF2_BUFFER_END_OF_FILE (2) and OTF2_BUFFER_END_OF_BUFFER (1).
+  constexpr std::size_t kEmptySize = 20;
+  constexpr unsigned char kChunkHeader = 3;
+  constexpr unsigned char kEndOfFile = 2;
+  constexpr unsigned char kEndOfBuffer = 1;
+  const auto size = file_size(path);
+  if (size < 0) {
+    return LocalDefinitions::Missing;
+  }
+  if (size != static_cast<std::int64_t>(kEmptySize)) {
+    return LocalDefinitions::Present;
+  }
+  const std::unique_ptr<std::FILE, int (*)(std::FILE *)> file(std::fopen(path.c_str(), "rb"),
+                                                              &std::fclose);
+  std::array<unsigned char, kEmptySize> bytes{};
+  if (!file || std::fread(bytes.data(), 1, bytes.size(), file.get()) != bytes.size()) {
+    return LocalDefinitions::Present; // let the library read it and report what is wrong
+  }
+  const bool empty = bytes[0] == kChunkHeader && bytes[kEmptySize - 2] == kEndOfFile &&
+                     bytes[kEmptySize - 1] == kEndOfBuffer;
+  return empty ? LocalDefinitions::Empty : LocalDefinitions::Present;
 }
 
 ArchiveFiles find_archive(const std::string &path) {

@@ -28,4 +28,14 @@ ArchiveFiles find_archive(const std::string &path);
 // Size of a file, or -1 when it does not exist.
 std::int64_t file_size(const std::string &path);
 
+enum class LocalDefinitions : std::uint8_t { Missing, Empty, Present };
+
+// Whether a location's local definition file exists and holds any record. Writers (parjava,
+// our benchmarks' generator) leave an empty one per location: the OTF2 chunk header and the
+// end-of-file and end-of-buffer marks, 20 bytes. Reading it through the library allocates and
+// clears a whole definition chunk (4 MiB by default) per location for nothing, several
+// per cent of a load; such a file is recognised from its bytes instead. Anything else is
+// Present and read by the library.
+LocalDefinitions local_definitions(const std::string &path);
+
 } // namespace parjava::trace::detail

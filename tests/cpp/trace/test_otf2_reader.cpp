@@ -543,3 +543,57 @@ TEST_F(BadArchive, AnnouncedEventCountsAreChecked) {
     }
   }
 }
+
+TEST_F(BadArchive, LocalDefinitionsAreAppliedAndEmptyOnesSkipped) {
+  // Rank 1's events name communicator 7, which its local mapping table maps to the global
+  // MPI_COMM_WORLD (0); rank 0's local definition file is written but holds no record. The
+  // reader skips the empty file without a warning (otf2_files.hpp, local_definitions) and must
+  // still apply the mapping, or rank 1's receive would not match rank 0's send.
+  const auto dir = dir_ / "mapped";
+  write_archive_announcing(dir, 4, 2);
+  fs::remove_all(dir / "traces");
+  OTF2_Archive *a = OTF2_Archive_Open(dir.c_str(), "traces", OTF2_FILEMODE_WRITE, 1 << 20, 1 << 22,
+                                      OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  ASSERT_NE(a, nullptr);
+  static OTF2_FlushCallbacks flush = {
+      [](void *, OTF2_FileType, OTF2_LocationRef, void *, bool) -> OTF2_FlushType {
+        return OTF2_FLUSH;
+      },
+      [](void *, OTF2_FileType, OTF2_LocationRef) -> OTF2_TimeStamp { return 0; }};
+  OTF2_Archive_SetFlushCallbacks(a, &flush, nullptr);
+  OTF2_Archive_SetSerialCollectiveCallbacks(a);
+  OTF2_Archive_OpenEvtFiles(a);
+  auto *w0 = OTF2_Archive_GetEvtWriter(a, 0);
+  OTF2_EvtWriter_Enter(w0, nullptr, 10, 0);
+  OTF2_EvtWriter_MpiSend(w0, nullptr, 11, 1, 0, 5, 8);
+  OTF2_EvtWriter_Leave(w0, nullptr, 12, 0);
+  OTF2_EvtWriter_ProgramEnd(w0, nullptr, 13, 0);
+  OTF2_Archive_CloseEvtWriter(a, w0);
+  auto *w1 = OTF2_Archive_GetEvtWriter(a, 1);
+  OTF2_EvtWriter_MpiRecv(w1, nullptr, 20, 0, 7, 5, 8);
+  OTF2_EvtWriter_ProgramEnd(w1, nullptr, 21, 0);
+  OTF2_Archive_CloseEvtWriter(a, w1);
+  OTF2_Archive_CloseEvtFiles(a);
+  OTF2_Archive_OpenDefFiles(a);
+  OTF2_Archive_CloseDefWriter(a, OTF2_Archive_GetDefWriter(a, 0));
+  auto *local = OTF2_Archive_GetDefWriter(a, 1);
+  OTF2_IdMap *map = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, 1);
+  OTF2_IdMap_AddIdPair(map, 7, 0);
+  OTF2_DefWriter_WriteMappingTable(local, OTF2_MAPPING_COMM, map);
+  OTF2_IdMap_Free(map);
+  OTF2_Archive_CloseDefWriter(a, local);
+  OTF2_Archive_CloseDefFiles(a);
+  OTF2_Archive_Close(a);
+  ASSERT_EQ(fs::file_size(dir / "traces" / "0.def"), 20U); // an empty OTF2 definition file
+  ASSERT_GT(fs::file_size(dir / "traces" / "1.def"), 20U);
+
+  for (const unsigned threads : {1U, 2U}) {
+    const auto t = open(dir.string(), threads);
+    ASSERT_EQ(t.size(), 6U);
+    EXPECT_EQ(t.events.kind[4], EventKind::Recv);
+    EXPECT_EQ(t.events.comm[4], t.events.comm[1]);
+    EXPECT_EQ(t.events.match[4], 1);
+    EXPECT_EQ(t.unmatched.total(), 0U);
+    EXPECT_TRUE(t.metadata.warnings.empty()) << t.metadata.warnings.front();
+  }
+}
