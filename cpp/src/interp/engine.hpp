@@ -210,6 +210,7 @@ private:
   [[nodiscard]] double cpu_ready(std::uint32_t ctx) const;
   // Before a computation of positive length: yields to the other ready threads or waits for
   // the CPU (LogGP, anchors §4 CALC); true when the thread was suspended and resumes later.
+  // With private_compute_ it never yields (docs/interpreter.md, "Event order").
   bool suspend_for_cpu(std::uint32_t ctx);
   void finish_thread(std::uint32_t ctx);
   void account(std::uint32_t ctx, model::NodeIndex node, double start);
@@ -441,7 +442,10 @@ private:
   EventQueue queue_;
   std::uint64_t popped_seq_ = 0;
   bool fresh_ = false; // the running thread was just popped and has not executed a leaf yet
-  double now_ = 0.0;   // time of the event being processed
+  // A computation touches nothing another thread reads (one thread per rank, no LogGP CPU):
+  // a thread runs it without yielding first and yields, if it must, at its next operation.
+  bool private_compute_ = false;
+  double now_ = 0.0; // time of the event being processed
 
   // statistics per node
   std::vector<double> node_time_;
