@@ -71,6 +71,10 @@ _DTYPES = {
 # instance, so 11 MiB a round).
 _REDUCTION_CHUNK = 1 << 16
 ROW_BYTES = 72  # sizeof(parjava::analysis::Finding)
+# Finding rows per message when the ranks send theirs to the root (4.7 MB): the root holds
+# one such chunk per rank besides the merged rows.
+_GATHER_CHUNK = 1 << 16
+_ROWS_TAG = 15
 
 
 def _comm(comm: Any) -> Any:
@@ -149,9 +153,11 @@ class PartTrace:
     """One analysis rank's share of a trace: own events plus the replayed ones, matched.
 
     ``trace`` is a :class:`parjava.Trace` whose definitions are the whole archive's;
-    ``owned`` marks its locations (True: this rank's), ``positions`` gives each event's index
-    within its location in the whole trace, ``location_events`` the whole trace's event count
-    per location (summed over the ranks), ``owned_events`` this rank's event count and
+    ``owned`` marks its locations (True: this rank's). In ``trace`` a location's own events
+    come first, ``own_events[l]`` of them, at their positions in the whole trace; the received
+    ones follow, their positions in ``received_positions`` (location by location), which
+    :meth:`global_events` reads. ``location_events`` is the whole trace's event count per
+    location (summed over the ranks), ``owned_events`` this rank's event count and
     ``received_events`` how many events the replay brought.
     """
 
@@ -159,7 +165,8 @@ class PartTrace:
         self,
         trace: Trace,
         owned: np.ndarray,
-        positions: np.ndarray,
+        own_events: np.ndarray,
+        received_positions: np.ndarray,
         location_events: np.ndarray,
         owned_events: int,
         received_events: int,
@@ -167,7 +174,8 @@ class PartTrace:
     ) -> None:
         self.trace = trace
         self.owned = owned
-        self.positions = positions
+        self.own_events = own_events
+        self.received_positions = received_positions
         self.location_events = location_events
         self.owned_events = owned_events
         self.received_events = received_events
@@ -178,12 +186,21 @@ class PartTrace:
     def global_events(self, events: np.ndarray) -> np.ndarray:
         """Map event indices of this part's trace to those of the whole trace (-1 stays)."""
         events = np.asarray(events, dtype=np.int64)
-        offsets = np.concatenate([[0], np.cumsum(self.location_events, dtype=np.int64)])
-        location = np.asarray(self.trace.events.location)
+        whole = np.concatenate([[0], np.cumsum(self.location_events, dtype=np.int64)])
+        here = np.asarray(self.trace.core.column("location_offsets")).astype(np.int64)
+        received = np.diff(here) - self.own_events
+        first_received = np.concatenate([[0], np.cumsum(received)])
         valid = events >= 0
         safe = np.where(valid, events, 0)
-        mapped = offsets[location[safe]] + self.positions[safe].astype(np.int64)
-        return np.where(valid, mapped, -1)
+        location = np.asarray(self.trace.events.location)[safe]
+        index = safe - here[location]  # in its location here: own events first
+        own = self.own_events[location]
+        is_own = index < own
+        position = index
+        if len(self.received_positions):
+            at = np.where(is_own, 0, first_received[location] + index - own)
+            position = np.where(is_own, index, self.received_positions[at].astype(np.int64))
+        return np.where(valid, whole[location] + position, -1)
 
 
 @_collective
@@ -245,8 +262,11 @@ def open_part(
         del sendbuf
     del events
     received_events = len(received["time"])
-    # In place: `local` becomes the merged trace (no view of its columns may be alive here).
-    positions = _together(
+    # Each location's own events, which keep their positions in the merged trace.
+    own_events = np.diff(np.asarray(local.column("location_offsets")).astype(np.int64))
+    # In place: `local` becomes the merged trace (no view of its columns may be alive here);
+    # it takes the received columns out of `received` as it copies them.
+    received_positions = _together(
         comm,
         "merging the replayed events",
         lambda: core.merge_part(local, received, part, parts, max(1, threads), reduction),
@@ -267,7 +287,8 @@ def open_part(
     result = PartTrace(
         trace,
         owned,
-        np.asarray(positions),
+        own_events,
+        np.asarray(received_positions),
         np.asarray(location_events, dtype=np.int64),
         int(counts[owned].sum()),
         received_events,
@@ -351,15 +372,15 @@ def _instance_map(trace: Trace, comm: Any) -> np.ndarray:
     sequences = comms + 1 + trace.location_count
     inst_comm = np.asarray(table["comm"]).astype(np.int64)
     first = np.asarray(table["first_member"]).astype(np.int64)
-    members = np.asarray(trace.collective_members).astype(np.int64)
-    location = np.asarray(trace.events.location).astype(np.int64)
+    members = np.asarray(trace.collective_members)
+    location = np.asarray(trace.events.location)  # a view: only self instances' are read
     keys = np.full(len(inst_comm), comms, dtype=np.int64)  # no communicator
     known = inst_comm < comms
     self_comm = np.array([c.self for c in communicators] + [False], dtype=bool)
     is_self = known & self_comm[np.where(known, inst_comm, comms)]
     keys[known & ~is_self] = inst_comm[known & ~is_self]
     if is_self.any():
-        keys[is_self] = comms + 1 + location[members[first[is_self]]]
+        keys[is_self] = comms + 1 + location[members[first[is_self]]].astype(np.int64)
     here = np.bincount(keys, minlength=sequences).astype(np.int64)
     everywhere = np.zeros_like(here)
     comm.Allreduce(here, everywhere, op=_mpi_op("MAX"))
@@ -436,40 +457,107 @@ def scan(
         )
     part = trace if isinstance(trace, PartTrace) else open_part(trace, comm, threads, calls)
 
-    def local() -> Any:
+    def local() -> tuple[np.ndarray, list[str], Any, dict[str, Any]]:
         findings = serial_scan(part.trace, **options)
         raw = findings.raw
-        keep = part.owned[raw["location"].astype(np.int64)]
-        rows = raw[keep].copy()
+        # A rank also finds what happens on the locations it received (every member of its
+        # collectives), and drops those rows; the selection is already a copy.
+        rows = raw[part.owned[raw["location"]]]
         rows["event"] = part.global_events(rows["event"])
         rows["peer_event"] = part.global_events(rows["peer_event"])
         has = rows["instance"] != _NO_REF
         rows["instance"][has] = part.instance_map[rows["instance"][has].astype(np.int64)]
-        # A rank also finds what happens on the locations it received (every member of its
-        # collectives), and drops those rows. As bytes: NumPy packs a structured dtype with
-        # padding when it concatenates.
+        # As bytes: NumPy packs a structured dtype with padding when it concatenates.
         packed = np.ascontiguousarray(rows).view(np.uint8).reshape(len(rows), ROW_BYTES)
-        return findings, packed
+        # The rank's whole result (rows of received locations too) is not kept.
+        return packed, findings.notes, findings._result.eager_limit, findings.parameters
 
-    findings, rows = _together(comm, "scanning", local)
-    gathered = comm.gather(rows, root=root)
+    rows, notes, eager_limit, parameters = _together(comm, "scanning", local)
+    counts = comm.gather(len(rows), root=root)
+    channel = comm.Dup()  # the rows' messages cannot meet the caller's own on `comm`
+    try:
+        if comm.rank != root:
+            for start in range(0, len(rows), _GATHER_CHUNK):
+                channel.Send(rows[start : start + _GATHER_CHUNK], dest=root, tag=_ROWS_TAG)
+            merged = None
+        else:
+            merged = _merge_rows(channel, root, rows, counts)
+    finally:
+        channel.Free()
+    del rows
     seconds = comm.reduce(time.perf_counter() - started, root=root, op=_mpi_op("MAX"))
-    if comm.rank != root:
+    if merged is None:
         return None
-    all_bytes = np.concatenate(gathered)
-    all_rows = all_bytes.reshape(-1).view(findings.raw.dtype)
-    # The serial order: by time, then location; a location's rows come from one rank in the
-    # order its scan emitted them (lexsort is stable).
-    order = np.lexsort((all_rows["location"], all_rows["time"]))
     result = _GatheredScan(
-        all_bytes[order].reshape(-1),  # bytes, as the C++ result's rows
+        merged.reshape(-1),  # bytes, as the C++ result's rows
         part.trace.core,
-        findings.notes,
+        notes,
         float(seconds),
         int(part.location_events.sum()),
-        findings._result.eager_limit,
+        eager_limit,
     )
-    return Findings(result, part.trace, findings.parameters)
+    return Findings(result, part.trace, parameters)
+
+
+def _merge_rows(channel: Any, root: int, own: np.ndarray, counts: list[int]) -> np.ndarray:
+    """Receive the ranks' finding rows in chunks and merge them in the serial order (root).
+
+    Each rank's rows come sorted by (time, location), as its scan emits them, and a location's
+    rows all come from one rank, so a k-way merge gives the serial order (by time, then
+    location, then emission). Rank 0 holds the result (72 B a row) and one chunk per rank,
+    never the gathered rows twice: a row is written out once every rank has sent past it.
+    """
+    from .scan import _finding_dtype
+
+    dtype = _finding_dtype()
+    total = int(sum(counts))
+    out = np.empty((total, ROW_BYTES), dtype=np.uint8)
+    pending: list[np.ndarray] = [own[:0] for _ in counts]  # received, not yet written
+    sent = [0] * len(counts)  # rows taken from each rank so far
+    written = 0
+
+    def take(rank: int) -> None:
+        n = min(_GATHER_CHUNK, counts[rank] - sent[rank])
+        if rank == root:
+            chunk = own[sent[rank] : sent[rank] + n]
+        else:
+            chunk = np.empty((n, ROW_BYTES), dtype=np.uint8)
+            channel.Recv(chunk, source=rank, tag=_ROWS_TAG)
+        sent[rank] += n
+        pending[rank] = chunk
+
+    while written < total:
+        for rank in range(len(counts)):
+            if not len(pending[rank]) and sent[rank] < counts[rank]:
+                take(rank)
+        # Rows up to the smallest last key among ranks with more to send can all go out: no
+        # row still to come sorts before it (an equal key is of the same location, so of that
+        # rank, and comes after in its order).
+        bound: tuple[int, int] | None = None
+        for rank, rows in enumerate(pending):
+            if sent[rank] < counts[rank]:
+                last = rows[-1:].reshape(-1).view(dtype)[0]
+                key = (int(last["time"]), int(last["location"]))
+                bound = key if bound is None or key < bound else bound
+        parts = []
+        for rank, rows in enumerate(pending):
+            if not len(rows):
+                continue
+            n = len(rows)
+            if bound is not None:
+                view = rows.reshape(-1).view(dtype)
+                times = view["time"]
+                lo = int(np.searchsorted(times, bound[0], side="left"))
+                hi = int(np.searchsorted(times, bound[0], side="right"))
+                n = lo + int(np.searchsorted(view["location"][lo:hi], bound[1], side="right"))
+            parts.append(rows[:n])
+            pending[rank] = rows[n:]
+        block = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        view = block.reshape(-1).view(dtype)
+        order = np.lexsort((view["location"], view["time"]))  # stable: a rank's order stays
+        out[written : written + len(block)] = block[order]
+        written += len(block)
+    return out
 
 
 def _mpi_op(name: str) -> Any:
