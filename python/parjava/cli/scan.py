@@ -221,20 +221,23 @@ def run(args: argparse.Namespace) -> int:
     for check in args.fail_on:
         if check.pattern.lower() != "all":
             findings.count(check.pattern)
-    if args.format == "html":
-        text = findings.to_html(top=args.top, source_dirs=args.source_dir)
-    elif args.format == "csv":
-        text = findings.to_csv()
-    elif args.format == "json":
-        text = findings.to_json()
+    if args.format == "csv":
+        # Written a block of rows at a time: the CSV of millions of findings is never held.
+        findings.write_csv(args.output or sys.stdout)
     else:
-        text = findings.report(top=args.top)
+        if args.format == "html":
+            text = findings.to_html(top=args.top, source_dirs=args.source_dir)
+        elif args.format == "json":
+            text = findings.to_json()
+        else:
+            text = findings.report(top=args.top)
+        if args.output:
+            with open(args.output, "w", encoding="utf-8", newline="") as out:
+                out.write(text)
+        else:
+            sys.stdout.write(text)
     if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
         sys.stderr.write(f"parjava scan: {len(findings)} findings written to {args.output}\n")
-    else:
-        sys.stdout.write(text)
     failed = _check(findings, args.fail_on)
     for line in failed:
         sys.stderr.write(f"parjava scan: check failed: {line}\n")
