@@ -71,9 +71,10 @@ _DTYPES = {
 # instance, so 11 MiB a round).
 _REDUCTION_CHUNK = 1 << 16
 ROW_BYTES = 72  # sizeof(parjava::analysis::Finding)
-# Finding rows per message when the ranks send theirs to the root (4.7 MB): the root holds
-# one such chunk per rank besides the merged rows.
-_GATHER_CHUNK = 1 << 16
+# Finding rows per message when the ranks send theirs to the root (1.2 MB): the root holds
+# one such chunk per rank, and a merged block of at most that many per rank, besides the
+# merged rows.
+_GATHER_CHUNK = 1 << 14
 _ROWS_TAG = 15
 
 
@@ -555,7 +556,7 @@ def _merge_rows(channel: Any, root: int, own: np.ndarray, counts: list[int]) -> 
         block = np.concatenate(parts) if len(parts) > 1 else parts[0]
         view = block.reshape(-1).view(dtype)
         order = np.lexsort((view["location"], view["time"]))  # stable: a rank's order stays
-        out[written : written + len(block)] = block[order]
+        np.take(block, order, axis=0, out=out[written : written + len(block)])
         written += len(block)
     return out
 
