@@ -464,14 +464,19 @@ def scan(
         # A rank also finds what happens on the locations it received (every member of its
         # collectives), and drops those rows; the selection is already a copy.
         rows = raw[part.owned[raw["location"]]]
-        rows["event"] = part.global_events(rows["event"])
-        rows["peer_event"] = part.global_events(rows["peer_event"])
-        has = rows["instance"] != _NO_REF
-        rows["instance"][has] = part.instance_map[rows["instance"][has].astype(np.int64)]
+        kept = findings.notes, findings._result.eager_limit, findings.parameters
+        del raw, findings  # the rank's whole result, before the mapping's temporaries
+        # Indices of this part's trace -> the whole trace's, a block of rows at a time (the
+        # mapping's int64 temporaries are several per row).
+        for start in range(0, len(rows), _GATHER_CHUNK):
+            block = rows[start : start + _GATHER_CHUNK]  # a view: written through
+            block["event"] = part.global_events(block["event"])
+            block["peer_event"] = part.global_events(block["peer_event"])
+            has = block["instance"] != _NO_REF
+            block["instance"][has] = part.instance_map[block["instance"][has].astype(np.int64)]
         # As bytes: NumPy packs a structured dtype with padding when it concatenates.
         packed = np.ascontiguousarray(rows).view(np.uint8).reshape(len(rows), ROW_BYTES)
-        # The rank's whole result (rows of received locations too) is not kept.
-        return packed, findings.notes, findings._result.eager_limit, findings.parameters
+        return (packed, *kept)
 
     rows, notes, eager_limit, parameters = _together(comm, "scanning", local)
     counts = comm.gather(len(rows), root=root)
