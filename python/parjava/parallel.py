@@ -39,7 +39,8 @@ import os
 import sys
 import time
 import traceback
-from typing import Any, Callable, TypeVar
+from collections.abc import Iterator
+from typing import Any, Callable, TextIO, TypeVar
 
 import numpy as np
 
@@ -428,26 +429,16 @@ class _GatheredScan:
         return self._texts(rows, True)
 
 
-@_collective
-def scan(
-    trace: str | os.PathLike[str] | PartTrace,
-    comm: Any = None,
-    root: int = 0,
-    threads: int = 0,
-    **options: Any,
-) -> Any:
-    """Scan a trace on every rank of ``comm`` together; ``root`` gets the :class:`Findings`.
+def _local_rows(
+    trace: str | os.PathLike[str] | PartTrace, comm: Any, threads: int, options: dict[str, Any]
+) -> tuple[PartTrace, np.ndarray, list[str], Any, dict[str, Any]]:
+    """Scan this rank's part; return it, its rows, the notes, eager limit and parameters.
 
-    ``trace`` is the archive's path (read in parts by :func:`open_part`) or a
-    :class:`PartTrace`; ``options`` are those of :func:`parjava.scan` (``correct_clocks`` is
-    not available in parallel). Returns the findings of the whole trace on ``root``, identical
-    to the serial scan's rows, notes and diagnoses, and ``None`` on the other ranks.
+    The rows are those on own locations, mapped to the whole trace's indices (packed, 72 B
+    each, in the order its scan emitted them).
     """
-    from .scan import Findings
     from .scan import scan as serial_scan
 
-    comm = _comm(comm)
-    started = time.perf_counter()
     if "correct_clocks" in options:
         raise UsageError("correct_clocks is not available in a parallel scan; scan serially")
     calls = bool(options.get("pgas_mpi_collectives", False))
@@ -478,24 +469,72 @@ def scan(
         packed = np.ascontiguousarray(rows).view(np.uint8).reshape(len(rows), ROW_BYTES)
         return (packed, *kept)
 
-    rows, notes, eager_limit, parameters = _together(comm, "scanning", local)
-    counts = comm.gather(len(rows), root=root)
+    packed, notes, eager_limit, parameters = _together(comm, "scanning", local)
+    return part, packed, notes, eager_limit, parameters
+
+
+def _send_or_merge(
+    comm: Any, root: int, rows: np.ndarray, consume: Callable[[np.ndarray, np.ndarray], None]
+) -> int:
+    """Send this rank's rows to ``root`` in chunks, where ``consume`` gets the merged blocks.
+
+    ``consume(block, order)``: ``block[order]`` are the next rows in the serial order. Returns
+    the number of rows of all ranks.
+    """
+    counts = [int(n) for n in comm.allgather(len(rows))]
     channel = comm.Dup()  # the rows' messages cannot meet the caller's own on `comm`
     try:
         if comm.rank != root:
             for start in range(0, len(rows), _GATHER_CHUNK):
                 channel.Send(rows[start : start + _GATHER_CHUNK], dest=root, tag=_ROWS_TAG)
-            merged = None
         else:
-            merged = _merge_rows(channel, root, rows, counts)
+            for block, order in _merged_blocks(channel, root, rows, counts):
+                consume(block, order)
     finally:
         channel.Free()
+    return sum(counts)
+
+
+@_collective
+def scan(
+    trace: str | os.PathLike[str] | PartTrace,
+    comm: Any = None,
+    root: int = 0,
+    threads: int = 0,
+    **options: Any,
+) -> Any:
+    """Scan a trace on every rank of ``comm`` together; ``root`` gets the :class:`Findings`.
+
+    ``trace`` is the archive's path (read in parts by :func:`open_part`) or a
+    :class:`PartTrace`; ``options`` are those of :func:`parjava.scan` (``correct_clocks`` is
+    not available in parallel). Returns the findings of the whole trace on ``root``, identical
+    to the serial scan's rows, notes and diagnoses, and ``None`` on the other ranks. ``root``
+    holds them as one array of 72 B a finding, merged from the ranks' chunks;
+    :func:`scan_csv` writes them without holding them.
+    """
+    from .scan import Findings
+
+    comm = _comm(comm)
+    started = time.perf_counter()
+    part, rows, notes, eager_limit, parameters = _local_rows(trace, comm, threads, options)
+    merged: list[np.ndarray] = []  # the result, made when the first block comes
+    written = 0
+
+    def consume(block: np.ndarray, order: np.ndarray) -> None:
+        nonlocal written
+        if not merged:
+            merged.append(np.empty((total, ROW_BYTES), dtype=np.uint8))
+        np.take(block, order, axis=0, out=merged[0][written : written + len(block)])
+        written += len(block)
+
+    total = int(comm.allreduce(len(rows), op=_mpi_op("SUM")))
+    _send_or_merge(comm, root, rows, consume)
     del rows
     seconds = comm.reduce(time.perf_counter() - started, root=root, op=_mpi_op("MAX"))
-    if merged is None:
+    if comm.rank != root:
         return None
     result = _GatheredScan(
-        merged.reshape(-1),  # bytes, as the C++ result's rows
+        (merged[0] if merged else np.empty((0, ROW_BYTES), dtype=np.uint8)).reshape(-1),
         part.trace.core,
         notes,
         float(seconds),
@@ -505,22 +544,75 @@ def scan(
     return Findings(result, part.trace, parameters)
 
 
-def _merge_rows(channel: Any, root: int, own: np.ndarray, counts: list[int]) -> np.ndarray:
-    """Receive the ranks' finding rows in chunks and merge them in the serial order (root).
+@_collective
+def scan_csv(
+    trace: str | os.PathLike[str] | PartTrace,
+    out: str | os.PathLike[str] | TextIO,
+    comm: Any = None,
+    root: int = 0,
+    threads: int = 0,
+    **options: Any,
+) -> int | None:
+    """Scan as :func:`scan` and write the findings as CSV on ``root`` as they are merged.
+
+    ``out`` is a path (opened on ``root`` only) or an open text file. The text is
+    :meth:`parjava.Findings.to_csv`'s, byte for byte, but ``root`` never holds the findings:
+    it writes each merged block (at most 16 384 rows per rank) as it comes, so its memory is
+    its share of the trace as on every other rank. Returns the number of findings on
+    ``root``, ``None`` elsewhere.
+    """
+    import csv
+
+    from .scan import Findings
+
+    comm = _comm(comm)
+    started = time.perf_counter()
+    part, rows, notes, eager_limit, parameters = _local_rows(trace, comm, threads, options)
+    events = int(part.location_events.sum())
+
+    def findings(block: np.ndarray) -> Findings:
+        gathered = _GatheredScan(
+            block.reshape(-1), part.trace.core, notes, 0.0, events, eager_limit
+        )
+        return Findings(gathered, part.trace, parameters)
+
+    opened: TextIO | None = None
+    writer: Any = None
+    if comm.rank == root:
+        if isinstance(out, (str, bytes, os.PathLike)):
+            opened = open(out, "w", encoding="utf-8", newline="")  # closed below
+        writer = csv.writer(opened if opened is not None else out)
+        header = findings(np.empty((0, ROW_BYTES), dtype=np.uint8))._csv_names()
+        writer.writerow([*header, "diagnosis"])
+    try:
+        total = _send_or_merge(
+            comm, root, rows, lambda block, order: findings(block[order])._write_csv_rows(writer)
+        )
+    finally:
+        if opened is not None:
+            opened.close()
+    del rows
+    comm.reduce(time.perf_counter() - started, root=root, op=_mpi_op("MAX"))
+    return total if comm.rank == root else None
+
+
+def _merged_blocks(
+    channel: Any, root: int, own: np.ndarray, counts: list[int]
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Receive the ranks' finding rows in chunks and give them out in the serial order (root).
 
     Each rank's rows come sorted by (time, location), as its scan emits them, and a location's
     rows all come from one rank, so a k-way merge gives the serial order (by time, then
-    location, then emission). Rank 0 holds the result (72 B a row) and one chunk per rank,
-    never the gathered rows twice: a row is written out once every rank has sent past it.
+    location, then emission). Yields (block, order): ``block[order]`` are the next rows. The
+    root holds one chunk per rank: a row goes out once every rank has sent past it.
     """
     from .scan import _finding_dtype
 
     dtype = _finding_dtype()
-    total = int(sum(counts))
-    out = np.empty((total, ROW_BYTES), dtype=np.uint8)
-    pending: list[np.ndarray] = [own[:0] for _ in counts]  # received, not yet written
+    total = sum(counts)
+    pending: list[np.ndarray] = [own[:0] for _ in counts]  # received, not yet given out
     sent = [0] * len(counts)  # rows taken from each rank so far
-    written = 0
+    given = 0
 
     def take(rank: int) -> None:
         n = min(_GATHER_CHUNK, counts[rank] - sent[rank])
@@ -532,7 +624,7 @@ def _merge_rows(channel: Any, root: int, own: np.ndarray, counts: list[int]) -> 
         sent[rank] += n
         pending[rank] = chunk
 
-    while written < total:
+    while given < total:
         for rank in range(len(counts)):
             if not len(pending[rank]) and sent[rank] < counts[rank]:
                 take(rank)
@@ -560,10 +652,8 @@ def _merge_rows(channel: Any, root: int, own: np.ndarray, counts: list[int]) -> 
             pending[rank] = rows[n:]
         block = np.concatenate(parts) if len(parts) > 1 else parts[0]
         view = block.reshape(-1).view(dtype)
-        order = np.lexsort((view["location"], view["time"]))  # stable: a rank's order stays
-        np.take(block, order, axis=0, out=out[written : written + len(block)])
-        written += len(block)
-    return out
+        yield block, np.lexsort((view["location"], view["time"]))  # stable: a rank's order
+        given += len(block)
 
 
 def _mpi_op(name: str) -> Any:

@@ -702,8 +702,15 @@ class Findings:
                 self.write_csv(stream)
             return
         writer = csv.writer(out)
-        names = list(self._array(0, 0).dtype.names or ())
-        writer.writerow([*names, "diagnosis"])
+        writer.writerow([*self._csv_names(), "diagnosis"])
+        self._write_csv_rows(writer)
+
+    def _csv_names(self) -> list[str]:
+        return list(self._array(0, 0).dtype.names or ())
+
+    def _write_csv_rows(self, writer: Any) -> None:
+        """Write the CSV rows without the header (parallel.scan_csv writes merged blocks)."""
+        names = self._csv_names()
         for start in range(0, len(self), _CSV_BLOCK):
             stop = min(start + _CSV_BLOCK, len(self))
             a = self._array(start, stop)

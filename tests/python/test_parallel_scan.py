@@ -91,6 +91,8 @@ def test_parallel_scan_equals_serial(ranks: int, tmp_path: Path, generated: Path
                 continue
             assert np.array_equal(raw[field], serial.raw[field]), (path, field)
         assert _text(tmp_path / f"{k}.csv") == serial.to_csv(), path
+        assert _text(tmp_path / f"{k}.merged.csv") == serial.to_csv(), path
+        assert json.loads((tmp_path / f"{k}.merged.json").read_text()) == len(serial)
         assert json.loads((tmp_path / f"{k}.json").read_text()) == json.loads(serial.to_json())
         # The text report, but for the scan's wall time on its first line.
         report = (tmp_path / f"{k}.txt").read_text().splitlines()
@@ -211,6 +213,8 @@ def test_own_traced_examples(examples_bin: Path, tmp_path: Path) -> None:
         serial = pj.scan(pj.Trace.open(path), eps=1e-7)
         assert len(serial) > 0, path
         assert _text(tmp_path / f"{k}.csv") == serial.to_csv(), path
+        assert _text(tmp_path / f"{k}.merged.csv") == serial.to_csv(), path
+        assert json.loads((tmp_path / f"{k}.merged.json").read_text()) == len(serial)
         raw = np.load(tmp_path / f"{k}.npy")
         for field in serial.raw.dtype.names:
             assert np.array_equal(raw[field], serial.raw[field]), (path, field)

@@ -210,7 +210,14 @@ def run(args: argparse.Namespace) -> int:
         if args.correct_clocks:
             raise UsageError("--correct-clocks is not available with --mpi; scan serially")
         from ..parallel import scan as parallel_scan
+        from ..parallel import scan_csv
 
+        if args.format == "csv" and not args.fail_on:
+            # Written by rank 0 as the ranks' rows are merged: it never holds the findings.
+            written = scan_csv(args.trace, args.output or sys.stdout, **options)
+            if written is not None and args.output:
+                sys.stderr.write(f"parjava scan: {written} findings written to {args.output}\n")
+            return EXIT_OK
         parallel = parallel_scan(args.trace, **options)
         if parallel is None:
             return EXIT_OK  # not rank 0: rank 0 reports
