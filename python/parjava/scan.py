@@ -49,8 +49,9 @@ from .machine import Machine
 from .trace import Trace
 
 _NO_REF = 0xFFFFFFFF
-# Occurrences formatted at a time by Findings.write_csv.
-_CSV_BLOCK = 1 << 16
+# Occurrences formatted at a time by Findings.write_csv (a block costs about 1 KB a row in
+# Python objects while it is written).
+_CSV_BLOCK = 1 << 13
 
 #: Eager limit used when neither ``eager_limit`` nor ``machine`` is given: parjava's tracer
 #: runs on Open MPI, whose defaults this preset reproduces.
@@ -691,7 +692,7 @@ class Findings:
     def write_csv(self, out: str | os.PathLike[str] | TextIO) -> None:
         """Write :meth:`to_csv`'s text to a path or an open text file, a block at a time.
 
-        Holds one block of rows (:attr:`array` and diagnoses of 65 536 occurrences) at a time,
+        Holds one block of rows (:attr:`array` and diagnoses of 8 192 occurrences) at a time,
         not the text, so the memory it needs does not grow with the findings. A file opened
         here is written with ``newline=""`` (the rows end in CR LF, as in the text).
         """
