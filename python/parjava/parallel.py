@@ -20,7 +20,8 @@ backward replay sends each receive to the sender's rank; each event travels with
 and Leave of the call holding it and its request's other end
 (``cpp/include/parjava/trace/partition.hpp``). Every rank then runs the unchanged serial
 scanner on its own events plus the received ones and keeps the findings on its own locations;
-rank 0 gathers them in the serial order. The interval analysis walks each rank's own
+rank 0 merges them into the serial order from chunks the ranks send (:func:`scan`), or writes
+them as CSV as they come (:func:`scan_csv`), never holding them twice. The interval analysis walks each rank's own
 processes and rank 0 merges the parts' trees into the serial one (``interval_parts.hpp``).
 The notes' counts (unmatched events, clock
 violations) are summed over the ranks. The result equals the serial scan row for row and to the
