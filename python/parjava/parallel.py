@@ -21,11 +21,11 @@ and Leave of the call holding it and its request's other end
 (``cpp/include/parjava/trace/partition.hpp``). Every rank then runs the unchanged serial
 scanner on its own events plus the received ones and keeps the findings on its own locations;
 rank 0 merges them into the serial order from chunks the ranks send (:func:`scan`), or writes
-them as CSV as they come (:func:`scan_csv`), never holding them twice. The interval analysis walks each rank's own
-processes and rank 0 merges the parts' trees into the serial one (``interval_parts.hpp``).
-The notes' counts (unmatched events, clock
-violations) are summed over the ranks. The result equals the serial scan row for row and to the
-nanosecond (the tests check it for K = 1..4 on every test archive).
+them as CSV as they come (:func:`scan_csv`), never holding them twice. The interval analysis
+walks each rank's own processes and rank 0 merges the parts' trees into the serial one
+(``interval_parts.hpp``). The notes' counts (unmatched events, clock violations) are summed
+over the ranks. The result equals the serial scan row for row and to the nanosecond (the
+tests check it for K = 1..4 on every test archive).
 
 Any rank failing (an unreadable archive, a bad option) makes every rank raise the same error;
 a rank that dies makes ``mpirun`` end the job with an error, and nothing is printed as a
