@@ -568,7 +568,23 @@ def scan_csv(
 
     comm = _comm(comm)
     started = time.perf_counter()
-    part, rows, notes, eager_limit, parameters = _local_rows(trace, comm, threads, options)
+
+    def open_out() -> TextIO | None:
+        if comm.rank != root or not isinstance(out, (str, bytes, os.PathLike)):
+            return None
+        try:
+            return open(out, "w", encoding="utf-8", newline="")  # closed below
+        except OSError as exc:
+            raise UsageError(f"cannot write {os.fsdecode(out)}: {exc.strerror}") from None
+
+    # Before the scan, and every rank stops if root cannot write there.
+    opened = _together(comm, "opening the output", open_out)
+    try:
+        part, rows, notes, eager_limit, parameters = _local_rows(trace, comm, threads, options)
+    except BaseException:
+        if opened is not None:
+            opened.close()
+        raise
     events = int(part.location_events.sum())
 
     def findings(block: np.ndarray) -> Findings:
@@ -577,15 +593,12 @@ def scan_csv(
         )
         return Findings(gathered, part.trace, parameters)
 
-    opened: TextIO | None = None
     writer: Any = None
-    if comm.rank == root:
-        if isinstance(out, (str, bytes, os.PathLike)):
-            opened = open(out, "w", encoding="utf-8", newline="")  # closed below
-        writer = csv.writer(opened if opened is not None else out)
-        header = findings(np.empty((0, ROW_BYTES), dtype=np.uint8))._csv_names()
-        writer.writerow([*header, "diagnosis"])
     try:
+        if comm.rank == root:
+            writer = csv.writer(opened if opened is not None else out)
+            header = findings(np.empty((0, ROW_BYTES), dtype=np.uint8))._csv_names()
+            writer.writerow([*header, "diagnosis"])
         total = _send_or_merge(
             comm, root, rows, lambda block, order: findings(block[order])._write_csv_rows(writer)
         )

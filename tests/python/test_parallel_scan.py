@@ -176,6 +176,23 @@ def test_a_bad_archive_fails_every_rank_clearly(tmp_path: Path) -> None:
     assert run.stdout == ""
 
 
+def test_an_unwritable_csv_fails_every_rank_before_the_scan(tmp_path: Path) -> None:
+    """Rank 0 opens the CSV it streams to before the ranks scan; if it cannot, all stop."""
+    path = next(p for p in ARCHIVES if "stencil" in str(p))
+    out = tmp_path / "missing" / "scan.csv"
+    cmd = [*_mpirun(), "-np", "2", sys.executable, "-m", "parjava", "scan", str(path), "--mpi"]
+    run = subprocess.run(
+        [*cmd, "--format", "csv", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=300,
+    )
+    assert run.returncode == 2, run.stderr
+    assert f"opening the output failed on analysis rank 0 of 2: cannot write {out}" in run.stderr
+    assert not out.exists()
+
+
 def test_a_killed_rank_fails_the_job(tmp_path: Path) -> None:
     """Rank 2 dies as it starts: mpirun ends the job with an error and rank 0 prints no result."""
     path = next(p for p in ARCHIVES if "stencil" in str(p))
