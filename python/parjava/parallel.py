@@ -20,11 +20,12 @@ backward replay sends each receive to the sender's rank; each event travels with
 and Leave of the call holding it and its request's other end
 (``cpp/include/parjava/trace/partition.hpp``). Every rank then runs the unchanged serial
 scanner on its own events plus the received ones and keeps the findings on its own locations;
-rank 0 gathers them in the serial order. The interval analysis walks each rank's own
-processes and rank 0 merges the parts' trees into the serial one (``interval_parts.hpp``).
-The notes' counts (unmatched events, clock
-violations) are summed over the ranks. The result equals the serial scan row for row and to the
-nanosecond (the tests check it for K = 1..4 on every test archive).
+rank 0 merges them into the serial order from chunks the ranks send (:func:`scan`), or writes
+them as CSV as they come (:func:`scan_csv`), never holding them twice. The interval analysis
+walks each rank's own processes and rank 0 merges the parts' trees into the serial one
+(``interval_parts.hpp``). The notes' counts (unmatched events, clock violations) are summed
+over the ranks. The result equals the serial scan row for row and to the nanosecond (the
+tests check it for K = 1..4 on every test archive).
 
 Any rank failing (an unreadable archive, a bad option) makes every rank raise the same error;
 a rank that dies makes ``mpirun`` end the job with an error, and nothing is printed as a
@@ -39,7 +40,8 @@ import os
 import sys
 import time
 import traceback
-from typing import Any, Callable, TypeVar
+from collections.abc import Iterator
+from typing import Any, Callable, TextIO, TypeVar
 
 import numpy as np
 
@@ -71,6 +73,11 @@ _DTYPES = {
 # instance, so 11 MiB a round).
 _REDUCTION_CHUNK = 1 << 16
 ROW_BYTES = 72  # sizeof(parjava::analysis::Finding)
+# Finding rows per message when the ranks send theirs to the root (1.2 MB): the root holds
+# one such chunk per rank, and a merged block of at most that many per rank, besides the
+# merged rows.
+_GATHER_CHUNK = 1 << 14
+_ROWS_TAG = 15
 
 
 def _comm(comm: Any) -> Any:
@@ -149,9 +156,11 @@ class PartTrace:
     """One analysis rank's share of a trace: own events plus the replayed ones, matched.
 
     ``trace`` is a :class:`parjava.Trace` whose definitions are the whole archive's;
-    ``owned`` marks its locations (True: this rank's), ``positions`` gives each event's index
-    within its location in the whole trace, ``location_events`` the whole trace's event count
-    per location (summed over the ranks), ``owned_events`` this rank's event count and
+    ``owned`` marks its locations (True: this rank's). In ``trace`` a location's own events
+    come first, ``own_events[l]`` of them, at their positions in the whole trace; the received
+    ones follow, their positions in ``received_positions`` (location by location), which
+    :meth:`global_events` reads. ``location_events`` is the whole trace's event count per
+    location (summed over the ranks), ``owned_events`` this rank's event count and
     ``received_events`` how many events the replay brought.
     """
 
@@ -159,7 +168,8 @@ class PartTrace:
         self,
         trace: Trace,
         owned: np.ndarray,
-        positions: np.ndarray,
+        own_events: np.ndarray,
+        received_positions: np.ndarray,
         location_events: np.ndarray,
         owned_events: int,
         received_events: int,
@@ -167,7 +177,8 @@ class PartTrace:
     ) -> None:
         self.trace = trace
         self.owned = owned
-        self.positions = positions
+        self.own_events = own_events
+        self.received_positions = received_positions
         self.location_events = location_events
         self.owned_events = owned_events
         self.received_events = received_events
@@ -178,12 +189,21 @@ class PartTrace:
     def global_events(self, events: np.ndarray) -> np.ndarray:
         """Map event indices of this part's trace to those of the whole trace (-1 stays)."""
         events = np.asarray(events, dtype=np.int64)
-        offsets = np.concatenate([[0], np.cumsum(self.location_events, dtype=np.int64)])
-        location = np.asarray(self.trace.events.location)
+        whole = np.concatenate([[0], np.cumsum(self.location_events, dtype=np.int64)])
+        here = np.asarray(self.trace.core.column("location_offsets")).astype(np.int64)
+        received = np.diff(here) - self.own_events
+        first_received = np.concatenate([[0], np.cumsum(received)])
         valid = events >= 0
         safe = np.where(valid, events, 0)
-        mapped = offsets[location[safe]] + self.positions[safe].astype(np.int64)
-        return np.where(valid, mapped, -1)
+        location = np.asarray(self.trace.events.location)[safe]
+        index = safe - here[location]  # in its location here: own events first
+        own = self.own_events[location]
+        is_own = index < own
+        position = index
+        if len(self.received_positions):
+            at = np.where(is_own, 0, first_received[location] + index - own)
+            position = np.where(is_own, index, self.received_positions[at].astype(np.int64))
+        return np.where(valid, whole[location] + position, -1)
 
 
 @_collective
@@ -245,8 +265,11 @@ def open_part(
         del sendbuf
     del events
     received_events = len(received["time"])
-    # In place: `local` becomes the merged trace (no view of its columns may be alive here).
-    positions = _together(
+    # Each location's own events, which keep their positions in the merged trace.
+    own_events = np.diff(np.asarray(local.column("location_offsets")).astype(np.int64))
+    # In place: `local` becomes the merged trace (no view of its columns may be alive here);
+    # it takes the received columns out of `received` as it copies them.
+    received_positions = _together(
         comm,
         "merging the replayed events",
         lambda: core.merge_part(local, received, part, parts, max(1, threads), reduction),
@@ -267,7 +290,8 @@ def open_part(
     result = PartTrace(
         trace,
         owned,
-        np.asarray(positions),
+        own_events,
+        np.asarray(received_positions),
         np.asarray(location_events, dtype=np.int64),
         int(counts[owned].sum()),
         received_events,
@@ -351,15 +375,15 @@ def _instance_map(trace: Trace, comm: Any) -> np.ndarray:
     sequences = comms + 1 + trace.location_count
     inst_comm = np.asarray(table["comm"]).astype(np.int64)
     first = np.asarray(table["first_member"]).astype(np.int64)
-    members = np.asarray(trace.collective_members).astype(np.int64)
-    location = np.asarray(trace.events.location).astype(np.int64)
+    members = np.asarray(trace.collective_members)
+    location = np.asarray(trace.events.location)  # a view: only self instances' are read
     keys = np.full(len(inst_comm), comms, dtype=np.int64)  # no communicator
     known = inst_comm < comms
     self_comm = np.array([c.self for c in communicators] + [False], dtype=bool)
     is_self = known & self_comm[np.where(known, inst_comm, comms)]
     keys[known & ~is_self] = inst_comm[known & ~is_self]
     if is_self.any():
-        keys[is_self] = comms + 1 + location[members[first[is_self]]]
+        keys[is_self] = comms + 1 + location[members[first[is_self]]].astype(np.int64)
     here = np.bincount(keys, minlength=sequences).astype(np.int64)
     everywhere = np.zeros_like(here)
     comm.Allreduce(here, everywhere, op=_mpi_op("MAX"))
@@ -406,6 +430,72 @@ class _GatheredScan:
         return self._texts(rows, True)
 
 
+def _local_rows(
+    trace: str | os.PathLike[str] | PartTrace, comm: Any, threads: int, options: dict[str, Any]
+) -> tuple[PartTrace, np.ndarray, list[str], Any, dict[str, Any]]:
+    """Scan this rank's part; return it, its rows, the notes, eager limit and parameters.
+
+    The rows are those on own locations, mapped to the whole trace's indices (packed, 72 B
+    each, in the order its scan emitted them).
+    """
+    from .scan import scan as serial_scan
+
+    if "correct_clocks" in options:
+        raise UsageError("correct_clocks is not available in a parallel scan; scan serially")
+    calls = bool(options.get("pgas_mpi_collectives", False))
+    if isinstance(trace, PartTrace) and calls and not trace.mpi_collective_calls:
+        raise UsageError(
+            "pgas_mpi_collectives reads the calls of MPI collectives' members: open the part "
+            "with parallel.open_part(path, mpi_collective_calls=True)"
+        )
+    part = trace if isinstance(trace, PartTrace) else open_part(trace, comm, threads, calls)
+
+    def local() -> tuple[np.ndarray, list[str], Any, dict[str, Any]]:
+        findings = serial_scan(part.trace, **options)
+        raw = findings.raw
+        # A rank also finds what happens on the locations it received (every member of its
+        # collectives), and drops those rows; the selection is already a copy.
+        rows = raw[part.owned[raw["location"]]]
+        kept = findings.notes, findings._result.eager_limit, findings.parameters
+        del raw, findings  # the rank's whole result, before the mapping's temporaries
+        # Indices of this part's trace -> the whole trace's, a block of rows at a time (the
+        # mapping's int64 temporaries are several per row).
+        for start in range(0, len(rows), _GATHER_CHUNK):
+            block = rows[start : start + _GATHER_CHUNK]  # a view: written through
+            block["event"] = part.global_events(block["event"])
+            block["peer_event"] = part.global_events(block["peer_event"])
+            has = block["instance"] != _NO_REF
+            block["instance"][has] = part.instance_map[block["instance"][has].astype(np.int64)]
+        # As bytes: NumPy packs a structured dtype with padding when it concatenates.
+        packed = np.ascontiguousarray(rows).view(np.uint8).reshape(len(rows), ROW_BYTES)
+        return (packed, *kept)
+
+    packed, notes, eager_limit, parameters = _together(comm, "scanning", local)
+    return part, packed, notes, eager_limit, parameters
+
+
+def _send_or_merge(
+    comm: Any, root: int, rows: np.ndarray, consume: Callable[[np.ndarray, np.ndarray], None]
+) -> int:
+    """Send this rank's rows to ``root`` in chunks, where ``consume`` gets the merged blocks.
+
+    ``consume(block, order)``: ``block[order]`` are the next rows in the serial order. Returns
+    the number of rows of all ranks.
+    """
+    counts = [int(n) for n in comm.allgather(len(rows))]
+    channel = comm.Dup()  # the rows' messages cannot meet the caller's own on `comm`
+    try:
+        if comm.rank != root:
+            for start in range(0, len(rows), _GATHER_CHUNK):
+                channel.Send(rows[start : start + _GATHER_CHUNK], dest=root, tag=_ROWS_TAG)
+        else:
+            for block, order in _merged_blocks(channel, root, rows, counts):
+                consume(block, order)
+    finally:
+        channel.Free()
+    return sum(counts)
+
+
 @_collective
 def scan(
     trace: str | os.PathLike[str] | PartTrace,
@@ -419,57 +509,165 @@ def scan(
     ``trace`` is the archive's path (read in parts by :func:`open_part`) or a
     :class:`PartTrace`; ``options`` are those of :func:`parjava.scan` (``correct_clocks`` is
     not available in parallel). Returns the findings of the whole trace on ``root``, identical
-    to the serial scan's rows, notes and diagnoses, and ``None`` on the other ranks.
+    to the serial scan's rows, notes and diagnoses, and ``None`` on the other ranks. ``root``
+    holds them as one array of 72 B a finding, merged from the ranks' chunks;
+    :func:`scan_csv` writes them without holding them.
     """
     from .scan import Findings
-    from .scan import scan as serial_scan
 
     comm = _comm(comm)
     started = time.perf_counter()
-    if "correct_clocks" in options:
-        raise UsageError("correct_clocks is not available in a parallel scan; scan serially")
-    calls = bool(options.get("pgas_mpi_collectives", False))
-    if isinstance(trace, PartTrace) and calls and not trace.mpi_collective_calls:
-        raise UsageError(
-            "pgas_mpi_collectives reads the calls of MPI collectives' members: open the part "
-            "with parallel.open_part(path, mpi_collective_calls=True)"
-        )
-    part = trace if isinstance(trace, PartTrace) else open_part(trace, comm, threads, calls)
+    part, rows, notes, eager_limit, parameters = _local_rows(trace, comm, threads, options)
+    merged: list[np.ndarray] = []  # the result, made when the first block comes
+    written = 0
 
-    def local() -> Any:
-        findings = serial_scan(part.trace, **options)
-        raw = findings.raw
-        keep = part.owned[raw["location"].astype(np.int64)]
-        rows = raw[keep].copy()
-        rows["event"] = part.global_events(rows["event"])
-        rows["peer_event"] = part.global_events(rows["peer_event"])
-        has = rows["instance"] != _NO_REF
-        rows["instance"][has] = part.instance_map[rows["instance"][has].astype(np.int64)]
-        # A rank also finds what happens on the locations it received (every member of its
-        # collectives), and drops those rows. As bytes: NumPy packs a structured dtype with
-        # padding when it concatenates.
-        packed = np.ascontiguousarray(rows).view(np.uint8).reshape(len(rows), ROW_BYTES)
-        return findings, packed
+    def consume(block: np.ndarray, order: np.ndarray) -> None:
+        nonlocal written
+        if not merged:
+            merged.append(np.empty((total, ROW_BYTES), dtype=np.uint8))
+        np.take(block, order, axis=0, out=merged[0][written : written + len(block)])
+        written += len(block)
 
-    findings, rows = _together(comm, "scanning", local)
-    gathered = comm.gather(rows, root=root)
+    total = int(comm.allreduce(len(rows), op=_mpi_op("SUM")))
+    _send_or_merge(comm, root, rows, consume)
+    del rows
     seconds = comm.reduce(time.perf_counter() - started, root=root, op=_mpi_op("MAX"))
     if comm.rank != root:
         return None
-    all_bytes = np.concatenate(gathered)
-    all_rows = all_bytes.reshape(-1).view(findings.raw.dtype)
-    # The serial order: by time, then location; a location's rows come from one rank in the
-    # order its scan emitted them (lexsort is stable).
-    order = np.lexsort((all_rows["location"], all_rows["time"]))
     result = _GatheredScan(
-        all_bytes[order].reshape(-1),  # bytes, as the C++ result's rows
+        (merged[0] if merged else np.empty((0, ROW_BYTES), dtype=np.uint8)).reshape(-1),
         part.trace.core,
-        findings.notes,
+        notes,
         float(seconds),
         int(part.location_events.sum()),
-        findings._result.eager_limit,
+        eager_limit,
     )
-    return Findings(result, part.trace, findings.parameters)
+    return Findings(result, part.trace, parameters)
+
+
+@_collective
+def scan_csv(
+    trace: str | os.PathLike[str] | PartTrace,
+    out: str | os.PathLike[str] | TextIO,
+    comm: Any = None,
+    root: int = 0,
+    threads: int = 0,
+    **options: Any,
+) -> int | None:
+    """Scan as :func:`scan` and write the findings as CSV on ``root`` as they are merged.
+
+    ``out`` is a path (opened on ``root`` only) or an open text file. The text is
+    :meth:`parjava.Findings.to_csv`'s, byte for byte, but ``root`` never holds the findings:
+    it writes each merged block (at most 16 384 rows per rank) as it comes, so its memory is
+    its share of the trace as on every other rank. Returns the number of findings on
+    ``root``, ``None`` elsewhere.
+    """
+    import csv
+
+    from .scan import Findings
+
+    comm = _comm(comm)
+    started = time.perf_counter()
+
+    def open_out() -> TextIO | None:
+        if comm.rank != root or not isinstance(out, (str, bytes, os.PathLike)):
+            return None
+        try:
+            return open(out, "w", encoding="utf-8", newline="")  # closed below
+        except OSError as exc:
+            raise UsageError(f"cannot write {os.fsdecode(out)}: {exc.strerror}") from None
+
+    # Before the scan, and every rank stops if root cannot write there.
+    opened = _together(comm, "opening the output", open_out)
+    try:
+        part, rows, notes, eager_limit, parameters = _local_rows(trace, comm, threads, options)
+    except BaseException:
+        if opened is not None:
+            opened.close()
+        raise
+    events = int(part.location_events.sum())
+
+    def findings(block: np.ndarray) -> Findings:
+        gathered = _GatheredScan(
+            block.reshape(-1), part.trace.core, notes, 0.0, events, eager_limit
+        )
+        return Findings(gathered, part.trace, parameters)
+
+    writer: Any = None
+    try:
+        if comm.rank == root:
+            writer = csv.writer(opened if opened is not None else out)
+            header = findings(np.empty((0, ROW_BYTES), dtype=np.uint8))._csv_names()
+            writer.writerow([*header, "diagnosis"])
+        total = _send_or_merge(
+            comm, root, rows, lambda block, order: findings(block[order])._write_csv_rows(writer)
+        )
+    finally:
+        if opened is not None:
+            opened.close()
+    del rows
+    comm.reduce(time.perf_counter() - started, root=root, op=_mpi_op("MAX"))
+    return total if comm.rank == root else None
+
+
+def _merged_blocks(
+    channel: Any, root: int, own: np.ndarray, counts: list[int]
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Receive the ranks' finding rows in chunks and give them out in the serial order (root).
+
+    Each rank's rows come sorted by (time, location), as its scan emits them, and a location's
+    rows all come from one rank, so a k-way merge gives the serial order (by time, then
+    location, then emission). Yields (block, order): ``block[order]`` are the next rows. The
+    root holds one chunk per rank: a row goes out once every rank has sent past it.
+    """
+    from .scan import _finding_dtype
+
+    dtype = _finding_dtype()
+    total = sum(counts)
+    pending: list[np.ndarray] = [own[:0] for _ in counts]  # received, not yet given out
+    sent = [0] * len(counts)  # rows taken from each rank so far
+    given = 0
+
+    def take(rank: int) -> None:
+        n = min(_GATHER_CHUNK, counts[rank] - sent[rank])
+        if rank == root:
+            chunk = own[sent[rank] : sent[rank] + n]
+        else:
+            chunk = np.empty((n, ROW_BYTES), dtype=np.uint8)
+            channel.Recv(chunk, source=rank, tag=_ROWS_TAG)
+        sent[rank] += n
+        pending[rank] = chunk
+
+    while given < total:
+        for rank in range(len(counts)):
+            if not len(pending[rank]) and sent[rank] < counts[rank]:
+                take(rank)
+        # Rows up to the smallest last key among ranks with more to send can all go out: no
+        # row still to come sorts before it (an equal key is of the same location, so of that
+        # rank, and comes after in its order).
+        bound: tuple[int, int] | None = None
+        for rank, rows in enumerate(pending):
+            if sent[rank] < counts[rank]:
+                last = rows[-1:].reshape(-1).view(dtype)[0]
+                key = (int(last["time"]), int(last["location"]))
+                bound = key if bound is None or key < bound else bound
+        parts = []
+        for rank, rows in enumerate(pending):
+            if not len(rows):
+                continue
+            n = len(rows)
+            if bound is not None:
+                view = rows.reshape(-1).view(dtype)
+                times = view["time"]
+                lo = int(np.searchsorted(times, bound[0], side="left"))
+                hi = int(np.searchsorted(times, bound[0], side="right"))
+                n = lo + int(np.searchsorted(view["location"][lo:hi], bound[1], side="right"))
+            parts.append(rows[:n])
+            pending[rank] = rows[n:]
+        block = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        view = block.reshape(-1).view(dtype)
+        yield block, np.lexsort((view["location"], view["time"]))  # stable: a rank's order
+        given += len(block)
 
 
 def _mpi_op(name: str) -> Any:

@@ -30,7 +30,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Union
+from typing import Any, TextIO, Union
 
 import numpy as np
 
@@ -49,6 +49,9 @@ from .machine import Machine
 from .trace import Trace
 
 _NO_REF = 0xFFFFFFFF
+# Occurrences formatted at a time by Findings.write_csv (a block costs about 1 KB a row in
+# Python objects while it is written).
+_CSV_BLOCK = 1 << 13
 
 #: Eager limit used when neither ``eager_limit`` nor ``machine`` is given: parjava's tracer
 #: runs on Open MPI, whose defaults this preset reproduces.
@@ -389,13 +392,16 @@ class Findings:
         """
         return Diagnoses(self._result)
 
-    def _callsite_codes(self) -> tuple[np.ndarray, np.ndarray]:
+    def _callsite_codes(
+        self, start: int = 0, stop: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Return (texts, row codes) of the call-site column, one text per distinct site.
 
         A row's text depends on its call site, or on its caller where the trace has no call
-        sites, so the texts are made once per distinct (site, caller) and not per row.
+        sites, so the texts are made once per distinct (site, caller) and not per row. Of the
+        rows ``start:stop`` (default all).
         """
-        raw = self.raw
+        raw = self.raw[start:stop]
         if len(raw) == 0:
             return np.array([], dtype=object), np.zeros(0, dtype=np.int64)
         n_sites = len(self._trace.callsites)
@@ -406,17 +412,20 @@ class Findings:
         key = np.where(site != _NO_REF, site, by_caller)
         keys, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         del keys
-        texts = np.array(list(self._result.callsite_texts([int(i) for i in first])), dtype=object)
+        which = [start + int(i) for i in first]
+        texts = np.array(list(self._result.callsite_texts(which)), dtype=object)
         return texts, inverse.reshape(-1)
 
-    def _columns(self, wanted: Sequence[str] | None = None) -> list[tuple[str, Any]]:
-        """Return the columns of :attr:`array` in order.
+    def _columns(
+        self, wanted: Sequence[str] | None = None, start: int = 0, stop: int | None = None
+    ) -> list[tuple[str, Any]]:
+        """Return the columns of :attr:`array` in order, of the rows ``start:stop``.
 
         Each is an array, or for a text column (its table of strings, row codes into it), so
         :attr:`array` and :meth:`to_pandas` each build it in their own form without a string
         per row. ``wanted`` keeps only those columns (call-site texts are made only if wanted).
         """
-        raw = self.raw
+        raw = self.raw[start:stop]
         table = self._patterns
         trace = self._trace
         locations = trace.locations
@@ -474,7 +483,7 @@ class Findings:
             ("idle", lambda: seconds("idle")),
             ("optimal_distance", distance),
             ("bytes", lambda: raw["bytes"].astype(np.uint64)),
-            ("callsite", self._callsite_codes),
+            ("callsite", lambda: self._callsite_codes(start, stop)),
             ("file", lambda: (text([*(s.file for s in sites), ""]), site())),
             ("line", line),
             ("call", lambda: (text([*(r.name for r in regions), ""]), region())),
@@ -491,14 +500,17 @@ class Findings:
         are columns, a text column refers to one shared string per distinct value (8 bytes a
         row), about 110 bytes per occurrence in all. The diagnoses are :attr:`diagnoses`.
         """
+        return self._array()
+
+    def _array(self, start: int = 0, stop: int | None = None) -> np.ndarray:
         columns: list[tuple[str, np.ndarray]] = []
-        for name, values in self._columns():
+        for name, values in self._columns(None, start, stop):
             if isinstance(values, tuple):
                 texts, rows = values
                 values = texts[rows] if len(texts) else np.empty(len(rows), dtype=object)
             columns.append((name, values))
         dtype = np.dtype([(name, values.dtype) for name, values in columns])
-        out = np.empty(len(self.raw), dtype=dtype)
+        out = np.empty(len(self.raw[start:stop]), dtype=dtype)
         for name, values in columns:
             out[name] = values
         return out
@@ -662,22 +674,50 @@ class Findings:
         return html_summary(self)
 
     def to_csv(self, path: str | os.PathLike[str] | None = None) -> str:
-        """Return the occurrences as CSV: the fields of :attr:`array`, then ``diagnosis``."""
-        import csv
+        """Return the occurrences as CSV: the fields of :attr:`array`, then ``diagnosis``.
+
+        The whole text is made (several hundred bytes per occurrence); :meth:`write_csv`
+        writes the same to a file without holding it.
+        """
         import io
 
         buffer = io.StringIO()
-        writer = csv.writer(buffer)
-        a = self.array
-        names = list(a.dtype.names or ())
-        writer.writerow([*names, "diagnosis"])
-        for row, diagnosis in zip(a, self.diagnoses):
-            writer.writerow([*(_plain(row[n]) for n in names), diagnosis])
+        self.write_csv(buffer)
         text = buffer.getvalue()
         if path is not None:
             with open(path, "w", encoding="utf-8", newline="") as out:
                 out.write(text)
         return text
+
+    def write_csv(self, out: str | os.PathLike[str] | TextIO) -> None:
+        """Write :meth:`to_csv`'s text to a path or an open text file, a block at a time.
+
+        Holds one block of rows (:attr:`array` and diagnoses of 8 192 occurrences) at a time,
+        not the text, so the memory it needs does not grow with the findings. A file opened
+        here is written with ``newline=""`` (the rows end in CR LF, as in the text).
+        """
+        import csv
+
+        if isinstance(out, (str, bytes, os.PathLike)):
+            with open(out, "w", encoding="utf-8", newline="") as stream:
+                self.write_csv(stream)
+            return
+        writer = csv.writer(out)
+        writer.writerow([*self._csv_names(), "diagnosis"])
+        self._write_csv_rows(writer)
+
+    def _csv_names(self) -> list[str]:
+        return list(self._array(0, 0).dtype.names or ())
+
+    def _write_csv_rows(self, writer: Any) -> None:
+        """Write the CSV rows without the header (parallel.scan_csv writes merged blocks)."""
+        names = self._csv_names()
+        for start in range(0, len(self), _CSV_BLOCK):
+            stop = min(start + _CSV_BLOCK, len(self))
+            a = self._array(start, stop)
+            diagnoses = self.diagnoses.rows(range(start, stop))
+            for row, diagnosis in zip(a, diagnoses):
+                writer.writerow([*(_plain(row[n]) for n in names), diagnosis])
 
     def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
         """Parameters, notes, per-pattern totals and every occurrence as JSON."""

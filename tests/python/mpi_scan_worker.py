@@ -3,7 +3,9 @@ parallel (parjava.parallel.scan) and, on rank 0, write what the serial scan is c
 OUT/<k>.npy (the raw rows), OUT/<k>.csv, OUT/<k>.json, OUT/<k>.txt (the text report),
 OUT/<k>.part.json (per-rank events read and received, and received without the
 collective reduction), OUT/<k>.pgas.npy (the rows with
-pgas_mpi_collectives, from a part opened with the collectives' calls); then the interval
+pgas_mpi_collectives, from a part opened with the collectives' calls, gathered in chunks of 7
+rows), OUT/<k>.merged.csv (parallel.scan_csv, chunks of 7 rows) and OUT/<k>.merged.json (the
+count it returned); then the interval
 analysis of the first part (parjava.parallel.intervals) under each option set of
 INTERVAL_VARIANTS, written as OUT/<k>.intervals.<v>.json (every interval characteristic,
 executions, the text report)."""
@@ -35,10 +37,16 @@ for k, archive in enumerate(sys.argv[2:]):
         (out / f"{k}.json").write_text(findings.to_json())
         (out / f"{k}.txt").write_text(findings.report(top=20))
         (out / f"{k}.part.json").write_text(json.dumps(shares))
-    # The PGAS patterns on MPI collectives read the members' calls: a part of its own.
+    # The PGAS patterns on MPI collectives read the members' calls: a part of its own. Its
+    # rows reach rank 0 in chunks of 7, so the merge of the ranks' chunks is exercised.
+    parallel._GATHER_CHUNK, default = 7, parallel._GATHER_CHUNK
     pgas = parallel.scan(archive, comm, eps=1e-7, pgas_mpi_collectives=True)
+    # The CSV written by rank 0 as the chunks are merged, without holding the findings.
+    written = parallel.scan_csv(part, out / f"{k}.merged.csv", comm, eps=1e-7)
+    parallel._GATHER_CHUNK = default
     if comm.rank == 0:
         np.save(out / f"{k}.pgas.npy", pgas.raw)
+        (out / f"{k}.merged.json").write_text(json.dumps(written))
     for v, options in enumerate(INTERVAL_VARIANTS):
         try:
             record = interval_record(parallel.intervals(part, comm, **options))

@@ -91,6 +91,8 @@ def test_parallel_scan_equals_serial(ranks: int, tmp_path: Path, generated: Path
                 continue
             assert np.array_equal(raw[field], serial.raw[field]), (path, field)
         assert _text(tmp_path / f"{k}.csv") == serial.to_csv(), path
+        assert _text(tmp_path / f"{k}.merged.csv") == serial.to_csv(), path
+        assert json.loads((tmp_path / f"{k}.merged.json").read_text()) == len(serial)
         assert json.loads((tmp_path / f"{k}.json").read_text()) == json.loads(serial.to_json())
         # The text report, but for the scan's wall time on its first line.
         report = (tmp_path / f"{k}.txt").read_text().splitlines()
@@ -174,6 +176,23 @@ def test_a_bad_archive_fails_every_rank_clearly(tmp_path: Path) -> None:
     assert run.stdout == ""
 
 
+def test_an_unwritable_csv_fails_every_rank_before_the_scan(tmp_path: Path) -> None:
+    """Rank 0 opens the CSV it streams to before the ranks scan; if it cannot, all stop."""
+    path = next(p for p in ARCHIVES if "stencil" in str(p))
+    out = tmp_path / "missing" / "scan.csv"
+    cmd = [*_mpirun(), "-np", "2", sys.executable, "-m", "parjava", "scan", str(path), "--mpi"]
+    run = subprocess.run(
+        [*cmd, "--format", "csv", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=300,
+    )
+    assert run.returncode == 2, run.stderr
+    assert f"opening the output failed on analysis rank 0 of 2: cannot write {out}" in run.stderr
+    assert not out.exists()
+
+
 def test_a_killed_rank_fails_the_job(tmp_path: Path) -> None:
     """Rank 2 dies as it starts: mpirun ends the job with an error and rank 0 prints no result."""
     path = next(p for p in ARCHIVES if "stencil" in str(p))
@@ -211,6 +230,8 @@ def test_own_traced_examples(examples_bin: Path, tmp_path: Path) -> None:
         serial = pj.scan(pj.Trace.open(path), eps=1e-7)
         assert len(serial) > 0, path
         assert _text(tmp_path / f"{k}.csv") == serial.to_csv(), path
+        assert _text(tmp_path / f"{k}.merged.csv") == serial.to_csv(), path
+        assert json.loads((tmp_path / f"{k}.merged.json").read_text()) == len(serial)
         raw = np.load(tmp_path / f"{k}.npy")
         for field in serial.raw.dtype.names:
             assert np.array_equal(raw[field], serial.raw[field]), (path, field)

@@ -4,6 +4,8 @@ Scalasca's formulas on the trace columns."""
 
 from __future__ import annotations
 
+import io
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +35,21 @@ def test_every_archive_scans_identically_twice(trace: pj.Trace) -> None:
     assert first.to_csv().splitlines()[0].startswith("pattern,code,name")
     assert '"findings"' in first.to_json()
     assert np.all(first.array["idle"][first.array["pattern"] != "early_prefix_reduction"] >= 0)
+
+
+def test_csv_written_a_block_at_a_time_is_the_text(
+    trace: pj.Trace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """write_csv (the CLI's, which holds one block of rows, not the text) writes to_csv's
+    bytes, across block boundaries (blocks of 3 rows here) and to an open file too."""
+    findings = pj.scan(trace, eps=0)
+    text = findings.to_csv()
+    monkeypatch.setattr(sys.modules["parjava.scan"], "_CSV_BLOCK", 3)
+    findings.write_csv(tmp_path / "scan.csv")
+    assert (tmp_path / "scan.csv").read_bytes() == text.encode()
+    buffer = io.StringIO()
+    findings.write_csv(buffer)
+    assert buffer.getvalue() == text
 
 
 def test_findings_refer_to_the_trace(trace: pj.Trace) -> None:

@@ -237,7 +237,7 @@ void expand(Column<T> &column, std::size_t total, const std::vector<std::uint64_
 } // namespace
 
 void merge_part(Trace &trace, const ReplayEvents &received, std::uint32_t part, std::uint32_t parts,
-                std::vector<std::uint64_t> &positions, unsigned threads,
+                std::vector<std::uint64_t> &received_positions, unsigned threads,
                 const CollectiveReduction *reduction) {
   const PartitionPlan plan(trace.locations, parts);
   const auto n = received.time.size();
@@ -298,15 +298,12 @@ void merge_part(Trace &trace, const ReplayEvents &received, std::uint32_t part, 
                                       " events exceed the 2^31 - 1 of one trace; use more "
                                       "analysis ranks");
   }
-  positions.assign(total, 0);
-  for (std::size_t l = 0; l < locations; ++l) {
-    const auto own = old_offsets[l + 1] - old_offsets[l];
-    for (std::uint64_t k = 0; k < own; ++k) {
-      positions[new_offsets[l] + k] = k;
-    }
-    for (std::uint64_t k = 0; k < per_location[l]; ++k) {
-      positions[new_offsets[l] + own + k] = r.position[order[first_received[l] + k]];
-    }
+  // Own events keep their positions (their index in their location); only the received ones
+  // need theirs kept, so this is per received event, not per event (8 B an event at 10^8 events
+  // was 0.8 GB per analysis rank).
+  received_positions.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    received_positions[k] = r.position[order[k]];
   }
   // One column at a time, so the trace never exists twice.
   auto &e = trace.events;

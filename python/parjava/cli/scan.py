@@ -210,7 +210,14 @@ def run(args: argparse.Namespace) -> int:
         if args.correct_clocks:
             raise UsageError("--correct-clocks is not available with --mpi; scan serially")
         from ..parallel import scan as parallel_scan
+        from ..parallel import scan_csv
 
+        if args.format == "csv" and not args.fail_on:
+            # Written by rank 0 as the ranks' rows are merged: it never holds the findings.
+            written = scan_csv(args.trace, args.output or sys.stdout, **options)
+            if written is not None and args.output:
+                sys.stderr.write(f"parjava scan: {written} findings written to {args.output}\n")
+            return EXIT_OK
         parallel = parallel_scan(args.trace, **options)
         if parallel is None:
             return EXIT_OK  # not rank 0: rank 0 reports
@@ -221,20 +228,23 @@ def run(args: argparse.Namespace) -> int:
     for check in args.fail_on:
         if check.pattern.lower() != "all":
             findings.count(check.pattern)
-    if args.format == "html":
-        text = findings.to_html(top=args.top, source_dirs=args.source_dir)
-    elif args.format == "csv":
-        text = findings.to_csv()
-    elif args.format == "json":
-        text = findings.to_json()
+    if args.format == "csv":
+        # Written a block of rows at a time: the CSV of millions of findings is never held.
+        findings.write_csv(args.output or sys.stdout)
     else:
-        text = findings.report(top=args.top)
+        if args.format == "html":
+            text = findings.to_html(top=args.top, source_dirs=args.source_dir)
+        elif args.format == "json":
+            text = findings.to_json()
+        else:
+            text = findings.report(top=args.top)
+        if args.output:
+            with open(args.output, "w", encoding="utf-8", newline="") as out:
+                out.write(text)
+        else:
+            sys.stdout.write(text)
     if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
         sys.stderr.write(f"parjava scan: {len(findings)} findings written to {args.output}\n")
-    else:
-        sys.stdout.write(text)
     failed = _check(findings, args.fail_on)
     for line in failed:
         sys.stderr.write(f"parjava scan: check failed: {line}\n")

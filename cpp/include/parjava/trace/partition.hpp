@@ -159,13 +159,15 @@ struct ReplayEvents {
 
 // Add the received events to the part's trace, in place (each column grown once, own events
 // moved, received ones written in their location by position, so the trace never exists
-// twice), and match it again. `positions` receives each event's position within its location
-// in the whole trace. Throws Error(ErrorKind::Usage) when a received event names an owned
-// location or a location that does not exist.
+// twice), and match it again. In the merged trace a location's own events come first, at
+// their own positions, and its received ones follow; `received_positions` receives the
+// received events' positions within their location in the whole trace, in the merged trace's
+// order (location by location). Throws Error(ErrorKind::Usage) when a received event names an
+// owned location or a location that does not exist.
 // With the `reduction` the selection used, instances that travelled reduced keep the whole
 // trace's member count as their `participants`.
 void merge_part(Trace &trace, const ReplayEvents &received, std::uint32_t part, std::uint32_t parts,
-                std::vector<std::uint64_t> &positions, unsigned threads = 1,
+                std::vector<std::uint64_t> &received_positions, unsigned threads = 1,
                 const CollectiveReduction *reduction = nullptr);
 
 // What matching could not pair, counted on the locations where `counted[l]` is true
