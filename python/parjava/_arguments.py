@@ -106,6 +106,16 @@ def arguments(parameters: Mapping[str, Any], argv: Sequence[str]) -> dict[str, N
                     f"line and the program's default is not known; keeping {spec['value']}",
                     stacklevel=3,
                 )
+        elif spec.get("origin") == "argv" and len(argv) > 1:
+            # Read from the command line at a place the builder could not tell (a position
+            # reached by steps in branches or loops): never silently the estimation's value.
+            warnings.warn(
+                f"parameter '{name}' ({spec.get('doc', 'read from the command line')}) is read "
+                f"at a position of the command line the model could not tell, so a command "
+                f"line does not set it: keeping {spec['value']}; give it with "
+                f"params={{'{name}': ...}}",
+                stacklevel=3,
+            )
     return params
 
 

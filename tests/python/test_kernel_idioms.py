@@ -132,3 +132,35 @@ def test_gotos_a_tree_cannot_hold_still_say_so(tmp_path: Path) -> None:
     assert unstructured["retry"].line == 6
     assert "goto middle (it jumps into a block)" in unstructured["inside"].message
     assert unstructured["inside"].line == 10
+
+
+def test_positions_read_in_nested_blocks_and_branches(tmp_path: Path) -> None:
+    """PRK's Synch_p2p reads an optional fourth argument in `if (argc == 5)`: the steps before
+    it run whenever it does, so it is argv4. PIC reads different arguments in different
+    branches: a later position cannot be told, and a command line then warns that it does not
+    set that parameter instead of silently keeping the estimation's value."""
+    source = tmp_path / "positions.c"
+    source.write_text(
+        "#include <mpi.h>\n"
+        "#include <stdlib.h>\n"
+        "int main(int argc, char **argv) {\n"
+        "  MPI_Init(&argc, &argv);\n"
+        "  int n = atoi(*++argv), m = atoi(*++argv), group = 1, extra = 0, s = 0;\n"
+        "  if (argc == 4) {\n"
+        "    group = atoi(*++argv);\n"
+        "  } else {\n"
+        "    ++argv;\n"
+        "  }\n"
+        "  extra = atoi(*++argv);\n"
+        "  for (int i = 0; i < n * m * group + extra; i++) s += i;\n"
+        "  MPI_Finalize();\n"
+        "  return s == 7;\n"
+        "}\n"
+    )
+    m = pj.build_model(source)
+    params = set(m._doc["parameters"])
+    assert {"argv1", "argv2", "argv3"} <= params and "argv4" not in params
+    assert "extra" in params
+    with pytest.warns(UserWarning, match="'extra'.*could not tell"):
+        given = m.arguments(["./positions", "2", "3", "4", "5"])
+    assert (given["argv1"], given["argv2"], given["argv3"]) == (2, 3, 4)

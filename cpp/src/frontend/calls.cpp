@@ -79,9 +79,9 @@ const clang::ParmVarDecl *main_argv(const clang::Expr *e) {
   return fn != nullptr && fn->isMain() && param->getFunctionScopeIndex() == 1 ? param : nullptr;
 }
 
-// Every step of main's argv (`++argv`, `argv++`), in source order; empty when one is not a
-// plain step of straight-line code in one block (a decrement, `argv += k`, a step in a loop or
-// in another block than the others), so that a position could not be told.
+// Every step of main's argv (`++argv`, `argv++`), in source order, with the blocks around it
+// (innermost first); `ok` false when one is not a plain step outside loops (a decrement,
+// `argv += k`, a step in a loop), so that no position can be told.
 class ArgvSteps : public clang::RecursiveASTVisitor<ArgvSteps> {
 public:
   ArgvSteps(const clang::ParmVarDecl *argv, clang::ASTContext &ctx) : argv_(argv), ctx_(ctx) {}
@@ -90,9 +90,9 @@ public:
       return true;
     }
     if (u->isIncrementOp()) {
-      const clang::Stmt *block = enclosing_block(u);
-      ok = ok && block != nullptr && (blocks.empty() || blocks.front() == block);
-      blocks.push_back(block);
+      std::vector<const clang::Stmt *> around = blocks_around(u);
+      ok = ok && !around.empty();
+      blocks.push_back(std::move(around));
       steps.push_back(u);
     } else if (u->isDecrementOp()) {
       ok = false;
@@ -104,36 +104,46 @@ public:
     return true;
   }
   std::vector<const clang::UnaryOperator *> steps;
-  std::vector<const clang::Stmt *> blocks;
+  std::vector<std::vector<const clang::Stmt *>> blocks;
   bool ok = true;
 
 private:
-  // The compound statement the step's statement belongs to; null inside a loop.
-  const clang::Stmt *enclosing_block(const clang::Stmt *s) {
+  // The compound statements around a step, innermost first; empty inside a loop.
+  std::vector<const clang::Stmt *> blocks_around(const clang::Stmt *s) {
+    std::vector<const clang::Stmt *> out;
     clang::DynTypedNode node = clang::DynTypedNode::create(*s);
     for (int depth = 0; depth < 1000; ++depth) {
       const auto parents = ctx_.getParents(node);
       if (parents.empty()) {
-        return nullptr;
+        return out;
+      }
+      if (parents[0].get<clang::VarDecl>() != nullptr) {
+        node = parents[0]; // `int n = atoi(*++argv);`: on to its declaration statement
+        continue;
       }
       const auto *p = parents[0].get<clang::Stmt>();
-      if (p == nullptr || llvm::isa<clang::ForStmt>(p) || llvm::isa<clang::WhileStmt>(p) ||
+      if (p == nullptr) {
+        return out;
+      }
+      if (llvm::isa<clang::ForStmt>(p) || llvm::isa<clang::WhileStmt>(p) ||
           llvm::isa<clang::DoStmt>(p)) {
-        return nullptr;
+        return {};
       }
       if (llvm::isa<clang::CompoundStmt>(p)) {
-        return p;
+        out.push_back(p);
       }
       node = parents[0];
     }
-    return nullptr;
+    return {};
   }
   const clang::ParmVarDecl *argv_;
   clang::ASTContext &ctx_;
 };
 
 // `*++argv` / `*argv++` (PRK kernels read `iterations = atoi(*++argv);`): the position it reads,
-// from the steps of argv before it in main; -1 when that cannot be told.
+// from the steps of argv before it in main -- each of which must run whenever it runs, in a
+// block around it (PRK's Synch_p2p reads its optional fourth argument in `if (argc == 5)`); -1
+// when that cannot be told (a step in a branch beside it, or in a loop).
 int stepped_argv_index(const clang::Expr *e, clang::ASTContext &ctx) {
   const auto *deref = llvm::dyn_cast<clang::UnaryOperator>(e);
   if (deref == nullptr || deref->getOpcode() != clang::UO_Deref) {
@@ -151,8 +161,14 @@ int stepped_argv_index(const clang::Expr *e, clang::ASTContext &ctx) {
   if (!steps.ok || at == steps.steps.end()) {
     return -1;
   }
-  const auto before = static_cast<int>(at - steps.steps.begin());
-  return step->isPrefix() ? before + 1 : before;
+  const auto index = static_cast<std::size_t>(at - steps.steps.begin());
+  const std::vector<const clang::Stmt *> &mine = steps.blocks[index];
+  for (std::size_t k = 0; k < index; ++k) {
+    if (std::find(mine.begin(), mine.end(), steps.blocks[k].front()) == mine.end()) {
+      return -1;
+    }
+  }
+  return step->isPrefix() ? static_cast<int>(index) + 1 : static_cast<int>(index);
 }
 
 // argv[k] with a constant k, where argv is the second parameter of main; or `*++argv`.
