@@ -9,12 +9,13 @@ and prints predicted against measured times:
         python3 benchmarks/real_apps.py /path/to/CoMD /path/to/miniAMR /path/to/LULESH
 
 Recognised checkouts: ECP-copa/CoMD (src-mpi/), Mantevo/miniAMR (ref/), LLNL/LULESH (built
-with MPI, without OpenMP). For each app the rows are:
+with MPI, without OpenMP), ParRes/Kernels (MPI1/Stencil, the PRK stencil). For each app the
+rows are:
 
 * np 1 at the estimation input (bar 15 %): the model and the estimation code, no scaling;
 * np 1 on the full input, ten times the time steps, from the estimation on a tenth (bar 20 %);
-* np 2 on the full input (bar 25 %; CoMD and miniAMR); miniAMR's neighbours come from its
-  mesh, so its np-2 model is estimated at np 2 (its partners are measured per rank);
+* np 2 on the full input (bar 25 %; CoMD, miniAMR and the PRK stencil); miniAMR's neighbours
+  come from its mesh, so its np-2 model is estimated at np 2 (its partners are measured per rank);
 * LULESH at np 8 (a cube of ranks): predicted without error, and compared.
 
 Measured times are the wall time between MPI_Init and MPI_Finalize (benchmarks/mpi_span.c,
@@ -57,6 +58,7 @@ class App:
     np2: list[str] = field(default_factory=list)  # extra arguments for the np-2 rows
     estimate_np2: bool = False  # estimate the np-2 model at np 2
     cube: list[str] = field(default_factory=list)  # LULESH: the np-8 input
+    two_ranks: bool = False  # an np-2 row on the full input as it is (no extra arguments)
     cxx: bool = False
 
 
@@ -64,6 +66,10 @@ MINIAMR_OBJECT = ["--num_objects", "1", "--object", "2", "0", "-1.10", "-1.10", 
 MINIAMR_OBJECT += ["0.030", "0.030", "0.030", "1.5", "1.5", "1.5", "0.0", "0.0", "0.0"]
 MINIAMR = ["--num_refine", "3", "--max_blocks", "2000", "--nx", "8", "--ny", "8", "--nz", "8"]
 MINIAMR += [*MINIAMR_OBJECT, "--checksum_freq", "4", "--stages_per_ts", "16"]
+
+# The PRK stencil as its Makefile builds it by default (radius 2, star, double, compact loops).
+PRK_FLAGS = ["-O3", "-DMPI", "-DRADIUS=2", "-DSTAR=1", "-DDOUBLE=1", "-DLOOPGEN=0"]
+PRK_FLAGS += ["-DRESTRICT_KEYWORD=0", "-DVERBOSE=0"]
 
 
 def recognise(checkout: Path) -> App:
@@ -106,7 +112,22 @@ def recognise(checkout: Path) -> App:
             cube=["-s", "12", "-i", "20", "-q"],
             cxx=True,
         )
-    raise SystemExit(f"{checkout}: not a checkout this benchmark knows (CoMD, miniAMR, LULESH)")
+    if (checkout / "MPI1" / "Stencil" / "stencil.c").exists():
+        d = checkout / "MPI1" / "Stencil"
+        common = checkout / "common"
+        return App(
+            "stencil",
+            d,
+            [str(d / "stencil.c"), str(common / "MPI_bail_out.c"), str(common / "wtime.c")],
+            [*PRK_FLAGS, f"-I{checkout / 'include'}"],
+            ["-lm"],
+            ["10", "2000"],
+            ["100", "2000"],
+            two_ranks=True,
+        )
+    raise SystemExit(
+        f"{checkout}: not a checkout this benchmark knows (CoMD, miniAMR, LULESH, ParRes/Kernels)"
+    )
 
 
 def mpirun(np: int) -> list[str]:
@@ -226,7 +247,7 @@ def run_app(app: App, machine: object, args: argparse.Namespace, work: Path) -> 
     )
     row("estimation input", 1, app.small, model, 0.15)
     row("full input (10x steps)", 1, app.full, model, 0.20)
-    if app.np2:
+    if app.np2 or app.two_ranks:
         np2_model = model
         if app.estimate_np2:
             np2_model = estimate(app, [*app.small, *app.np2], 2, args.estimate_repeat)
