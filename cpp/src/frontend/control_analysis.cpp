@@ -762,9 +762,13 @@ private:
 
   bool mark_interpreted(StructIndex n) {
     StructNode &node = p_.nodes[n];
-    bool c =
-        node.communicates || (node.kind == StructKind::UserCall && node.callee != kNoFunction &&
-                              p_.functions[node.callee].has_loops);
+    // A forward goto is a break out of a sequence (forward_gotos.hpp): a loop it leaves cannot
+    // be one measured fragment, so the decisions that take it are measured one by one.
+    const bool leaves = node.kind == StructKind::Break && node.target != kNoStruct &&
+                        p_.nodes[node.target].kind == StructKind::Sequence;
+    bool c = node.communicates || leaves ||
+             (node.kind == StructKind::UserCall && node.callee != kNoFunction &&
+              p_.functions[node.callee].has_loops);
     for (StructIndex child : std::vector<StructIndex>(node.children)) {
       c = mark_interpreted(child) || c;
     }
