@@ -225,7 +225,20 @@ public:
 
 } // namespace
 
-int argv_position(const clang::Expr *e, clang::ASTContext &ctx) { return argv_index(e, ctx); }
+bool number_conversion(const std::string &name, bool &floating) {
+  floating = is_one_of(name, {"atof", "strtod", "strtof"});
+  return floating ||
+         is_one_of(name, {"atoi", "atol", "atoll", "strtol", "strtoll", "strtoul", "strtoull"});
+}
+
+int argv_number(const clang::CallExpr *call, clang::ASTContext &ctx, bool &floating) {
+  const clang::FunctionDecl *callee = call != nullptr ? call->getDirectCallee() : nullptr;
+  if (callee == nullptr || call->getNumArgs() == 0 ||
+      !number_conversion(callee->getNameAsString(), floating)) {
+    return -1;
+  }
+  return argv_index(call->getArg(0), ctx);
+}
 
 std::string usr_of(const clang::Decl *decl) {
   llvm::SmallString<128> buf;
@@ -455,11 +468,9 @@ ClassifiedCall CallClassifier::classify(const clang::Expr *call, clang::ASTConte
         return out;
       }
     }
-    if (is_one_of(name, {"atoi", "atol", "atoll", "strtol", "strtoll", "strtoul", "strtoull",
-                         "atof", "strtod", "strtof"}) &&
-        !out.args.empty()) {
+    if (bool floating = false; number_conversion(name, floating) && !out.args.empty()) {
       const int k = argv_index(out.args.front(), context);
-      out.argv_floating = name == "atof" || name == "strtod" || name == "strtof";
+      out.argv_floating = floating;
       if (k >= 0) {
         out.kind = CallClass::ArgvNumber;
         out.argv_index = k;

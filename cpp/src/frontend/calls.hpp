@@ -81,8 +81,12 @@ private:
 // The USR of a declaration (stable across translation units), "" if Clang cannot make one.
 std::string usr_of(const clang::Decl *decl);
 
-// The position of main's argv that `e` reads (`argv[2]`, the second `*++argv`), or -1.
-int argv_position(const clang::Expr *e, clang::ASTContext &ctx);
+// `name` converts text to a number (atoi ... strtod); `floating` for atof, strtod, strtof.
+bool number_conversion(const std::string &name, bool &floating);
+
+// The position of main's argv a number conversion reads (`atoi(argv[2])`, the second
+// `atoi(*++argv)`), or -1.
+int argv_number(const clang::CallExpr *call, clang::ASTContext &ctx, bool &floating);
 
 // True if `decl` is defined in a file the user wrote (not a system header).
 bool in_user_file(const clang::Decl *decl, const clang::SourceManager &sm);

@@ -576,87 +576,73 @@ private:
     return found;
   }
 
+  // The definition of a broadcast value the root made last before sending it (the root's own
+  // broadcast, in the other branch, is skipped: what it sends is what counts); null when there
+  // is none. `order` and `at` are the function's nodes in preorder and the broadcast's place.
+  const Effect *sent_definition(const InputSite &site, const std::vector<StructIndex> *&order,
+                                std::vector<StructIndex>::const_iterator &at) const {
+    const auto holder = holder_.find(static_cast<std::uint32_t>(&site - p_.inputs.data()));
+    if (holder == holder_.end()) {
+      return nullptr;
+    }
+    order = &trees_[site.function].preorder;
+    at = std::find(order->begin(), order->end(), holder->second);
+    for (auto it = std::make_reverse_iterator(at); it != order->rend(); ++it) {
+      const StructNode &n = p_.nodes[*it];
+      for (auto e = n.effects.rbegin(); e != n.effects.rend(); ++e) {
+        if (e->var == site.var &&
+            !(e->kind == Effect::Kind::Input && p_.inputs[e->input].how == "broadcast")) {
+          return &*e;
+        }
+      }
+    }
+    return nullptr;
+  }
+
   // A broadcast value the root copied from another input just before (`params[0] =
   // max_num_blocks; MPI_Bcast(params, ...)`, the root having parsed max_num_blocks) is that
   // input: every rank ends with it, and a new command line changes it.
   VarId broadcast_source(const InputSite &site) {
-    const auto holder = holder_.find(static_cast<std::uint32_t>(&site - p_.inputs.data()));
-    if (holder == holder_.end()) {
+    const std::vector<StructIndex> *order = nullptr;
+    std::vector<StructIndex>::const_iterator at;
+    const Effect *e = sent_definition(site, order, at);
+    if (e == nullptr || e->kind != Effect::Kind::Assign || e->value == nullptr) {
       return kNoVar;
     }
-    const std::vector<StructIndex> &order = trees_[site.function].preorder;
-    const auto at = std::find(order.begin(), order.end(), holder->second);
     VariableResolver vars(p_, *p_.functions[site.function].context, site.function);
-    for (auto it = std::make_reverse_iterator(at); it != order.rend(); ++it) {
-      const StructNode &n = p_.nodes[*it];
-      for (auto e = n.effects.rbegin(); e != n.effects.rend(); ++e) {
-        if (e->var != site.var) {
-          continue;
-        }
-        if (e->kind == Effect::Kind::Input && p_.inputs[e->input].how == "broadcast") {
-          continue; // the root's own broadcast, in the other branch: look at what it sends
-        }
-        if (e->kind != Effect::Kind::Assign || e->value == nullptr) {
-          return kNoVar;
-        }
-        const VarId source = vars.lvalue(e->value->IgnoreParenCasts());
-        if (redefined(source, order, at)) {
-          changed_before_sent_[static_cast<std::uint32_t>(&site - p_.inputs.data())] = source;
-          return kNoVar;
-        }
-        return source;
-      }
+    const VarId source = vars.lvalue(e->value->IgnoreParenCasts());
+    if (redefined(source, *order, at)) {
+      changed_before_sent_[static_cast<std::uint32_t>(&site - p_.inputs.data())] = source;
+      return kNoVar;
     }
-    return kNoVar;
+    return source;
   }
 
   // A broadcast value the root read from a position of the command line just before
   // (`iterations = atoi(*++argv); ... MPI_Bcast(&iterations, ...)`, every Parallel Research
   // Kernel) is that position's parameter on every rank: a new command line changes it.
   std::string broadcast_argv(const InputSite &site) {
-    const auto holder = holder_.find(static_cast<std::uint32_t>(&site - p_.inputs.data()));
-    if (holder == holder_.end()) {
+    const std::vector<StructIndex> *order = nullptr;
+    std::vector<StructIndex>::const_iterator at;
+    const Effect *e = sent_definition(site, order, at);
+    const auto *call = e != nullptr && e->kind == Effect::Kind::Assign && e->value != nullptr
+                           ? llvm::dyn_cast<clang::CallExpr>(e->value->IgnoreParenCasts())
+                           : nullptr;
+    bool floating = false;
+    const int k = argv_number(call, *p_.functions[site.function].context, floating);
+    if (k < 0) {
       return {};
     }
-    const std::vector<StructIndex> &order = trees_[site.function].preorder;
-    const auto at = std::find(order.begin(), order.end(), holder->second);
-    clang::ASTContext &ctx = *p_.functions[site.function].context;
-    for (auto it = std::make_reverse_iterator(at); it != order.rend(); ++it) {
-      const StructNode &n = p_.nodes[*it];
-      for (auto e = n.effects.rbegin(); e != n.effects.rend(); ++e) {
-        if (e->var != site.var) {
-          continue;
-        }
-        if (e->kind == Effect::Kind::Input && p_.inputs[e->input].how == "broadcast") {
-          continue;
-        }
-        const auto *call = e->kind == Effect::Kind::Assign && e->value != nullptr
-                               ? llvm::dyn_cast<clang::CallExpr>(e->value->IgnoreParenCasts())
-                               : nullptr;
-        const clang::FunctionDecl *callee = call != nullptr ? call->getDirectCallee() : nullptr;
-        const std::string conversion = callee != nullptr ? callee->getNameAsString() : "";
-        static const std::set<std::string> kIntegers = {"atoi",    "atol",    "atoll",   "strtol",
-                                                        "strtoll", "strtoul", "strtoull"};
-        static const std::set<std::string> kFloating = {"atof", "strtod", "strtof"};
-        const bool floating = kFloating.contains(conversion);
-        const int k = (floating || kIntegers.contains(conversion)) && call->getNumArgs() > 0
-                          ? argv_position(call->getArg(0), ctx)
-                          : -1;
-        if (k < 0) {
-          return {};
-        }
-        const std::string name = "argv" + std::to_string(k);
-        if (p_.parameter(name) == nullptr) {
-          ProgramParameter p;
-          p.name = name;
-          p.doc = "argv[" + std::to_string(k) + "] read as a number by " + conversion + "()";
-          p.floating = floating;
-          p_.add_parameter(std::move(p));
-        }
-        return name;
-      }
+    const std::string name = "argv" + std::to_string(k);
+    if (p_.parameter(name) == nullptr) {
+      ProgramParameter p;
+      p.name = name;
+      p.doc = "argv[" + std::to_string(k) + "] read as a number by " +
+              call->getDirectCallee()->getNameAsString() + "()";
+      p.floating = floating;
+      p_.add_parameter(std::move(p));
     }
-    return {};
+    return name;
   }
 
   // Does the program change an input after reading it (miniAMR's `if (comm_vars == 0)
