@@ -85,8 +85,11 @@ public:
     return true;
   }
   bool VisitUnaryOperator(clang::UnaryOperator *op) {
-    if (op->getOpcode() == clang::UO_Deref) {
-      element(op);
+    if (op->getOpcode() == clang::UO_Deref && !element(op)) {
+      // `*n` where n always points at one scalar (or at the callee's cell of a caller's
+      // local): HPCG's HPCG_Init reads `int argc = *argc_p;`, and the expression writer names
+      // the target, so the target is what the expression uses.
+      add(resolver_.lvalue(op));
     }
     return true;
   }
@@ -101,19 +104,21 @@ private:
     TraverseStmt(const_cast<clang::Expr *>(resolver_.program().functions[f].accessor));
     return true;
   }
-  void element(const clang::Expr *e) {
+  // Whether `e` is an element access of a known aggregate (its uses are then added).
+  bool element(const clang::Expr *e) {
     const VariableResolver::ElementAccess access = resolver_.element_access(e);
     if (!access.valid()) {
-      return;
+      return false;
     }
     const Aggregate &agg = resolver_.program().aggregates[access.aggregate];
     if (const auto k = resolver_.constant_element(access)) {
       add(agg.elements[*k]);
-      return;
+      return true;
     }
     for (VarId v : agg.elements) {
       add(v);
     }
+    return true;
   }
   bool result(const clang::CallExpr *call) {
     const auto it = resolver_.program().call_results.find(call);
