@@ -131,6 +131,17 @@ bool is_input_conversion(const clang::Expr *value, const CallClassifier &calls,
     return false;
   }
   const clang::Expr *e = value->IgnoreParenCasts();
+  if (const auto *cond = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
+    // `n = argc > 1 ? atoi(argv[1]) : 64;`: the value the run measures is still the input's (or
+    // its default), so the variable is the input either way.
+    const auto constant = [&](const clang::Expr *x) {
+      clang::Expr::EvalResult r;
+      return x->IgnoreParenCasts()->EvaluateAsRValue(r, context);
+    };
+    const bool t = is_input_conversion(cond->getTrueExpr(), calls, context);
+    const bool f = is_input_conversion(cond->getFalseExpr(), calls, context);
+    return (t && (f || constant(cond->getFalseExpr()))) || (f && constant(cond->getTrueExpr()));
+  }
   if (!llvm::isa<clang::CallExpr>(e)) {
     return false;
   }
@@ -702,6 +713,40 @@ void cartesian(const ClassifiedCall &call, VariableResolver &vars, std::vector<E
 
 } // namespace
 
+// A record an external function returns (div_t from div(), a struct from a library) is written
+// with values the model cannot know, and a field of a record is one variable per field, shared
+// by every object of the type (variables.cpp): so the call makes every arithmetic field of the
+// type data. HPCG's ComputePrimeFactors loops `while (1) { r = div(n, d); if (r.rem == 0) {
+// ...; continue; } break; }`: without this `r.rem` stayed 0 in the model and rank 3 of 4 looped
+// forever. Records of the C++ library (std::string, iterators) keep no model variables.
+void returned_record_fields(const ClassifiedCall &call, VariableResolver &vars,
+                            std::vector<Effect> &out, const clang::RecordDecl *record,
+                            const std::string &spelling, int depth) {
+  if (record == nullptr || depth > 3) {
+    return;
+  }
+  record = record->getDefinition();
+  if (record == nullptr || record->isInStdNamespace()) {
+    return;
+  }
+  for (const clang::FieldDecl *field : record->fields()) {
+    const clang::QualType type = field->getType().getCanonicalType();
+    if (const clang::RecordDecl *inner = type->getAsRecordDecl()) {
+      returned_record_fields(call, vars, out, inner, spelling, depth + 1);
+      continue;
+    }
+    if (!type->isIntegralOrEnumerationType() && !type->isRealFloatingType()) {
+      continue;
+    }
+    const VarId v = vars.declare(field);
+    if (v != kNoVar) {
+      out.push_back(
+          havoc(v, "returned in a " + spelling + " by " + call.name + "() (an external function)",
+                call.expr->getBeginLoc()));
+    }
+  }
+}
+
 std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &vars) {
   std::vector<Effect> out;
   const clang::SourceLocation where = call.expr->getBeginLoc();
@@ -979,6 +1024,10 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
       }
     }
     out_arguments(call, vars, out, "written by " + call.name + "()", how);
+    if (const clang::RecordDecl *record = call.expr->getType()->getAsRecordDecl()) {
+      returned_record_fields(call, vars, out, record,
+                             call.expr->getType().getUnqualifiedType().getAsString(), 0);
+    }
     break;
   }
   case CallClass::ThreadOp:
