@@ -171,8 +171,9 @@ int stepped_argv_index(const clang::Expr *e, clang::ASTContext &ctx) {
   return step->isPrefix() ? static_cast<int>(index) + 1 : static_cast<int>(index);
 }
 
-// argv[k] with a constant k, where argv is the second parameter of main; or `*++argv`.
-int argv_index(const clang::Expr *e, clang::ASTContext &ctx) {
+// argv[k] with a constant k, where argv is the second parameter of main or a variable that
+// always holds it (argv_aliases.hpp); or `*++argv`.
+int argv_index(const clang::Expr *e, clang::ASTContext &ctx, const Program *program) {
   e = e->IgnoreParenImpCasts();
   if (const int k = stepped_argv_index(e, ctx); k >= 0) {
     return k;
@@ -185,12 +186,15 @@ int argv_index(const clang::Expr *e, clang::ASTContext &ctx) {
   if (base == nullptr) {
     return -1;
   }
+  const bool alias =
+      program != nullptr && program->argv_aliases.contains(base->getDecl()->getCanonicalDecl());
   const auto *param = llvm::dyn_cast<clang::ParmVarDecl>(base->getDecl());
-  if (param == nullptr) {
+  if (param == nullptr && !alias) {
     return -1;
   }
-  const auto *fn = llvm::dyn_cast<clang::FunctionDecl>(param->getDeclContext());
-  if (fn == nullptr || !fn->isMain() || param->getFunctionScopeIndex() != 1) {
+  const auto *fn =
+      param != nullptr ? llvm::dyn_cast<clang::FunctionDecl>(param->getDeclContext()) : nullptr;
+  if (!alias && (fn == nullptr || !fn->isMain() || param->getFunctionScopeIndex() != 1)) {
     return -1;
   }
   clang::Expr::EvalResult result;
@@ -231,13 +235,14 @@ bool number_conversion(const std::string &name, bool &floating) {
          is_one_of(name, {"atoi", "atol", "atoll", "strtol", "strtoll", "strtoul", "strtoull"});
 }
 
-int argv_number(const clang::CallExpr *call, clang::ASTContext &ctx, bool &floating) {
+int argv_number(const clang::CallExpr *call, clang::ASTContext &ctx, bool &floating,
+                const Program *program) {
   const clang::FunctionDecl *callee = call != nullptr ? call->getDirectCallee() : nullptr;
   if (callee == nullptr || call->getNumArgs() == 0 ||
       !number_conversion(callee->getNameAsString(), floating)) {
     return -1;
   }
-  return argv_index(call->getArg(0), ctx);
+  return argv_index(call->getArg(0), ctx, program);
 }
 
 std::string usr_of(const clang::Decl *decl) {
@@ -469,7 +474,7 @@ ClassifiedCall CallClassifier::classify(const clang::Expr *call, clang::ASTConte
       }
     }
     if (bool floating = false; number_conversion(name, floating) && !out.args.empty()) {
-      const int k = argv_index(out.args.front(), context);
+      const int k = argv_index(out.args.front(), context, &program_);
       out.argv_floating = floating;
       if (k >= 0) {
         out.kind = CallClass::ArgvNumber;

@@ -86,7 +86,8 @@ bool number_conversion(const std::string &name, bool &floating);
 
 // The position of main's argv a number conversion reads (`atoi(argv[2])`, the second
 // `atoi(*++argv)`), or -1.
-int argv_number(const clang::CallExpr *call, clang::ASTContext &ctx, bool &floating);
+int argv_number(const clang::CallExpr *call, clang::ASTContext &ctx, bool &floating,
+                const Program *program = nullptr);
 
 // True if `decl` is defined in a file the user wrote (not a system header).
 bool in_user_file(const clang::Decl *decl, const clang::SourceManager &sm);

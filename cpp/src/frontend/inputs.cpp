@@ -629,7 +629,7 @@ private:
                            ? llvm::dyn_cast<clang::CallExpr>(e->value->IgnoreParenCasts())
                            : nullptr;
     bool floating = false;
-    const int k = argv_number(call, *p_.functions[site.function].context, floating);
+    const int k = argv_number(call, *p_.functions[site.function].context, floating, &p_);
     if (k < 0) {
       return {};
     }

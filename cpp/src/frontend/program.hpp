@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -390,6 +391,8 @@ public:
   }
   // Functions the program can run (live_functions.hpp); empty: all of them.
   std::vector<bool> live_functions;
+  // Variables that always hold main's argv, canonical declarations (argv_aliases.hpp).
+  std::set<const clang::Decl *> argv_aliases;
   [[nodiscard]] bool live(FunctionId f) const {
     return live_functions.empty() || (f < live_functions.size() && live_functions[f]);
   }

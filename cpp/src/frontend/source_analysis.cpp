@@ -13,6 +13,7 @@
 #include "control_analysis.hpp"
 #include "inputs.hpp"
 #include "live_functions.hpp"
+#include "argv_aliases.hpp"
 #include "loop_scopes.hpp"
 #include "parjava/error.hpp"
 #include "parjava/model/expression.hpp"
@@ -452,6 +453,7 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
   a->calls->set_dispatch_table(find_dispatch_table(program, *a->calls));
   mark_recursive_functions(program, *a->calls);
   program.live_functions = live_functions(program, *a->calls);
+  find_argv_aliases(program, *a->calls);
   find_pointer_aliases(program, *a->calls);
   for (FunctionId f = 0; f < program.functions.size(); ++f) {
     build_structure(program, *a->calls, f);

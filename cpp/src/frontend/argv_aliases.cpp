@@ -1,0 +1,142 @@
+#include "argv_aliases.hpp"
+
+#include <clang/AST/RecursiveASTVisitor.h>
+
+#include <map>
+#include <set>
+
+namespace parjava::frontend {
+
+namespace {
+
+const clang::Decl *canonical_ref(const clang::Expr *e) {
+  const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+  const auto *var = ref != nullptr ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+  return var != nullptr ? var->getCanonicalDecl() : nullptr;
+}
+
+// The variables a body changes (assigned, stepped, or passed by address), and the locals
+// initialised from one expression (`char **argv = *argv_p;`).
+class Writes : public clang::RecursiveASTVisitor<Writes> {
+public:
+  bool VisitBinaryOperator(clang::BinaryOperator *op) {
+    if (op->isAssignmentOp()) {
+      add(op->getLHS());
+    }
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator *op) {
+    if (op->isIncrementDecrementOp()) {
+      add(op->getSubExpr());
+    }
+    return true;
+  }
+  bool VisitVarDecl(clang::VarDecl *decl) {
+    if (!llvm::isa<clang::ParmVarDecl>(decl) && decl->hasInit() &&
+        decl->getType()->isPointerType()) {
+      inits[decl->getCanonicalDecl()] = decl->getInit();
+    }
+    return true;
+  }
+  std::set<const clang::Decl *> changed;
+  std::map<const clang::Decl *, const clang::Expr *> inits;
+
+private:
+  void add(const clang::Expr *e) {
+    if (const clang::Decl *d = canonical_ref(e)) {
+      changed.insert(d);
+    }
+  }
+};
+
+enum class Holds : std::uint8_t { Argv, PointerToArgv, Other };
+
+} // namespace
+
+void find_argv_aliases(Program &program, const CallClassifier &calls) {
+  std::set<const clang::Decl *> argv;     // always main's argv
+  std::set<const clang::Decl *> pointers; // always &argv
+  std::vector<Writes> writes(program.functions.size());
+  for (FunctionId f = 0; f < program.functions.size(); ++f) {
+    const FunctionInfo &fn = program.functions[f];
+    if (!program.live(f) || fn.decl->getBody() == nullptr) {
+      continue;
+    }
+    writes[f].TraverseStmt(fn.decl->getBody());
+    if (fn.decl->isMain() && fn.decl->getNumParams() >= 2 &&
+        !writes[f].changed.contains(fn.decl->getParamDecl(1)->getCanonicalDecl())) {
+      argv.insert(fn.decl->getParamDecl(1)->getCanonicalDecl());
+    }
+  }
+  if (argv.empty()) {
+    return;
+  }
+  const auto holds = [&](const clang::Expr *e) {
+    e = e->IgnoreParenImpCasts();
+    if (const auto *u = llvm::dyn_cast<clang::UnaryOperator>(e)) {
+      if (u->getOpcode() == clang::UO_AddrOf && argv.contains(canonical_ref(u->getSubExpr()))) {
+        return Holds::PointerToArgv;
+      }
+      if (u->getOpcode() == clang::UO_Deref && pointers.contains(canonical_ref(u->getSubExpr()))) {
+        return Holds::Argv;
+      }
+      return Holds::Other;
+    }
+    const clang::Decl *d = canonical_ref(e);
+    if (argv.contains(d)) {
+      return Holds::Argv;
+    }
+    return pointers.contains(d) ? Holds::PointerToArgv : Holds::Other;
+  };
+  // Grow the two sets to a fixed point: each round may find a helper's helper.
+  for (bool grew = true; grew;) {
+    grew = false;
+    std::map<const clang::Decl *, std::set<Holds>> passed;
+    for (FunctionId f = 0; f < program.functions.size(); ++f) {
+      const FunctionInfo &fn = program.functions[f];
+      if (!program.live(f) || fn.decl->getBody() == nullptr) {
+        continue;
+      }
+      for (const clang::Expr *call : calls_in(fn.decl->getBody())) {
+        const ClassifiedCall c = calls.classify(call, *fn.context);
+        if (c.kind != CallClass::User || c.user == kNoFunction) {
+          continue;
+        }
+        const clang::FunctionDecl *callee = program.functions[c.user].decl;
+        for (unsigned i = 0; i < callee->getNumParams(); ++i) {
+          const clang::Decl *param = callee->getParamDecl(i)->getCanonicalDecl();
+          passed[param].insert(i < c.args.size() ? holds(c.args[i]) : Holds::Other);
+        }
+      }
+      for (const auto &[local, init] : writes[f].inits) {
+        passed[local].insert(holds(init));
+      }
+    }
+    for (FunctionId f = 0; f < program.functions.size(); ++f) {
+      if (!program.live(f) || program.functions[f].decl->getBody() == nullptr) {
+        continue;
+      }
+      const auto add = [&](const clang::Decl *d) {
+        const auto it = passed.find(d);
+        if (it == passed.end() || it->second.size() != 1 || writes[f].changed.contains(d)) {
+          return;
+        }
+        const Holds h = *it->second.begin();
+        auto &set = h == Holds::Argv ? argv : pointers;
+        if (h != Holds::Other && set.insert(d).second) {
+          grew = true;
+        }
+      };
+      const clang::FunctionDecl *decl = program.functions[f].decl;
+      for (unsigned i = 0; i < decl->getNumParams(); ++i) {
+        add(decl->getParamDecl(i)->getCanonicalDecl());
+      }
+      for (const auto &[local, init] : writes[f].inits) {
+        add(local);
+      }
+    }
+  }
+  program.argv_aliases = std::move(argv);
+}
+
+} // namespace parjava::frontend
