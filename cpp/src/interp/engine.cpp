@@ -589,7 +589,12 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
   while (true) {
     const std::uint32_t pc = pc_[ctx];
     const Instruction &ins = code[pc];
-    ++instructions_;
+    // A rank that only computes never returns to the event loop: progress (and Ctrl-C) is
+    // checked here too, once per 4 Mi instructions, so a loop the model cannot end (HPCG's
+    // factorisation loop before effects.cpp knew div()'s record) can be seen and stopped.
+    if ((++instructions_ & 0x3fffffU) == 0 && options_.progress) {
+      report_progress();
+    }
     switch (ins.code) {
     case Code::Enter:
       ++node_freq_[ins.node];
