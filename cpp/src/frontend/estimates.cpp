@@ -395,7 +395,18 @@ private:
 
   void value(const Probe &p, const SlotMeasurement &s) {
     Node &n = m_.nodes[m_.index_of(p.node)];
+    const bool peer = p.argument == "dest" || p.argument == "source" || p.argument == "root";
     if (s.count == 0) {
+      // A peer the estimation never saw (HPCG's halo exchange loops over no neighbours at np
+      // 1): an empty sequence per rank, so a prediction at another np says that its fallback
+      // peer is a guess instead of sending to rank 0 without a word.
+      if (peer && np_ > 0 && !ms_.runs.empty()) {
+        for (auto &arg : n.op_args) {
+          if (arg.name == p.argument) {
+            arg.by_rank.assign(ms_.runs.front().size(), {});
+          }
+        }
+      }
       return;
     }
     const double mean = s.dsum / static_cast<double>(s.count);
@@ -408,7 +419,6 @@ private:
     const auto v = static_cast<long long>(std::llround(mean * unit));
     // Per rank (interfaces §2): the values of the first run, in call order, in the model's
     // units; peers as the model's constants (ANY_SOURCE -1, PROC_NULL -2).
-    const bool peer = p.argument == "dest" || p.argument == "source" || p.argument == "root";
     std::vector<std::vector<std::int64_t>> by_rank;
     if (np_ > 0 && !ms_.runs.empty()) {
       for (const RankRun &rank : ms_.runs.front()) {

@@ -137,6 +137,18 @@ void Engine::raise_deadlock() {
   if (blocked.size() > shown) {
     message += "\n  ... and " + std::to_string(blocked.size() - shown) + " more";
   }
+  if (!program_.guessed_peers.empty()) {
+    // Never silently wrong: peers the model could not measure at this np are guesses, and a
+    // deadlock of the guesses is not the program's.
+    message += "\nthe program itself need not deadlock: the peers of " +
+               std::to_string(program_.guessed_peers.size()) +
+               " operation(s) are guesses at this np (estimate at np " +
+               std::to_string(processes_) + " to measure them):";
+    const std::size_t listed = std::min<std::size_t>(program_.guessed_peers.size(), 8);
+    for (std::size_t i = 0; i < listed; ++i) {
+      message += "\n  " + program_.guessed_peers[i];
+    }
+  }
   throw DeadlockError(message, std::move(blocked));
 }
 

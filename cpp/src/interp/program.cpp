@@ -720,8 +720,18 @@ private:
     const std::string head = "model '" + m_.name + "', " + m_.describe(n) + ": argument '" +
                              a.name + "' was measured per rank at np " + std::to_string(len);
     if (static_cast<std::size_t>(options_.processes) != len) {
-      p_.warnings.push_back(head + "; at np " + std::to_string(options_.processes) +
-                            " every rank uses its fallback expression '" + a.expr.text() + "'");
+      const bool peer = a.name == "dest" || a.name == "source" || a.name == "root";
+      if (peer) {
+        p_.guessed_peers.push_back(m_.describe(n) + " ('" + a.name + "' measured at np " +
+                                   std::to_string(len) + ", '" + a.expr.text() + "' here)");
+      }
+      p_.warnings.push_back(
+          head + "; at np " + std::to_string(options_.processes) +
+          " every rank uses its fallback expression '" + a.expr.text() + "'" +
+          (peer ? ", so the model's messages there need not go where the program's go (estimate "
+                  "at np " +
+                      std::to_string(options_.processes) + " to measure them)"
+                : ""));
       return;
     }
     p_.measured.push_back({a.by_rank, a.name, a.expr.text()});

@@ -213,6 +213,9 @@ struct Program {
   std::vector<MeasuredArg> measured;
   std::vector<MeasuredSequence> measured_sequences;
   std::vector<std::string> warnings; // found while compiling (per-rank data at another np)
+  // The operations whose peers are a fallback guess at this np (measured at another): a
+  // deadlock of the model then names them, for the program need not deadlock.
+  std::vector<std::string> guessed_peers;
   std::vector<std::uint32_t> global_slots;
   std::vector<std::int32_t> global_init; // expr per global
   std::vector<model::ValueType> slot_types;
