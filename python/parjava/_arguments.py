@@ -76,15 +76,79 @@ def _spec(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"value": value}
 
 
-def arguments(parameters: Mapping[str, Any], argv: Sequence[str]) -> dict[str, Number]:
+def _read_positions(parameters: Mapping[str, Any], argv: Sequence[str]) -> set[int] | None:
+    """Return the positions of ``argv`` some parameter reads.
+
+    None when a parameter reads a position the builder could not tell (any may be read).
+    """
+    read: set[int] = set()
+    for name, raw in parameters.items():
+        spec = _spec(raw)
+        if name.startswith("argv") and name[4:].isdigit():
+            read.add(int(name[4:]))
+        elif spec.get("options"):
+            for i, arg in enumerate(argv):
+                for o in spec["options"]:
+                    if arg == o:
+                        read.update((i, i + 1))
+                    elif arg.startswith(o) and (len(o) == 2 or arg.startswith(o + "=")):
+                        read.add(i)
+        elif spec.get("origin") == "argv":
+            return None
+    return read
+
+
+def unread_differences(
+    parameters: Mapping[str, Any], argv: Sequence[str], estimated: Sequence[str]
+) -> str | None:
+    """Return the warning for arguments that differ from the estimation run's, unread.
+
+    None when every differing argument is read by a parameter. HPCG parses `--nx=16` into an
+    array the model does not keep: its loops keep the trip counts the estimation measured, and
+    `--nx=64` changed nothing in the prediction, silently (issue 13, never silently wrong).
+    """
+    read = _read_positions(parameters, argv)
+    if read is None:
+        return None
+    diffs = []
+    for i in range(1, max(len(argv), len(estimated))):
+        new = argv[i] if i < len(argv) else None
+        old = estimated[i] if i < len(estimated) else None
+        if new != old and i not in read:
+            diffs.append(
+                f"'{new}' (was '{old}')"
+                if old is not None and new is not None
+                else f"'{new}' (absent then)"
+                if new is not None
+                else f"'{old}' dropped"
+            )
+    if not diffs:
+        return None
+    return (
+        f"the command line differs from the estimation run's at {', '.join(diffs[:4])}"
+        f"{' and more' if len(diffs) > 4 else ''}, and no model parameter reads "
+        f"{'it' if len(diffs) == 1 else 'them'}: the program keeps such inputs in data the model "
+        f"does not follow, so the prediction keeps what the estimation run measured (trip "
+        f"counts, sizes); estimate with this command line, or set the values with params="
+    )
+
+
+def arguments(
+    parameters: Mapping[str, Any], argv: Sequence[str], estimated: Sequence[str] | None = None
+) -> dict[str, Number]:
     """Return the parameters a command line (``argv[0]`` first) sets.
 
     ``parameters`` is the model's ``parameters`` object (name -> value or description).
     Named inputs take the value their option has on the command line, else the program's
     default; an input without an option keeps the value the model has (measured by the
     estimation run), and one whose option is absent and whose default is unknown keeps it too,
-    with a warning.
+    with a warning. ``estimated`` is the estimation run's command line: arguments that differ
+    from it where no parameter reads them are warned about.
     """
+    if estimated is not None:
+        unread = unread_differences(parameters, argv, estimated)
+        if unread is not None:
+            warnings.warn(unread, stacklevel=3)
     params: dict[str, Number] = {}
     for name, raw in parameters.items():
         spec = _spec(raw)

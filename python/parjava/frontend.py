@@ -372,7 +372,9 @@ class SourceModel(Model):
                 "machine's, not the model's)"
             )
         if checked is not None:
-            self._doc["self_check"] = checked.to_json()
+            # With the command line it checked, so that a prediction for another one can tell
+            # which of its arguments the model does not read (_arguments.unread_differences).
+            self._doc["self_check"] = {**checked.to_json(), "argv": [str(a) for a in run]}
             self._changed()
             checks.append(
                 Diagnostic(

@@ -226,7 +226,8 @@ class Model:
         ``--nSteps=100``, ``-N100``), else the program's default. Use the result as ``params=``
         of :func:`parjava.interpret`, e.g. ``model.arguments(["./jacobi2d", "4096", "100"])``.
         """
-        return _arguments.arguments(self._doc["parameters"], argv)
+        check = self._doc.get("self_check") or {}
+        return _arguments.arguments(self._doc["parameters"], argv, check.get("argv"))
 
     def resolve_params(self, params: Mapping[str, int | float] | None) -> dict[str, int | float]:
         """Map the names of ``params=`` to parameter names.

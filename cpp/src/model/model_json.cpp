@@ -830,6 +830,9 @@ Model read_model(std::string_view text, std::string_view origin) {
         executions != nullptr && !executions->is_object()) {
       cr.fail("executions", "must be an object of node id -> executions per process");
     }
+    if (const Json *argv = cr.get("argv"); argv != nullptr && !argv->is_array()) {
+      cr.fail("argv", "must be the estimation run's command line, a list of strings");
+    }
     cr.finish();
     m.self_check = check->dump();
   }
