@@ -1,0 +1,118 @@
+"""The set-up idioms of a benchmark like HPCG (issue 12, real programs; issue 13, honest
+predictions). HPCG's model named a variable it never declared (`int argc = *argc_p;` read
+through main's address), looped forever at np 4 (its prime factorisation tests `r.rem` of a
+`div_t` that div() returns, which the model held at 0), and sent its halo to rank 0 at np 2
+without a word (its neighbours are data np 1 never reaches). tests/programs/records/setup.cpp
+reproduces each; real Clang parse, estimation under mpirun."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import parjava as pj
+
+pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
+pytestmark = pytest.mark.mpi
+
+PROGRAM = Path(__file__).resolve().parents[1] / "programs" / "records" / "setup.cpp"
+MACHINE = pj.Machine.preset("shared-memory")
+RUN = ["./setup", "600", "10"]
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> pj.SourceModel:
+    m = pj.build_model(PROGRAM, ["-O2"], argv=RUN)
+    m.estimate(run=RUN, np=1, directory=tmp_path_factory.mktemp("est"))
+    return m
+
+
+def test_arguments_read_through_pointers_to_argv_are_positions(model: pj.SourceModel) -> None:
+    """init() reads `argc > 1 ? atoi(argv[1]) : 64` from `char **argv = *argv_p;`: argv is
+    main's, so the values are the positions argv1 and argv2 a new command line sets."""
+    assert model.arguments(["./setup", "900", "30"]) == {"argc": 3, "argv1": 900, "argv2": 30}
+    errors = [str(d) for d in model.diagnostics if d.severity == "error"]
+    assert all("neighbors[k]" in e for e in errors), errors
+
+
+def test_a_record_an_external_function_returns_is_data(model: pj.SourceModel) -> None:
+    """`r = div(n, d)` writes r.rem and r.quot: the branch on r.rem is opaque (measured), not a
+    test of a field the model holds at 0, which made `while (1)` endless at np 4."""
+    messages = [d.message for d in model.diagnostics if d.kind == "opaque"]
+    assert any("if r.rem == 0" in m and "returned in a div_t by div()" in m for m in messages), (
+        messages
+    )
+    short = pj.interpret(model, MACHINE, np=1, params=model.arguments([*RUN[:2], "10"]))
+    long = pj.interpret(model, MACHINE, np=1, params=model.arguments([*RUN[:2], "30"]))
+    # One Sendrecv to itself and nothing else per step at np 1.
+    assert long.runs[0].engine["messages"] == 3 * short.runs[0].engine["messages"] > 0
+    assert long.time > 2.0 * short.time
+
+
+def test_peers_np1_never_saw_are_named_when_the_model_deadlocks(model: pj.SourceModel) -> None:
+    """The halo's neighbours are data and np 1 has none: at np 2 the model sends to rank 0 and
+    receives from any rank, and deadlocks where the program cannot. The error says so, naming
+    both operations and their lines."""
+    with pytest.raises(pj.DeadlockError) as caught:
+        pj.interpret(model, MACHINE, np=2, params=model.arguments(RUN))
+    text = str(caught.value)
+    assert "the program itself need not deadlock" in text
+    assert "MPI_Irecv" in text and "setup.cpp:72" in text
+    assert "MPI_Isend" in text and "setup.cpp:73" in text
+    assert "estimate at np 2" in text
+
+
+def test_a_rank_that_never_communicates_can_be_interrupted(tmp_path: Path) -> None:
+    """A loop the model cannot end, with no communication, never returns to the event loop;
+    Ctrl-C must still stop it (the engine checks signals every 4 Mi instructions)."""
+    script = tmp_path / "spin.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import sys
+            import parjava as pj
+            m = pj.Model("spin", file="spin.c")
+            with m.while_("1", line=3):
+                m.compute(1e-9, line=4)
+            print("start", flush=True)
+            try:
+                pj.interpret(m, pj.Machine.preset("shared-memory"), np=1, progress=False)
+            except KeyboardInterrupt:
+                print("interrupted", flush=True)
+                sys.exit(3)
+            """
+        )
+    )
+    proc = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "start"
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("the interpretation ignored Ctrl-C for 60 s")
+    assert proc.returncode == 3 and "interrupted" in out, err
+
+
+def test_arguments_no_parameter_reads_are_named(model: pj.SourceModel) -> None:
+    """An argument the model does not read (HPCG's `--nx=64`, parsed into an array) cannot
+    change the prediction: a command line that differs from the estimation run's there says so,
+    while one that differs only at read positions is quiet."""
+    with pytest.warns(UserWarning, match=r"'--verbose' \(absent then\).*no model parameter"):
+        params = model.arguments([*RUN, "--verbose"])
+    assert params == {"argc": 4, "argv1": 600, "argv2": 10}
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert model.arguments(["./setup", "700", "20"])["argv1"] == 700
