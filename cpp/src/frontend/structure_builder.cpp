@@ -532,8 +532,12 @@ private:
   void emit_comm_parameters(Seq &seq, const ClassifiedCall &c,
                             const std::vector<const clang::Expr *> &args) {
     FunctionInfo &callee = program_.functions[c.user];
-    for (std::size_t i = 0; i < callee.params.size() && i < args.size(); ++i) {
-      const VarId param = callee.params[i];
+    // The callee's parameters from its declaration: a function defined after its caller has
+    // no FunctionInfo::params yet (PRK DGEMM's RING_Bcast).
+    VariableResolver callee_vars(program_, *callee.context, c.user);
+    const auto params = callee.decl->parameters();
+    for (std::size_t i = 0; i < params.size() && i < args.size(); ++i) {
+      const VarId param = callee_vars.declare(params[i]);
       if (param == kNoVar || program_.variables[param].type != VarType::Comm ||
           args[i] == nullptr || contains_call(args[i])) {
         continue;

@@ -34,16 +34,8 @@ static void note(double *buf) {
   }
 }
 
-// A ring in `comm`: to the next rank, from the previous one (ranks of comm).
-static void ring(MPI_Comm comm, double *buf, double *out, int count, int me) {
-  int r, s;
-  MPI_Comm_rank(comm, &r);
-  MPI_Comm_size(comm, &s);
-  buf[0] = me;
-  MPI_Sendrecv(buf, count, MPI_DOUBLE, (r + 1) % s, 3, out, count, MPI_DOUBLE, (r + s - 1) % s, 3,
-               comm, MPI_STATUS_IGNORE);
-  note(out);
-}
+// Defined after main (its parameter is named before the model builder sees its body).
+static void ring(MPI_Comm comm, double *buf, double *out, int count, int me);
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -177,4 +169,15 @@ int main(int argc, char **argv) {
   free(out);
   MPI_Finalize();
   return 0;
+}
+
+// A ring in `comm`: to the next rank, from the previous one (ranks of comm).
+static void ring(MPI_Comm comm, double *buf, double *out, int count, int me) {
+  int r, s;
+  MPI_Comm_rank(comm, &r);
+  MPI_Comm_size(comm, &s);
+  buf[0] = me;
+  MPI_Sendrecv(buf, count, MPI_DOUBLE, (r + 1) % s, 3, out, count, MPI_DOUBLE, (r + s - 1) % s, 3,
+               comm, MPI_STATUS_IGNORE);
+  note(out);
 }
