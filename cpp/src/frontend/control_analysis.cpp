@@ -285,6 +285,24 @@ private:
           } else if (e.kind == Effect::Kind::Assign && e.value != nullptr &&
                      v.handle_name.empty()) {
             v.handle_name = comm_text(e.value, f);
+          } else if (e.kind == Effect::Kind::Assign && e.value != nullptr &&
+                     v.handle_name != v.model_name) {
+            // One name per variable: a second assignment of another communicator would be
+            // followed silently by the first one's name; it is said here and on every leaf
+            // that uses the variable (Variable::handle_conflict).
+            const std::string other = comm_text(e.value, f);
+            if (other != v.handle_name) {
+              const unsigned line =
+                  p_.functions[f].context->getSourceManager().getPresumedLineNumber(e.location);
+              v.handle_conflict =
+                  "communicator '" + v.source_name + "' is assigned " +
+                  (other.empty() ? std::string("a communicator the model cannot name")
+                                 : "'" + other + "'") +
+                  " at line " + std::to_string(line) + " and '" + v.handle_name +
+                  "' elsewhere; the model names it '" + v.handle_name + "' everywhere";
+              p_.diagnostics.push_back(at(f, e.location, DiagnosticKind::Approximation,
+                                          Severity::Warning, v.handle_conflict));
+            }
           }
         }
       }

@@ -525,6 +525,16 @@ std::string macro_name(const clang::Expr *expr, const clang::ASTContext &context
   return text;
 }
 
+VarId comm_query_output(const ClassifiedCall &call, VariableResolver &vars) {
+  const MpiFunction *mpi = call.mpi;
+  if (call.kind != CallClass::Mpi || mpi == nullptr ||
+      (mpi->role != MpiRole::CommRank && mpi->role != MpiRole::CommSize) || call.args.size() < 2 ||
+      is_comm_world(call.args[0], vars.context())) {
+    return kNoVar;
+  }
+  return address_of(call.args[1], vars);
+}
+
 bool is_comm_world(const clang::Expr *comm, const clang::ASTContext &context) {
   if (macro_name(comm, context) == "MPI_COMM_WORLD") {
     return true;
@@ -773,21 +783,18 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
       if (var == kNoVar) {
         break;
       }
+      Effect e;
+      e.var = var;
+      e.location = where;
       if (arg(mpi->comm_index) && is_comm_world(arg(mpi->comm_index), vars.context())) {
-        Effect e;
         e.kind = Effect::Kind::Builtin;
-        e.var = var;
         e.text = mpi->role == MpiRole::CommRank ? "rank" : "size";
-        e.location = where;
-        out.push_back(std::move(e));
       } else {
-        // Appending to a named string (not `std::string(...) + "..."`): GCC 12 reports a false
-        // -Warray-bounds on the temporary.
-        std::string why = mpi->role == MpiRole::CommRank ? "the rank" : "the size";
-        why.append(" in a communicator other than MPI_COMM_WORLD (the model knows world ranks "
-                   "only)");
-        out.push_back(havoc(var, why, where));
+        // Another communicator: the call is a leaf (structure_builder.cpp) whose operation,
+        // MPI_Comm_rank / MPI_Comm_size, gives each rank its value in that communicator.
+        e.kind = Effect::Kind::Operation;
       }
+      out.push_back(std::move(e));
       break;
     }
     case MpiRole::TypeContiguous:
@@ -937,7 +944,8 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
     case MpiRole::CartRank:
       cartesian(call, vars, out);
       break;
-    case MpiRole::Init: // MPI_Init(&argc, &argv) leaves the program's arguments alone
+    case MpiRole::Group: // groups are names of the model, not variables
+    case MpiRole::Init:  // MPI_Init(&argc, &argv) leaves the program's arguments alone
     case MpiRole::Finalize:
     case MpiRole::Wtime:
       break;

@@ -32,6 +32,11 @@ std::vector<Effect> copy_in_effects(const ClassifiedCall &call, VariableResolver
 // True if `comm` names MPI_COMM_WORLD (as a macro, Open MPI's symbol or a constant).
 bool is_comm_world(const clang::Expr *comm, const clang::ASTContext &context);
 
+// MPI_Comm_rank / MPI_Comm_size of a communicator other than MPI_COMM_WORLD into a tracked
+// variable: that variable (the call is a leaf of its own, whose operation computes it per rank);
+// kNoVar for world (the builtins rank and size) and for any other call.
+VarId comm_query_output(const ClassifiedCall &call, VariableResolver &vars);
+
 // The macro an expression was written as (MPI_DOUBLE, MPI_ANY_SOURCE), "" if none.
 std::string macro_name(const clang::Expr *expr, const clang::ASTContext &context);
 

@@ -716,12 +716,16 @@ private:
     VariableResolver vars(p_, ctx, f);
     const VarId v = vars.lvalue(e);
     if (v != kNoVar && !p_.variables[v].handle_name.empty()) {
+      if (!p_.variables[v].handle_conflict.empty()) {
+        approximate_ = p_.variables[v].handle_conflict;
+      }
       return p_.variables[v].handle_name;
     }
-    warn(f, s,
-         "communicator '" + text + "' of " + s.callee_name +
-             " is not one the model can name (world, or one made by MPI_Comm_split / "
-             "MPI_Comm_dup); the model uses world");
+    approximate_ = "communicator '" + text + "' of " + s.callee_name +
+                   " is not one the model can name (world, or one made by MPI_Comm_split / "
+                   "MPI_Comm_dup / MPI_Cart_create / MPI_Comm_create, an element of an array of "
+                   "them, or a copy); the model uses world";
+    warn(f, s, approximate_);
     return "world";
   }
 
@@ -804,6 +808,7 @@ private:
     }
     n.op = *op;
     clang::ASTContext &ctx = *p_.functions[f].context;
+    approximate_.clear();
     for (CommArg &a : s.comm_args) {
       const model::ArgSpec *spec = model::operation_arg(n.op, a.name);
       if (spec == nullptr) {
@@ -837,6 +842,8 @@ private:
             why = r.why;
             value_probes_[n.id].push_back({a.name, "1", a.expr});
           }
+        } else if (!a.elements.empty()) {
+          text = group_member_text(a, why);
         } else if (!a.text.empty()) {
           text = a.text;
         }
@@ -882,6 +889,7 @@ private:
       }
       n.op_args.push_back(std::move(arg));
     }
+    n.approximate = !s.approximate.empty() ? s.approximate : approximate_;
     s.model_id = n.id;
     return model_->add(std::move(n));
   }
@@ -890,7 +898,17 @@ private:
   // communicators, `comms[level]` -> text "comms", expr "level" (one interpreter slot per
   // element). An element whose index the model cannot compute is named with a warning.
   void comm_arg(model::OperationArg &arg, const CommArg &a, FunctionId f, const WriteOptions &o,
-                const StructNode &s) {
+                StructNode &s) {
+    if (a.expr == nullptr) {
+      // A name the structure builder decided: a communicator variable (`MPI_Comm c =
+      // comms[k];`) or a function's communicator parameter (`<function>_<parameter>`).
+      arg.text = a.var != kNoVar ? w_.name(a.var) : a.text;
+      return;
+    }
+    if (is_group(a.expr)) {
+      group_arg(arg, a, f, s);
+      return;
+    }
     const CommElement element = comm_element(a.expr);
     if (!element.valid()) {
       arg.text = a.name == "newcomm" ? newcomm_name(a.expr, f) : comm_name(a.expr, f, s);
@@ -914,15 +932,16 @@ private:
     if (a.name == "newcomm") {
       // A communicator of its own that no other leaf can name: uses of the array get world.
       arg.text = identifier("unindexed_" + text);
-      warn(f, s,
-           "communicator '" + text + "' made by " + s.callee_name + ": " + why +
-               "; the model cannot tell which element it is, and uses of the array get world");
+      approximate_ = "communicator '" + text + "' made by " + s.callee_name + ": " + why +
+                     "; the model cannot tell which element it is, and uses of the array get "
+                     "world";
+      warn(f, s, approximate_);
       return;
     }
     arg.text = "world";
-    warn(f, s,
-         "communicator '" + text + "' of " + s.callee_name + ": " + why +
-             "; the model uses world (wrong when the element is a smaller communicator)");
+    approximate_ = "communicator '" + text + "' of " + s.callee_name + ": " + why +
+                   "; the model uses world (wrong when the element is a smaller communicator)";
+    warn(f, s, approximate_);
   }
 
   // The model name of an array of communicators: its own name (Record_field for a field), made
@@ -959,6 +978,77 @@ private:
     return name;
   }
 
+  static bool is_group(const clang::Expr *e) {
+    const clang::Expr *inner = e->IgnoreParenImpCasts();
+    if (const auto *u = llvm::dyn_cast<clang::UnaryOperator>(inner)) {
+      if (u->getOpcode() == clang::UO_AddrOf) {
+        inner = u->getSubExpr()->IgnoreParenImpCasts();
+      }
+    }
+    return mpi_typedef_name(inner->getType()) == "MPI_Group";
+  }
+
+  // A group (MPI_Group) is a communicator name: the one MPI_Comm_group / MPI_Group_incl made
+  // under the same source text. A group the model never made (MPI_Group_excl, a group of a
+  // window, ...) becomes the whole communicator of the call, with a warning that says so.
+  void group_arg(model::OperationArg &arg, const CommArg &a, FunctionId f, StructNode &s) {
+    clang::ASTContext &ctx = *p_.functions[f].context;
+    const clang::Expr *inner = a.expr->IgnoreParenImpCasts();
+    if (const auto *u = llvm::dyn_cast<clang::UnaryOperator>(inner)) {
+      if (u->getOpcode() == clang::UO_AddrOf) {
+        inner = u->getSubExpr()->IgnoreParenImpCasts();
+      }
+    }
+    const std::string text = source_text(inner, ctx, 30);
+    if (a.name == "newcomm" || p_.made_groups.contains(text)) {
+      arg.text = identifier(text);
+      if (arg.text == "world" || arg.text == "self") {
+        arg.text += "_"; // `MPI_Group world;` is not the communicator world
+      }
+      return;
+    }
+    // The group of the call's own communicator (written first) stands in for it.
+    std::string fallback = "world";
+    for (const CommArg &other : s.comm_args) {
+      if (other.name == "comm" && other.expr != nullptr && !is_group(other.expr) &&
+          !comm_element(other.expr).valid()) {
+        fallback = comm_name(other.expr, f, s);
+      }
+    }
+    s.approximate = "group '" + text + "' of " + s.callee_name +
+                    " is not one the model makes (MPI_Comm_group, MPI_Group_incl or "
+                    "MPI_Group_range_incl); the model uses all of '" +
+                    fallback + "'";
+    warn(f, s, s.approximate);
+    arg.text = fallback;
+  }
+
+  // Group_incl's members (CommArg::elements): a selection over the rank array's element
+  // variables, or the one range's first + peer * stride; its count for a range.
+  std::string group_member_text(const CommArg &a, std::string &why) const {
+    std::vector<std::string> names;
+    for (const VarId v : a.elements) {
+      if (!p_.variables[v].representable) {
+        why = "'" + p_.variables[v].source_name + "', which the model does not compute";
+        return {};
+      }
+      names.push_back(w_.name(v));
+    }
+    if (a.text == "range") {
+      if (a.name == "count") {
+        return "(" + names[1] + " - " + names[0] + ") / " + names[2] + " + 1";
+      }
+      return names[0] + " + peer * " + names[2];
+    }
+    // A flat sum, not nested ?: (the bytecode bounds the operands pending at once): member
+    // `peer` is its element, -1 (an error in the interpreter) past the array.
+    std::string text;
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      text += "(peer == " + std::to_string(k) + ") * " + names[k] + " + ";
+    }
+    return text + "-(peer >= " + std::to_string(names.size()) + ")";
+  }
+
   std::string newcomm_name(const clang::Expr *e, FunctionId f) {
     clang::ASTContext &ctx = *p_.functions[f].context;
     VariableResolver vars(p_, ctx, f);
@@ -988,6 +1078,7 @@ private:
   std::map<const clang::Decl *, std::size_t> local_comm_arrays_;
   std::map<std::string, std::string> comm_array_names_; // declaration key -> model name
   std::set<std::string> used_comm_names_;
+  std::string approximate_; // the communication leaf being written: why it approximates
 };
 
 } // namespace

@@ -130,6 +130,14 @@ std::vector<MpiFunction> make_table() {
   // holds the old one's processes with the same ranks (Open MPI does not reorder), so it is a
   // duplicate; its grid is kept for Cart_coords / Cart_shift / Cart_rank (effects.cpp).
   add("MPI_Cart_create", comm("MPI_Comm_dup", {{"comm", K::Comm, 0}, {"newcomm", K::NewComm, 5}}));
+  // Groups are communicator names in the model: MPI_Comm_group names comm's processes, and
+  // MPI_Comm_create makes a communicator of a group's members (MPI 4.0 §7.3.2, §7.4.2).
+  add("MPI_Comm_group", comm("comm_assign", {{"comm", K::Comm, 0}, {"newcomm", K::NewComm, 1}}));
+  add("MPI_Comm_create",
+      comm("MPI_Comm_create",
+           {{"comm", K::Comm, 0}, {"group", K::Comm, 1}, {"newcomm", K::NewComm, 2}}));
+  add("MPI_Group_incl", MpiFunction{"", MpiRole::Group, "", {}, -1, 3});
+  add("MPI_Group_range_incl", MpiFunction{"", MpiRole::Group, "", {}, -1, 3});
   add("MPI_Dims_create", MpiFunction{"", MpiRole::DimsCreate, "", {}, -1, 2});
   add("MPI_Cart_coords", MpiFunction{"", MpiRole::CartCoords, "", {}, 0, 3});
   add("MPI_Cart_shift", MpiFunction{"", MpiRole::CartShift, "", {}, 0, -1});
@@ -148,8 +156,8 @@ std::vector<MpiFunction> make_table() {
   add("MPI_Get_count", MpiFunction{"", MpiRole::GetCount, "", {}, -1, 2});
   for (const char *local :
        {"MPI_Type_commit", "MPI_Type_free", "MPI_Op_create", "MPI_Op_free", "MPI_Comm_free",
-        "MPI_Get_processor_name", "MPI_Initialized", "MPI_Finalized", "MPI_Error_string",
-        "MPI_Get_version", "MPI_Abort", "MPI_Query_thread", "MPI_Buffer_attach",
+        "MPI_Group_free", "MPI_Get_processor_name", "MPI_Initialized", "MPI_Finalized",
+        "MPI_Error_string", "MPI_Get_version", "MPI_Abort", "MPI_Query_thread", "MPI_Buffer_attach",
         "MPI_Buffer_detach", "MPI_Request_free"}) {
     add(local, MpiFunction{"", MpiRole::Local, "", {}, -1, -1});
   }

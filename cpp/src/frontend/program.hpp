@@ -80,6 +80,8 @@ struct Variable {
   std::string builtin;
   // A constant communicator name for Comm variables (e.g. "world") found by the analysis.
   std::string handle_name;
+  // Comm variables assigned another communicator elsewhere: why handle_name is approximate.
+  std::string handle_conflict;
   // An element of an aggregate (Program::aggregates): which one, and its row-major index.
   AggregateId aggregate = kNoAggregate;
   std::uint64_t element = 0;
@@ -215,6 +217,9 @@ struct CommArg {
   bool is_name = false;                  // Comm / Request / Variable / Lock / Choice argument
   bool substitute_peer = false;          // v-collectives: the block of rank `peer` is its own count
   VarId var = kNoVar;                    // status_source / status_tag / flag / index: the output
+  // Group_incl's `rank` and `count` (text "list": member k is elements[k]; "range": elements
+  // are first, last, stride of MPI_Group_range_incl's one range).
+  std::vector<VarId> elements;
   std::vector<VarId> uses;
 };
 
@@ -252,6 +257,9 @@ struct StructNode {
   std::vector<std::vector<VarId>> arg_uses; // UserCall: variables each argument reads
   VarId result = kNoVar;                    // UserCall: variable receiving the return value
   std::string operation; // Communication: model operation name ("MPI_Send", "lock")
+  // Communication: why the leaf approximates the program (the model node's `approximate`, a
+  // warning of every prediction that runs it); empty when it does not.
+  std::string approximate;
   std::vector<CommArg> comm_args;
   bool zero_time = false; // MPI_Init / MPI_Finalize: outside the measured region
 
@@ -345,6 +353,9 @@ public:
     std::vector<VarId> periods;
   };
   std::map<VarId, Cartesian> cartesian;
+  // Groups (MPI_Group handles) that MPI_Comm_group / MPI_Group_incl / MPI_Group_range_incl
+  // make, by their source text: MPI_Comm_create's group must be one of them.
+  std::set<std::string> made_groups;
   // Counted loops whose variable is given a variable of its own inside the loop (issue 12,
   // counted loops stay counted): the loop node, the function's variable and the loop's copy.
   struct ScopedLoop {

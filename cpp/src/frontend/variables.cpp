@@ -467,6 +467,8 @@ std::vector<std::uint64_t> scalar_array_dims(clang::QualType type, const clang::
 
 } // namespace
 
+std::string mpi_typedef_name(clang::QualType type) { return typedef_name(type); }
+
 CommElement comm_element(const clang::Expr *expr) {
   CommElement out;
   if (expr == nullptr) {

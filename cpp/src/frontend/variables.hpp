@@ -72,6 +72,9 @@ private:
   FunctionId function_;
 };
 
+// The MPI handle typedef a type is spelled with ("MPI_Comm", "MPI_Group"), "" for none.
+std::string mpi_typedef_name(clang::QualType type);
+
 // An element of an array of communicators (`comms[level]`, `&comms[n + 1]`, `s->comms[k]`): the
 // array's declaration -- a fixed-size array of MPI_Comm, or a pointer to MPI_Comm that is not a
 // parameter (miniAMR's `comms = malloc(...)`) -- and the index. Empty for anything else.

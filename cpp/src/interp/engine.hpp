@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -287,6 +288,8 @@ private:
   // The slot of an operation's communicator (newcomm: of its target): the name's slot, or for an
   // element of a communicator array the element's own slot, made on first use.
   [[nodiscard]] std::uint32_t comm_slot(std::uint32_t ctx, const CommOp &op, bool newcomm);
+  // The slot of the communicator argument `which` names (CommIndex, NewcommIndex, GroupIndex).
+  [[nodiscard]] std::uint32_t comm_slot(std::uint32_t ctx, const CommOp &op, Arg which);
   [[nodiscard]] std::uint32_t comm_of(std::uint32_t ctx, const CommOp &op) {
     return comm_id(ctx, comm_slot(ctx, op, false), op.node);
   }
@@ -370,6 +373,10 @@ private:
     return coll_seq_[static_cast<std::size_t>(comm) * np + static_cast<std::size_t>(process)];
   }
   bool execute_comm_assign(std::uint32_t ctx, const CommOp &op);
+  bool execute_comm_query(std::uint32_t ctx, const CommOp &op);
+  bool execute_group_incl(std::uint32_t ctx, const CommOp &op);
+  // Groups (MPI_Group_incl) by member list (world ranks) -> their communicator id.
+  std::map<std::vector<std::int32_t>, std::uint32_t> groups_;
 
   // task groups (per process)
   struct TaskGroupState {
@@ -455,8 +462,9 @@ private:
   std::uint64_t events_ = 0;
   std::uint64_t message_count_ = 0;
   std::vector<bool> warned_;
-  std::vector<bool> measured_warned_; // per measured argument: a rank without values was told
-  std::vector<bool> opaque_warned_;   // per opaque: an unmeasured rank class was told
+  std::vector<bool> measured_warned_;    // per measured argument: a rank without values was told
+  std::vector<bool> opaque_warned_;      // per opaque: an unmeasured rank class was told
+  std::vector<bool> approximate_warned_; // per communication leaf with `approximate`: told
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point last_progress_;
 

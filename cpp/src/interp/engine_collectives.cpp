@@ -60,6 +60,7 @@ OTF2_CollectiveOp otf2_op(Operation op) {
     return OTF2_COLLECTIVE_OP_REDUCE_SCATTER;
   case Operation::CommSplit:
   case Operation::CommDup:
+  case Operation::CommCreate:
     return OTF2_COLLECTIVE_OP_CREATE_HANDLE;
   case Operation::PgasAlloc:
     return OTF2_COLLECTIVE_OP_CREATE_HANDLE_AND_ALLOCATE;
@@ -380,8 +381,18 @@ bool Engine::execute_split(std::uint32_t ctx, const CommOp &op) {
                                        m.begin());
     }();
     const bool dup = op.op == Operation::CommDup;
-    s.color[static_cast<std::size_t>(me)] = dup ? 0 : arg_int(ctx, op, Arg::Color);
-    s.key[static_cast<std::size_t>(me)] = dup ? me : arg_int(ctx, op, Arg::Key, me);
+    if (op.op == Operation::CommCreate) {
+      // A split whose colour is the group (its id; MPI_UNDEFINED outside it) and whose key is
+      // the rank in the group, so the new communicator lists the members in the group's order.
+      const std::uint32_t group = comm_slot(ctx, op, Arg::GroupIndex);
+      const std::int64_t position = local_rank(ctx, group);
+      s.color[static_cast<std::size_t>(me)] =
+          position >= 0 ? static_cast<std::int64_t>(comm_id(ctx, group, op.node)) : -1;
+      s.key[static_cast<std::size_t>(me)] = position;
+    } else {
+      s.color[static_cast<std::size_t>(me)] = dup ? 0 : arg_int(ctx, op, Arg::Color);
+      s.key[static_cast<std::size_t>(me)] = dup ? me : arg_int(ctx, op, Arg::Key, me);
+    }
     ++s.arrived;
     start_collective(ctx, op, Collective::Allgather, parent, 0, 8);
     phase_[ctx] = 2;
@@ -421,6 +432,17 @@ bool Engine::execute_split(std::uint32_t ctx, const CommOp &op) {
         s.result_comm[local] = id;
         s.result_rank[local] = static_cast<std::int32_t>(comm.members.size());
         comm.members.push_back(static_cast<std::int32_t>(world_rank(parent, order[i], p)));
+      }
+      if (op.op == Operation::CommCreate && static_cast<std::int64_t>(comm.members.size()) !=
+                                                comm_size(static_cast<std::uint32_t>(color))) {
+        throw Error(ErrorKind::Model,
+                    "model '" + model_.name + "', " + model_.describe(op.node) +
+                        ": MPI_Comm_create of '" + slot_names_[comm_slot(ctx, op, true)] +
+                        "': " + std::to_string(comm.members.size()) + " processes of '" +
+                        slot_names_[comm_slot(ctx, op, false)] + "' pass a group of " +
+                        std::to_string(comm_size(static_cast<std::uint32_t>(color))) +
+                        " (the group has processes outside the communicator, or its members "
+                        "disagree about it)");
       }
       if (trace_ != nullptr) {
         comm.trace_id = trace_->add_communicator(comm.name, comm.members);

@@ -142,8 +142,13 @@ std::int64_t Engine::local_rank(std::uint32_t ctx, std::uint32_t slot) const {
 }
 
 std::uint32_t Engine::comm_slot(std::uint32_t ctx, const CommOp &op, bool newcomm) {
-  const std::uint32_t name = newcomm ? op.newcomm : op.comm;
-  const Arg which = newcomm ? Arg::NewcommIndex : Arg::CommIndex;
+  return comm_slot(ctx, op, newcomm ? Arg::NewcommIndex : Arg::CommIndex);
+}
+
+std::uint32_t Engine::comm_slot(std::uint32_t ctx, const CommOp &op, Arg which) {
+  const std::uint32_t name = which == Arg::NewcommIndex ? op.newcomm
+                             : which == Arg::GroupIndex ? op.group
+                                                        : op.comm;
   if (op.expr[static_cast<std::size_t>(which)] < 0) {
     return name;
   }
@@ -181,6 +186,73 @@ bool Engine::execute_comm_assign(std::uint32_t ctx, const CommOp &op) {
       (target - 2) * static_cast<std::size_t>(processes_) + static_cast<std::size_t>(rank_of(ctx));
   comm_slot_[i] = id;
   comm_local_[i] = static_cast<std::int32_t>(local_rank(ctx, source));
+  return true;
+}
+
+// MPI_Comm_rank / MPI_Comm_size of a communicator other than world: this rank's rank in it, or
+// its processes, into the operation's variable.
+bool Engine::execute_comm_query(std::uint32_t ctx, const CommOp &op) {
+  const std::uint32_t slot = comm_slot(ctx, op, false);
+  const std::uint32_t id = comm_id(ctx, slot, op.node);
+  const std::int64_t v = op.op == Operation::CommRank ? local_rank(ctx, slot) : comm_size(id);
+  if (op.out_index >= 0) {
+    const auto s = static_cast<std::uint32_t>(op.out_index);
+    frame(ctx)[s] = program_.slot_types[s] == model::ValueType::Float
+                        ? std::bit_cast<std::uint64_t>(static_cast<double>(v))
+                        : static_cast<std::uint64_t>(v);
+  }
+  return true;
+}
+
+// MPI_Group_incl: the group lists `count` processes of comm (member k is comm's rank `rank` at
+// peer = k). A group is kept as a communicator that nothing communicates on, one per distinct
+// member list, so that ranks that build the same group name the same one, and this rank's rank
+// in it (-1 when it is not a member, MPI_UNDEFINED) is the one MPI_Group_rank gives.
+bool Engine::execute_group_incl(std::uint32_t ctx, const CommOp &op) {
+  const std::int64_t p = rank_of(ctx);
+  const std::uint32_t base_slot = comm_slot(ctx, op, false);
+  const std::uint32_t base = comm_id(ctx, base_slot, op.node);
+  const std::int64_t size = comm_size(base);
+  const std::int64_t count = arg_int(ctx, op, Arg::Count);
+  const auto fail = [&](const std::string &why) {
+    throw Error(ErrorKind::Model, "model '" + model_.name + "', " + model_.describe(op.node) +
+                                      ", rank " + std::to_string(p) + ": " + why);
+  };
+  if (count < 0 || count > size) {
+    fail("a group of " + std::to_string(count) + " members of a communicator of " +
+         std::to_string(size) + " processes");
+  }
+  std::vector<std::int32_t> members;
+  members.reserve(static_cast<std::size_t>(count));
+  std::int32_t position = -1;
+  const std::int32_t member_expr = op.expr[static_cast<std::size_t>(Arg::Member)];
+  for (std::int64_t k = 0; k < count; ++k) {
+    const std::int64_t r = eval_int(ctx, member_expr, k);
+    if (r < 0 || r >= size) {
+      fail("member " + std::to_string(k) + " of the group is rank " + std::to_string(r) +
+           ", outside the " + std::to_string(size) + " processes of '" + slot_names_[base_slot] +
+           "'");
+    }
+    const auto w = static_cast<std::int32_t>(world_rank(base, r, p));
+    if (std::find(members.begin(), members.end(), w) != members.end()) {
+      fail("rank " + std::to_string(r) + " is listed twice in the group");
+    }
+    if (w == p) {
+      position = static_cast<std::int32_t>(members.size());
+    }
+    members.push_back(w);
+  }
+  auto [it, fresh] = groups_.try_emplace(members, static_cast<std::uint32_t>(comms_.size()));
+  if (fresh) {
+    Communicator group;
+    group.name = slot_names_[comm_slot(ctx, op, true)] + " (group)";
+    group.members = std::move(members);
+    comms_.push_back(std::move(group));
+  }
+  const std::size_t i = (comm_slot(ctx, op, true) - 2) * static_cast<std::size_t>(processes_) +
+                        static_cast<std::size_t>(p);
+  comm_slot_[i] = it->second;
+  comm_local_[i] = position;
   return true;
 }
 

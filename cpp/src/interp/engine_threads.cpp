@@ -24,6 +24,17 @@ std::uint64_t Engine::lock_key(std::int64_t process, std::uint32_t lock, std::in
 }
 
 bool Engine::execute(std::uint32_t ctx, const CommOp &op) {
+  if (op.approximate) {
+    const auto i = static_cast<std::size_t>(&op - program_.comms.data());
+    if (approximate_warned_.size() <= i) {
+      approximate_warned_.resize(program_.comms.size(), false);
+    }
+    if (!approximate_warned_[i]) {
+      approximate_warned_[i] = true;
+      warnings_.push_back("model '" + model_.name + "', " + model_.describe(op.node) +
+                          ": approximate: " + model_.nodes[op.node].approximate);
+    }
+  }
   switch (model::operation_info(op.op).family) {
   case model::OperationFamily::Thread:
     return execute_thread_op(ctx, op);
@@ -41,9 +52,15 @@ bool Engine::execute(std::uint32_t ctx, const CommOp &op) {
     return execute_completion(ctx, op);
   case Operation::CommSplit:
   case Operation::CommDup:
+  case Operation::CommCreate:
     return execute_split(ctx, op);
   case Operation::CommAssign:
     return execute_comm_assign(ctx, op);
+  case Operation::CommRank:
+  case Operation::CommSize:
+    return execute_comm_query(ctx, op);
+  case Operation::GroupIncl:
+    return execute_group_incl(ctx, op);
   default:
     break;
   }

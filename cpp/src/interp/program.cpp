@@ -42,7 +42,8 @@ std::optional<Arg> arg_by_name(std::string_view name) {
                                                         {"sendbytes", Arg::SendBytes},
                                                         {"sendtag", Arg::SendTag},
                                                         {"recvtag", Arg::RecvTag},
-                                                        {"recvbytes", Arg::RecvBytes}};
+                                                        {"recvbytes", Arg::RecvBytes},
+                                                        {"rank", Arg::Member}};
   const auto it = table.find(name);
   if (it == table.end()) {
     return std::nullopt;
@@ -639,8 +640,9 @@ private:
         if (!which) {
           fail(n, field, "argument not understood by the interpreter");
         }
-        c.expr[static_cast<std::size_t>(*which)] =
-            expr(function_, a.expr, field, n, v_collective && a.name == "bytes");
+        const bool peer = (v_collective && a.name == "bytes") ||
+                          (node.op == Operation::GroupIncl && a.name == "rank");
+        c.expr[static_cast<std::size_t>(*which)] = expr(function_, a.expr, field, n, peer);
         if (!a.by_rank.empty()) {
           measured_arg(n, a, c, *which);
         }
@@ -649,11 +651,15 @@ private:
       case model::ArgKind::Comm:
         if (a.name == "newcomm") {
           c.newcomm = comm_slot(a.text);
+        } else if (a.name == "group") {
+          c.group = comm_slot(a.text);
         } else {
           c.comm = comm_slot(a.text);
         }
         if (!a.expr.empty()) {
-          const Arg which = a.name == "newcomm" ? Arg::NewcommIndex : Arg::CommIndex;
+          const Arg which = a.name == "newcomm" ? Arg::NewcommIndex
+                            : a.name == "group" ? Arg::GroupIndex
+                                                : Arg::CommIndex;
           c.expr[static_cast<std::size_t>(which)] = expr(function_, a.expr, field, n);
         }
         break;
@@ -702,6 +708,7 @@ private:
         break;
       }
     }
+    c.approximate = !node.approximate.empty();
     if (node.time.given()) {
       c.has_local_time = true;
       c.local_time = p_.times[time_source(n, node.time, "time")];

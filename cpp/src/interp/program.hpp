@@ -123,6 +123,8 @@ enum class Arg : std::uint8_t {
   RecvBytes,
   CommIndex,    // element of the communicator array `comm` (absent: not an array)
   NewcommIndex, // element of the communicator array `newcomm`
+  GroupIndex,   // element of the communicator array `group` (Comm_create)
+  Member,       // Group_incl: comm's rank of the new group's member `peer`
   Count_
 };
 
@@ -134,15 +136,17 @@ struct CommOp {
   // and the element's own slot is found at run time from expr[CommIndex / NewcommIndex].
   std::uint32_t comm = 0;
   std::uint32_t newcomm = 0;    // Comm_split / Comm_dup / comm_assign target slot
+  std::uint32_t group = 0;      // Comm_create: the group's slot
+  bool approximate = false;     // the node's `approximate`: a prediction that runs it warns
   std::uint32_t request = 0;    // request name id (+1; 0: none given)
   std::uint32_t lock = 0;       // lock name id
   std::int32_t out_source = -1; // variable slots written by the operation
   std::int32_t out_tag = -1;
   std::int32_t out_bytes = -1;
   std::int32_t out_flag = -1;
-  std::int32_t out_index = -1;
-  std::uint8_t algorithm = 0; // Algorithm; 0 = automatic
-  std::uint8_t sync_in = 2;   // 0 nosync, 1 mysync, 2 allsync
+  std::int32_t out_index = -1; // Waitany's index, Comm_rank's rank, Comm_size's size
+  std::uint8_t algorithm = 0;  // Algorithm; 0 = automatic
+  std::uint8_t sync_in = 2;    // 0 nosync, 1 mysync, 2 allsync
   std::uint8_t sync_out = 2;
   TimeSource local_time; // optional extra local cost of the call
   bool has_local_time = false;

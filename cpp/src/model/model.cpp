@@ -537,10 +537,12 @@ private:
       }
       switch (a.kind) {
       case ArgKind::Expr: {
-        const bool peer_ok = a.name == "bytes" &&
-                             (node.op == Operation::Gatherv || node.op == Operation::Scatterv ||
-                              node.op == Operation::Allgatherv || node.op == Operation::Alltoallv ||
-                              node.op == Operation::ReduceScatter);
+        const bool peer_ok =
+            (a.name == "bytes" &&
+             (node.op == Operation::Gatherv || node.op == Operation::Scatterv ||
+              node.op == Operation::Allgatherv || node.op == Operation::Alltoallv ||
+              node.op == Operation::ReduceScatter)) ||
+            (a.name == "rank" && node.op == Operation::GroupIncl);
         check_expr(n, "args." + a.name, a.expr, peer_ok);
         break;
       }
@@ -550,8 +552,8 @@ private:
         if (a.name != "newcomm" && !known) {
           fail(n, "args." + a.name,
                "communicator '" + a.text +
-                   "' is neither world, self nor created by a Comm_split, Comm_dup or "
-                   "comm_assign of the model");
+                   "' is neither world, self nor created by a Comm_split, Comm_dup, "
+                   "Comm_create, Group_incl or comm_assign of the model");
         }
         if (!a.expr.empty()) {
           if (a.text == "world" || a.text == "self") {

@@ -392,6 +392,7 @@ void read_operation(FieldReader &r, Node &node) {
   if (node.label.empty()) {
     node.label = op_name;
   }
+  node.approximate = r.string("approximate");
   const Json *args = r.get("args");
   if (args == nullptr) {
     return;

@@ -237,6 +237,9 @@ OrderedJson node_json(const Model &m, const Node &n) {
       }
     }
     o["args"] = args;
+    if (!n.approximate.empty()) {
+      o["approximate"] = n.approximate;
+    }
     put_time("time", n.time);
     break;
   }

@@ -114,6 +114,22 @@ constexpr std::array kDupArgs = {kComm, ArgSpec{"newcomm", K::Comm, true, "", "n
 constexpr std::array kAssignArgs = {
     kComm,
     ArgSpec{"newcomm", K::Comm, true, "", "element of a communicator array that names comm"}};
+constexpr std::array kCreateArgs = {
+    kComm,
+    ArgSpec{"group", K::Comm, true, "",
+            "group of the new communicator (made by comm_assign from a communicator, the C "
+            "program's MPI_Comm_group, or by MPI_Group_incl)"},
+    ArgSpec{"newcomm", K::Comm, true, "", "name of the new communicator"}};
+constexpr std::array kCommRankArgs = {
+    kComm, ArgSpec{"rank", K::Variable, false, "", "variable set to this process's rank in comm"}};
+constexpr std::array kCommSizeArgs = {
+    kComm, ArgSpec{"size", K::Variable, false, "", "variable set to the processes of comm"}};
+constexpr std::array kGroupInclArgs = {
+    ArgSpec{"comm", K::Comm, false, "world", "the group (or communicator) members are taken from"},
+    ArgSpec{"count", K::Expr, true, "", "members of the new group"},
+    ArgSpec{"rank", K::Expr, true, "",
+            "rank in comm of member `peer` of the new group (an expression of `peer`)"},
+    ArgSpec{"newcomm", K::Comm, true, "", "name of the new group"}};
 constexpr std::array kPoolArgs = {
     ArgSpec{"threads", K::Expr, false, "nthreads", "number of threads created"}};
 constexpr std::array kSemaphoreArgs = {
@@ -188,8 +204,17 @@ const std::array<OperationInfo, static_cast<std::size_t>(Operation::Count_)> kTa
      "reduction then scatter of blocks"},
     {Operation::CommSplit, "MPI_Comm_split", M, kSplitArgs, "split a communicator by colour"},
     {Operation::CommDup, "MPI_Comm_dup", M, kDupArgs, "duplicate a communicator"},
+    {Operation::CommCreate, "MPI_Comm_create", M, kCreateArgs,
+     "a communicator of the group's members (in the group's order); MPI_COMM_NULL elsewhere"},
     {Operation::CommAssign, "comm_assign", M, kAssignArgs,
      "`newcomm = comm`: a handle copy, no communication"},
+    {Operation::CommRank, "MPI_Comm_rank", M, kCommRankArgs,
+     "this process's rank in comm, no communication"},
+    {Operation::CommSize, "MPI_Comm_size", M, kCommSizeArgs,
+     "the processes of comm, no communication"},
+    {Operation::GroupIncl, "MPI_Group_incl", M, kGroupInclArgs,
+     "a group of `count` members of comm, member `peer` being comm's rank `rank`, no "
+     "communication"},
     {Operation::ThreadPoolCreate, "thread_pool_create", T, kPoolArgs,
      "create the thread pool (pr_CreateThreadPool: threads x time_tCreate)"},
     {Operation::SemaphoreCreate, "semaphore_create", T, kSemaphoreArgs,
@@ -243,7 +268,7 @@ const ArgSpec *operation_arg(Operation op, std::string_view arg) {
   return nullptr;
 }
 
-bool is_collective(Operation op) { return op >= Operation::Barrier && op <= Operation::CommDup; }
+bool is_collective(Operation op) { return op >= Operation::Barrier && op <= Operation::CommCreate; }
 
 bool is_pgas_collective(Operation op) {
   return (op >= Operation::PgasBarrier && op <= Operation::PgasPrefixReduce) ||

@@ -192,6 +192,9 @@ struct Node {
   std::int32_t context = -1;      // ufc: calling context number (Remark 3.1.8), -1 if none
   Operation op = Operation::Send; // cfc
   std::vector<OperationArg> op_args;
+  // cfc: why the leaf only approximates the program (a communicator or group the model could
+  // not follow); every prediction that runs it warns with this text. Empty: exact.
+  std::string approximate;
   NodeId target = kNoId;   // break / continue: the statement left or repeated
   NodeId replaces = kNoId; // rb: id of the subtree this block stands for, if any
 

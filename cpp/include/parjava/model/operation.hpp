@@ -52,7 +52,11 @@ enum class Operation : std::uint8_t {
   // MPI communicators
   CommSplit,
   CommDup,
+  CommCreate, // MPI_Comm_create(comm, group, &newcomm): the group's members, in its order
   CommAssign, // `comms[k] = comm`: an element of a communicator array names another (local)
+  CommRank,   // MPI_Comm_rank on a communicator other than world (local)
+  CommSize,   // MPI_Comm_size on a communicator other than world (local)
+  GroupIncl,  // MPI_Group_incl / MPI_Group_range_incl (local): a group is a communicator name
   // threads (ParJava primitives, notes 000 §2.7)
   ThreadPoolCreate,
   SemaphoreCreate,
@@ -121,7 +125,7 @@ const ArgSpec *operation_arg(Operation op, std::string_view arg);
 inline constexpr std::string_view kSyncModes[] = {"nosync", "mysync", "allsync"};
 
 // Classification used by the interpreter and the trace writer.
-bool is_collective(Operation op); // MPI collectives and Comm_split / Comm_dup
+bool is_collective(Operation op); // MPI collectives and Comm_split / Comm_dup / Comm_create
 bool is_pgas_collective(Operation op);
 bool is_nonblocking(Operation op); // Isend family and Irecv
 
