@@ -6,6 +6,7 @@
 // more Call steps. A request is posted in a group that its completing call waits for: a small
 // pre-pass per location finds, for every completion event, the call that holds it.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <otf2/OTF2_Events.h>
@@ -13,6 +14,7 @@
 
 #include "sequence_builder.hpp"
 
+#include "call_cost.hpp"
 #include "parjava/error.hpp"
 #include "parjava/trace/functions.hpp"
 
@@ -116,8 +118,10 @@ struct CallHash {
 
 class SequenceBuilder {
 public:
-  SequenceBuilder(const trace::Trace &t, const ReplayOptions &o, std::vector<std::string> &notes)
-      : t_(t), ev_(t.events), o_(o), notes_(notes) {}
+  SequenceBuilder(const trace::Trace &t, const ReplayOptions &o, const machine::Machine *machine,
+                  std::vector<std::string> &notes)
+      : t_(t), ev_(t.events), o_(o), machine_(machine), notes_(notes),
+        minimum_(o.call_overhead == CallOverhead::Minimum) {}
 
   SequenceProgram build() {
     find_processes();
@@ -129,12 +133,16 @@ public:
     for (std::size_t r = 0; r < main_.size(); ++r) {
       rank_ = static_cast<std::int32_t>(r);
       process(main_[r]);
+      end_rank_overheads();
       sp_.end_rank();
     }
     if (mpi_calls_ == 0) {
       throw Error(ErrorKind::Usage, "replay: the trace '" + sp_.name +
                                         "' has no MPI call on the main thread of "
                                         "any process; only MPI traces can be replayed");
+    }
+    if (minimum_) {
+      apply_overheads();
     }
     if (o_.balance) {
       balance();
@@ -269,6 +277,7 @@ private:
     if (name == kNoRef) {
       name = static_cast<std::uint32_t>(sp_.functions.size());
       sp_.functions.push_back(t_.regions[region].name);
+      function_kind_.push_back(function_of(region));
     }
     return name;
   }
@@ -347,12 +356,10 @@ private:
            r.paradigm == trace::Paradigm::Shmem;
   }
 
-  // ---- survey: call overheads, synchronising management calls, collective sizes -----------
+  // ---- survey: synchronising management calls, collective sizes ----------------------------
 
   void survey() {
     const auto np = main_.size();
-    overhead_.assign(static_cast<std::size_t>(Function::Count_),
-                     std::numeric_limits<Timestamp>::max());
     std::vector<std::vector<std::uint32_t>> counts(static_cast<std::size_t>(Function::Count_),
                                                    std::vector<std::uint32_t>(np, 0));
     for (std::size_t r = 0; r < np; ++r) {
@@ -364,11 +371,6 @@ private:
         if (k == EventKind::Enter && is_runtime_call(ev_.region[i])) {
           if (depth++ == 0) {
             const Function f = function_of(ev_.region[i]);
-            const EventIndex leave = ev_.match[i];
-            if (leave != kNoEvent && f != Function::None) {
-              auto &o = overhead_[static_cast<std::size_t>(f)];
-              o = std::min(o, ev_.time[static_cast<std::size_t>(leave)] - ev_.time[i]);
-            }
             if (synchronising_management(f)) {
               ++counts[static_cast<std::size_t>(f)][r];
               sync_enters_[static_cast<std::size_t>(f)].push_back(ev_.time[i]);
@@ -642,11 +644,6 @@ private:
         break;
       }
     }
-    const double overhead =
-        o_.call_overhead == CallOverhead::None || f == Function::None
-            ? 0.0
-            : std::min(duration,
-                       static_cast<double>(overhead_[static_cast<std::size_t>(f)]) * 1e-9);
     const std::size_t first_step = sp_.steps();
     if (t_.regions[region].paradigm == trace::Paradigm::Shmem) {
       ++shmem_calls_;
@@ -667,6 +664,7 @@ private:
       c.callsite = site;
       const bool trailing = f == Function::MPI_Finalize;
       sp_.add(StepKind::Call, call(c), trailing ? 0.0 : after);
+      local_duration(f, duration);
       if (trailing && after > 0.0) {
         sp_.add(StepKind::Compute, stack_.empty() ? kNoSequenceRef : stack_.back(), after);
       }
@@ -678,11 +676,12 @@ private:
         action(a, f, name, site);
       }
       flush_pending_send();
-      if (sp_.steps() > first_step) {
-        sp_.seconds[first_step] += overhead;
+      if (sp_.steps() > first_step && minimum_ && f != Function::None) {
+        communicating_duration(first_step, duration);
       }
     }
     if (sp_.steps() == first_step) {
+      local_duration(f, duration);
       // Nothing to communicate: the call's own measured time.
       SequenceCall c;
       c.local = true;
@@ -837,6 +836,73 @@ private:
     }
   }
 
+  // ---- call overheads (call_overhead="minimum") ----------------------------------------------
+  //
+  // A communicating call keeps, as local time before it, its function's overhead: the least
+  // that any of its calls took beyond the network model's own time for that call (its transfer
+  // or collective rounds, run alone on the machine: call_cost.hpp), floored at 0. The shortest
+  // recorded duration alone would hold the transfer of a call that moves much data, and the
+  // engine would add it a second time (a 512 KiB allreduce replayed at 283.8 + 39.2 us against
+  // 283.8 us recorded; benchmarks/replay_accuracy.md). Calls replayed as local time count with
+  // a network time of 0. The walk records, per rank, each distinct call's shortest duration and
+  // marks the step that takes the overhead; apply_overheads() adds it once the costs are known.
+
+  void local_duration(Function f, double duration) {
+    if (minimum_ && f != Function::None) {
+      auto &m = local_min_[static_cast<std::size_t>(f)];
+      m = std::min(m, duration);
+    }
+  }
+
+  void communicating_duration(std::size_t step, double duration) {
+    const std::size_t word = step >> 6U;
+    if (word >= overhead_steps_.size()) {
+      overhead_steps_.resize(std::max(word + 1, 2 * overhead_steps_.size()), 0);
+    }
+    overhead_steps_[word] |= std::uint64_t{1} << (step & 63U);
+    const std::uint32_t c = sp_.ref[step];
+    if (c >= call_min_.size()) {
+      call_min_.resize(sp_.calls.size(), std::numeric_limits<double>::infinity());
+    }
+    double &m = call_min_[c];
+    if (m == std::numeric_limits<double>::infinity()) {
+      touched_calls_.push_back(c);
+    }
+    m = std::min(m, duration);
+  }
+
+  void end_rank_overheads() {
+    for (const std::uint32_t c : touched_calls_) {
+      observed_.push_back({c, rank_});
+      observed_min_.push_back(call_min_[c]);
+      call_min_[c] = std::numeric_limits<double>::infinity();
+    }
+    touched_calls_.clear();
+  }
+
+  void apply_overheads() {
+    std::vector<double> overhead = local_min_;
+    CallCosts costs;
+    if (machine_ != nullptr) {
+      costs = uncontended_call_seconds(sp_, observed_, *machine_, o_.interpret);
+    } else {
+      costs.seconds.assign(observed_.size(), 0.0);
+    }
+    cost_failures_ = costs.failed;
+    for (std::size_t i = 0; i < observed_.size(); ++i) {
+      const Function f = function_kind_[sp_.calls[observed_[i].call].function];
+      auto &o = overhead[static_cast<std::size_t>(f)];
+      o = std::min(o, std::max(0.0, observed_min_[i] - costs.seconds[i]));
+    }
+    for (std::size_t w = 0; w < overhead_steps_.size(); ++w) {
+      for (std::uint64_t bits = overhead_steps_[w]; bits != 0; bits &= bits - 1) {
+        const std::size_t s = (w << 6U) + static_cast<std::size_t>(std::countr_zero(bits));
+        const Function f = function_kind_[sp_.calls[sp_.ref[s]].function];
+        sp_.seconds[s] += overhead[static_cast<std::size_t>(f)];
+      }
+    }
+  }
+
   // ---- what-ifs -------------------------------------------------------------------------------
 
   // Per phase, every rank's computation is scaled to the mean over the ranks.
@@ -904,6 +970,8 @@ private:
                           "replay of that process stops there");
     note(outside_calls_, "message or collective event(s) outside any MPI call were ignored");
     note(unbalanceable_, "(rank, phase) pair(s) without computation could not be balanced");
+    note(cost_failures_, "distinct call(s) could not be run alone for their network time; "
+                         "their recorded minimum counts whole in the call overhead");
     if (o_.balance) {
       notes_.push_back("balance: computation set to the mean over the ranks in each of " +
                        std::to_string(balance_phases_) +
@@ -914,7 +982,9 @@ private:
   const trace::Trace &t_;
   const trace::EventColumns &ev_;
   const ReplayOptions &o_;
+  const machine::Machine *machine_; // call overheads: network times (nullptr: none)
   std::vector<std::string> &notes_;
+  bool minimum_;
   SequenceProgram sp_;
 
   std::vector<std::uint32_t> main_; // per rank: its main location
@@ -929,7 +999,18 @@ private:
   std::vector<std::uint32_t> callsites_ = // per trace call site: index into sp_.callsites
       std::vector<std::uint32_t>(t_.callsites.size(), kNoRef);
   std::vector<std::uint32_t> call_slots_; // call(): open-addressing table into sp_.calls
-  std::vector<Timestamp> overhead_;       // per Function: shortest call
+  std::vector<Function> function_kind_;   // per sp_.functions entry
+  // Call overheads: per Function, the shortest call replayed as local time; per distinct call,
+  // this rank's shortest duration (infinity: not made yet) and the calls it made; per (call,
+  // rank) made, that shortest duration; one bit per step that takes an overhead.
+  std::vector<double> local_min_ = std::vector<double>(static_cast<std::size_t>(Function::Count_),
+                                                       std::numeric_limits<double>::infinity());
+  std::vector<double> call_min_;
+  std::vector<std::uint32_t> touched_calls_;
+  std::vector<CallOnRank> observed_;
+  std::vector<double> observed_min_;
+  std::vector<std::uint64_t> overhead_steps_;
+  std::uint64_t cost_failures_ = 0;
   std::unordered_map<std::size_t, std::vector<Timestamp>> sync_enters_;
   std::vector<std::uint32_t> sync_seen_ =
       std::vector<std::uint32_t>(static_cast<std::size_t>(Function::Count_), 0);
@@ -964,8 +1045,8 @@ public:
 } // namespace
 
 BuiltSequences build_sequences(const trace::Trace &trace, const ReplayOptions &options,
-                               std::vector<std::string> &notes) {
-  SequenceBuilder builder(trace, options, notes);
+                               const machine::Machine *machine, std::vector<std::string> &notes) {
+  SequenceBuilder builder(trace, options, machine, notes);
   BuiltSequences out;
   out.program = builder.build();
   out.origin = builder.origin();
@@ -976,8 +1057,12 @@ BuiltSequences build_sequences(const trace::Trace &trace, const ReplayOptions &o
 
 interp::SequenceProgram sequences_from_trace(const trace::Trace &trace,
                                              const ReplayOptions &options,
+                                             const machine::Machine &machine,
                                              std::vector<std::string> &notes) {
-  return build_sequences(trace, options, notes).program;
+  return build_sequences(trace, options,
+                         options.overhead_machine != nullptr ? options.overhead_machine : &machine,
+                         notes)
+      .program;
 }
 
 } // namespace parjava::analysis
