@@ -26,6 +26,10 @@ bool blocking_send(Operation op) {
 // the replay, no steps yet. Calls carry no call site (the small program has none).
 class CostProgram {
 public:
+  // Long enough for any partner's part to be done, short enough to keep nanoseconds exact in
+  // a double (1e12 ns against 53 bits).
+  static constexpr double kLate = 1000.0;
+
   explicit CostProgram(const SequenceProgram &sp) : sp_(sp) {
     p_.name = sp.name + " (one call alone)";
     p_.processes = sp.processes;
@@ -66,19 +70,25 @@ public:
     per_rank_[static_cast<std::size_t>(rank)] = static_cast<std::uint32_t>(p_.calls.size());
     p_.calls.push_back(c);
   }
-  // End times per rank (seconds) of the program built so far.
-  std::vector<double> run(const machine::Machine &machine, const interp::InterpretOptions &o) {
+  // Seconds rank `late`'s call takes in the program built so far when it starts kLate after
+  // every other rank's: what the engine charges it at the least, its partners long there.
+  double run(std::int32_t late, const machine::Machine &machine,
+             const interp::InterpretOptions &o) {
     p_.offsets.assign(1, 0);
     p_.kind.clear();
     p_.ref.clear();
     p_.seconds.clear();
-    for (const std::uint32_t c : per_rank_) {
-      if (c != kNoSequenceRef) {
-        p_.add(StepKind::Call, c, 0.0);
+    for (std::size_t r = 0; r < per_rank_.size(); ++r) {
+      if (per_rank_[r] != kNoSequenceRef) {
+        if (static_cast<std::int32_t>(r) == late) {
+          p_.add(StepKind::Compute, kNoSequenceRef, kLate);
+        }
+        p_.add(StepKind::Call, per_rank_[r], 0.0);
       }
       p_.end_rank();
     }
-    return interp::interpret_sequences(p_, machine, o).end_times;
+    return interp::interpret_sequences(p_, machine, o).end_times[static_cast<std::size_t>(late)] -
+           kLate;
   }
 
 private:
@@ -175,51 +185,30 @@ CallCosts uncontended_call_seconds(const SequenceProgram &program,
   o.max_events = 0;
   o.progress = nullptr;
   CostProgram cp(program);
-  // A collective's one run gives every member's time; point-to-point calls are per rank. Calls
-  // that differ only in tag, call site, request group or function name cost the same.
+  // One run per distinct (call, rank). Calls that differ only in tag, call site, request group
+  // or function name cost the same.
   using Key = std::tuple<Operation, std::uint32_t, std::int32_t, std::int32_t, std::uint64_t,
-                         std::uint64_t, std::int32_t, std::int32_t>;
-  std::map<Key, std::vector<double>> collective_runs;
-  std::map<std::pair<Key, std::int32_t>, double> p2p_runs;
+                         std::uint64_t, std::int32_t>;
+  std::map<std::pair<Key, std::int32_t>, double> runs;
   for (std::size_t i = 0; i < calls.size(); ++i) {
     const SequenceCall &c = program.calls[calls[i].call];
     const std::int32_t r = calls[i].rank;
     const bool collective = !c.local && (c.op == Operation::Barrier || model::is_collective(c.op));
-    Key key{c.op,    c.comm,       collective ? 0 : c.peer, collective ? 0 : c.source,
-            c.bytes, c.recv_bytes, collective ? c.root : 0, collective && c.comm == 1 ? r : 0};
-    try {
-      if (collective) {
-        auto it = collective_runs.find(key);
-        if (it == collective_runs.end()) {
-          std::vector<double> ends;
-          if (set_up(cp, c, r)) {
-            ends = cp.run(machine, o);
-          }
-          it = collective_runs.emplace(key, std::move(ends)).first;
-        }
-        const auto &ends = it->second;
-        out.seconds[i] =
-            static_cast<std::size_t>(r) < ends.size() ? ends[static_cast<std::size_t>(r)] : 0.0;
-        continue;
+    const auto key =
+        std::make_pair(Key{c.op, c.comm, collective ? 0 : c.peer, collective ? 0 : c.source,
+                           c.bytes, c.recv_bytes, collective ? c.root : 0},
+                       r);
+    auto it = runs.find(key);
+    if (it == runs.end()) {
+      double s = 0.0;
+      try {
+        s = set_up(cp, c, r) ? std::max(0.0, cp.run(r, machine, o)) : 0.0;
+      } catch (const Error &) {
+        ++out.failed; // deadlocks or is inconsistent alone: its recorded minimum stays whole
       }
-      const auto pk = std::make_pair(key, r);
-      auto it = p2p_runs.find(pk);
-      if (it == p2p_runs.end()) {
-        double s = 0.0;
-        if (set_up(cp, c, r)) {
-          s = cp.run(machine, o)[static_cast<std::size_t>(r)];
-        }
-        it = p2p_runs.emplace(pk, s).first;
-      }
-      out.seconds[i] = it->second;
-    } catch (const Error &) {
-      ++out.failed; // deadlock or inconsistent alone: its recorded minimum stays whole
-      if (collective) {
-        collective_runs.emplace(key, std::vector<double>{});
-      } else {
-        p2p_runs.emplace(std::make_pair(key, r), 0.0);
-      }
+      it = runs.emplace(key, s).first;
     }
+    out.seconds[i] = it->second;
   }
   return out;
 }
