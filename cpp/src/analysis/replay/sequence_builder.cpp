@@ -6,7 +6,6 @@
 // more Call steps. A request is posted in a group that its completing call waits for: a small
 // pre-pass per location finds, for every completion event, the call that holds it.
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
 #include <otf2/OTF2_Events.h>
@@ -14,7 +13,7 @@
 
 #include "sequence_builder.hpp"
 
-#include "call_cost.hpp"
+#include "call_overheads.hpp"
 #include "parjava/error.hpp"
 #include "parjava/trace/functions.hpp"
 
@@ -139,7 +138,7 @@ public:
     for (std::size_t r = 0; r < main_.size(); ++r) {
       rank_ = static_cast<std::int32_t>(r);
       process(main_[r]);
-      end_rank_overheads();
+      overheads_.end_rank(rank_);
       sp_.end_rank();
     }
     if (mpi_calls_ == 0) {
@@ -148,7 +147,7 @@ public:
                                         "any process; only MPI traces can be replayed");
     }
     if (minimum_) {
-      apply_overheads();
+      cost_failures_ = overheads_.apply(sp_, function_kind_, machine_, o_.interpret);
     }
     if (o_.balance) {
       balance();
@@ -690,7 +689,7 @@ private:
       }
       flush_pending_send();
       if (sp_.steps() > first_step && minimum_ && f != Function::None) {
-        communicating_duration(first_step, duration);
+        overheads_.communicating(first_step, sp_.ref[first_step], sp_.calls.size(), duration);
       }
     }
     if (sp_.steps() == first_step) {
@@ -849,70 +848,10 @@ private:
     }
   }
 
-  // ---- call overheads (call_overhead="minimum") ----------------------------------------------
-  //
-  // A communicating call keeps, as local time before it, its function's overhead: the least
-  // that any of its calls took beyond the network model's own time for that call (its transfer
-  // or collective rounds, run alone on the machine: call_cost.hpp), floored at 0. The shortest
-  // recorded duration alone would hold the transfer of a call that moves much data, and the
-  // engine would add it a second time (a 512 KiB allreduce replayed at 283.8 + 39.2 us against
-  // 283.8 us recorded; benchmarks/replay_accuracy.md). Calls replayed as local time count with
-  // a network time of 0. The walk records, per rank, each distinct call's shortest duration and
-  // marks the step that takes the overhead; apply_overheads() adds it once the costs are known.
-
+  // A call replayed as local time bounds its function's overhead (call_overheads.hpp).
   void local_duration(Function f, double duration) {
     if (minimum_ && f != Function::None) {
-      auto &m = local_min_[static_cast<std::size_t>(f)];
-      m = std::min(m, duration);
-    }
-  }
-
-  void communicating_duration(std::size_t step, double duration) {
-    const std::size_t word = step >> 6U;
-    if (word >= overhead_steps_.size()) {
-      overhead_steps_.resize(std::max(word + 1, 2 * overhead_steps_.size()), 0);
-    }
-    overhead_steps_[word] |= std::uint64_t{1} << (step & 63U);
-    const std::uint32_t c = sp_.ref[step];
-    if (c >= call_min_.size()) {
-      call_min_.resize(sp_.calls.size(), std::numeric_limits<double>::infinity());
-    }
-    double &m = call_min_[c];
-    if (m == std::numeric_limits<double>::infinity()) {
-      touched_calls_.push_back(c);
-    }
-    m = std::min(m, duration);
-  }
-
-  void end_rank_overheads() {
-    for (const std::uint32_t c : touched_calls_) {
-      observed_.push_back({c, rank_});
-      observed_min_.push_back(call_min_[c]);
-      call_min_[c] = std::numeric_limits<double>::infinity();
-    }
-    touched_calls_.clear();
-  }
-
-  void apply_overheads() {
-    std::vector<double> overhead = local_min_;
-    CallCosts costs;
-    if (machine_ != nullptr) {
-      costs = uncontended_call_seconds(sp_, observed_, *machine_, o_.interpret);
-    } else {
-      costs.seconds.assign(observed_.size(), 0.0);
-    }
-    cost_failures_ = costs.failed;
-    for (std::size_t i = 0; i < observed_.size(); ++i) {
-      const Function f = function_kind_[sp_.calls[observed_[i].call].function];
-      auto &o = overhead[static_cast<std::size_t>(f)];
-      o = std::min(o, std::max(0.0, observed_min_[i] - costs.seconds[i]));
-    }
-    for (std::size_t w = 0; w < overhead_steps_.size(); ++w) {
-      for (std::uint64_t bits = overhead_steps_[w]; bits != 0; bits &= bits - 1) {
-        const std::size_t s = (w << 6U) + static_cast<std::size_t>(std::countr_zero(bits));
-        const Function f = function_kind_[sp_.calls[sp_.ref[s]].function];
-        sp_.seconds[s] += overhead[static_cast<std::size_t>(f)];
-      }
+      overheads_.local(f, duration);
     }
   }
 
@@ -1014,16 +953,7 @@ private:
       std::vector<std::uint32_t>(t_.callsites.size(), kNoRef);
   std::vector<std::uint32_t> call_slots_; // call(): open-addressing table into sp_.calls
   std::vector<Function> function_kind_;   // per sp_.functions entry
-  // Call overheads: per Function, the shortest call replayed as local time; per distinct call,
-  // this rank's shortest duration (infinity: not made yet) and the calls it made; per (call,
-  // rank) made, that shortest duration; one bit per step that takes an overhead.
-  std::vector<double> local_min_ = std::vector<double>(static_cast<std::size_t>(Function::Count_),
-                                                       std::numeric_limits<double>::infinity());
-  std::vector<double> call_min_;
-  std::vector<std::uint32_t> touched_calls_;
-  std::vector<CallOnRank> observed_;
-  std::vector<double> observed_min_;
-  std::vector<std::uint64_t> overhead_steps_;
+  CallOverheads overheads_;               // call_overhead="minimum"
   std::uint64_t cost_failures_ = 0;
   std::unordered_map<std::size_t, std::vector<Timestamp>> sync_enters_;
   std::vector<std::uint32_t> sync_seen_ =
