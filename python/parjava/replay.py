@@ -136,6 +136,7 @@ def replay(
     balance: bool = False,
     power: bool = False,
     call_overhead: str = "minimum",
+    recorded_on: MachineLike | None = None,
     algorithms: Mapping[str, str] | None = None,
     contention: bool = True,
     record_trace: bool = True,
@@ -156,8 +157,13 @@ def replay(
         balance: set every rank's computation in each phase (between collectives over all
             ranks) to the mean over the ranks.
         power: multiply computation by the machine's ``power`` (a slower or faster processor).
-        call_overhead: ``"minimum"`` (each communicating call costs at least the shortest
-            time its function took in the trace: the library's own cost) or ``"none"``.
+        call_overhead: ``"minimum"`` (each communicating call also costs its function's own
+            overhead: the least any of its calls took in the trace beyond the network model's
+            time for that call alone on ``recorded_on``, floored at 0) or ``"none"`` (only the
+            network model's times).
+        recorded_on: the machine the trace ran on, whose network time ``"minimum"`` takes
+            out of the recorded call durations; default ``machine`` as given, before
+            ``network`` replaces its network (the calls were not measured on the what-if).
         algorithms: collective algorithm overrides, as for :func:`parjava.interpret`.
         contention: serialise messages on each rank's injection and ejection link.
         record_trace: build the replayed trace (:attr:`Replay.trace`); off is faster.
@@ -165,6 +171,7 @@ def replay(
     """
     original = as_trace(trace, "replay")
     target = as_machine(machine, "replay")
+    measured_on = target if recorded_on is None else as_machine(recorded_on, "replay")
     core = load_core()
     what_if = []
     if network is not None:
@@ -199,6 +206,7 @@ def replay(
         record_trace=bool(record_trace),
         algorithms=dict(algorithms or {}),
         contention=bool(contention),
+        overhead_machine=measured_on._core,
     )
     return Replay(result, original, target, "; ".join(what_if) or "as recorded")
 

@@ -36,7 +36,7 @@ void register_replay(py::module_ &m) {
          std::vector<double> region_scale, std::vector<double> callsite_scale,
          std::vector<double> rank_scale, bool balance, const std::string &overhead,
          bool record_trace, const std::map<std::string, std::string> &algorithms, bool contention,
-         std::uint64_t max_events) {
+         std::uint64_t max_events, const parjava::machine::Machine *overhead_machine) {
         ReplayOptions o;
         o.compute_scale = compute_scale;
         o.region_scale = std::move(region_scale);
@@ -55,6 +55,7 @@ void register_replay(py::module_ &m) {
         o.interpret.algorithms = algorithms;
         o.interpret.endpoint_contention = contention;
         o.interpret.max_events = max_events;
+        o.overhead_machine = overhead_machine;
         py::gil_scoped_release release;
         return std::make_shared<ReplayResult>(replay(*trace, machine, o));
       },
@@ -64,7 +65,7 @@ void register_replay(py::module_ &m) {
       py::arg("rank_scale") = std::vector<double>{}, py::arg("balance") = false,
       py::arg("call_overhead") = "minimum", py::arg("record_trace") = true,
       py::arg("algorithms") = std::map<std::string, std::string>{}, py::arg("contention") = true,
-      py::arg("max_events") = 0);
+      py::arg("max_events") = 0, py::arg("overhead_machine") = nullptr);
 
   m.def("ideal_network", &ideal_network, py::arg("machine"));
 }

@@ -170,7 +170,13 @@ model::EvalScope Engine::scope(std::uint32_t ctx, std::int64_t peer) {
 }
 
 std::int64_t Engine::eval_int(std::uint32_t ctx, std::int32_t expr, std::int64_t peer) {
-  return program_.exprs[static_cast<std::size_t>(expr)].evaluate_int(scope(ctx, peer));
+  const model::CompiledExpression &e = program_.exprs[static_cast<std::size_t>(expr)];
+  if (e.is_constant()) {
+    // No scope to build (a replay's arguments are all constants, one per message).
+    const model::Value v = e.constant();
+    return v.type == ValueType::Int ? v.as_int() : static_cast<std::int64_t>(v.as_float());
+  }
+  return e.evaluate_int(scope(ctx, peer));
 }
 
 // An argument measured per rank (interfaces §2): rank r's k-th execution of the leaf uses the

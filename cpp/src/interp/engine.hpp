@@ -155,11 +155,14 @@ private:
   [[nodiscard]] std::uint32_t ctx_of(std::int64_t rank, std::int64_t thread) const {
     return static_cast<std::uint32_t>(rank * contexts_per_process_ + thread);
   }
+  // One thread per process (every MPI model and every replay) needs no division: these are
+  // asked several times per message, and a 64-bit division costs tens of cycles.
   [[nodiscard]] std::int64_t rank_of(std::uint32_t ctx) const {
-    return ctx / contexts_per_process_;
+    return contexts_per_process_ == 1 ? static_cast<std::int64_t>(ctx)
+                                      : ctx / contexts_per_process_;
   }
   [[nodiscard]] std::int64_t thread_of(std::uint32_t ctx) const {
-    return ctx % contexts_per_process_;
+    return contexts_per_process_ == 1 ? 0 : ctx % contexts_per_process_;
   }
   [[nodiscard]] std::uint64_t *frame(std::uint32_t ctx) {
     return frames_.data() + static_cast<std::size_t>(ctx) * program_.frame_slots;

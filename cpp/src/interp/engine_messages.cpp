@@ -42,17 +42,17 @@ std::uint32_t Engine::new_request(std::uint32_t ctx, RequestKind kind, std::uint
     r = static_cast<std::uint32_t>(requests_.size());
     requests_.emplace_back();
   }
-  Request &q = requests_[r];
-  q = Request{};
-  q.ctx = ctx;
-  q.kind = kind;
-  q.name = name;
-  q.index = index;
-  q.comm_op = comm_op;
-  q.live = true;
-  q.post_time = clock_[ctx];
+  // One aggregate store of the record, not a zeroing followed by eight stores over it (a
+  // request is made per message and per collective round).
   // Newest first; Wait and Test look for the oldest of a name by walking to the end.
-  q.next_owned = owned_[ctx];
+  requests_[r] = Request{.next_owned = owned_[ctx],
+                         .ctx = ctx,
+                         .name = name,
+                         .index = index,
+                         .kind = kind,
+                         .live = true,
+                         .post_time = clock_[ctx],
+                         .comm_op = comm_op};
   if (owned_[ctx] != kNone) {
     requests_[owned_[ctx]].prev_owned = r;
   } else {

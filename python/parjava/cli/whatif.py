@@ -50,6 +50,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--balance", action="store_true", help="balance computation in every phase")
     p.add_argument("--power", action="store_true", help="scale computation by the machine's power")
     p.add_argument("--call-overhead", choices=("minimum", "none"), default="minimum")
+    p.add_argument(
+        "--recorded-on",
+        metavar="MACHINE",
+        help="the machine the trace ran on (JSON or preset), whose network time the call "
+        "overheads leave out; default --machine",
+    )
     p.add_argument("--write-trace", metavar="DIR", help="write the replayed trace (OTF2) here")
     p.add_argument("--chrome", metavar="JSON", help="write the replayed trace as Perfetto JSON")
     add_output_options(
@@ -75,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         balance=args.balance,
         power=args.power,
         call_overhead=args.call_overhead,
+        recorded_on=args.recorded_on,
         record_trace=bool(args.write_trace or args.chrome) or args.format != "json",
     )
     emit("whatif", args, result)

@@ -45,7 +45,9 @@ ReplayResult replay(const trace::Trace &trace, const machine::Machine &machine,
   check(options, trace);
   ReplayResult out;
   const auto t0 = std::chrono::steady_clock::now();
-  BuiltSequences built = build_sequences(trace, options, out.notes);
+  BuiltSequences built = build_sequences(
+      trace, options, options.overhead_machine != nullptr ? options.overhead_machine : &machine,
+      out.notes);
   const auto t1 = std::chrono::steady_clock::now();
   out.events = built.events;
   out.steps = built.program.steps();

@@ -13,6 +13,7 @@
 
 #include "sequence_builder.hpp"
 
+#include "call_overheads.hpp"
 #include "parjava/error.hpp"
 #include "parjava/trace/functions.hpp"
 
@@ -94,30 +95,38 @@ bool synchronising_management(Function f) {
          f == Function::MPI_Comm_create || f == Function::MPI_Cart_create;
 }
 
+// The fields packed into five words, each folded in with one multiply (the words are
+// independent, so the multiplies overlap): a call step hashes its call once, and the former
+// chain of nine dependent boost-style mixes was 7 % of the sequence build's instructions.
 struct CallHash {
   std::size_t operator()(const SequenceCall &c) const noexcept {
-    std::uint64_t h = static_cast<std::uint64_t>(c.op) | (std::uint64_t{c.local} << 8U) |
-                      (std::uint64_t{c.function} << 16U) | (std::uint64_t{c.comm} << 40U);
-    const auto mix = [&h](std::uint64_t v) {
-      h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6U) + (h >> 2U);
+    const auto word = [](std::uint32_t a, std::uint32_t b) {
+      return (std::uint64_t{a} << 32U) | b;
     };
-    mix(static_cast<std::uint32_t>(c.peer));
-    mix(static_cast<std::uint32_t>(c.source));
-    mix(static_cast<std::uint32_t>(c.tag));
-    mix(static_cast<std::uint32_t>(c.recv_tag));
-    mix(c.bytes);
-    mix(c.recv_bytes);
-    mix(static_cast<std::uint32_t>(c.root));
-    mix(c.group);
-    mix(c.callsite);
-    return static_cast<std::size_t>(h);
+    const std::uint64_t w0 = (static_cast<std::uint64_t>(c.op) | (std::uint64_t{c.local} << 8U) |
+                              (std::uint64_t{c.comm} << 16U)) ^
+                             (std::uint64_t{c.function} << 40U);
+    const std::uint64_t w1 =
+        word(static_cast<std::uint32_t>(c.peer), static_cast<std::uint32_t>(c.source));
+    const std::uint64_t w2 =
+        word(static_cast<std::uint32_t>(c.tag), static_cast<std::uint32_t>(c.recv_tag));
+    const std::uint64_t w3 = c.bytes ^ (c.recv_bytes * 0x9e3779b97f4a7c15ULL);
+    const std::uint64_t w4 = word(static_cast<std::uint32_t>(c.root) ^ c.group, c.callsite);
+    std::uint64_t h = (w0 * 0xff51afd7ed558ccdULL) ^ (w1 * 0xc4ceb9fe1a85ec53ULL) ^
+                      (w2 * 0x9e3779b97f4a7c15ULL) ^ (w3 * 0xd6e8feb86659fd93ULL) ^
+                      (w4 * 0xa0761d6478bd642fULL);
+    h ^= h >> 29U;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    return static_cast<std::size_t>(h ^ (h >> 32U));
   }
 };
 
 class SequenceBuilder {
 public:
-  SequenceBuilder(const trace::Trace &t, const ReplayOptions &o, std::vector<std::string> &notes)
-      : t_(t), ev_(t.events), o_(o), notes_(notes) {}
+  SequenceBuilder(const trace::Trace &t, const ReplayOptions &o, const machine::Machine *machine,
+                  std::vector<std::string> &notes)
+      : t_(t), ev_(t.events), o_(o), machine_(machine), notes_(notes),
+        minimum_(o.call_overhead == CallOverhead::Minimum) {}
 
   SequenceProgram build() {
     find_processes();
@@ -129,12 +138,16 @@ public:
     for (std::size_t r = 0; r < main_.size(); ++r) {
       rank_ = static_cast<std::int32_t>(r);
       process(main_[r]);
+      overheads_.end_rank(rank_);
       sp_.end_rank();
     }
     if (mpi_calls_ == 0) {
       throw Error(ErrorKind::Usage, "replay: the trace '" + sp_.name +
                                         "' has no MPI call on the main thread of "
                                         "any process; only MPI traces can be replayed");
+    }
+    if (minimum_) {
+      cost_failures_ = overheads_.apply(sp_, function_kind_, machine_, o_.interpret);
     }
     if (o_.balance) {
       balance();
@@ -269,6 +282,7 @@ private:
     if (name == kNoRef) {
       name = static_cast<std::uint32_t>(sp_.functions.size());
       sp_.functions.push_back(t_.regions[region].name);
+      function_kind_.push_back(function_of(region));
     }
     return name;
   }
@@ -338,21 +352,26 @@ private:
   [[nodiscard]] Function function_of(std::uint32_t region) const {
     return region < t_.regions.size() ? t_.regions[region].function : Function::None;
   }
+  // Asked for every Enter and Leave in three passes over the events: one byte per region,
+  // not a bounds check and two fields of a Region record (with its strings) each time.
   [[nodiscard]] bool is_runtime_call(std::uint32_t region) const {
-    if (region >= t_.regions.size()) {
-      return false;
+    return region < runtime_region_.size() && runtime_region_[region] != 0;
+  }
+  [[nodiscard]] std::vector<std::uint8_t> runtime_regions() const {
+    std::vector<std::uint8_t> out(t_.regions.size(), 0);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const auto &r = t_.regions[i];
+      out[i] = static_cast<std::uint8_t>(r.function != Function::None ||
+                                         r.paradigm == trace::Paradigm::Mpi ||
+                                         r.paradigm == trace::Paradigm::Shmem);
     }
-    const auto &r = t_.regions[region];
-    return r.function != Function::None || r.paradigm == trace::Paradigm::Mpi ||
-           r.paradigm == trace::Paradigm::Shmem;
+    return out;
   }
 
-  // ---- survey: call overheads, synchronising management calls, collective sizes -----------
+  // ---- survey: synchronising management calls, collective sizes ----------------------------
 
   void survey() {
     const auto np = main_.size();
-    overhead_.assign(static_cast<std::size_t>(Function::Count_),
-                     std::numeric_limits<Timestamp>::max());
     std::vector<std::vector<std::uint32_t>> counts(static_cast<std::size_t>(Function::Count_),
                                                    std::vector<std::uint32_t>(np, 0));
     for (std::size_t r = 0; r < np; ++r) {
@@ -364,11 +383,6 @@ private:
         if (k == EventKind::Enter && is_runtime_call(ev_.region[i])) {
           if (depth++ == 0) {
             const Function f = function_of(ev_.region[i]);
-            const EventIndex leave = ev_.match[i];
-            if (leave != kNoEvent && f != Function::None) {
-              auto &o = overhead_[static_cast<std::size_t>(f)];
-              o = std::min(o, ev_.time[static_cast<std::size_t>(leave)] - ev_.time[i]);
-            }
             if (synchronising_management(f)) {
               ++counts[static_cast<std::size_t>(f)][r];
               sync_enters_[static_cast<std::size_t>(f)].push_back(ev_.time[i]);
@@ -642,11 +656,6 @@ private:
         break;
       }
     }
-    const double overhead =
-        o_.call_overhead == CallOverhead::None || f == Function::None
-            ? 0.0
-            : std::min(duration,
-                       static_cast<double>(overhead_[static_cast<std::size_t>(f)]) * 1e-9);
     const std::size_t first_step = sp_.steps();
     if (t_.regions[region].paradigm == trace::Paradigm::Shmem) {
       ++shmem_calls_;
@@ -667,6 +676,7 @@ private:
       c.callsite = site;
       const bool trailing = f == Function::MPI_Finalize;
       sp_.add(StepKind::Call, call(c), trailing ? 0.0 : after);
+      local_duration(f, duration);
       if (trailing && after > 0.0) {
         sp_.add(StepKind::Compute, stack_.empty() ? kNoSequenceRef : stack_.back(), after);
       }
@@ -678,11 +688,12 @@ private:
         action(a, f, name, site);
       }
       flush_pending_send();
-      if (sp_.steps() > first_step) {
-        sp_.seconds[first_step] += overhead;
+      if (sp_.steps() > first_step && minimum_ && f != Function::None) {
+        overheads_.communicating(first_step, sp_.ref[first_step], sp_.calls.size(), duration);
       }
     }
     if (sp_.steps() == first_step) {
+      local_duration(f, duration);
       // Nothing to communicate: the call's own measured time.
       SequenceCall c;
       c.local = true;
@@ -837,6 +848,13 @@ private:
     }
   }
 
+  // A call replayed as local time bounds its function's overhead (call_overheads.hpp).
+  void local_duration(Function f, double duration) {
+    if (minimum_ && f != Function::None) {
+      overheads_.local(f, duration);
+    }
+  }
+
   // ---- what-ifs -------------------------------------------------------------------------------
 
   // Per phase, every rank's computation is scaled to the mean over the ranks.
@@ -904,6 +922,8 @@ private:
                           "replay of that process stops there");
     note(outside_calls_, "message or collective event(s) outside any MPI call were ignored");
     note(unbalanceable_, "(rank, phase) pair(s) without computation could not be balanced");
+    note(cost_failures_, "distinct call(s) could not be run alone for their network time; "
+                         "their recorded minimum counts whole in the call overhead");
     if (o_.balance) {
       notes_.push_back("balance: computation set to the mean over the ranks in each of " +
                        std::to_string(balance_phases_) +
@@ -914,10 +934,13 @@ private:
   const trace::Trace &t_;
   const trace::EventColumns &ev_;
   const ReplayOptions &o_;
+  const machine::Machine *machine_; // call overheads: network times (nullptr: none)
   std::vector<std::string> &notes_;
+  bool minimum_;
   SequenceProgram sp_;
 
-  std::vector<std::uint32_t> main_; // per rank: its main location
+  std::vector<std::uint8_t> runtime_region_ = runtime_regions(); // per trace region
+  std::vector<std::uint32_t> main_;                              // per rank: its main location
   Timestamp origin_ = 0;
   std::vector<std::uint32_t> slot_;              // per trace communicator: engine slot
   std::vector<std::vector<std::int32_t>> local_; // per trace communicator: world -> local
@@ -929,7 +952,9 @@ private:
   std::vector<std::uint32_t> callsites_ = // per trace call site: index into sp_.callsites
       std::vector<std::uint32_t>(t_.callsites.size(), kNoRef);
   std::vector<std::uint32_t> call_slots_; // call(): open-addressing table into sp_.calls
-  std::vector<Timestamp> overhead_;       // per Function: shortest call
+  std::vector<Function> function_kind_;   // per sp_.functions entry
+  CallOverheads overheads_;               // call_overhead="minimum"
+  std::uint64_t cost_failures_ = 0;
   std::unordered_map<std::size_t, std::vector<Timestamp>> sync_enters_;
   std::vector<std::uint32_t> sync_seen_ =
       std::vector<std::uint32_t>(static_cast<std::size_t>(Function::Count_), 0);
@@ -964,8 +989,8 @@ public:
 } // namespace
 
 BuiltSequences build_sequences(const trace::Trace &trace, const ReplayOptions &options,
-                               std::vector<std::string> &notes) {
-  SequenceBuilder builder(trace, options, notes);
+                               const machine::Machine *machine, std::vector<std::string> &notes) {
+  SequenceBuilder builder(trace, options, machine, notes);
   BuiltSequences out;
   out.program = builder.build();
   out.origin = builder.origin();
@@ -976,8 +1001,12 @@ BuiltSequences build_sequences(const trace::Trace &trace, const ReplayOptions &o
 
 interp::SequenceProgram sequences_from_trace(const trace::Trace &trace,
                                              const ReplayOptions &options,
+                                             const machine::Machine &machine,
                                              std::vector<std::string> &notes) {
-  return build_sequences(trace, options, notes).program;
+  return build_sequences(trace, options,
+                         options.overhead_machine != nullptr ? options.overhead_machine : &machine,
+                         notes)
+      .program;
 }
 
 } // namespace parjava::analysis

@@ -17,7 +17,9 @@ struct BuiltSequences {
   std::vector<std::uint32_t> main_locations; // per rank
 };
 
+// `machine`: the network whose own time of each call the call overheads leave out (nullptr:
+// none is left out).
 BuiltSequences build_sequences(const trace::Trace &trace, const ReplayOptions &options,
-                               std::vector<std::string> &notes);
+                               const machine::Machine *machine, std::vector<std::string> &notes);
 
 } // namespace parjava::analysis

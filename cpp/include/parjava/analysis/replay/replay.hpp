@@ -37,8 +37,11 @@
 namespace parjava::analysis {
 
 enum class CallOverhead : std::uint8_t {
-  Minimum, // each communicating call costs its function's shortest duration in the trace
-  None,    // only the network model's times
+  // Each communicating call costs, besides the network model's time, its function's overhead:
+  // the least any of its calls took in the trace beyond the network model's own time for that
+  // call (run alone on the overhead machine), floored at 0.
+  Minimum,
+  None, // only the network model's times
 };
 
 struct ReplayOptions {
@@ -54,6 +57,10 @@ struct ReplayOptions {
   // collectives over all ranks (the k-th such collective of every rank closes phase k).
   bool balance = false;
   CallOverhead call_overhead = CallOverhead::Minimum;
+  // The machine the trace was recorded on, whose network time is taken out of the recorded
+  // durations for the call overheads; nullptr: the machine of the replay. A what-if network
+  // (ideal, another one) is not where the calls were measured.
+  const machine::Machine *overhead_machine = nullptr;
   // record_trace, collective algorithms, endpoint contention, progress, max_events.
   interp::InterpretOptions interpret;
 };
@@ -70,10 +77,13 @@ struct ReplayResult {
   double run_seconds = 0.0;               // the engine (with the model trace)
 };
 
-// Build the sequences of `trace` (matched), with the scaling of `options`. `notes` receives
-// what was approximated. Throws Error(Usage) when the trace has no MPI process or no MPI call.
+// Build the sequences of `trace` (matched), with the scaling of `options`; the call overheads
+// leave out the network time of each call on `machine` (or options.overhead_machine). `notes`
+// receives what was approximated. Throws Error(Usage) when the trace has no MPI process or no
+// MPI call.
 interp::SequenceProgram sequences_from_trace(const trace::Trace &trace,
                                              const ReplayOptions &options,
+                                             const machine::Machine &machine,
                                              std::vector<std::string> &notes);
 
 // Replay `trace` on `machine`.
