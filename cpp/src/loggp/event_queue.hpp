@@ -148,20 +148,30 @@ public:
     }
   }
 
-  // The event `k` places after the earliest one when it is already known cheaply (the same
-  // block of the current list), else nullptr. Used only to prefetch the memory upcoming events
+  // The event `k` places after the earliest one when it is already known cheaply (the current
+  // list's first two blocks), else nullptr. Used only to prefetch the memory upcoming events
   // will touch.
   [[nodiscard]] const Event *peek_ahead(std::size_t k) noexcept {
     if (has_solo_ || !past_.empty() || current_ == kNone) {
       return nullptr;
     }
     const List &l = lists_[current_];
-    const Block &b = blocks_[l.head_block];
-    const std::size_t at = l.head_offset + k;
-    if (l.count <= k || at >= b.used) {
+    if (l.count <= k) {
       return nullptr;
     }
-    const Entry &x = pool_[b.start + at];
+    const Block *b = &blocks_[l.head_block];
+    std::size_t at = l.head_offset + k;
+    if (at >= b->used) { // in the next block (k < 16: that block holds at least 16 entries)
+      if (b->next == kNone) {
+        return nullptr;
+      }
+      at -= b->used;
+      b = &blocks_[b->next];
+      if (at >= b->used) {
+        return nullptr;
+      }
+    }
+    const Entry &x = pool_[b->start + at];
     ahead_ = Event{now_, x.seq, x.op, x.info};
     return &ahead_;
   }

@@ -128,9 +128,13 @@ private:
     // recv's record fetched before the message is processed.
     const Event *next = queue_.peek_ahead(kPrefetchNext);
     if (next != nullptr && next->kind() == EntryKind::Message) {
-      const std::uint32_t recv = queues_.single_op(MatchQueue::Receive, ops_[next->op].peer);
+      const std::uint32_t host = ops_[next->op].peer;
+      const std::uint32_t recv = queues_.single_op(MatchQueue::Receive, host);
       if (recv != MatchQueues::kNone) {
         __builtin_prefetch(ops_ + recv);
+      } else if (const QueueEntry *oldest = queues_.oldest_spilled(MatchQueue::Receive, host);
+                 oldest != nullptr) {
+        __builtin_prefetch(oldest); // a chain of posted recvs: the scan starts there
       }
     }
   }
