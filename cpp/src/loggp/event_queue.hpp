@@ -155,7 +155,21 @@ public:
     if (has_solo_ || !past_.empty() || current_ == kNone) {
       return nullptr;
     }
-    const List &l = lists_[current_];
+    return peek_in(current_, k);
+  }
+
+  // The same in the current time's late list (blocked groups re-queued with an older seq): the
+  // two lists are served merged, so this is at most k places ahead.
+  [[nodiscard]] const Event *peek_late(std::size_t k) noexcept {
+    if (has_solo_ || !past_.empty() || current_ == kNone || lists_[current_].late == kNone) {
+      return nullptr;
+    }
+    return peek_in(lists_[current_].late, k);
+  }
+
+private:
+  [[nodiscard]] const Event *peek_in(std::uint32_t list, std::size_t k) noexcept {
+    const List &l = lists_[list];
     if (l.count <= k) {
       return nullptr;
     }
@@ -176,6 +190,7 @@ public:
     return &ahead_;
   }
 
+public:
   Event pop() {
     if (has_solo_) {
       has_solo_ = false;

@@ -123,6 +123,17 @@ private:
         }
       }
     }
+    // Blocked groups re-queued with an older seq wait in the late list, merged with the one
+    // above when served: their group record, then their host record (a tree's second and later
+    // sends of a host, run long after the host was last touched).
+    if (const Event *late = queue_.peek_late(kPrefetchNear);
+        late != nullptr && late->kind() == EntryKind::Group) {
+      __builtin_prefetch(&groups_[late->op]);
+    }
+    if (const Event *late = queue_.peek_late(kPrefetchNext);
+        late != nullptr && late->kind() == EntryKind::Group) {
+      queues_.prefetch(groups_[late->op].host);
+    }
     // A message that will match a posted recv completes that recv, whose op id is known only
     // from the receiver's record: by now (loaded by the stage above) it can be read, and the
     // recv's record fetched before the message is processed.
