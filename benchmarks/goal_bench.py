@@ -350,6 +350,7 @@ def main() -> int:
     rows = []
     header = (
         f"{'case':44} {'events':>10} | {'pj wall':>7} {'pj cpu':>7} {'Mev/s':>6} {'peak MB':>7} "
+        f"{'B/rank':>6} "
         f"| {'LGS wall':>8} {'LGS cpu':>7} {'Mev/s':>6} {'peak MB':>7} | {'x cpu':>5} "
         f"{'x wall':>6} {'result':>9}"
     )
@@ -380,6 +381,10 @@ def main() -> int:
         del schedule  # free this process's copy before the children run
         mine = best(lambda binary=binary: run_parjava(binary, args.order), args.repeat)
         row["parjava"] = mine.__dict__
+        # Issue 18's bound: 200 B per rank + 16 B per op; this is the peak (Python included)
+        # less 16 B per op, per rank.
+        per_rank = (mine.max_rss_mb * 1e6 - 16.0 * row["ops"]) / ranks  # type: ignore[operator]
+        row["bytes_per_rank_beyond_16_per_op"] = per_rank
         theirs: Measured | str | None = None
         if tools is not None and not skip:
             theirs = best(
@@ -405,7 +410,8 @@ def main() -> int:
             lgs = f"| {'':8} {'':7} {'':6} {'':7} | {'':5} {'':6} {note:>9}"
         print(
             f"{label:44} {mine.events:10d} | {mine.loop_seconds:7.2f} {mine.loop_cpu_seconds:7.2f} "
-            f"{rate(mine.events, mine.loop_cpu_seconds)} {mine.max_rss_mb:7.0f} {lgs}",
+            f"{rate(mine.events, mine.loop_cpu_seconds)} {mine.max_rss_mb:7.0f} {per_rank:6.0f} "
+            f"{lgs}",
             flush=True,
         )
         rows.append(row)

@@ -108,6 +108,17 @@ int main(int argc, char **argv) {
     std::printf("schedule bytes %llu engine peak bytes %llu process peak rss %lld\n",
                 static_cast<unsigned long long>(schedule.memory_bytes()),
                 static_cast<unsigned long long>(r.engine_bytes), peak_resident_bytes());
+    // Issue 18's memory bound: at most 200 bytes per rank plus 16 per op. Printed as what is
+    // left per rank once 16 bytes per op are taken off (the schedule and engine alone, and the
+    // whole process, whose fixed few MB weigh only at small rank counts).
+    const auto per_rank = [&schedule](double bytes) {
+      return (bytes - 16.0 * schedule.num_ops()) / schedule.num_ranks();
+    };
+    const double model_bytes =
+        static_cast<double>(schedule.memory_bytes()) + static_cast<double>(r.engine_bytes);
+    std::printf("bytes per rank beyond 16 per op: schedule+engine %.1f, process peak %.1f "
+                "(bound 200)\n",
+                per_rank(model_bytes), per_rank(static_cast<double>(peak_resident_bytes())));
     if (schedule.num_ranks() <= 16) {
       for (std::uint32_t h = 0; h < schedule.num_ranks(); ++h) {
         std::printf("Host %u: %llu\n", h, static_cast<unsigned long long>(r.end_times[h]));

@@ -219,7 +219,11 @@ class SimulationResult:
 
 
 class Schedule:
-    """A GOAL schedule held in memory (32 bytes per operation plus 4 per dependency).
+    """A GOAL schedule held in memory: 16 bytes per operation plus a few per rank.
+
+    Each distinct (kind, size, tag, cpu, nic) is stored once (16 bytes), and a dependency costs
+    4 bytes only when the operation record does not imply it (a dependent that closely follows
+    its prerequisite in the rank is implied).
 
     Build with :func:`load`, :func:`parse` or :func:`pattern`; simulate with :meth:`simulate`.
     """
@@ -252,6 +256,16 @@ class Schedule:
     def dependencies(self) -> int:
         """Number of ``requires`` plus ``irequires`` edges."""
         return int(self._core.num_edges)
+
+    @property
+    def listed_dependencies(self) -> int:
+        """Number of dependency edges stored as a list (the rest are implied by the op records)."""
+        return int(self._core.num_listed_edges)
+
+    @property
+    def shapes(self) -> int:
+        """Number of distinct (kind, size, tag, cpu, nic) the operation records point to."""
+        return int(self._core.num_shapes)
 
     @property
     def sends(self) -> int:

@@ -185,8 +185,16 @@ def test_save_and_load_text_and_binary(tmp_path: Path) -> None:
         again = goal.load(path)
         assert again.ops == s.ops
         assert again.simulate().end_times.tolist() == expected
+        assert again.dependencies == s.dependencies
+        assert again.listed_dependencies == s.listed_dependencies
+        assert again.shapes == s.shapes
     assert text.read_text().startswith("num_ranks 12\n")
     assert goal.parse(s.to_text()).ops == s.ops
+    # 16-byte op records: every edge of the pattern is implied (a calc requires the recv right
+    # before it, the next send that calc), and three shapes (send, recv, calc) serve all ops.
+    assert s.dependencies == 12 * (4 + 3)
+    assert s.listed_dependencies == 0
+    assert s.shapes == 3
     with pytest.raises(parjava.UsageError, match="format must be"):
         s.save(tmp_path / "x", format="json")
 

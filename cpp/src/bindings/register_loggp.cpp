@@ -91,6 +91,10 @@ void register_loggp(py::module_ &m) {
       .def_property_readonly("num_cpus", &lg::GoalSchedule::num_cpus)
       .def_property_readonly("num_nics", &lg::GoalSchedule::num_nics)
       .def_property_readonly("num_edges", &lg::GoalSchedule::num_edges)
+      .def_property_readonly("num_listed_edges",
+                             [](const lg::GoalSchedule &s) { return s.dependents().size(); })
+      .def_property_readonly("num_shapes",
+                             [](const lg::GoalSchedule &s) { return s.shapes().size(); })
       .def_property_readonly("source", &lg::GoalSchedule::source)
       .def_property_readonly("memory_bytes", &lg::GoalSchedule::memory_bytes)
       .def("count",

@@ -9,12 +9,18 @@
 // moved or sorted. The lists live in pooled blocks that grow with the list (4, 16, 64, 256
 // entries), so a time with a single event costs a small block, a time with 10^5 events a chain
 // of large ones, and no event costs a heap allocation once the pool is warm.
-// Two kinds of entries do not fit a list and go to small binary heaps instead:
+// Re-inserted blocked-group entries (blocked_groups.hpp) carry the seq of their first member,
+// older than what their time's list may already hold. They go to a second, "late" list of the
+// same time, which stays sorted as long as they come in seq order -- a tree's or a ring's hosts
+// block their second sends in the order the hosts run, so they do -- and the head of the two
+// lists with the smaller seq is served first (a binary heap of them cost a cache miss per
+// level at 2^20 ranks; issue 18). Two kinds of entries fit neither list and go to small binary
+// heaps instead:
 //   * entries earlier than the current time (an op on an idle CPU of a multi-CPU host is
 //     scheduled at that CPU's old free time, anchor §4 "In words"): all of them precede every
 //     list, so they are served first;
-//   * re-inserted blocked-group entries (blocked_groups.hpp) that carry an older seq than their
-//     time's list already holds: served when they are the smallest (time, seq).
+//   * entries older than both lists of their time hold: served when they are the smallest
+//     (time, seq).
 // Private to the loggp part.
 #pragma once
 
@@ -79,11 +85,7 @@ public:
       return;
     }
     if (has_solo_) {
-      // A second event: the solo one (time now_, the only one queued) becomes the first entry
-      // of now_'s list, exactly where it would be had it been pushed the ordinary way.
-      has_solo_ = false;
-      current_ = new_list();
-      append(lists_[current_], Entry{solo_.seq, solo_.op, solo_.info});
+      unsolo(e.time);
     }
     ++size_;
     if (e.time < now_) {
@@ -102,8 +104,7 @@ public:
     }
     List &l = lists_[list];
     if (l.count != 0 && e.seq < l.last_seq) {
-      unordered_.push_back(e); // an older seq than the list holds: keep (time, seq) order
-      std::push_heap(unordered_.begin(), unordered_.end(), later);
+      push_late(list, e); // an older seq than the list holds: keep (time, seq) order
       return;
     }
     append(l, Entry{e.seq, e.op, e.info});
@@ -118,42 +119,78 @@ public:
       return past_.front();
     }
     for (;;) {
-      const bool have_list = current_ != kNone && lists_[current_].count != 0;
-      const bool have_unordered = !unordered_.empty() && unordered_.front().time == now_;
-      if (have_list) {
+      const Entry *best = nullptr;
+      from_ = From::Unordered;
+      if (current_ != kNone) {
         const List &l = lists_[current_];
-        const Entry &h = pool_[blocks_[l.head_block].start + l.head_offset];
-        if (!have_unordered || h.seq < unordered_.front().seq) {
-          head_ = Event{now_, h.seq, h.op, h.info};
-          return head_;
+        if (l.count != 0) {
+          best = &head(l);
+          from_ = From::List;
         }
-        return unordered_.front();
+        if (l.late != kNone && lists_[l.late].count != 0) {
+          const Entry &h = head(lists_[l.late]);
+          if (best == nullptr || h.seq < best->seq) {
+            best = &h;
+            from_ = From::Late;
+          }
+        }
+      }
+      const bool have_unordered = !unordered_.empty() && unordered_.front().time == now_;
+      if (best != nullptr && (!have_unordered || best->seq < unordered_.front().seq)) {
+        head_ = Event{now_, best->seq, best->op, best->info};
+        return head_;
       }
       if (have_unordered) {
+        from_ = From::Unordered;
         return unordered_.front();
       }
       advance();
     }
   }
 
-  // The event `k` places after the earliest one when it is already known cheaply (the same
-  // block of the current list), else nullptr. Used only to prefetch the memory upcoming events
+  // The event `k` places after the earliest one when it is already known cheaply (the current
+  // list's first two blocks), else nullptr. Used only to prefetch the memory upcoming events
   // will touch.
   [[nodiscard]] const Event *peek_ahead(std::size_t k) noexcept {
     if (has_solo_ || !past_.empty() || current_ == kNone) {
       return nullptr;
     }
-    const List &l = lists_[current_];
-    const Block &b = blocks_[l.head_block];
-    const std::size_t at = l.head_offset + k;
-    if (l.count <= k || at >= b.used) {
+    return peek_in(current_, k);
+  }
+
+  // The same in the current time's late list (blocked groups re-queued with an older seq): the
+  // two lists are served merged, so this is at most k places ahead.
+  [[nodiscard]] const Event *peek_late(std::size_t k) noexcept {
+    if (has_solo_ || !past_.empty() || current_ == kNone || lists_[current_].late == kNone) {
       return nullptr;
     }
-    const Entry &x = pool_[b.start + at];
+    return peek_in(lists_[current_].late, k);
+  }
+
+private:
+  [[nodiscard]] const Event *peek_in(std::uint32_t list, std::size_t k) noexcept {
+    const List &l = lists_[list];
+    if (l.count <= k) {
+      return nullptr;
+    }
+    const Block *b = &blocks_[l.head_block];
+    std::size_t at = l.head_offset + k;
+    if (at >= b->used) { // in the next block (k < 16: that block holds at least 16 entries)
+      if (b->next == kNone) {
+        return nullptr;
+      }
+      at -= b->used;
+      b = &blocks_[b->next];
+      if (at >= b->used) {
+        return nullptr;
+      }
+    }
+    const Entry &x = pool_[b->start + at];
     ahead_ = Event{now_, x.seq, x.op, x.info};
     return &ahead_;
   }
 
+public:
   Event pop() {
     if (has_solo_) {
       has_solo_ = false;
@@ -167,23 +204,13 @@ public:
       past_.pop_back();
       return e;
     }
-    if (!unordered_.empty() && unordered_.front().time == e.time &&
-        unordered_.front().seq == e.seq) {
+    if (from_ == From::Unordered) {
       std::pop_heap(unordered_.begin(), unordered_.end(), later);
       unordered_.pop_back();
       return e;
     }
     List &l = lists_[current_];
-    --l.count;
-    if (++l.head_offset == blocks_[l.head_block].used) {
-      const std::uint32_t done = l.head_block;
-      l.head_block = blocks_[done].next;
-      l.head_offset = 0;
-      free_block(done);
-      if (l.head_block == kNone) {
-        l.tail_block = kNone;
-      }
-    }
+    pop_head(from_ == From::List ? l : lists_[l.late]);
     return e;
   }
 
@@ -219,8 +246,10 @@ private:
     std::uint32_t tail_block = kNone;
     std::uint32_t head_offset = 0;
     std::uint32_t count = 0;
+    std::uint32_t late = kNone;  // the list of this time's late entries (kNone: none yet)
     std::uint8_t size_class = 0; // of the tail block
   };
+  enum class From : std::uint8_t { List, Late, Unordered }; // where top() found the event
   struct Pending { // a future time and its list, in a min-heap on time
     SimTime time;
     std::uint32_t list;
@@ -231,6 +260,59 @@ private:
   };
 
   static bool later(const Event &a, const Event &b) noexcept { return earlier(b, a); }
+
+  [[nodiscard]] const Entry &head(const List &l) const noexcept {
+    return pool_[blocks_[l.head_block].start + l.head_offset];
+  }
+
+  void pop_head(List &l) {
+    --l.count;
+    if (++l.head_offset == blocks_[l.head_block].used) {
+      const std::uint32_t done = l.head_block;
+      l.head_block = blocks_[done].next;
+      l.head_offset = 0;
+      free_block(done);
+      if (l.head_block == kNone) {
+        l.tail_block = kNone;
+      }
+    }
+  }
+
+  // A second event (at `time`) arrives while the solo one waits.
+  [[gnu::noinline]] void unsolo(SimTime time) {
+    // A second event: the solo one (time now_, the only one queued) becomes the first entry
+    // of now_'s list, exactly where it would be had it been pushed the ordinary way.
+    has_solo_ = false;
+    if (time < now_) {
+      // Nothing at now_ has been served yet and nothing else is queued, so the current time
+      // can go back to the new event's instead of keeping it in the past heap: the engine's
+      // start-up (ops ready at time 0 admitting more at time 0 after a message was queued)
+      // would otherwise put millions of entries there.
+      now_ = time;
+      const std::uint32_t list = list_of(solo_.time);
+      append(lists_[list], Entry{solo_.seq, solo_.op, solo_.info});
+    } else {
+      current_ = new_list();
+      append(lists_[current_], Entry{solo_.seq, solo_.op, solo_.info});
+    }
+  }
+
+  // An entry older than its time's list holds: append it to the time's late list if that keeps
+  // the late list sorted, else to the unordered heap.
+  [[gnu::noinline]] void push_late(std::uint32_t list, const Event &e) {
+    std::uint32_t late = lists_[list].late;
+    if (late == kNone) {
+      late = new_list(); // may move lists_
+      lists_[list].late = late;
+    }
+    List &l = lists_[late];
+    if (l.count == 0 || e.seq > l.last_seq) {
+      append(l, Entry{e.seq, e.op, e.info});
+      return;
+    }
+    unordered_.push_back(e);
+    std::push_heap(unordered_.begin(), unordered_.end(), later);
+  }
   static bool later_time(const Pending &a, const Pending &b) noexcept { return a.time > b.time; }
   static std::uint32_t capacity_of(unsigned size_class) noexcept { return 4U << (2U * size_class); }
 
@@ -338,6 +420,9 @@ private:
 
   void free_list(std::uint32_t id) {
     List &l = lists_[id];
+    if (l.late != kNone) {
+      free_list(l.late);
+    }
     for (std::uint32_t b = l.head_block; b != kNone;) {
       const std::uint32_t next = blocks_[b].next;
       free_block(b);
@@ -403,6 +488,7 @@ private:
   Event solo_{};                 // the only queued event, when has_solo_ (at time now_)
   bool has_solo_ = false;
   Event head_{}; // top() of a list entry (entries do not store the time)
+  From from_ = From::List;
   Event ahead_{};
 };
 

@@ -11,17 +11,49 @@ namespace parjava::loggp {
 
 namespace {
 
-// Op ids and edge offsets are 32-bit; the last value is kept free for "none".
+// Op ids, edge offsets and shape indices are 32-bit; the last value is kept free for "none".
 constexpr std::uint64_t kMaxOps = std::numeric_limits<std::uint32_t>::max() - 1U;
 
 [[noreturn]] void usage(const std::string &message) { throw Error(ErrorKind::Usage, message); }
 
 } // namespace
 
+std::uint32_t GoalSchedule::large_value(const Large &table, OpId id) noexcept {
+  const auto it = std::lower_bound(table.begin(), table.end(), id,
+                                   [](const auto &entry, OpId op) { return entry.first < op; });
+  return it != table.end() && it->first == id ? it->second : 0U;
+}
+
+GoalOp GoalSchedule::op(OpId id) const noexcept {
+  const OpRecord &r = ops_[id];
+  const OpShape &s = shapes_[r.shape];
+  GoalOp o;
+  o.size = s.size;
+  o.peer = r.peer;
+  o.tag = s.tag;
+  o.dependency_count = dependency_count(id);
+  o.kind = s.kind;
+  o.cpu = s.cpu;
+  o.nic = s.nic;
+  return o;
+}
+
+std::vector<OpId> GoalSchedule::requires_dependents(OpId id) const {
+  std::vector<OpId> out;
+  for_each_requires(id, [&out](OpId d) { out.push_back(d); });
+  return out;
+}
+
+std::vector<OpId> GoalSchedule::irequires_dependents(OpId id) const {
+  std::vector<OpId> out;
+  for_each_irequires(id, [&out](OpId d) { out.push_back(d); });
+  return out;
+}
+
 std::uint64_t GoalSchedule::count(OpKind kind) const noexcept {
   std::uint64_t n = 0;
   for (std::uint32_t i = 0; i < num_ops(); ++i) {
-    n += ops_[i].kind == kind ? 1U : 0U;
+    n += shapes_[ops_[i].shape].kind == kind ? 1U : 0U;
   }
   return n;
 }
@@ -33,9 +65,23 @@ std::uint32_t GoalSchedule::rank_of(OpId id) const noexcept {
 }
 
 std::uint64_t GoalSchedule::memory_bytes() const noexcept {
-  return ops_.capacity() * sizeof(GoalOp) + rank_begin_.capacity() * sizeof(OpId) +
-         dependents_.capacity() * sizeof(OpId) +
+  return ops_.capacity() * sizeof(OpRecord) + shapes_.capacity() * sizeof(OpShape) +
+         rank_begin_.capacity() * sizeof(OpId) + dependents_.capacity() * sizeof(OpId) +
+         (large_counts_.capacity() + large_splits_.capacity()) * sizeof(Large::value_type) +
          rank_block_offsets_.capacity() * sizeof(std::uint64_t) + source_.capacity();
+}
+
+std::size_t GoalScheduleBuilder::ShapeHash::operator()(const OpShape &s) const noexcept {
+  // splitmix64 finaliser over the fields: shapes differ mostly in size.
+  std::uint64_t x = s.size ^ (std::uint64_t{s.tag} << 29U) ^
+                    (std::uint64_t{static_cast<std::uint8_t>(s.kind)} << 61U) ^
+                    (std::uint64_t{s.cpu} << 40U) ^ (std::uint64_t{s.nic} << 48U);
+  x ^= x >> 30U;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27U;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31U;
+  return static_cast<std::size_t>(x);
 }
 
 GoalScheduleBuilder::GoalScheduleBuilder(std::uint32_t num_ranks, std::string source)
@@ -45,11 +91,13 @@ GoalScheduleBuilder::GoalScheduleBuilder(std::uint32_t num_ranks, std::string so
   }
   schedule_.source_ = std::move(source);
   schedule_.rank_begin_.reserve(static_cast<std::size_t>(num_ranks) + 1U);
+  shape_slots_.assign(64, 0);
 }
 
 void GoalScheduleBuilder::reserve(std::uint64_t ops, std::uint64_t edges) {
   schedule_.ops_.reserve(static_cast<std::size_t>(std::min(ops, kMaxOps) + 1U));
-  schedule_.dependents_.reserve(static_cast<std::size_t>(std::min(edges, kMaxOps)));
+  // Most edges of a pattern are implied; the explicit ones grow the array as they come.
+  (void)edges;
 }
 
 void GoalScheduleBuilder::begin_rank(std::uint32_t rank) {
@@ -83,6 +131,36 @@ void GoalScheduleBuilder::set_rank_block_offset(std::uint64_t offset) {
   schedule_.rank_block_offsets_.push_back(offset);
 }
 
+std::uint32_t GoalScheduleBuilder::shape_index(const OpShape &shape) {
+  std::vector<OpShape> &shapes = schedule_.shapes_;
+  std::size_t mask = shape_slots_.size() - 1U;
+  std::size_t slot = ShapeHash{}(shape)&mask;
+  while (shape_slots_[slot] != 0) {
+    if (shapes[shape_slots_[slot] - 1U] == shape) {
+      return shape_slots_[slot] - 1U;
+    }
+    slot = (slot + 1U) & mask;
+  }
+  if (shapes.size() >= kMaxOps) {
+    usage("the schedule has more than " + std::to_string(kMaxOps) + " distinct operations");
+  }
+  shapes.push_back(shape);
+  const auto index = static_cast<std::uint32_t>(shapes.size() - 1U);
+  shape_slots_[slot] = index + 1U;
+  if (2U * shapes.size() > shape_slots_.size()) { // keep the table at most half full
+    shape_slots_.assign(shape_slots_.size() * 2U, 0);
+    mask = shape_slots_.size() - 1U;
+    for (std::uint32_t i = 0; i < shapes.size(); ++i) {
+      std::size_t s = ShapeHash{}(shapes[i]) & mask;
+      while (shape_slots_[s] != 0) {
+        s = (s + 1U) & mask;
+      }
+      shape_slots_[s] = i + 1U;
+    }
+  }
+  return index;
+}
+
 std::uint32_t GoalScheduleBuilder::add_op(OpKind kind, std::uint64_t size, std::uint32_t peer,
                                           std::uint32_t tag, std::uint8_t cpu, std::uint8_t nic) {
   if (!in_rank_) {
@@ -92,13 +170,15 @@ std::uint32_t GoalScheduleBuilder::add_op(OpKind kind, std::uint64_t size, std::
     usage("the schedule has more than " + std::to_string(kMaxOps) +
           " operations, the most one simulation holds");
   }
-  GoalOp op;
-  op.kind = kind;
-  op.size = size;
+  OpShape shape;
+  shape.kind = kind;
+  shape.size = size;
+  shape.tag = tag;
+  shape.cpu = cpu;
+  shape.nic = nic;
+  OpRecord op;
   op.peer = peer;
-  op.tag = tag;
-  op.cpu = cpu;
-  op.nic = nic;
+  op.shape = shape_index(shape);
   max_cpu_ = std::max(max_cpu_, cpu);
   max_nic_ = std::max(max_nic_, nic);
   schedule_.ops_.push_back(op);
@@ -140,7 +220,7 @@ void GoalScheduleBuilder::add_edge(std::uint32_t dependent, std::uint32_t prereq
     usage("rank " + std::to_string(current_rank_) + ": op " + std::to_string(dependent) +
           " cannot depend on itself (it would never start)");
   }
-  if (schedule_.dependents_.size() + rank_edges_.size() >= kMaxOps) {
+  if (schedule_.num_edges_ + rank_edges_.size() >= kMaxOps) {
     usage("the schedule has more than " + std::to_string(kMaxOps) + " dependencies");
   }
   rank_edges_.push_back(Edge{prerequisite, dependent, start});
@@ -158,31 +238,71 @@ void GoalScheduleBuilder::end_rank() {
   if (!in_rank_) {
     usage("end_rank() without begin_rank()");
   }
-  // Counting sort of this rank's edges by prerequisite into the global CSR. Per prerequisite,
-  // requires-dependents come first, then irequires-dependents, each in declaration order:
-  // LogGOPSim releases them in that order and the order decides ties (anchor §2).
+  // Counting sort of this rank's edges by prerequisite. Per prerequisite, requires-dependents
+  // come first, then irequires-dependents, each in declaration order: LogGOPSim releases them in
+  // that order and the order decides ties (anchor §2). A list's leading run of dependents that
+  // follow the prerequisite closely and consecutively is implied by the record; the rest is
+  // written to the CSR array.
   const OpId base = schedule_.rank_begin_.back();
   const std::uint32_t n = rank_size();
-  edge_counts_.assign(2U * static_cast<std::size_t>(n), 0U);
+  counts_.assign(2U * static_cast<std::size_t>(n) + 1U, 0U);
+  incoming_.assign(n, 0U);
   for (const Edge &e : rank_edges_) {
-    ++edge_counts_[2ULL * e.prerequisite + (e.start ? 1U : 0U)];
-    ++schedule_.ops_[base + e.dependent].dependency_count;
+    ++counts_[2ULL * e.prerequisite + (e.start ? 1U : 0U) + 1U];
+    ++incoming_[e.dependent];
   }
-  auto cursor = static_cast<std::uint32_t>(schedule_.dependents_.size());
+  for (std::size_t i = 1; i < counts_.size(); ++i) {
+    counts_[i] += counts_[i - 1U]; // counts_[2i + s]: start of list (i, s) in lists_
+  }
+  lists_.resize(rank_edges_.size());
+  for (const Edge &e : rank_edges_) {
+    lists_[counts_[2ULL * e.prerequisite + (e.start ? 1U : 0U)]++] = e.dependent;
+  }
+  // counts_[k] is now the end of list k, and so the start of list k + 1.
+  std::vector<OpId, HugePageAllocator<OpId>> &deps = schedule_.dependents_;
   for (std::uint32_t i = 0; i < n; ++i) {
-    GoalOp &op = schedule_.ops_[base + i];
-    op.requires_begin = cursor;
-    op.irequires_begin = cursor + edge_counts_[2ULL * i];
-    const std::uint32_t total = edge_counts_[2ULL * i] + edge_counts_[2ULL * i + 1U];
-    edge_counts_[2ULL * i] = op.requires_begin; // now: next free slot for each list
-    edge_counts_[2ULL * i + 1U] = op.irequires_begin;
-    cursor += total;
+    const std::uint32_t requires_begin = i == 0 ? 0U : counts_[2ULL * i - 1U];
+    const std::uint32_t requires_end = counts_[2ULL * i];
+    const std::uint32_t irequires_end = counts_[2ULL * i + 1U];
+    std::uint32_t at = 0;
+    std::uint32_t run = 0;
+    if (requires_begin < requires_end && lists_[requires_begin] > i &&
+        lists_[requires_begin] - i <= OpRecord::kMaxRequiresAt) {
+      at = lists_[requires_begin] - i;
+      run = 1;
+      while (requires_begin + run < requires_end && run < OpRecord::kMaxRequiresRun &&
+             lists_[requires_begin + run] == lists_[requires_begin] + run) {
+        ++run;
+      }
+    }
+    std::uint32_t iat = 0;
+    if (requires_end < irequires_end && lists_[requires_end] > i &&
+        lists_[requires_end] - i <= OpRecord::kMaxIrequiresAt) {
+      iat = lists_[requires_end] - i;
+    }
+    OpRecord &op = schedule_.ops_[base + i];
+    op.edges = static_cast<std::uint32_t>(deps.size());
+    for (std::uint32_t k = requires_begin + run; k < requires_end; ++k) {
+      deps.push_back(base + lists_[k]);
+    }
+    const std::uint32_t split = requires_end - requires_begin - run;
+    for (std::uint32_t k = requires_end + (iat != 0 ? 1U : 0U); k < irequires_end; ++k) {
+      deps.push_back(base + lists_[k]);
+    }
+    std::uint32_t dependencies = incoming_[i];
+    schedule_.max_dependencies_ = std::max(schedule_.max_dependencies_, dependencies);
+    if (dependencies >= OpRecord::kManyDependencies) {
+      schedule_.large_counts_.emplace_back(base + i, dependencies);
+      dependencies = OpRecord::kManyDependencies;
+    }
+    std::uint32_t packed_split = split;
+    if (split >= OpRecord::kManySplit) {
+      schedule_.large_splits_.emplace_back(base + i, split);
+      packed_split = OpRecord::kManySplit;
+    }
+    op.links = OpRecord::pack(dependencies, at, run, iat, packed_split);
   }
-  schedule_.dependents_.resize(cursor);
-  for (const Edge &e : rank_edges_) {
-    std::uint32_t &slot = edge_counts_[2ULL * e.prerequisite + (e.start ? 1U : 0U)];
-    schedule_.dependents_[slot++] = base + e.dependent;
-  }
+  schedule_.num_edges_ += rank_edges_.size();
   in_rank_ = false;
 }
 
@@ -195,15 +315,17 @@ GoalSchedule GoalScheduleBuilder::finish() {
     usage("the schedule declares " + std::to_string(declared_ranks_) + " ranks but only " +
           std::to_string(built) + " were built");
   }
-  GoalOp sentinel;
-  sentinel.requires_begin = static_cast<std::uint32_t>(schedule_.dependents_.size());
-  sentinel.irequires_begin = sentinel.requires_begin;
+  OpRecord sentinel;
+  sentinel.edges = static_cast<std::uint32_t>(schedule_.dependents_.size());
   schedule_.rank_begin_.push_back(static_cast<OpId>(schedule_.ops_.size()));
   schedule_.ops_.push_back(sentinel);
+  schedule_.dependents_.shrink_to_fit();
+  schedule_.shapes_.shrink_to_fit();
   schedule_.num_cpus_ = static_cast<unsigned>(max_cpu_) + 1U;
   schedule_.num_nics_ = static_cast<unsigned>(max_nic_) + 1U;
   GoalSchedule out = std::move(schedule_);
   schedule_ = GoalSchedule();
+  shape_slots_ = {};
   return out;
 }
 

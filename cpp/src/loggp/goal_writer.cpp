@@ -31,12 +31,8 @@ public:
         op(s.op(id), id - first);
       }
       for (OpId id = first; id < end; ++id) {
-        for (const OpId d : s.requires_dependents(id)) {
-          dependency(d - first, "requires", id - first);
-        }
-        for (const OpId d : s.irequires_dependents(id)) {
-          dependency(d - first, "irequires", id - first);
-        }
+        s.for_each_requires(id, [&](OpId d) { dependency(d - first, "requires", id - first); });
+        s.for_each_irequires(id, [&](OpId d) { dependency(d - first, "irequires", id - first); });
       }
       text("}\n");
       if (buffer_.size() >= kFlushAt) {

@@ -156,6 +156,13 @@ public:
     return q.spilled == 0 && q.live == 1 ? q.c : kNone;
   }
 
+  // The oldest live entry of a spilled queue (where a scan for a match starts), else nullptr.
+  [[nodiscard]] const QueueEntry *oldest_spilled(MatchQueue which,
+                                                 std::uint32_t host) const noexcept {
+    const Queue &q = queue(which, host);
+    return q.spilled != 0 && q.live != 0 ? pool_.data() + q.a + q.c : nullptr;
+  }
+
   // Bytes of the host records, the pool (its peak: it only grows) and the key indexes.
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept {
     return lines_.capacity() * sizeof(Line) + pool_.capacity() * sizeof(QueueEntry) + index_peak_;

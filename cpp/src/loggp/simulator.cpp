@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <ctime>
+#include <span>
 #include <string>
 
 #include "blocked_groups.hpp"
@@ -29,16 +30,20 @@ struct Released {
   OpId op;
 };
 
-class Engine {
+// Counter: the per-op count of unsatisfied dependencies, 16 bits when no op has 32768 or more
+// (a double completion, quirk 3, wraps it to at least 65536 - 32767, above any real count).
+template <class Counter> class Engine {
 public:
   Engine(const GoalSchedule &schedule, const SimulationOptions &options)
-      : schedule_(schedule), ops_(schedule.ops().data()), deps_(schedule.dependents().data()),
-        p_(options.parameters), order_(options.order), progress_(options.progress),
-        hosts_(schedule.num_ranks()), cpus_(schedule.num_cpus()), nics_(schedule.num_nics()),
-        stride_(cpus_ + 2U * nics_), remaining_(schedule.num_ops()),
+      : schedule_(schedule), ops_(schedule.ops().data()), shapes_(schedule.shapes().data()),
+        deps_(schedule.dependents().data()), p_(options.parameters), order_(options.order),
+        progress_(options.progress), hosts_(schedule.num_ranks()), cpus_(schedule.num_cpus()),
+        nics_(schedule.num_nics()), stride_(cpus_ + 2U * nics_), remaining_(schedule.num_ops()),
         queues_(hosts_, stride_ * sizeof(SimTime)), groups_(hosts_) {
     for (OpId i = 0; i < schedule.num_ops(); ++i) {
-      remaining_[i] = ops_[i].dependency_count;
+      const std::uint32_t d = ops_[i].dependencies();
+      remaining_[i] =
+          static_cast<Counter>(d == OpRecord::kManyDependencies ? schedule.dependency_count(i) : d);
     }
   }
 
@@ -46,28 +51,9 @@ public:
     const auto start = std::chrono::steady_clock::now();
     const double cpu_start = thread_cpu_seconds();
     start_up();
-    std::uint64_t next_report = kReportEvery;
     while (!queue_.empty()) {
       prefetch_upcoming();
-      const Event e = queue_.pop();
-      ++pops_;
-      if (e.kind() == EntryKind::Group) {
-        run_group(e);
-      } else {
-        SimTime free_at = 0;
-        if (try_execute(e, free_at)) {
-          admit_released();
-        } else {
-          block(e, free_at);
-        }
-      }
-      if (pops_ >= next_report) {
-        next_report += kReportEvery;
-        if (progress_ && !progress_(pops_)) {
-          throw Error(ErrorKind::Usage,
-                      "simulation interrupted after " + std::to_string(pops_) + " queue entries");
-        }
-      }
+      step(queue_.pop());
     }
     const auto stop = std::chrono::steady_clock::now();
     const double cpu_stop = thread_cpu_seconds();
@@ -79,6 +65,28 @@ public:
 
 private:
   static constexpr std::uint64_t kReportEvery = std::uint64_t{1} << 20U;
+
+  // One queue entry (anchor §4, "Processing").
+  void step(const Event &e) {
+    ++pops_;
+    if (e.kind() == EntryKind::Group) {
+      run_group(e);
+    } else {
+      SimTime free_at = 0;
+      if (try_execute(e, free_at)) {
+        admit_released();
+      } else {
+        block(e, free_at);
+      }
+    }
+    if (pops_ >= next_report_) [[unlikely]] {
+      next_report_ += kReportEvery;
+      if (progress_ && !progress_(pops_)) {
+        throw Error(ErrorKind::Usage,
+                    "simulation interrupted after " + std::to_string(pops_) + " queue entries");
+      }
+    }
+  }
 
   // CPU time of this thread: on a shared machine the wall-clock time of a run says more
   // about the other processes than about the engine.
@@ -106,23 +114,38 @@ private:
       if (near->kind() == EntryKind::Group) {
         __builtin_prefetch(&groups_[near->op]);
       } else {
-        const GoalOp &op = ops_[near->op];
+        const OpRecord &op = ops_[near->op];
         if (near->kind() == EntryKind::Message) {
           queues_.prefetch(op.peer);
         } else {
           queues_.prefetch(near->host());
-          __builtin_prefetch(deps_ + op.requires_begin);
+          __builtin_prefetch(&shapes_[op.shape]);
         }
       }
+    }
+    // Blocked groups re-queued with an older seq wait in the late list, merged with the one
+    // above when served: their group record, then their host record (a tree's second and later
+    // sends of a host, run long after the host was last touched).
+    if (const Event *late = queue_.peek_late(kPrefetchNear);
+        late != nullptr && late->kind() == EntryKind::Group) {
+      __builtin_prefetch(&groups_[late->op]);
+    }
+    if (const Event *late = queue_.peek_late(kPrefetchNext);
+        late != nullptr && late->kind() == EntryKind::Group) {
+      queues_.prefetch(groups_[late->op].host);
     }
     // A message that will match a posted recv completes that recv, whose op id is known only
     // from the receiver's record: by now (loaded by the stage above) it can be read, and the
     // recv's record fetched before the message is processed.
     const Event *next = queue_.peek_ahead(kPrefetchNext);
     if (next != nullptr && next->kind() == EntryKind::Message) {
-      const std::uint32_t recv = queues_.single_op(MatchQueue::Receive, ops_[next->op].peer);
+      const std::uint32_t host = ops_[next->op].peer;
+      const std::uint32_t recv = queues_.single_op(MatchQueue::Receive, host);
       if (recv != MatchQueues::kNone) {
         __builtin_prefetch(ops_ + recv);
+      } else if (const QueueEntry *oldest = queues_.oldest_spilled(MatchQueue::Receive, host);
+                 oldest != nullptr) {
+        __builtin_prefetch(oldest); // a chain of posted recvs: the scan starts there
       }
     }
   }
@@ -134,25 +157,48 @@ private:
   // send matched by a rendezvous recv (done_again) completes once, so that first decrement is
   // the only one; the counters hold exactly the values LogGOPSim's would.
   void release(OpId d, std::uint32_t host) {
-    if (ops_[d].dependency_count == 1) {
+    if (ops_[d].dependencies() == 1) {
       remaining_[d] = 0;
-      released_.push_back({host, d});
+      push_released(host, d);
     } else if (--remaining_[d] == 0) {
-      released_.push_back({host, d});
+      push_released(host, d);
     }
   }
 
+  // How many of op's explicit dependents are requires ones (goal_schedule.hpp).
+  [[nodiscard]] std::uint32_t split(const OpRecord &o, OpId op) const noexcept {
+    const std::uint32_t s = o.split();
+    return s == OpRecord::kManySplit ? schedule_.split(op) : s;
+  }
+
+  // Implied dependents first, then the listed ones: the schedule's release order.
   void started(OpId op, std::uint32_t host) {
-    const GoalOp &o = ops_[op];
-    for (std::uint32_t i = o.irequires_begin; i < ops_[op + 1].requires_begin; ++i) {
-      release(deps_[i], host);
+    const OpRecord &o = ops_[op];
+    if (const std::uint32_t at = o.irequires_at(); at != 0) {
+      release(op + at, host);
+    }
+    const std::uint32_t end = ops_[op + 1].edges;
+    if (o.edges != end) {
+      for (std::uint32_t i = o.edges + split(o, op); i < end; ++i) {
+        release(deps_[i], host);
+      }
     }
   }
 
   void done(OpId op, std::uint32_t host) {
-    const GoalOp &o = ops_[op];
-    for (std::uint32_t i = o.requires_begin; i < o.irequires_begin; ++i) {
-      release(deps_[i], host);
+    const OpRecord &o = ops_[op];
+    if (const std::uint32_t at = o.requires_at(); at != 0) {
+      const OpId first = op + at;
+      const std::uint32_t run = o.requires_run();
+      for (std::uint32_t k = 0; k < run; ++k) {
+        release(first + k, host);
+      }
+    }
+    if (o.split() != 0) {
+      const std::uint32_t end = o.edges + split(o, op);
+      for (std::uint32_t i = o.edges; i < end; ++i) {
+        release(deps_[i], host);
+      }
     }
   }
 
@@ -160,13 +206,11 @@ private:
   // from the unexpected queue, anchor §4 quirk 3) decrements the dependents again, as LogGOPSim
   // does; their counters, already 0, wrap and never reach 0 again.
   void done_again(OpId op, std::uint32_t host) {
-    const GoalOp &o = ops_[op];
-    for (std::uint32_t i = o.requires_begin; i < o.irequires_begin; ++i) {
-      const OpId d = deps_[i];
+    schedule_.for_each_requires(op, [this, host](OpId d) {
       if (--remaining_[d] == 0) {
-        released_.push_back({host, d});
+        push_released(host, d);
       }
-    }
+    });
   }
 
   // ---- admitting ready ops (anchor §4, "Admitting ready ops") ---------------------------
@@ -175,8 +219,10 @@ private:
     if (n < 2) {
       return;
     }
-    const GoalOp *ops = ops_;
-    const auto by_kind = [ops](OpId a, OpId b) { return ops[a].kind < ops[b].kind; };
+    const OpRecord *ops = ops_;
+    const OpShape *shapes = shapes_;
+    const auto kind = [ops, shapes](OpId id) { return shapes[ops[id].shape].kind; };
+    const auto by_kind = [kind](OpId a, OpId b) { return kind(a) < kind(b); };
     if (n > static_cast<std::size_t>(libstdcxx::kThreshold) && order_ == ReadyOrder::LogGOPSim) {
       libstdcxx_sort(ready.data(), ready.data() + n, by_kind);
       return;
@@ -188,7 +234,7 @@ private:
     // Stable counting sort by kind for long lists.
     std::array<std::size_t, 4> start{};
     for (const OpId id : ready) {
-      ++start[static_cast<std::size_t>(ops[id].kind)];
+      ++start[static_cast<std::size_t>(kind(id))];
     }
     std::size_t sum = 0;
     for (std::size_t &s : start) {
@@ -198,24 +244,20 @@ private:
     }
     sorted_.resize(n);
     for (const OpId id : ready) {
-      sorted_[start[static_cast<std::size_t>(ops[id].kind)]++] = id;
+      sorted_[start[static_cast<std::size_t>(kind(id))]++] = id;
     }
     ready.swap(sorted_);
   }
 
-  void admit(std::uint32_t host, std::vector<OpId> &ready, bool at_start) {
+  void admit(std::uint32_t host, std::vector<OpId> &ready) {
     order_ready(ready);
     for (const OpId id : ready) {
-      if (at_start) { // at start-up every op gets time 0
-        queue_.push(Event{0, seq_++, id, Event::pack(EntryKind::Operation, host)});
-      } else {
-        admit_one(host, id);
-      }
+      admit_one(host, id);
     }
   }
 
   void admit_one(std::uint32_t host, OpId id) {
-    const GoalOp &op = ops_[id];
+    const OpShape &op = shapes_[ops_[id].shape];
     SimTime time = cpu_free(host, op.cpu);
     if (op.kind == OpKind::Send) {
       time = std::max(time, send_gap_free(host, op.nic));
@@ -226,44 +268,67 @@ private:
   // After each event, the hosts that released ops admit them in ascending host order, each in
   // release order before the kind sort. An event touches at most two hosts.
   void admit_released() {
-    if (released_.empty()) {
+    if (n_released_ == 0) {
       return;
     }
-    if (released_.size() == 1) { // the common case: nothing to sort or split by host
-      admit_one(released_.front().host, released_.front().op);
-      released_.clear();
+    if (n_released_ == 1) { // the common case: nothing to sort or split by host
+      n_released_ = 0;
+      admit_one(released_[0].host, released_[0].op);
       return;
     }
-    std::uint32_t low = released_.front().host;
+    const std::span<const Released> released(released_.data(), n_released_);
+    std::uint32_t low = released.front().host;
     std::uint32_t high = low;
-    for (const Released &r : released_) {
+    for (const Released &r : released) {
       low = std::min(low, r.host);
       high = std::max(high, r.host);
     }
     for (std::uint32_t host : {low, high}) {
       ready_.clear();
-      for (const Released &r : released_) {
+      for (const Released &r : released) {
         if (r.host == host) {
           ready_.push_back(r.op);
         }
       }
-      admit(host, ready_, false);
+      admit(host, ready_);
       if (low == high) {
         break;
       }
     }
-    released_.clear();
+    n_released_ = 0;
   }
 
+  // released_ is a buffer that only grows, so the common push is a store and an increment.
+  void push_released(std::uint32_t host, OpId d) {
+    if (n_released_ == released_.size()) [[unlikely]] {
+      released_.resize(2U * released_.size() + 16U);
+    }
+    released_[n_released_++] = Released{host, d};
+  }
+
+  // Every op without dependencies is ready at time 0 and LogGOPSim queues them all, host by
+  // host, before its loop starts: they get seqs 0..n-1, and every later entry a larger seq at a
+  // time >= 0, so they are the first n entries served, in that order. They are therefore run
+  // straight from the schedule, host by host, instead of through the queue -- a dissemination
+  // at 2^20 ranks would otherwise queue 21 million of them at once (issue 18).
   void start_up() {
+    std::uint64_t ready = 0;
+    for (OpId id = 0; id < schedule_.num_ops(); ++id) {
+      ready += ops_[id].dependencies() == 0 ? 1U : 0U;
+    }
+    seq_ = ready; // the seqs the queue would have given them
+    std::uint64_t seq = 0;
     for (std::uint32_t h = 0; h < hosts_; ++h) {
-      ready_.clear();
+      startup_.clear();
       for (OpId id = schedule_.rank_begin(h); id < schedule_.rank_begin(h + 1); ++id) {
-        if (ops_[id].dependency_count == 0) {
-          ready_.push_back(id);
+        if (ops_[id].dependencies() == 0) {
+          startup_.push_back(id);
         }
       }
-      admit(h, ready_, true);
+      order_ready(startup_);
+      for (const OpId id : startup_) {
+        step(Event{0, seq++, id, Event::pack(EntryKind::Operation, h)});
+      }
     }
   }
 
@@ -275,7 +340,7 @@ private:
       return deliver(e, free_at);
     }
     const OpId id = e.op;
-    const GoalOp &op = ops_[id];
+    const OpShape &op = shapes_[ops_[id].shape];
     const std::uint32_t h = e.host();
     SimTime &cpu = cpu_free(h, op.cpu);
     switch (op.kind) {
@@ -308,12 +373,13 @@ private:
       // A recv never waits for its CPU and charges nothing (anchor §4 quirk 4).
       started(id, h);
       QueueEntry message{};
-      if (queues_.take_first_match(MatchQueue::Unexpected, h, op.peer, op.tag, message)) {
+      const std::uint32_t peer = ops_[id].peer;
+      if (queues_.take_first_match(MatchQueue::Unexpected, h, peer, op.tag, message)) {
         // Rendezvous decided by the recv's own size when the message came first (quirk 3);
         // the sender's CPU/NIC indices are the recv's.
         if (is_rendezvous(p_, op.size)) {
           const std::uint32_t sender = message.src;
-          if (is_rendezvous(p_, ops_[message.op].size)) {
+          if (is_rendezvous(p_, shapes_[ops_[message.op].shape].size)) {
             done(message.op, sender);
           } else {
             done_again(message.op, sender); // its eager send completed it already
@@ -323,7 +389,7 @@ private:
         }
         done(id, h);
       } else {
-        queues_.append(MatchQueue::Receive, h, QueueEntry{op.peer, op.tag, id, 0});
+        queues_.append(MatchQueue::Receive, h, QueueEntry{peer, op.tag, id, 0});
       }
       return true;
     }
@@ -365,9 +431,9 @@ private:
   bool deliver(const Event &e, SimTime &free_at) {
     const SimTime t = e.time;
     const OpId send_id = e.op;
-    const GoalOp &send = ops_[send_id];
+    const OpShape &send = shapes_[ops_[send_id].shape];
     const std::uint32_t sender = e.host();
-    const std::uint32_t h = send.peer;
+    const std::uint32_t h = ops_[send_id].peer;
     SimTime &cpu = cpu_free(h, send.cpu);
     SimTime &nic = receive_gap_free(h, send.nic);
     const SimTime ready = std::max(cpu, nic);
@@ -394,9 +460,9 @@ private:
 
   // ---- blocked entries (blocked_groups.hpp) ---------------------------------------------
   void blocked_key(const Event &e, std::uint32_t &host, std::uint32_t &sig) const {
-    const GoalOp &op = ops_[e.op];
+    const OpShape &op = shapes_[ops_[e.op].shape];
     if (e.kind() == EntryKind::Message) {
-      host = op.peer;
+      host = ops_[e.op].peer;
       sig = signature(Waits::CpuAndReceiveNic, op.cpu, op.nic);
     } else {
       host = e.host();
@@ -547,10 +613,10 @@ private:
   // The engine's own state at its peak (every part only grows, except the match queues, which
   // report their pool's peak).
   [[nodiscard]] std::uint64_t engine_bytes() const noexcept {
-    return remaining_.capacity() * sizeof(std::uint32_t) + queue_.capacity_bytes() +
+    return remaining_.capacity() * sizeof(Counter) + queue_.capacity_bytes() +
            queues_.memory_bytes() + groups_.memory_bytes() +
            released_.capacity() * sizeof(Released) +
-           (ready_.capacity() + sorted_.capacity()) * sizeof(OpId);
+           (ready_.capacity() + sorted_.capacity() + startup_.capacity()) * sizeof(OpId);
   }
 
   SimulationResult collect() {
@@ -585,14 +651,13 @@ private:
     });
     std::sort(left.begin(), left.end());
     std::size_t next_left = 0;
-    constexpr std::uint32_t kWrapped = 0x80000000U;
     for (OpId id = 0; id < schedule_.num_ops(); ++id) {
       UnfinishedOp u;
       u.op = id;
       if (next_left < left.size() && left[next_left].first == id) {
         u.reason = left[next_left].second;
         ++next_left;
-      } else if (remaining_[id] != 0 && remaining_[id] < kWrapped) {
+      } else if (remaining_[id] != 0 && remaining_[id] <= schedule_.dependency_count(id)) {
         u.reason = UnfinishedReason::NeverReady;
         u.waiting_for = remaining_[id];
       } else {
@@ -611,7 +676,8 @@ private:
   }
 
   const GoalSchedule &schedule_;
-  const GoalOp *ops_;
+  const OpRecord *ops_;
+  const OpShape *shapes_;
   const OpId *deps_;
   LogGPParameters p_;
   ReadyOrder order_;
@@ -622,18 +688,21 @@ private:
   std::size_t stride_; // clocks per host
 
   // Unsatisfied dependencies per op (huge pages: huge_page_allocator.hpp).
-  std::vector<std::uint32_t, HugePageAllocator<std::uint32_t>> remaining_;
+  std::vector<Counter, HugePageAllocator<Counter>> remaining_;
   EventQueue queue_;
   // Host-major records: per host, the CPU free times (nexto), the send-gap free times (nextgs)
   // and the receive-gap free times (nextgr) of its NICs, then its receive and unexpected queues.
   MatchQueues queues_;
   BlockedGroups groups_;
 
-  std::vector<Released> released_; // ops released by the current event, in release order
+  std::vector<Released> released_; // ops released by the current event, in release order:
+  std::size_t n_released_ = 0;     //   the first n_released_ entries
   std::vector<OpId> ready_;        // one host's ready list
   std::vector<OpId> sorted_;       // scratch of the counting sort
+  std::vector<OpId> startup_;      // one host's ops ready at time 0
   std::uint64_t seq_ = 0;          // LogGOPSim's aqtime: the next queue sequence number
   std::uint64_t pops_ = 0;
+  std::uint64_t next_report_ = kReportEvery;
   std::uint64_t blocked_checks_ = 0;
 };
 
@@ -677,7 +746,11 @@ SimulationResult simulate(const GoalSchedule &schedule, const SimulationOptions 
     throw Error(ErrorKind::Usage,
                 "the simulator supports at most " + std::to_string(Event::kHostMask) + " ranks");
   }
-  Engine engine(schedule, options);
+  if (schedule.max_dependency_count() < 0x8000U) {
+    Engine<std::uint16_t> engine(schedule, options);
+    return engine.run();
+  }
+  Engine<std::uint32_t> engine(schedule, options);
   return engine.run();
 }
 
