@@ -793,7 +793,7 @@ def replay(
     algorithms: collections.abc.Mapping[str, str] = ...,
     contention: bool = ...,
     max_events: typing.SupportsInt | typing.SupportsIndex = ...,
-    overhead_machine: Machine | None = ...,
+    overhead_machine: Machine = ...,
 ) -> ReplayResult: ...
 def replay_selection(
     trace: Trace,
