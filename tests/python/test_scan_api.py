@@ -177,6 +177,7 @@ def test_reports_do_not_depend_on_how_the_rows_are_read(monkeypatch: pytest.Monk
     assert whole[2] == json.dumps(document, indent=1, allow_nan=False, default=str)
     monkeypatch.setattr(_scan_summary, "SUMMARY_BLOCK", 7)
     monkeypatch.setattr(scan_module, "_CSV_BLOCK", 7)
+    monkeypatch.setattr(_scan_summary.JsonWriter, "BLOCK", 3)
     assert (findings.report(top=4), findings.to_html(top=4), findings.to_json()) == whole
     # Worst occurrences and call sites: by lost time, ties in the rows' order.
     order = np.argsort(-np.abs(findings.raw["idle"]), kind="stable")[:4]
