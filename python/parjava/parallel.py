@@ -513,7 +513,7 @@ def scan(
     not available in parallel). Returns the findings of the whole trace on ``root``, identical
     to the serial scan's rows, notes and diagnoses, and ``None`` on the other ranks. ``root``
     holds them as one array of 72 B a finding, merged from the ranks' chunks;
-    :func:`scan_csv` writes them without holding them.
+    :func:`scan_write` writes the report in any format without holding them.
     """
     from .scan import Findings
 

@@ -701,7 +701,7 @@ class Findings:
         return list(self._array(0, 0).dtype.names or ())
 
     def _write_csv_rows(self, writer: Any) -> None:
-        """Write the CSV rows without the header (parallel.scan_csv writes merged blocks)."""
+        """Write the CSV rows without the header (parallel.scan_write writes merged blocks)."""
         names = self._csv_names()
         for start in range(0, len(self), _CSV_BLOCK):
             stop = min(start + _CSV_BLOCK, len(self))
