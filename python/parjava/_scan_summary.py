@@ -15,6 +15,7 @@ rows are split into blocks or ranks (sums of seconds as floats would, in their l
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
@@ -30,6 +31,15 @@ SUMMARY_BLOCK = 1 << 16
 def seconds(ns: int) -> float:
     """Seconds of a sum of nanoseconds, correctly rounded (``ns * 1e-9`` rounds twice)."""
     return int(ns) / 1e9
+
+
+def plain(value: Any) -> Any:
+    """Return a row's value as JSON and CSV write it: a Python scalar, NaN as None."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
 
 
 def chosen_patterns(
@@ -252,15 +262,13 @@ class JsonWriter:
 
     def add(self, findings: Findings, start: int, stop: int) -> None:
         """Write the occurrences ``start:stop`` of `findings`, the next ones in order."""
-        from .scan import _plain
-
         # A few rows at a time: a row is about 1.5 KB as Python objects and text.
         for first in range(start, stop, self.BLOCK):
             last = min(first + self.BLOCK, stop)
             a = findings._array(first, last)
             names = list(a.dtype.names or ())
             rows = [
-                {**{n: _plain(row[n]) for n in names}, "diagnosis": diagnosis}
+                {**{n: plain(row[n]) for n in names}, "diagnosis": diagnosis}
                 for row, diagnosis in zip(a, findings.diagnoses.rows(range(first, last)))
             ]
             text = json.dumps(rows, **self._OPTIONS)  # "[\n {...},\n {...}\n]"

@@ -24,7 +24,6 @@ Thresholds and their defaults are explained in docs/guide/scanner.md.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,7 +42,13 @@ from ._scan_report import (
     seconds_text,
     text_report,
 )
-from ._scan_summary import FindingsSummary, JsonWriter, PatternTotals, chosen_patterns
+from ._scan_summary import (
+    FindingsSummary,
+    JsonWriter,
+    PatternTotals,
+    chosen_patterns,
+)
+from ._scan_summary import plain as _plain
 from .errors import MissingDependencyError, UsageError
 from .machine import Machine
 from .trace import Trace
@@ -783,14 +788,6 @@ def _pandas() -> Any:
             "this needs pandas: pip install pandas (or parjava[pandas])"
         ) from exc
     return pd
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
 
 
 def _describe(value: Any) -> Any:
