@@ -5,6 +5,12 @@ rank, on a trace written by benchmarks/trace_generate (64 ranks by default); wit
     python3 benchmarks/parallel_scan.py --events 10000000 [--trace /tmp/gen/traces.otf2]
     python3 benchmarks/parallel_scan.py --analysis intervals --events 4000000
     python3 benchmarks/parallel_scan.py --trace GEN --collectives both   # reduced and whole
+    python3 benchmarks/parallel_scan.py --trace GEN --cli text,json,html,csv --parts 4
+
+`--cli FORMATS` runs `parjava scan --format F -o FILE` (serial) and `parjava scan --mpi
+--format F -o FILE` (under mpirun) for each format instead of the Python API, records each
+rank's peak RSS and whether the parallel report is byte for byte the serial one (the text and
+HTML reports but for the scan's wall time).
 
 `findings` is the number of findings (scan) or of intervals (intervals).
 
@@ -73,6 +79,63 @@ if comm.rank == 0:
 )
 
 
+CLI = (
+    PREFIX
+    + """
+import os
+from parjava.cli import main
+mpi = sys.argv[3] == "mpi"
+if mpi:
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    comm.Barrier()
+start = time.perf_counter()
+words = ["scan", sys.argv[1], "--format", sys.argv[2], "-o", sys.argv[4]]
+status = main(words + (["--mpi"] if mpi else []))
+seconds = time.perf_counter() - start
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+if mpi:
+    rss = comm.gather(rss, root=0)
+if not mpi or comm.rank == 0:
+    print(json.dumps({"seconds": seconds, "status": status, "rss_mib": rss,
+                      "output_mib": os.path.getsize(sys.argv[4]) / 2**20}))
+"""
+)
+
+
+def _same_report(a: Path, b: Path) -> bool:
+    """Whether two reports are the same bytes but for the scan's wall time."""
+    import re
+
+    def text(path: Path) -> bytes:
+        return re.sub(rb"scanned in [-+.e0-9]+ [a-z]+", b"", path.read_bytes())
+
+    return text(a) == text(b)
+
+
+def cli_runs(trace: str, formats: list[str], parts: list[int], serial: bool) -> dict:
+    """Run the command line per format: serial, then parallel on each K, side by side."""
+    results: dict = {}
+    out = Path(tempfile.mkdtemp(prefix="parjava-scan-cli-"))
+    for fmt in formats:
+        reference = out / f"serial.{fmt}"
+        if serial:
+            results[f"cli_{fmt}_serial"] = run(
+                [sys.executable, "-c", CLI, trace, fmt, "-", str(reference)]
+            )
+        for k in parts:
+            target = out / f"mpi{k}.{fmt}"
+            cmd = ["mpirun", "--oversubscribe", "-np", str(k), sys.executable, "-c", CLI]
+            got = run([*cmd, trace, fmt, "mpi", str(target)])
+            if serial:
+                got["identical_to_serial"] = _same_report(reference, target)
+            results[f"cli_{fmt}_mpi_{k}"] = got
+            target.unlink()
+        if serial:
+            reference.unlink()
+    return results
+
+
 def run(cmd: list[str]) -> dict:
     env = dict(os.environ, PARJAVA_NO_PROGRESS="1", OMPI_MCA_rmaps_base_oversubscribe="1")
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
@@ -95,6 +158,11 @@ def main() -> None:
         help="reduced, whole or both: collective members replayed as the decisive ones only "
         "(the default) or all (reduce_collectives=False)",
     )
+    parser.add_argument(
+        "--cli",
+        metavar="FORMATS",
+        help="comma-separated report formats (text, json, html, csv): run the command line",
+    )
     args = parser.parse_args()
     build = Path(os.environ.get("PARJAVA_BUILD_DIR", REPO / "build/dev/package")).parent
     trace = args.trace
@@ -110,6 +178,11 @@ def main() -> None:
     results = {"trace": trace, "events": events, "analysis": args.analysis}
     results["load_average"] = os.getloadavg()
     results["baseline"] = run([sys.executable, "-c", BASELINE])
+    if args.cli:
+        parts = [int(v) for v in args.parts.split(",")]
+        results.update(cli_runs(trace, args.cli.split(","), parts, not args.no_serial))
+        print(json.dumps(results, indent=1))
+        return
     if not args.no_serial:
         results["serial"] = run([sys.executable, "-c", SERIAL, trace, args.analysis])
     modes = ["reduced", "whole"] if args.collectives == "both" else [args.collectives]

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
+from ._scan_summary import FindingsSummary, PatternTotals, seconds
 
 if TYPE_CHECKING:
     from .scan import Findings
@@ -104,31 +104,19 @@ def _location_label(rank: int, thread: int) -> str:
     return f"rank {rank}" + (f" thread {thread}" if thread else "")
 
 
-def build_tree(findings: Findings) -> MetricTree:
-    """Build the metric tree of `findings` (only patterns that occur).
+def build_tree(summary: FindingsSummary) -> MetricTree:
+    """Build the metric tree of the summarized findings (only patterns that occur).
 
-    From the rows' codes grouped by pattern, call site and location: no string per row.
+    From the summary's groups by pattern, call site, call and location; each value is the
+    group's exact sum of nanoseconds in seconds.
     """
     root = MetricTree("findings (families overlap: totals are per family)", "root")
-    raw = findings.raw
-    idle = raw["idle"].astype(np.float64) * 1e-9
-    ids = raw["pattern"].astype(np.int64)
-    present = set(np.unique(ids).tolist())
-    groups: dict[int, list[tuple[str, int, int, float, int]]] = {}
-    if present:
-        frame = findings._frame(["callsite", "call", "rank", "thread", "idle"])
-        frame["id"] = ids
-        sums = (
-            frame.groupby(["id", "callsite", "call", "rank", "thread"], observed=True)["idle"]
-            .agg(["sum", "size"])
-            .reset_index()
-        )
-        for row in sums.itertuples(index=False):
-            label = f"{row.callsite} {row.call}"
-            groups.setdefault(int(row.id), []).append(
-                (label, int(row.rank), int(row.thread), float(row.sum), int(row.size))
-            )
-    for p in findings._patterns:
+    totals = summary.totals()
+    present = set(totals.present())
+    groups: dict[int, list[tuple[str, int, int, int, int]]] = {}
+    for (pid, site, call, rank, thread), (ns, count, *_) in summary.groups.items():
+        groups.setdefault(pid, []).append((f"{site} {call}", rank, thread, ns, count))
+    for p in summary.table:
         if p.id not in present:
             continue
         node = root.child(p.family_title, "family")
@@ -136,20 +124,20 @@ def build_tree(findings: Findings) -> MetricTree:
             node = node.child(segment, "group")
         leaf = node.child(p.name, "pattern")
         leaf.kind = "pattern"
-        mine = ids == p.id
-        leaf.value = float(idle[mine].sum())
-        leaf.count = int(mine.sum())
+        leaf.value = seconds(totals.ns[p.id])
+        leaf.count = int(totals.counts[p.id])
         entries = groups.get(p.id, [])
         for site in sorted({label for label, *_ in entries}):
             site_node = leaf.child(site, "callsite")
             at_site = sorted((r, t, v, c) for label, r, t, v, c in entries if label == site)
-            site_node.value = float(sum(v for _, _, v, _ in at_site))
+            site_node.value = seconds(sum(v for _, _, v, _ in at_site))
             site_node.count = sum(c for *_, c in at_site)
             for rank, thread in sorted({(r, t) for r, t, _, _ in at_site}):
                 loc = site_node.child(_location_label(rank, thread), "location")
-                loc.value = float(sum(v for r, t, v, _ in at_site if (r, t) == (rank, thread)))
+                ns = sum(v for r, t, v, _ in at_site if (r, t) == (rank, thread))
+                loc.value = seconds(ns)
                 loc.count = sum(c for r, t, _, c in at_site if (r, t) == (rank, thread))
-    _name_partial_parents(root, {p.name for p in findings._patterns})
+    _name_partial_parents(root, {p.name for p in summary.table})
 
     def total(node: MetricTree) -> float:
         if node.kind in ("pattern", "callsite", "location"):
@@ -213,64 +201,34 @@ def _parameters_text(findings: Findings) -> list[str]:
     ]
 
 
-def _call_sites(findings: Findings) -> list[dict[str, Any]]:
-    """Per pattern, call site and call: lost time, occurrences and ranks, worst first."""
-    if len(findings) == 0:
-        return []
-    frame = findings._frame(
-        ["pattern", "code", "name", "rank", "idle", "callsite", "file", "line", "call"]
-    )
-    grouped = frame.groupby(["pattern", "callsite", "call"], observed=True, sort=False)
-    firsts = grouped[["code", "name", "file", "line"]].first()
-    totals = grouped["idle"].sum()
-    sizes = grouped.size()
-    ranks = grouped["rank"].unique()
-    out = [
-        {
-            "pattern": str(key[0]),
-            "code": str(firsts.loc[key, "code"]),
-            "name": str(firsts.loc[key, "name"]),
-            "callsite": str(key[1]),
-            "call": str(key[2]),
-            "file": str(firsts.loc[key, "file"]),
-            "line": int(firsts.loc[key, "line"]),
-            "total": float(totals.loc[key]),
-            "occurrences": int(sizes.loc[key]),
-            "ranks": {int(r) for r in ranks.loc[key]},
-        }
-        for key in totals.index
-    ]
-    return sorted(out, key=lambda g: -g["total"])
+def text_report(findings: Findings, top: int = 10, summary: FindingsSummary | None = None) -> str:
+    """Render the text report of `findings`.
 
-
-def _worst_rows(findings: Findings, top: int) -> np.ndarray:
-    order = np.argsort(-np.abs(findings.raw["idle"]), kind="stable")
-    return order[:top]
-
-
-def text_report(findings: Findings, top: int = 10) -> str:
-    """Render the text report of `findings`."""
-    raw = findings.raw
+    ``summary`` (of at least ``top`` worst rows) stands for the rows: `findings` then gives
+    the header only (a parallel scan's rank 0 summarizes the rows as they are merged).
+    """
+    if summary is None:
+        summary = FindingsSummary.of(findings, top)
     trace = findings.trace
     path = trace.metadata.get("path") or "trace"
-    kinds = len(np.unique(raw["pattern"]))
+    kinds = len(summary.totals().present())
     out = [
-        f"parjava scan of {path}: {len(raw)} occurrences of {kinds} patterns in "
+        f"parjava scan of {path}: {summary.rows} occurrences of {kinds} patterns in "
         f"{findings.events_scanned:,} events ({trace.process_count} processes), "
         f"scanned in {seconds_text(findings.seconds)}",
         *_parameters_text(findings),
     ]
     notes = [n for n in findings.notes if not n.startswith("eager limit")]
     out += [f"note: {n}" for n in notes]
-    if len(raw) == 0:
+    if summary.rows == 0:
         out.append(
             f"No pattern occurrence loses {seconds_text(findings.parameters['eps'])} (eps) or more."
         )
         return "\n".join(out) + "\n"
-    out += ["", "Metric tree (lost time, inclusive):", _tree_text(findings.tree(), 4)]
-    all_sites = _call_sites(findings)
+    out += ["", "Metric tree (lost time, inclusive):", _tree_text(build_tree(summary), 4)]
+    all_sites = summary.call_sites()
     sites = all_sites[:top]
-    info = {p.key: p for p in findings._patterns}
+    info = {p.key: p for p in summary.table}
     out += ["", f"Worst call sites (of {len(all_sites)}):"]
     for k, g in enumerate(sites, 1):
         ranks = sorted(g["ranks"])
@@ -281,9 +239,8 @@ def text_report(findings: Findings, top: int = 10) -> str:
         )
         out.append(f"     try: {info[g['pattern']].fix}")
     out += ["", "Worst occurrences:"]
-    worst = _worst_rows(findings, top)
-    for k, (i, text) in enumerate(zip(worst, findings.diagnoses.rows(worst)), 1):
-        out.append(f"{k:>3}. t={float(raw['time'][i]) * 1e-9:.6f} s  {text}")
+    for k, (time, _, _, text) in enumerate(summary.worst()[:top], 1):
+        out.append(f"{k:>3}. t={time:.6f} s  {text}")
     return "\n".join(out) + "\n"
 
 
@@ -361,23 +318,30 @@ th { background: #f3f3f3; } td.n { text-align: right; font-variant-numeric: tabu
 
 
 def html_report(
-    findings: Findings, top: int = 50, source_dirs: Sequence[str | os.PathLike[str]] = ()
+    findings: Findings,
+    top: int = 50,
+    source_dirs: Sequence[str | os.PathLike[str]] = (),
+    summary: FindingsSummary | None = None,
 ) -> str:
-    """Render the HTML report of `findings`, with source lines at each call site."""
-    raw = findings.raw
+    """Render the HTML report of `findings`, with source lines at each call site.
+
+    ``summary`` stands for the rows as in :func:`text_report`.
+    """
+    if summary is None:
+        summary = FindingsSummary.of(findings, top)
     trace = findings.trace
     trace_path = trace.metadata.get("path") or ""
     search = [Path(d) for d in source_dirs]
     if trace_path:
         search += [Path(trace_path).resolve().parent, Path(trace_path).resolve().parent.parent]
     search.append(Path.cwd())
-    info = {p.key: p for p in findings._patterns}
+    info = {p.key: p for p in summary.table}
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'>",
         f"<title>parjava scan: {html.escape(trace_path or 'trace')}</title>",
         f"<style>{_CSS}</style></head><body>",
         f"<h1>parjava scan of {html.escape(trace_path or 'a trace')}</h1>",
-        f"<p>{len(raw)} occurrences in {findings.events_scanned:,} events "
+        f"<p>{summary.rows} occurrences in {findings.events_scanned:,} events "
         f"({trace.process_count} processes), scanned in {seconds_text(findings.seconds)}.</p><ul>",
     ]
     parts += [f"<li>{html.escape(t)}</li>" for t in _parameters_text(findings)]
@@ -385,16 +349,16 @@ def html_report(
         f"<li>{html.escape(n)}</li>" for n in findings.notes if not n.startswith("eager limit")
     ]
     parts.append("</ul>")
-    if len(raw) == 0:
+    if summary.rows == 0:
         parts.append(
             f"<p>No pattern occurrence loses {seconds_text(findings.parameters['eps'])} (eps) or "
             "more.</p></body></html>"
         )
         return "".join(parts)
-    parts += ["<h2>Metric tree (lost time, inclusive)</h2>", _tree_html(findings.tree())]
+    parts += ["<h2>Metric tree (lost time, inclusive)</h2>", _tree_html(build_tree(summary))]
     parts.append("<h2>Call sites</h2><table><tr><th>pattern</th><th>where</th>")
     parts.append("<th>lost</th><th>occ.</th><th>ranks</th><th>source and fix</th></tr>")
-    for g in _call_sites(findings)[:top]:
+    for g in summary.call_sites()[:top]:
         ranks = sorted(g["ranks"])
         rank_text = ", ".join(str(r) for r in ranks[:16]) + (" ..." if len(ranks) > 16 else "")
         parts.append(
@@ -406,13 +370,11 @@ def html_report(
         )
     parts.append("</table><h2>Worst occurrences</h2><table>")
     parts.append("<tr><th>time (s)</th><th>lost</th><th>O_D</th><th>diagnosis</th></tr>")
-    worst = _worst_rows(findings, top)
-    for i, text in zip(worst, findings.diagnoses.rows(worst)):
-        distance = int(raw["optimal_distance"][i])
+    for time, idle, distance, text in summary.worst()[:top]:
         od = "" if distance < 0 else seconds_text(distance * 1e-9)
         parts.append(
-            f"<tr><td class='n'>{float(raw['time'][i]) * 1e-9:.6f}</td>"
-            f"<td class='n'>{seconds_text(float(raw['idle'][i]) * 1e-9)}</td>"
+            f"<tr><td class='n'>{time:.6f}</td>"
+            f"<td class='n'>{seconds_text(idle)}</td>"
             f"<td class='n'>{od}</td><td>{html.escape(text)}</td></tr>"
         )
     parts.append("</table></body></html>")
@@ -421,14 +383,11 @@ def html_report(
 
 def html_summary(findings: Findings) -> str:
     """Render a compact HTML table for notebooks: per pattern occurrences and lost time."""
-    raw = findings.raw
-    idle = raw["idle"].astype(np.float64) * 1e-9
+    totals = PatternTotals.of_rows(findings._patterns, findings.raw)
     rows = []
-    for p in findings._patterns:
-        mask = raw["pattern"] == p.id
-        n = int(mask.sum())
-        if n:
-            rows.append((p.family, p.code, p.name, n, float(idle[mask].sum())))
+    for pid in totals.present():
+        p = findings._patterns[pid]
+        rows.append((p.family, p.code, p.name, int(totals.counts[pid]), seconds(totals.ns[pid])))
     rows.sort(key=lambda r: -r[4])
     body = "".join(
         f"<tr><td>{f}</td><td>{html.escape(c)}</td><td>{html.escape(name)}</td>"
@@ -438,7 +397,7 @@ def html_summary(findings: Findings) -> str:
     )
     eps = seconds_text(findings.parameters["eps"])
     return (
-        f"<p><b>Findings</b>: {len(raw)} occurrences (eps {eps})"
+        f"<p><b>Findings</b>: {len(totals)} occurrences (eps {eps})"
         "</p><table><tr><th>family</th><th>code</th><th>pattern</th><th>occ.</th><th>lost</th>"
         f"</tr>{body}</table>"
     )

@@ -21,7 +21,8 @@ and Leave of the call holding it and its request's other end
 (``cpp/include/parjava/trace/partition.hpp``). Every rank then runs the unchanged serial
 scanner on its own events plus the received ones and keeps the findings on its own locations;
 rank 0 merges them into the serial order from chunks the ranks send (:func:`scan`), or writes
-them as CSV as they come (:func:`scan_csv`), never holding them twice. The interval analysis
+the report in any format as they come (:func:`scan_write`: CSV and JSON rows block by block,
+the text and HTML reports from a summary of the blocks), never holding them. The interval analysis
 walks each rank's own processes and rank 0 merges the parts' trees into the serial one
 (``interval_parts.hpp``). The notes' counts (unmatched events, clock violations) are summed
 over the ranks. The result equals the serial scan row for row and to the nanosecond (the
@@ -40,13 +41,14 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Callable, TextIO, TypeVar
 
 import numpy as np
 
 from . import errors as errors_module
 from ._core_loader import load_core
+from ._scan_summary import PatternTotals
 from .errors import Error, MissingDependencyError, UsageError
 from .trace import Trace
 
@@ -511,7 +513,7 @@ def scan(
     not available in parallel). Returns the findings of the whole trace on ``root``, identical
     to the serial scan's rows, notes and diagnoses, and ``None`` on the other ranks. ``root``
     holds them as one array of 72 B a finding, merged from the ranks' chunks;
-    :func:`scan_csv` writes them without holding them.
+    :func:`scan_write` writes the report in any format without holding them.
     """
     from .scan import Findings
 
@@ -556,17 +558,55 @@ def scan_csv(
 ) -> int | None:
     """Scan as :func:`scan` and write the findings as CSV on ``root`` as they are merged.
 
-    ``out`` is a path (opened on ``root`` only) or an open text file. The text is
-    :meth:`parjava.Findings.to_csv`'s, byte for byte, but ``root`` never holds the findings:
-    it writes each merged block (at most 16 384 rows per rank) as it comes, so its memory is
-    its share of the trace as on every other rank. Returns the number of findings on
-    ``root``, ``None`` elsewhere.
+    :func:`scan_write` with ``format="csv"``; returns the number of findings on ``root``,
+    ``None`` elsewhere.
+    """
+    totals = scan_write(trace, out, "csv", comm, root, threads, **options)
+    return None if totals is None else len(totals)
+
+
+REPORT_FORMATS = ("text", "html", "csv", "json")
+
+
+@_collective
+def scan_write(
+    trace: str | os.PathLike[str] | PartTrace,
+    out: str | os.PathLike[str] | TextIO,
+    format: str = "csv",
+    comm: Any = None,
+    root: int = 0,
+    threads: int = 0,
+    top: int = 10,
+    source_dirs: Sequence[str | os.PathLike[str]] = (),
+    **options: Any,
+) -> PatternTotals | None:
+    """Scan as :func:`scan` and write the report on ``root`` as the ranks' rows are merged.
+
+    ``format`` is ``"csv"``, ``"json"``, ``"text"`` or ``"html"``: the bytes of
+    :meth:`parjava.Findings.to_csv`, :meth:`~parjava.Findings.to_json`,
+    :meth:`~parjava.Findings.report` (``top``) and :meth:`~parjava.Findings.to_html`
+    (``top``, ``source_dirs``) of the serial scan (but for the scan's wall time, in the text
+    and HTML reports). ``root`` never holds the findings: it writes the CSV and JSON rows of
+    each merged block (at most 16 384 rows per rank) as it comes, and for the text and HTML
+    reports adds the block to a summary (per pattern, call site, call and location, and the
+    ``top`` worst rows), so its memory is its share of the trace as on every other rank. The
+    JSON report's per-pattern totals, which come before its rows, are reduced over the ranks
+    first. ``out`` is a path (opened on ``root`` before the scan; every rank stops if it
+    cannot be written) or an open text file. Returns on ``root`` the occurrences and lost
+    time per pattern (``len``, ``count(pattern)``, ``total(pattern)`` as on
+    :class:`parjava.Findings`), ``None`` elsewhere.
     """
     import csv
 
+    from ._scan_report import html_report, text_report
+    from ._scan_summary import FindingsSummary, JsonWriter
     from .scan import Findings
 
     comm = _comm(comm)
+    if format not in REPORT_FORMATS:
+        raise UsageError(f"format must be one of {', '.join(REPORT_FORMATS)}, got {format!r}")
+    if int(top) < 1:
+        raise UsageError("top must be >= 1")
     started = time.perf_counter()
 
     def open_out() -> TextIO | None:
@@ -579,35 +619,62 @@ def scan_csv(
 
     # Before the scan, and every rank stops if root cannot write there.
     opened = _together(comm, "opening the output", open_out)
+    stream: Any = opened if opened is not None else out
     try:
         part, rows, notes, eager_limit, parameters = _local_rows(trace, comm, threads, options)
-    except BaseException:
-        if opened is not None:
-            opened.close()
-        raise
-    events = int(part.location_events.sum())
+        events = int(part.location_events.sum())
 
-    def findings(block: np.ndarray) -> Findings:
-        gathered = _GatheredScan(
-            block.reshape(-1), part.trace.core, notes, 0.0, events, eager_limit
-        )
-        return Findings(gathered, part.trace, parameters)
+        def findings(block: np.ndarray, seconds: float = 0.0) -> Findings:
+            gathered = _GatheredScan(
+                block.reshape(-1), part.trace.core, notes, seconds, events, eager_limit
+            )
+            return Findings(gathered, part.trace, parameters)
 
-    writer: Any = None
-    try:
+        # Occurrences and nanoseconds per pattern, summed exactly over the ranks' rows.
+        empty = findings(np.empty((0, ROW_BYTES), dtype=np.uint8))
+        table = empty._patterns
+        own = PatternTotals.of_rows(table, rows.reshape(-1).view(empty.raw.dtype))
+        counts, ns = np.zeros_like(own.counts), np.zeros_like(own.ns)
+        comm.Reduce(own.counts, counts, op=_mpi_op("SUM"), root=root)
+        comm.Reduce(own.ns, ns, op=_mpi_op("SUM"), root=root)
+        totals = PatternTotals(table, counts, ns)
+
+        # What root does with each merged block, in the findings' order.
+        summary = FindingsSummary(table, int(top))
+        json_writer: JsonWriter | None = None
+        csv_writer: Any = None
+        if comm.rank == root and format == "json":
+            json_writer = JsonWriter(stream, empty._json_head(totals))
+        elif comm.rank == root and format == "csv":
+            csv_writer = csv.writer(stream)
+            csv_writer.writerow([*empty._csv_names(), "diagnosis"])
+
+        def consume(block: np.ndarray, order: np.ndarray) -> None:
+            merged = findings(block[order])
+            if json_writer is not None:
+                json_writer.add(merged, 0, len(merged))
+            elif csv_writer is not None:
+                merged._write_csv_rows(csv_writer)
+            else:
+                summary.add(merged)
+
+        _send_or_merge(comm, root, rows, consume)
+        del rows
+        seconds = comm.reduce(time.perf_counter() - started, root=root, op=_mpi_op("MAX"))
         if comm.rank == root:
-            writer = csv.writer(opened if opened is not None else out)
-            header = findings(np.empty((0, ROW_BYTES), dtype=np.uint8))._csv_names()
-            writer.writerow([*header, "diagnosis"])
-        total = _send_or_merge(
-            comm, root, rows, lambda block, order: findings(block[order])._write_csv_rows(writer)
-        )
+            if json_writer is not None:
+                json_writer.close()
+            elif format in ("text", "html"):
+                head = findings(np.empty((0, ROW_BYTES), dtype=np.uint8), float(seconds))
+                if format == "text":
+                    stream.write(text_report(head, top=int(top), summary=summary))
+                else:
+                    dirs = list(source_dirs)
+                    stream.write(html_report(head, int(top), dirs, summary=summary))
     finally:
         if opened is not None:
             opened.close()
-    del rows
-    comm.reduce(time.perf_counter() - started, root=root, op=_mpi_op("MAX"))
-    return total if comm.rank == root else None
+    return totals if comm.rank == root else None
 
 
 def _merged_blocks(

@@ -24,8 +24,6 @@ Thresholds and their defaults are explained in docs/guide/scanner.md.
 
 from __future__ import annotations
 
-import json
-import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,6 +42,13 @@ from ._scan_report import (
     seconds_text,
     text_report,
 )
+from ._scan_summary import (
+    FindingsSummary,
+    JsonWriter,
+    PatternTotals,
+    chosen_patterns,
+)
+from ._scan_summary import plain as _plain
 from .errors import MissingDependencyError, UsageError
 from .machine import Machine
 from .trace import Trace
@@ -563,30 +568,21 @@ class Findings:
         A pattern whose time is part of another selected one (Scalasca's Wrong Order inside
         Late Sender) is not counted twice. Families overlap (ParJava's late send and Scalasca's
         Late Sender measure the same waiting), so a total over several families counts some
-        waiting more than once.
+        waiting more than once. The nanoseconds are summed exactly, then made seconds.
         """
-        idle = self.raw["idle"][self._mask(pattern, inclusive=True)]
-        return float((idle.astype(np.float64) * 1e-9).sum())
+        return self._totals.total(pattern)
 
     def count(self, pattern: str | None = None) -> int:
         """Occurrences of `pattern` (key, code or family; None: all)."""
-        return int(self._mask(pattern).sum())
+        return self._totals.count(pattern)
 
-    def _mask(self, pattern: str | None, inclusive: bool = False) -> np.ndarray:
-        # From the C++ rows' pattern ids, so counts and totals do not build :attr:`array`.
-        ids = (
-            [p.id for p in self._patterns]
-            if pattern is None
-            else load_core().select_patterns([pattern])
-        )
-        selected = [self._patterns[i] for i in ids]
-        names = {p.name for p in selected}
-        chosen = [
-            p.id
-            for p in selected
-            if not (inclusive and p.part_of_parent and _parent_pattern(p) in names)
-        ]
-        return np.isin(self.raw["pattern"], chosen)
+    @cached_property
+    def _totals(self) -> PatternTotals:
+        return PatternTotals.of_rows(self._patterns, self.raw)
+
+    def _mask(self, pattern: str | None) -> np.ndarray:
+        # From the C++ rows' pattern ids, so selections do not build :attr:`array`.
+        return np.isin(self.raw["pattern"], chosen_patterns(self._patterns, pattern))
 
     def select(self, pattern: str | None = None, rank: int | None = None) -> np.ndarray:
         """Return the rows of :attr:`array` for one pattern (key, code, family) and/or one rank."""
@@ -639,7 +635,7 @@ class Findings:
         (:meth:`parjava.causes.RootCauses.tree`): the same waiting charged to the computation
         that caused it, so the root's value does not count it again.
         """
-        tree = build_tree(self)
+        tree = build_tree(FindingsSummary.of(self, top=0))
         if root_causes:
             from .causes import root_causes as delay_costs
 
@@ -710,7 +706,7 @@ class Findings:
         return list(self._array(0, 0).dtype.names or ())
 
     def _write_csv_rows(self, writer: Any) -> None:
-        """Write the CSV rows without the header (parallel.scan_csv writes merged blocks)."""
+        """Write the CSV rows without the header (parallel.scan_write writes merged blocks)."""
         names = self._csv_names()
         for start in range(0, len(self), _CSV_BLOCK):
             stop = min(start + _CSV_BLOCK, len(self))
@@ -720,28 +716,48 @@ class Findings:
                 writer.writerow([*(_plain(row[n]) for n in names), diagnosis])
 
     def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
-        """Parameters, notes, per-pattern totals and every occurrence as JSON."""
-        a = self.array
-        names = list(a.dtype.names or ())
-        document = {
+        """Parameters, notes, per-pattern totals and every occurrence as JSON.
+
+        The whole text is made; :meth:`write_json` writes the same to a file without holding
+        it.
+        """
+        import io
+
+        buffer = io.StringIO()
+        self.write_json(buffer)
+        text = buffer.getvalue()
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+        return text
+
+    def write_json(self, out: str | os.PathLike[str] | TextIO) -> None:
+        """Write :meth:`to_json`'s text to a path or an open text file, a block at a time.
+
+        Holds the occurrences of one block (8 192) as Python objects at a time, not the
+        document.
+        """
+        if isinstance(out, (str, bytes, os.PathLike)):
+            with open(out, "w", encoding="utf-8") as stream:
+                self.write_json(stream)
+            return
+        writer = JsonWriter(out, self._json_head(self._totals))
+        for start in range(0, len(self), _CSV_BLOCK):
+            writer.add(self, start, min(start + _CSV_BLOCK, len(self)))
+        writer.close()
+
+    def _json_head(self, totals: PatternTotals) -> dict[str, Any]:
+        """Return the JSON document before its findings (`totals`: of every finding)."""
+        return {
             "parameters": {k: _describe(v) for k, v in self.parameters.items()},
             "eager_limit": list(self.eager_limit),
             "notes": self.notes,
             "events_scanned": self.events_scanned,
             "patterns": {
-                key: {"occurrences": self.count(key), "total": self.total(key)}
-                for key in sorted({self._patterns[i].key for i in np.unique(self.raw["pattern"])})
+                key: {"occurrences": totals.count(key), "total": totals.total(key)}
+                for key in sorted({self._patterns[i].key for i in totals.present()})
             },
-            "findings": [
-                {**{n: _plain(row[n]) for n in names}, "diagnosis": diagnosis}
-                for row, diagnosis in zip(a, self.diagnoses)
-            ],
         }
-        text = json.dumps(document, indent=1, allow_nan=False, default=str)
-        if path is not None:
-            with open(path, "w", encoding="utf-8") as out:
-                out.write(text)
-        return text
 
     def rescan(self, **changes: Any) -> Findings:
         """Scan the same trace (already in memory) with some parameters changed."""
@@ -764,15 +780,6 @@ class Findings:
         )
 
 
-def _parent_pattern(p: PatternInfo) -> str:
-    """Name the pattern whose time includes `p`'s (the deepest tree group that is one)."""
-    for segment in reversed(p.tree_group.split("/")):
-        if segment and segment != p.name:
-            if any(q.name == segment for q in patterns()):
-                return segment
-    return ""
-
-
 def _pandas() -> Any:
     try:
         import pandas as pd
@@ -781,14 +788,6 @@ def _pandas() -> Any:
             "this needs pandas: pip install pandas (or parjava[pandas])"
         ) from exc
     return pd
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
 
 
 def _describe(value: Any) -> Any:

@@ -4,8 +4,9 @@ OUT/<k>.npy (the raw rows), OUT/<k>.csv, OUT/<k>.json, OUT/<k>.txt (the text rep
 OUT/<k>.part.json (per-rank events read and received, and received without the
 collective reduction), OUT/<k>.pgas.npy (the rows with
 pgas_mpi_collectives, from a part opened with the collectives' calls, gathered in chunks of 7
-rows), OUT/<k>.merged.csv (parallel.scan_csv, chunks of 7 rows) and OUT/<k>.merged.json (the
-count it returned); then the interval
+rows), OUT/<k>.merged.csv (parallel.scan_csv, chunks of 7 rows), OUT/<k>.merged.json (the
+count it returned) and OUT/<k>.report.{json,text,html} (parallel.scan_write, chunks of 64 rows,
+top 10, 20 and 5); then the interval
 analysis of the first part (parjava.parallel.intervals) under each option set of
 INTERVAL_VARIANTS, written as OUT/<k>.intervals.<v>.json (every interval characteristic,
 executions, the text report)."""
@@ -43,6 +44,11 @@ for k, archive in enumerate(sys.argv[2:]):
     pgas = parallel.scan(archive, comm, eps=1e-7, pgas_mpi_collectives=True)
     # The CSV written by rank 0 as the chunks are merged, without holding the findings.
     written = parallel.scan_csv(part, out / f"{k}.merged.csv", comm, eps=1e-7)
+    # The other reports likewise: JSON rows per merged block, text and HTML from a summary
+    # (chunks of 64 rows: still several blocks per archive, at less cost per block).
+    parallel._GATHER_CHUNK = 64
+    for fmt, top in (("json", 10), ("text", 20), ("html", 5)):
+        parallel.scan_write(part, out / f"{k}.report.{fmt}", fmt, comm, top=top, eps=1e-7)
     parallel._GATHER_CHUNK = default
     if comm.rank == 0:
         np.save(out / f"{k}.pgas.npy", pgas.raw)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,6 +36,11 @@ def _mpirun() -> list[str]:
 def _text(path: Path) -> str:
     with open(path, encoding="utf-8", newline="") as f:  # CSV rows end in \r\n
         return f.read()
+
+
+def _without_wall_time(text: str) -> str:
+    """The report but for the scan's wall time (in the text and HTML reports)."""
+    return re.sub(r"scanned in [-+.e0-9]+ [a-z]+", "scanned in -", text)
 
 
 def _env() -> dict[str, str]:
@@ -94,6 +100,11 @@ def test_parallel_scan_equals_serial(ranks: int, tmp_path: Path, generated: Path
         assert _text(tmp_path / f"{k}.merged.csv") == serial.to_csv(), path
         assert json.loads((tmp_path / f"{k}.merged.json").read_text()) == len(serial)
         assert json.loads((tmp_path / f"{k}.json").read_text()) == json.loads(serial.to_json())
+        # Written by rank 0 from the merged chunks without holding the findings: the bytes.
+        assert _text(tmp_path / f"{k}.report.json") == serial.to_json(), path
+        for fmt, want in (("text", serial.report(top=20)), ("html", serial.to_html(top=5))):
+            got = _text(tmp_path / f"{k}.report.{fmt}")
+            assert _without_wall_time(got) == _without_wall_time(want), (path, fmt)
         # The text report, but for the scan's wall time on its first line.
         report = (tmp_path / f"{k}.txt").read_text().splitlines()
         assert report[1:] == serial.report(top=20).splitlines()[1:], path
@@ -143,6 +154,34 @@ def test_cli_mpi_writes_the_serial_csv(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr[-3000:]
     assert _text(out) == pj.scan(pj.Trace.open(path)).to_csv()
     assert run.stderr.count("findings written") == 1  # rank 0 alone writes
+
+
+def test_cli_mpi_writes_the_serial_reports(tmp_path: Path) -> None:
+    """JSON, text and HTML with --mpi: rank 0 writes the serial command's bytes (but for the
+    scan's wall time) as the rows are merged, and --fail-on checks the same totals."""
+    path = next(p for p in ARCHIVES if "stencil" in str(p))
+    serial = pj.scan(pj.Trace.open(path))
+    total = serial.total("late_sender")
+    assert total > 0
+    cmd = [*_mpirun(), "-np", "3", sys.executable, "-m", "parjava", "scan", str(path), "--mpi"]
+    for fmt, check, status in (("json", 2, 0), ("text", 0.5, 1), ("html", 2, 0)):
+        out = tmp_path / f"scan.{fmt}"
+        run = subprocess.run(
+            [*cmd, "--format", fmt, "-o", str(out), "--fail-on", f"late_sender:{total * check}"],
+            capture_output=True,
+            text=True,
+            env=_env(),
+            timeout=300,
+        )
+        assert run.returncode == status, run.stderr[-3000:]
+        assert run.stderr.count("findings written") == 1  # rank 0 alone writes
+        assert run.stderr.count("check failed") == status
+        want = {
+            "json": serial.to_json(),
+            "text": serial.report(top=10),
+            "html": serial.to_html(top=10),
+        }[fmt]
+        assert _without_wall_time(_text(out)) == _without_wall_time(want), fmt
 
 
 def test_cli_intervals_mpi_writes_the_serial_report(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from ..errors import UsageError
 from . import EXIT_FAILED_CHECK, EXIT_OK
 
 if TYPE_CHECKING:
+    from .._scan_summary import PatternTotals
     from ..scan import Findings
 
 EPILOG = """\
@@ -161,7 +162,7 @@ def _list_patterns() -> str:
     return "\n".join(lines).lstrip("\n") + "\n"
 
 
-def _check(findings: Findings, checks: list[FailOn]) -> list[str]:
+def _check(findings: Findings | PatternTotals, checks: list[FailOn]) -> list[str]:
     failed = []
     for check in checks:
         pattern = None if check.pattern.lower() == "all" else check.pattern
@@ -183,8 +184,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give the trace to scan (an OTF2 archive), or --list")
     if args.top < 1:
         raise UsageError("--top must be >= 1")
+    from .._scan_summary import chosen_patterns
     from ..machine import Machine
-    from ..scan import scan
+    from ..scan import patterns, scan
     from ..trace import Trace
 
     machine = Machine.load(args.machine) if args.machine else None
@@ -206,43 +208,44 @@ def run(args: argparse.Namespace) -> int:
         pgas_allocation_root=args.pgas_allocation_root,
         pgas_mpi_collectives=args.pgas_mpi_collectives,
     )
-    if args.mpi:
-        if args.correct_clocks:
-            raise UsageError("--correct-clocks is not available with --mpi; scan serially")
-        from ..parallel import scan as parallel_scan
-        from ..parallel import scan_csv
-
-        if args.format == "csv" and not args.fail_on:
-            # Written by rank 0 as the ranks' rows are merged: it never holds the findings.
-            written = scan_csv(args.trace, args.output or sys.stdout, **options)
-            if written is not None and args.output:
-                sys.stderr.write(f"parjava scan: {written} findings written to {args.output}\n")
-            return EXIT_OK
-        parallel = parallel_scan(args.trace, **options)
-        if parallel is None:
-            return EXIT_OK  # not rank 0: rank 0 reports
-        findings = parallel
-    else:
-        findings = scan(Trace.open(args.trace, correct_clocks=args.correct_clocks), **options)
     # Validate the --fail-on patterns before writing anything (an unknown name is exit 2).
     for check in args.fail_on:
         if check.pattern.lower() != "all":
-            findings.count(check.pattern)
-    if args.format == "csv":
-        # Written a block of rows at a time: the CSV of millions of findings is never held.
-        findings.write_csv(args.output or sys.stdout)
+            chosen_patterns(patterns(), check.pattern)
+    if args.mpi:
+        if args.correct_clocks:
+            raise UsageError("--correct-clocks is not available with --mpi; scan serially")
+        from ..parallel import scan_write
+
+        # Rank 0 writes the report as the ranks' rows are merged: it never holds the findings.
+        totals = scan_write(
+            args.trace,
+            args.output or sys.stdout,
+            args.format,
+            top=args.top,
+            source_dirs=args.source_dir,
+            **options,
+        )
+        if totals is None:
+            return EXIT_OK  # not rank 0: rank 0 reports
+        findings: Findings | PatternTotals = totals
     else:
-        if args.format == "html":
-            text = findings.to_html(top=args.top, source_dirs=args.source_dir)
+        findings = scan(Trace.open(args.trace, correct_clocks=args.correct_clocks), **options)
+        if args.format == "csv":
+            # Written a block of rows at a time: the CSV of millions of findings is never held.
+            findings.write_csv(args.output or sys.stdout)
         elif args.format == "json":
-            text = findings.to_json()
+            findings.write_json(args.output or sys.stdout)
         else:
-            text = findings.report(top=args.top)
-        if args.output:
-            with open(args.output, "w", encoding="utf-8", newline="") as out:
-                out.write(text)
-        else:
-            sys.stdout.write(text)
+            if args.format == "html":
+                text = findings.to_html(top=args.top, source_dirs=args.source_dir)
+            else:
+                text = findings.report(top=args.top)
+            if args.output:
+                with open(args.output, "w", encoding="utf-8", newline="") as out:
+                    out.write(text)
+            else:
+                sys.stdout.write(text)
     if args.output:
         sys.stderr.write(f"parjava scan: {len(findings)} findings written to {args.output}\n")
     failed = _check(findings, args.fail_on)
