@@ -116,3 +116,30 @@ def test_arguments_no_parameter_reads_are_named(model: pj.SourceModel) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert model.arguments(["./setup", "700", "20"])["argv1"] == 700
+
+
+VCYCLE = Path(__file__).resolve().parents[1] / "programs" / "records" / "vcycle.c"
+
+
+def test_a_recursion_whose_depth_is_data_replays_its_measured_period(
+    tmp_path: Path,
+) -> None:
+    """HPCG's V-cycle recurses while a level has a coarser one: np 1 measures the branch taken
+    three times and then not, in every cycle. The model keeps that period (`taken_cycle`) and
+    replays it at any np, so the recursion is interpreted without opaque_recursion and every
+    level runs as often as in the program; the levels' sizes, set in the recursive build(),
+    are data the estimation measures rather than a field the model holds at 0."""
+    run = ["./vcycle", "6", "200000"]
+    m = pj.build_model(VCYCLE, ["-O2"], argv=run)
+    messages = [d.message for d in m.diagnostics]
+    assert any("'Level::n' is assigned in build()" in t for t in messages), messages
+    m.estimate(run=run, np=1, directory=tmp_path)
+    guard = next(n for n in m.nodes() if n.get("label") == "if l->coarse != NULL")
+    assert guard["taken_cycle"] == [1, 1, 1, 0]
+    smooth = next(n for n in m.nodes() if n.get("label") == "for i < l->n")
+    for np, cycles in ((1, 6), (2, 18), (3, 9)):
+        pred = pj.interpret(m, MACHINE, np=np, params=m.arguments([run[0], str(cycles), run[2]]))
+        freq = {r["id"]: r["freq"] for r in pred.nodes(np)}
+        # Per V-cycle and rank: 4 levels descend (4 tests), 7 smooths (4 down, 3 up).
+        assert freq[guard["id"]] == 4 * cycles * np
+        assert freq[smooth["id"]] == 7 * cycles * np

@@ -169,6 +169,22 @@ private:
 
   // A condition of `c` that decides whether control passes (a do-while's body runs once
   // whatever its condition; a `for` without a condition is left only by a jump).
+  // An opaque if that replays measured outcomes with a "not taken" in every period (HPCG's
+  // V-cycle: taken 3 times, then not) bounds the recursion it guards as a computed test does:
+  // the depth is the measured one.
+  bool replays_an_end(const Node &node) const {
+    if (node.kind != NodeKind::If && node.kind != NodeKind::IfElse) {
+      return false;
+    }
+    const auto ends = [](const std::vector<std::int64_t> &seq) {
+      return std::find(seq.begin(), seq.end(), 0) != seq.end();
+    };
+    if (node.taken_by_rank.size() == static_cast<std::size_t>(options_.processes)) {
+      return std::all_of(node.taken_by_rank.begin(), node.taken_by_rank.end(), ends);
+    }
+    return !node.taken_cycle.empty() && ends(node.taken_cycle);
+  }
+
   void consider(NodeIndex c, bool &computed, std::vector<NodeIndex> &opaque) const {
     const Node &node = m_.nodes[c];
     const bool is_opaque = node.opaque.kind != model::Opaque::Kind::None;
@@ -178,9 +194,9 @@ private:
     case NodeKind::While:
     case NodeKind::For:
     case NodeKind::Switch:
-      if (is_opaque) {
+      if (is_opaque && !replays_an_end(node)) {
         opaque.push_back(c);
-      } else if (!node.cond.empty() || !node.value.empty()) {
+      } else if (is_opaque || !node.cond.empty() || !node.value.empty()) {
         computed = true;
       }
       break;

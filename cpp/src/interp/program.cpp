@@ -433,7 +433,9 @@ private:
       assignments(n, node.init, "init");
     }
     const std::int32_t measured =
-        node.kind == NodeKind::DoWhile ? -1 : measured_sequence(n, node.trips_by_rank, "trips");
+        node.kind == NodeKind::DoWhile
+            ? -1
+            : measured_or_cycle(n, node.trips_by_rank, node.trips_cycle, "trips");
     if (measured >= 0) {
       add(Code::MeasuredTripsStart, n, static_cast<std::uint32_t>(measured));
       if (!trips) {
@@ -517,6 +519,23 @@ private:
     t.count_slot = hidden(ValueType::Int);
     t.counter_slot = hidden(ValueType::Int);
     counters_[function_].push_back(t.counter_slot); // per activation; the count is per thread
+    p_.measured_sequences.push_back(std::move(t));
+    return static_cast<std::int32_t>(p_.measured_sequences.size() - 1);
+  }
+
+  // The per-rank sequences at their np; elsewhere the period every rank repeated, if any, for
+  // every rank (docs/model-schema.md "Measured decisions").
+  std::int32_t measured_or_cycle(NodeIndex n, const std::vector<std::vector<std::int64_t>> &seqs,
+                                 const std::vector<std::int64_t> &cycle, const char *what) {
+    const std::int32_t measured = measured_sequence(n, seqs, what);
+    if (measured >= 0 || cycle.empty()) {
+      return measured;
+    }
+    MeasuredSequence t;
+    t.values.assign(static_cast<std::size_t>(options_.processes), cycle);
+    t.count_slot = hidden(ValueType::Int);
+    t.counter_slot = hidden(ValueType::Int);
+    counters_[function_].push_back(t.counter_slot);
     p_.measured_sequences.push_back(std::move(t));
     return static_cast<std::int32_t>(p_.measured_sequences.size() - 1);
   }
@@ -765,7 +784,8 @@ private:
       add(Code::Enter, n);
       open_target(n);
       cond_time(n);
-      const std::int32_t measured = measured_sequence(n, node.taken_by_rank, "outcomes");
+      const std::int32_t measured =
+          measured_or_cycle(n, node.taken_by_rank, node.taken_cycle, "outcomes");
       const std::uint32_t measured_test =
           measured >= 0 ? add(Code::MeasuredBranch, n, static_cast<std::uint32_t>(measured))
                         : UINT32_MAX;

@@ -664,6 +664,24 @@ private:
         }
       }
     }
+    if (!node.trips_cycle.empty()) {
+      if (node.kind != NodeKind::For && node.kind != NodeKind::While) {
+        fail(n, "trips_cycle", "only for and while loops replay trip counts");
+      }
+      if (std::any_of(node.trips_cycle.begin(), node.trips_cycle.end(),
+                      [](std::int64_t t) { return t < 0; })) {
+        fail(n, "trips_cycle", "trip counts must be >= 0");
+      }
+    }
+    if (!node.taken_cycle.empty()) {
+      if (node.kind != NodeKind::If && node.kind != NodeKind::IfElse) {
+        fail(n, "taken_cycle", "only if statements have outcomes");
+      }
+      if (std::any_of(node.taken_cycle.begin(), node.taken_cycle.end(),
+                      [](std::int64_t t) { return t != 0 && t != 1; })) {
+        fail(n, "taken_cycle", "outcomes must be 0 or 1");
+      }
+    }
     switch (node.kind) {
     case NodeKind::Sequence:
       break;

@@ -205,6 +205,21 @@ std::vector<Assignment> read_assignments(FieldReader &r, std::string_view field)
   return out;
 }
 
+std::vector<std::int64_t> read_cycle(const Json &values, FieldReader &r, const std::string &field) {
+  if (!values.is_array() || values.empty()) {
+    r.fail(field, "must be a non-empty list of integer values");
+  }
+  std::vector<std::int64_t> out;
+  out.reserve(values.size());
+  for (const auto &x : values) {
+    if (!x.is_number_integer()) {
+      r.fail(field, "must be a non-empty list of integer values");
+    }
+    out.push_back(x.get<std::int64_t>());
+  }
+  return out;
+}
+
 SourceRange read_source(FieldReader &r, std::string_view field = "source") {
   SourceRange s;
   const Json *v = r.get(field);
@@ -502,6 +517,14 @@ void read_node(const Json &j, Model &m, std::vector<PendingChildren> &pending,
         t != nullptr && (node.kind == NodeKind::If || node.kind == NodeKind::IfElse)) {
       node.taken_by_rank = read_sequences(*t, nr, "taken_by_rank");
     }
+    if (const Json *t = nr.get("trips_cycle");
+        t != nullptr && node.kind != NodeKind::If && node.kind != NodeKind::IfElse) {
+      node.trips_cycle = read_cycle(*t, nr, "trips_cycle");
+    }
+    if (const Json *t = nr.get("taken_cycle");
+        t != nullptr && (node.kind == NodeKind::If || node.kind == NodeKind::IfElse)) {
+      node.taken_cycle = read_cycle(*t, nr, "taken_cycle");
+    }
     node.cond_time = read_time(nr, "cond_time");
     break;
   case NodeKind::For:
@@ -511,6 +534,9 @@ void read_node(const Json &j, Model &m, std::vector<PendingChildren> &pending,
     node.opaque = read_opaque(nr);
     if (const Json *t = nr.get("trips_by_rank")) {
       node.trips_by_rank = read_sequences(*t, nr, "trips_by_rank");
+    }
+    if (const Json *t = nr.get("trips_cycle")) {
+      node.trips_cycle = read_cycle(*t, nr, "trips_cycle");
     }
     node.cond_time = read_time(nr, "cond_time");
     break;

@@ -158,6 +158,12 @@ OrderedJson node_json(const Model &m, const Node &n) {
     if (!n.taken_by_rank.empty()) {
       o["taken_by_rank"] = n.taken_by_rank;
     }
+    if (!n.trips_cycle.empty()) {
+      o["trips_cycle"] = n.trips_cycle;
+    }
+    if (!n.taken_cycle.empty()) {
+      o["taken_cycle"] = n.taken_cycle;
+    }
     put_time("cond_time", n.cond_time);
     break;
   case NodeKind::Switch: {

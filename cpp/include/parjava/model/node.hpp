@@ -180,6 +180,11 @@ struct Node {
   // The same for an opaque if that guards communication: taken_by_rank[r] is the sequence of
   // outcomes (1 taken, 0 not) of rank r's evaluations.
   std::vector<std::vector<std::int64_t>> taken_by_rank;
+  // A period every rank's measured sequence repeats (docs/model-schema.md "Measured decisions"):
+  // replayed, cycled, by every rank at any np where the sequences above do not apply. HPCG's
+  // V-cycle recurses while `A.mgData != 0`: taken, taken, taken, not taken, per cycle.
+  std::vector<std::int64_t> trips_cycle;
+  std::vector<std::int64_t> taken_cycle;
   Expression value;              // switch selector
   std::vector<SwitchCase> cases; // switch, parallel to children
   Expression tasks;              // task group: number of tasks (default nthreads)
