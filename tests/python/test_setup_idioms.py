@@ -143,3 +143,22 @@ def test_a_recursion_whose_depth_is_data_replays_its_measured_period(
         # Per V-cycle and rank: 4 levels descend (4 tests), 7 smooths (4 down, 3 up).
         assert freq[guard["id"]] == 4 * cycles * np
         assert freq[smooth["id"]] == 7 * cycles * np
+
+
+SOLVES = Path(__file__).resolve().parents[1] / "programs" / "records" / "solves.c"
+
+
+def test_a_short_run_of_data_iteration_counts_is_replayed_whole(tmp_path: Path) -> None:
+    """Three solves iterate 4, 10 and 7 times, a count the model cannot compute, and only the
+    second reduces per iteration (HPCG's CG: 50, 11, 50, 11, 1, 1 iterations, the 11s
+    preconditioned). One round at np 1 keeps the whole sequence; four rounds at np 2 replay
+    it, so the reductions run 10 times per round, not the mean 7 a draw would give."""
+    m = pj.build_model(SOLVES, ["-O2"], argv=["./solves", "1"])
+    m.estimate(run=["./solves", "1"], np=1, directory=tmp_path)
+    loop = next(n for n in m.nodes() if n.get("label") == "while residual > tolerance")
+    assert loop["trips_cycle"] == [4, 10, 7]
+    reduce = next(n for n in m.nodes() if n.get("op") == "MPI_Allreduce")
+    pred = pj.interpret(m, MACHINE, np=2, params=m.arguments(["./solves", "4"]))
+    freq = {r["id"]: r["freq"] for r in pred.nodes(2)}
+    assert freq[reduce["id"]] == 2 * 4 * 10
+    assert freq[loop["id"]] == 2 * 4 * 3
