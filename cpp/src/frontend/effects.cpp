@@ -1,5 +1,7 @@
 #include "effects.hpp"
 
+#include "hidden_writes.hpp"
+
 #include <clang/AST/DeclCXX.h>
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/RecursiveASTVisitor.h>
@@ -722,106 +724,6 @@ void cartesian(const ClassifiedCall &call, VariableResolver &vars, std::vector<E
 }
 
 } // namespace
-
-// A record an external function returns (div_t from div(), a struct from a library) is written
-// with values the model cannot know, and a field of a record is one variable per field, shared
-// by every object of the type (variables.cpp): so the call makes every arithmetic field of the
-// type data. HPCG's ComputePrimeFactors loops `while (1) { r = div(n, d); if (r.rem == 0) {
-// ...; continue; } break; }`: without this `r.rem` stayed 0 in the model and rank 3 of 4 looped
-// forever. Records of the C++ library (std::string, iterators) keep no model variables.
-void returned_record_fields(const ClassifiedCall &call, VariableResolver &vars,
-                            std::vector<Effect> &out, const clang::RecordDecl *record,
-                            const std::string &spelling, int depth) {
-  if (record == nullptr || depth > 3) {
-    return;
-  }
-  record = record->getDefinition();
-  if (record == nullptr || record->isInStdNamespace()) {
-    return;
-  }
-  for (const clang::FieldDecl *field : record->fields()) {
-    const clang::QualType type = field->getType().getCanonicalType();
-    if (const clang::RecordDecl *inner = type->getAsRecordDecl()) {
-      returned_record_fields(call, vars, out, inner, spelling, depth + 1);
-      continue;
-    }
-    if (!type->isIntegralOrEnumerationType() && !type->isRealFloatingType()) {
-      continue;
-    }
-    const VarId v = vars.declare(field);
-    if (v != kNoVar) {
-      out.push_back(
-          havoc(v, "returned in a " + spelling + " by " + call.name + "() (an external function)",
-                call.expr->getBeginLoc()));
-    }
-  }
-}
-
-// What a function the model measures in place (a recursive one: mark_recursive_functions) and
-// the functions it calls assign, in globals and fields: the model never runs those statements,
-// so the values are data. A linked hierarchy built recursively -- `l->n = n; l->coarse =
-// build(levels - 1, n / 8);` -- left the field `n` at 0 in the model, and every loop bounded by
-// it ran zero times (the self-check missed by 90 %).
-class AssignedTargets : public clang::RecursiveASTVisitor<AssignedTargets> {
-public:
-  bool VisitBinaryOperator(clang::BinaryOperator *op) {
-    if (op->isAssignmentOp()) {
-      targets.push_back(op->getLHS());
-    }
-    return true;
-  }
-  bool VisitUnaryOperator(clang::UnaryOperator *op) {
-    if (op->isIncrementDecrementOp()) {
-      targets.push_back(op->getSubExpr());
-    }
-    return true;
-  }
-  bool VisitCallExpr(clang::CallExpr *call) {
-    callees.push_back(call->getDirectCallee());
-    return true;
-  }
-  std::vector<const clang::Expr *> targets;
-  std::vector<const clang::FunctionDecl *> callees;
-};
-
-void in_place_writes(const ClassifiedCall &call, FunctionId first, VariableResolver &vars,
-                     std::vector<Effect> &out) {
-  Program &program = vars.program();
-  std::set<FunctionId> seen{first};
-  std::vector<FunctionId> work{first};
-  std::set<VarId> written;
-  while (!work.empty()) {
-    const FunctionId g = work.back();
-    work.pop_back();
-    const FunctionInfo &fn = program.functions[g];
-    if (fn.decl->getBody() == nullptr) {
-      continue;
-    }
-    AssignedTargets found;
-    found.TraverseStmt(fn.decl->getBody());
-    VariableResolver resolver(program, *fn.context, g);
-    for (const clang::Expr *target : found.targets) {
-      const VarId v = resolver.lvalue(target);
-      if (v != kNoVar && (program.variables[v].scope == VarScope::Global ||
-                          program.variables[v].scope == VarScope::Field)) {
-        written.insert(v);
-      }
-    }
-    for (const clang::FunctionDecl *callee : found.callees) {
-      const FunctionId h = program.callee_of(callee);
-      if (h != kNoFunction && seen.insert(h).second) {
-        work.push_back(h);
-      }
-    }
-  }
-  for (VarId v : written) {
-    out.push_back(havoc(v,
-                        "assigned in " + call.name +
-                            "(), which the model measures in place (it is recursive) and so "
-                            "never runs",
-                        call.expr->getBeginLoc()));
-  }
-}
 
 std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &vars) {
   std::vector<Effect> out;
