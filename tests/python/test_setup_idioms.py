@@ -63,8 +63,8 @@ def test_peers_np1_never_saw_are_named_when_the_model_deadlocks(model: pj.Source
         pj.interpret(model, MACHINE, np=2, params=model.arguments(RUN))
     text = str(caught.value)
     assert "the program itself need not deadlock" in text
-    assert "MPI_Irecv" in text and "setup.cpp:72" in text
-    assert "MPI_Isend" in text and "setup.cpp:73" in text
+    assert "MPI_Irecv" in text and "setup.cpp:79" in text
+    assert "MPI_Isend" in text and "setup.cpp:80" in text
     assert "estimate at np 2" in text
 
 
@@ -107,7 +107,8 @@ def test_a_rank_that_never_communicates_can_be_interrupted(tmp_path: Path) -> No
 def test_arguments_no_parameter_reads_are_named(model: pj.SourceModel) -> None:
     """An argument the model does not read (HPCG's `--nx=64`, parsed into an array) cannot
     change the prediction: a command line that differs from the estimation run's there says so,
-    while one that differs only at read positions is quiet."""
+    while one that differs only at read positions is quiet (an environment variable the program
+    reads, as PRK's header reads PRK_ALIGNMENT, is not a position and says nothing)."""
     with pytest.warns(UserWarning, match=r"'--verbose' \(absent then\).*no model parameter"):
         params = model.arguments([*RUN, "--verbose"])
     assert params == {"argc": 4, "argv1": 600, "argv2": 10}
@@ -116,6 +117,8 @@ def test_arguments_no_parameter_reads_are_named(model: pj.SourceModel) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert model.arguments(["./setup", "700", "20"])["argv1"] == 700
+    spec = model._doc["parameters"]["syncs"]
+    assert spec["origin"] == "environment" and spec["value"] == 1
 
 
 VCYCLE = Path(__file__).resolve().parents[1] / "programs" / "records" / "vcycle.c"

@@ -150,6 +150,31 @@ bool is_input_conversion(const clang::Expr *value, const CallClassifier &calls,
   return calls.classify(e, context).kind == CallClass::InputNumber;
 }
 
+// Where the number an input conversion reads comes from: "environment" when its text is
+// getenv()'s, directly or through a local initialised with it (PRK's header reads
+// `char *temp = getenv("PRK_ALIGNMENT"); int a = (temp != NULL) ? atoi(temp) : 64;`), else
+// "argv". An environment variable is no position of the command line, so Model.arguments() has
+// nothing to say about it; the estimation measures its value.
+std::string input_origin(const clang::Expr *value) {
+  const clang::Expr *e = value->IgnoreParenCasts();
+  if (const auto *cond = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
+    const std::string t = input_origin(cond->getTrueExpr());
+    return t == "environment" ? t : input_origin(cond->getFalseExpr());
+  }
+  const auto *call = llvm::dyn_cast<clang::CallExpr>(e);
+  if (call == nullptr || call->getNumArgs() == 0) {
+    return "argv";
+  }
+  const clang::Expr *text = call->getArg(0)->IgnoreParenCasts();
+  if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(text)) {
+    const auto *local = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
+    text = local != nullptr && local->hasInit() ? local->getInit()->IgnoreParenCasts() : text;
+  }
+  const auto *source = llvm::dyn_cast<clang::CallExpr>(text);
+  const clang::FunctionDecl *callee = source != nullptr ? source->getDirectCallee() : nullptr;
+  return callee != nullptr && callee->getName() == "getenv" ? "environment" : "argv";
+}
+
 const clang::Expr *strip(const clang::Expr *e) {
   if (e == nullptr) {
     return nullptr;
@@ -198,7 +223,7 @@ public:
     }
     if (op->getOpcode() == clang::BO_Assign &&
         is_input_conversion(op->getRHS(), calls_, vars_.context())) {
-      out_.push_back(input(vars_, var, "argv",
+      out_.push_back(input(vars_, var, input_origin(op->getRHS()),
                            source_text(op->getRHS()->IgnoreParenCasts(), vars_.context(), 60),
                            source_text(op->getLHS(), vars_.context(), 200), op->getOperatorLoc()));
       return true;
@@ -270,7 +295,7 @@ public:
       return true;
     }
     if (is_input_conversion(init, calls_, vars_.context())) {
-      out_.push_back(input(vars_, var, "argv",
+      out_.push_back(input(vars_, var, input_origin(init),
                            source_text(init->IgnoreParenCasts(), vars_.context(), 60),
                            decl->getNameAsString(), decl->getLocation()));
       return true;

@@ -12,6 +12,7 @@
 struct Params {
   int n;
   int steps;
+  int syncs;
   int rank;
   int size;
 };
@@ -21,6 +22,9 @@ static int init(int *argc_p, char ***argv_p, Params &params) {
   char **argv = *argv_p;
   params.n = argc > 1 ? atoi(argv[1]) : 64;
   params.steps = argc > 2 ? atoi(argv[2]) : 10;
+  // An environment variable, as PRK's header reads PRK_ALIGNMENT: no position of argv.
+  char *syncs = getenv("SETUP_SYNCS");
+  params.syncs = (syncs != NULL) ? atoi(syncs) : 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &params.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &params.size);
   return 0;
@@ -49,6 +53,9 @@ int main(int argc, char **argv) {
   Params params;
   init(&argc, &argv, params);
   const int factor = largest_factor(params.size);
+  for (int k = 0; k < params.syncs; ++k) {
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
   const int n = params.n;
   double *a = static_cast<double *>(malloc(sizeof(double) * n * n));
   for (int i = 0; i < n * n; ++i) {
