@@ -15,6 +15,15 @@
 
 namespace parjava::frontend {
 
+Effect havoc(VarId var, std::string reason, clang::SourceLocation where) {
+  Effect e;
+  e.kind = Effect::Kind::Havoc;
+  e.var = var;
+  e.text = std::move(reason);
+  e.location = where;
+  return e;
+}
+
 namespace {
 
 // The variable whose address an argument passes (&x), kNoVar otherwise.
@@ -53,15 +62,6 @@ void array_cell_copies(const clang::Expr *arg, const AliasTarget &cell, Variable
     }
     out.push_back(std::move(copy));
   }
-}
-
-Effect havoc(VarId var, std::string reason, clang::SourceLocation where) {
-  Effect e;
-  e.kind = Effect::Kind::Havoc;
-  e.var = var;
-  e.text = std::move(reason);
-  e.location = where;
-  return e;
 }
 
 // Program inputs (issue 12): an Input effect and the InputSite that says how it is read.

@@ -37,6 +37,9 @@ bool is_comm_world(const clang::Expr *comm, const clang::ASTContext &context);
 // kNoVar for world (the builtins rank and size) and for any other call.
 VarId comm_query_output(const ClassifiedCall &call, VariableResolver &vars);
 
+// A definition with a value the model cannot know: `var` becomes data, for `reason`.
+Effect havoc(VarId var, std::string reason, clang::SourceLocation where);
+
 // The macro an expression was written as (MPI_DOUBLE, MPI_ANY_SOURCE), "" if none.
 std::string macro_name(const clang::Expr *expr, const clang::ASTContext &context);
 

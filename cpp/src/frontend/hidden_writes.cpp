@@ -1,23 +1,12 @@
 #include "hidden_writes.hpp"
 
+#include "effects.hpp"
+
 #include <clang/AST/RecursiveASTVisitor.h>
 
 #include <set>
 
 namespace parjava::frontend {
-
-namespace {
-
-Effect hidden_write(VarId var, std::string reason, clang::SourceLocation where) {
-  Effect e;
-  e.kind = Effect::Kind::Havoc;
-  e.var = var;
-  e.text = std::move(reason);
-  e.location = where;
-  return e;
-}
-
-} // namespace
 
 // A record an external function returns (div_t from div(), a struct from a library) is written
 // with values the model cannot know, and a field of a record is one variable per field, shared
@@ -46,9 +35,9 @@ void returned_record_fields(const ClassifiedCall &call, VariableResolver &vars,
     }
     const VarId v = vars.declare(field);
     if (v != kNoVar) {
-      out.push_back(hidden_write(
-          v, "returned in a " + spelling + " by " + call.name + "() (an external function)",
-          call.expr->getBeginLoc()));
+      out.push_back(
+          havoc(v, "returned in a " + spelling + " by " + call.name + "() (an external function)",
+                call.expr->getBeginLoc()));
     }
   }
 }
@@ -115,11 +104,11 @@ void in_place_writes(const ClassifiedCall &call, FunctionId first, VariableResol
     }
   }
   for (VarId v : written) {
-    out.push_back(hidden_write(v,
-                               "assigned in " + call.name +
-                                   "(), which the model measures in place (it is recursive) and so "
-                                   "never runs",
-                               call.expr->getBeginLoc()));
+    out.push_back(havoc(v,
+                        "assigned in " + call.name +
+                            "(), which the model measures in place (it is recursive) and so "
+                            "never runs",
+                        call.expr->getBeginLoc()));
   }
 }
 

@@ -514,8 +514,13 @@ private:
       }
       return -1;
     }
+    return replayed(seqs);
+  }
+
+  // A sequence per rank to replay, with its slots: the index into Program::measured_sequences.
+  std::int32_t replayed(std::vector<std::vector<std::int64_t>> values) {
     MeasuredSequence t;
-    t.values = seqs;
+    t.values = std::move(values);
     t.count_slot = hidden(ValueType::Int);
     t.counter_slot = hidden(ValueType::Int);
     counters_[function_].push_back(t.counter_slot); // per activation; the count is per thread
@@ -531,13 +536,8 @@ private:
     if (measured >= 0 || cycle.empty()) {
       return measured;
     }
-    MeasuredSequence t;
-    t.values.assign(static_cast<std::size_t>(options_.processes), cycle);
-    t.count_slot = hidden(ValueType::Int);
-    t.counter_slot = hidden(ValueType::Int);
-    counters_[function_].push_back(t.counter_slot);
-    p_.measured_sequences.push_back(std::move(t));
-    return static_cast<std::int32_t>(p_.measured_sequences.size() - 1);
+    return replayed(std::vector<std::vector<std::int64_t>>(
+        static_cast<std::size_t>(options_.processes), cycle));
   }
 
   void emit_switch(NodeIndex n) {
