@@ -161,6 +161,11 @@ def culprits(inst: dict[str, Any], output: str) -> list[Culprit]:
     kinds = {int(p["slot"]): p["kind"] for p in json.loads(inst["plan"])["probes"]}
     placed = {int(p["slot"]): p for p in inst["locations"]}
     copies = {os.path.realpath(s["original"]): s["instrumented"] for s in inst["sources"]}
+    # The program's headers are copied with one '#line 1' line before the user's line 1.
+    offsets = dict.fromkeys(copies.values(), _HEADER_LINES)
+    for h in inst.get("headers", []):
+        copies[os.path.realpath(h["original"])] = h["instrumented"]
+        offsets[h["instrumented"]] = 1
     lines_of: dict[str, list[str]] = {}
     found: list[Culprit] = []
     seen: set[str] = set()
@@ -170,7 +175,7 @@ def culprits(inst: dict[str, Any], output: str) -> list[Culprit]:
         if copy not in lines_of:
             lines_of[copy] = Path(copy).read_text(errors="replace").splitlines()
         text = lines_of[copy]
-        at = line + _HEADER_LINES
+        at = line + offsets[copy]
         slots = []
         if 0 < at <= len(text):
             for s in _SLOT.finditer(text[at - 1]):

@@ -155,6 +155,15 @@ PYBIND11_MODULE(_frontend, m) {
           files.append(f);
         }
         out["sources"] = files;
+        py::list headers;
+        for (const auto &h : inst.headers) {
+          py::dict d;
+          d["original"] = h.original;
+          d["instrumented"] = h.instrumented;
+          d["probed"] = h.probed;
+          headers.append(d);
+        }
+        out["headers"] = headers;
         py::list locations;
         for (const auto &l : inst.locations) {
           py::dict d;

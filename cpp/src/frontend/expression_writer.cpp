@@ -525,6 +525,30 @@ WriteResult ExpressionWriter::datatype_size(const clang::Expr *datatype, Functio
       return datatype_size(pick ? choice->getTrueExpr() : choice->getFalseExpr(), f);
     }
   }
+  // `TypeTraits<T>::mpi_type()` (miniFE), a function whose body is `return MPI_INT;`: the
+  // C++ way to map a template's type to its MPI datatype.
+  if (const auto *call = llvm::dyn_cast<clang::CallExpr>(e)) {
+    const clang::FunctionDecl *callee = call->getDirectCallee();
+    const clang::FunctionDecl *def = callee != nullptr ? callee->getDefinition() : nullptr;
+    const auto *body =
+        def != nullptr ? llvm::dyn_cast_or_null<clang::CompoundStmt>(def->getBody()) : nullptr;
+    if (body != nullptr && body->size() == 1 && &def->getASTContext() == &ctx) {
+      if (const auto *ret = llvm::dyn_cast<clang::ReturnStmt>(body->body_front());
+          ret != nullptr && ret->getRetValue() != nullptr) {
+        const clang::Expr *value = ret->getRetValue()->IgnoreParenCasts();
+        if (const std::string inner = macro_name(ret->getRetValue(), ctx); !inner.empty()) {
+          if (const auto size = mpi_datatype_size(inner)) {
+            return ok(std::to_string(*size));
+          }
+        }
+        if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(value)) {
+          if (const auto size = mpi_datatype_size(ref->getDecl()->getNameAsString())) {
+            return ok(std::to_string(*size));
+          }
+        }
+      }
+    }
+  }
   if (const auto *unary = llvm::dyn_cast<clang::UnaryOperator>(e)) {
     e = unary->getSubExpr()->IgnoreParenCasts();
   }

@@ -776,7 +776,7 @@ private:
         // broadcast, the constant the root sends (`if (rank == 0) n = 10; MPI_Bcast(&n, ...)`).
         if (site.how == "option" || site.how == "argv" || site.how == "annotation" ||
             site.how == "broadcast") {
-          fresh.program_default = value_before(site);
+          fresh.program_default = site.given_default ? site.given_default : value_before(site);
         }
         by_var[site.var] = p_.parameters.size();
         p_.parameters.push_back(std::move(fresh));

@@ -21,6 +21,7 @@
 #include <clang/AST/StmtOpenMP.h>
 #include <clang/Basic/SourceManager.h>
 
+#include "header_mirror.hpp"
 #include "model_emitter.hpp"
 #include "parjava/error.hpp"
 #include "probe_runtime.hpp"
@@ -119,14 +120,26 @@ public:
           l.file = loc.getFilename();
           l.line = loc.getLine();
         }
+        // A probe in a header: the instrumenter names the header's mirror copy here.
+        const clang::FileID file = sm_.getFileID(sm_.getExpansionLoc(node.range.getBegin()));
+        if (file != sm_.getMainFileID() && sm_.getFileEntryForID(file) != nullptr) {
+          l.instrumented = sm_.getFileEntryForID(file)->tryGetRealPathName().str();
+        }
         locations.push_back(std::move(l));
       }
     }
     std::vector<SourceEdits::ExpandedUse> expanded;
-    std::string text = edits_.result(&expanded);
+    header_pieces_ = edits_.pieces(&expanded);
     report_expansions(expanded);
-    const std::string original =
-        sm_.getFileEntryForID(sm_.getMainFileID())->tryGetRealPathName().str();
+    const std::string original = edits_.main_path();
+    const auto main_pieces = header_pieces_.find(original);
+    std::string text =
+        SourceEdits::apply(sm_.getBufferData(sm_.getMainFileID()),
+                           main_pieces == header_pieces_.end() ? std::vector<SourceEdits::Piece>{}
+                                                               : main_pieces->second);
+    if (main_pieces != header_pieces_.end()) {
+      header_pieces_.erase(main_pieces);
+    }
     std::string declarations;
     for (const auto &[f, d] : declarations_) {
       declarations += d;
@@ -142,6 +155,11 @@ public:
     }
     return "#include \"parjava_probes.h\"\n" + declarations + "#line 1 \"" + original + "\"\n" +
            text + (exports.empty() ? "" : "\n" + exports);
+  }
+
+  // The edits of the program's own headers, by real path (after run()).
+  [[nodiscard]] std::map<std::string, std::vector<SourceEdits::Piece>> &header_pieces() {
+    return header_pieces_;
   }
 
   // Lines the dispatch declarations add before the original text (one per declaration).
@@ -182,17 +200,22 @@ private:
   }
 
   // One note per source file: which macro uses were written out expanded, and why.
-  void report_expansions(const std::vector<SourceEdits::ExpandedUse> &uses) {
-    if (uses.empty()) {
-      return;
+  void report_expansions(const std::vector<SourceEdits::ExpandedUse> &all) {
+    std::map<std::string, std::vector<SourceEdits::ExpandedUse>> by_file;
+    for (const SourceEdits::ExpandedUse &u : all) {
+      by_file[u.file].push_back(u);
     }
+    for (const auto &[file, uses] : by_file) {
+      report_expansions(file, uses);
+    }
+  }
+
+  void report_expansions(const std::string &file,
+                         const std::vector<SourceEdits::ExpandedUse> &uses) {
     Diagnostic d;
     d.kind = DiagnosticKind::Estimation;
     d.severity = Severity::Note;
-    const auto ploc = sm_.getPresumedLoc(sm_.getLocForStartOfFile(sm_.getMainFileID()));
-    if (ploc.isValid()) {
-      d.file = ploc.getFilename();
-    }
+    d.file = file;
     d.line = uses.front().line;
     std::string list;
     for (std::size_t i = 0; i < uses.size() && i < 4; ++i) {
@@ -713,6 +736,7 @@ private:
   clang::ASTContext &ctx_;
   clang::SourceManager &sm_;
   SourceEdits edits_;
+  std::map<std::string, std::vector<SourceEdits::Piece>> header_pieces_;
   std::map<FunctionId, std::string> declarations_; // dispatch targets named by assembler label
   std::vector<Diagnostic> &diagnostics_;
   std::vector<Pending> pending_;
@@ -765,6 +789,7 @@ Instrumentation instrument(const BuildOptions &options, const std::string &direc
   out.directory = fs::absolute(directory).string();
   std::set<std::string> names;
   std::set<std::uint32_t> unplaced;
+  HeaderMirror mirror(fs::path(out.directory) / "include");
   for (std::size_t u = 0; u < a->parsed.units.size(); ++u) {
     clang::ASTUnit &unit = *a->parsed.units[u];
     std::vector<const ProbeSite *> sites;
@@ -788,12 +813,22 @@ Instrumentation instrument(const BuildOptions &options, const std::string &direc
     const fs::path path = fs::path(out.directory) / name;
     write_file(path, text);
     for (ProbeLocation &l : locations) {
-      l.instrumented = path.string();
-      l.instrumented_line = l.line + kHeaderLines + rewriter.declaration_lines();
+      if (!l.instrumented.empty()) { // in a header: line k of its mirror is line k + 1
+        l.instrumented = mirror.copy(l.instrumented).string();
+        l.instrumented_line = l.line + 1;
+      } else {
+        l.instrumented = path.string();
+        l.instrumented_line = l.line + kHeaderLines + rewriter.declaration_lines();
+      }
       out.locations.push_back(std::move(l));
     }
-    // The functions written in this file, so a compiler error's line names one.
+    for (auto &[header, pieces] : rewriter.header_pieces()) {
+      mirror.edit(header, std::move(pieces));
+    }
     const clang::SourceManager &sm = unit.getASTContext().getSourceManager();
+    mirror.add_headers_of(sm);
+    // The functions written in this file and its own headers, so a compiler error's line names
+    // one.
     for (const FunctionInfo &fn : a->program.functions) {
       if (fn.context != &unit.getASTContext() || fn.decl == nullptr || !fn.decl->hasBody()) {
         continue;
@@ -801,11 +836,18 @@ Instrumentation instrument(const BuildOptions &options, const std::string &direc
       const clang::SourceRange r = fn.decl->getSourceRange();
       const clang::SourceLocation b = sm.getExpansionLoc(r.getBegin());
       const clang::SourceLocation e = sm.getExpansionLoc(r.getEnd());
-      if (sm.getFileID(b) != sm.getMainFileID() || sm.getFileID(e) != sm.getMainFileID()) {
+      if (sm.getFileID(b) != sm.getFileID(e)) {
         continue;
       }
+      std::string file = cmd.file;
+      if (sm.getFileID(b) != sm.getMainFileID()) {
+        if (!SourceEdits::editable_header(sm, sm.getFileID(b))) {
+          continue;
+        }
+        file = sm.getFileEntryForID(sm.getFileID(b))->tryGetRealPathName().str();
+      }
       out.functions.push_back(
-          {fn.name, cmd.file, sm.getSpellingLineNumber(b), sm.getSpellingLineNumber(e)});
+          {fn.name, file, sm.getSpellingLineNumber(b), sm.getSpellingLineNumber(e)});
     }
     InstrumentedSource src;
     src.original = cmd.file;
@@ -814,10 +856,16 @@ Instrumentation instrument(const BuildOptions &options, const std::string &direc
     for (const auto &arg : cmd.arguments) {
       src.command.push_back(arg == cmd.file ? path.string() : arg);
     }
-    // Headers next to the original keep resolving, and the probes header is found.
-    src.command.insert(src.command.begin() + 1,
-                       {"-iquote", fs::path(cmd.file).parent_path().string(), "-I", out.directory});
+    mirror.redirect(src.command, cmd.directory);
+    // Headers next to the original keep resolving (their mirrored copies first), and the
+    // probes header is found.
+    const fs::path own = fs::weakly_canonical(fs::path(cmd.directory) / cmd.file).parent_path();
+    src.command.insert(src.command.begin() + 1, {"-iquote", mirror.directory_of(own).string(),
+                                                 "-iquote", own.string(), "-I", out.directory});
     out.sources.push_back(std::move(src));
+  }
+  for (HeaderCopy &h : mirror.write()) {
+    out.headers.push_back(std::move(h));
   }
   drop_unplaced(out.plan, unplaced);
   write_file(fs::path(out.directory) / "parjava_probes.h", probe_runtime_header());

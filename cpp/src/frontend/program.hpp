@@ -173,11 +173,12 @@ struct InputSite {
   FunctionId function = kNoFunction;
   std::string how;  // "argv", "option", "file", "broadcast", "external", "annotation"
   std::string what; // the reading call as written ("atoi(argv[i + 1])", "fscanf()")
-  std::vector<std::string> options; // command-line spellings that set it ("-N", "--nSteps")
-  std::string doc;                  // the program's own help text for the option, if any
-  bool registration = false;        // an option table entry: the value arrives at the next call
-                                    // of the function that takes argv
-  std::string spelling;             // the variable as written there (`cmd.nSteps`)
+  std::vector<std::string> options;    // command-line spellings that set it ("-N", "--nSteps")
+  std::string doc;                     // the program's own help text for the option, if any
+  bool registration = false;           // an option table entry: the value arrives at the next call
+                                       // of the function that takes argv
+  std::string spelling;                // the variable as written there (`cmd.nSteps`)
+  std::optional<double> given_default; // the default the reading call names (keyed lookups)
   const clang::Stmt *statement = nullptr; // the value is set when this statement ends
   clang::SourceLocation location;
   bool setup = true;     // analysis: read outside loops, in code run once

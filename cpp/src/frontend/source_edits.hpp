@@ -5,7 +5,9 @@
 // counter inside the braces, which exist only in the expansion. Such a use is written out
 // expanded (its tokens as the compiler sees them, on the use's line), and only that use; every
 // other byte of the file stays the user's. Text is never written into a macro definition or
-// argument, where it would be copied to every use or stringified.
+// argument, where it would be copied to every use or stringified. Places in the project's own
+// headers are edited too (header-only C++ such as miniFE's templates holds all of its work
+// there); the instrumenter writes those headers to a mirror the estimation code includes.
 #pragma once
 
 #include <cstdint>
@@ -51,21 +53,42 @@ public:
 
   // A macro use written out expanded, for the diagnostics.
   struct ExpandedUse {
+    std::string file;
     unsigned line = 0;
     std::string spelling; // the use as written, shortened
   };
 
-  // The main file with every edit. Inserted text never holds a newline and an expanded use keeps
-  // the newlines of the use, so line k of the result is line k of the file.
-  [[nodiscard]] std::string result(std::vector<ExpandedUse> *expanded = nullptr) const;
+  // Bytes [begin, end) of a file replaced by `text` (begin == end: an insertion).
+  struct Piece {
+    unsigned begin = 0;
+    unsigned end = 0;
+    std::string text;
+  };
+
+  // Every edit, as pieces of the file it is in, by the file's real path (the main file
+  // included). Inserted text never holds a newline and an expanded use keeps the newlines of the
+  // use, so line k of an edited file is line k of the original.
+  [[nodiscard]] std::map<std::string, std::vector<Piece>>
+  pieces(std::vector<ExpandedUse> *expanded = nullptr) const;
+
+  // `buffer` with `pieces` (sorted by begin, as pieces() gives them) applied.
+  [[nodiscard]] static std::string apply(llvm::StringRef buffer, const std::vector<Piece> &pieces);
+
+  // The real path of the main file.
+  [[nodiscard]] std::string main_path() const;
+
+  // Whether a header may be edited: one of the program's own, not a system or installed one.
+  [[nodiscard]] static bool editable_header(const clang::SourceManager &sm, clang::FileID file);
 
 private:
   struct Use {
+    clang::FileID file;
     unsigned begin = 0; // file offsets of the use as written
     unsigned end = 0;
     llvm::ArrayRef<clang::syntax::Token> tokens; // its expansion
   };
   struct Target {
+    clang::FileID file;
     bool in_use = false;
     unsigned offset = 0; // file offset, or the use's begin
     std::size_t gap = 0; // in a use: before its token `gap`
@@ -86,7 +109,11 @@ private:
   const clang::syntax::TokenBuffer *tokens_;
   clang::FileID main_;
   std::vector<Edit> edits_;
-  mutable std::map<unsigned, Use> uses_; // by begin offset
+  bool editable(clang::FileID file) const;
+  using UseKey = std::pair<unsigned, unsigned>; // the file's hash value, the use's begin
+  static UseKey key(clang::FileID file, unsigned offset) { return {file.getHashValue(), offset}; }
+
+  mutable std::map<UseKey, Use> uses_;
 };
 
 } // namespace parjava::frontend

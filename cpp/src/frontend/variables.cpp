@@ -345,6 +345,11 @@ VarId VariableResolver::container_size_of(const clang::ValueDecl *decl) {
   if (llvm::isa<clang::FieldDecl>(decl)) {
     scope = VarScope::Field;
   } else if (const auto *var = llvm::dyn_cast<clang::VarDecl>(decl)) {
+    if (var->getType()->isReferenceType() && !llvm::isa<clang::ParmVarDecl>(var)) {
+      // `const std::vector<int> &sends = A.elements_to_send;` (miniFE) has the size of what it
+      // names; a size of its own would never be assigned.
+      return var->getInit() != nullptr ? container_size(var->getInit()) : kNoVar;
+    }
     if (!var->hasGlobalStorage()) {
       owner = program_.function_of(owner_function(var));
       scope = llvm::isa<clang::ParmVarDecl>(var) ? VarScope::Parameter : VarScope::Local;

@@ -23,6 +23,15 @@ struct InstrumentedSource {
   std::vector<std::string> command; // the user's compile command, on the probed copy
 };
 
+// A header of the program, copied (with the probes placed in it, if any) to a mirror directory
+// the estimation code's include paths search first. Line k of the copy is line k + 1 (a #line
+// directive names the original).
+struct HeaderCopy {
+  std::string original;
+  std::string instrumented;
+  bool probed = false; // whether any probe is in it
+};
+
 // Where a placed probe is: in the original file (what the compiler's messages name, through
 // #line) and in the instrumented copy (the same line, after the copy's two header lines).
 struct ProbeLocation {
@@ -47,6 +56,7 @@ struct Instrumentation {
   EstimationPlan plan;
   std::vector<Diagnostic> diagnostics;
   std::vector<InstrumentedSource> sources;
+  std::vector<HeaderCopy> headers;      // the program's own headers, mirrored
   std::string runtime_source;           // parjava_probes.c (compile with -DPJ_SLOTS=<plan.slots>)
   std::string directory;                // where everything was written
   std::vector<ProbeLocation> locations; // every placed probe

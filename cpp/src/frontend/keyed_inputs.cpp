@@ -1,0 +1,157 @@
+#include "keyed_inputs.hpp"
+
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+
+namespace parjava::frontend {
+
+namespace {
+
+// Through the conversions a literal passes to reach a `const std::string &` parameter.
+const clang::Expr *unwrap(const clang::Expr *e) {
+  for (int depth = 0; e != nullptr && depth < 8; ++depth) {
+    e = e->IgnoreImplicit()->IgnoreParenCasts();
+    if (const auto *m = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(e)) {
+      e = m->getSubExpr();
+    } else if (const auto *b = llvm::dyn_cast<clang::CXXBindTemporaryExpr>(e)) {
+      e = b->getSubExpr();
+    } else if (const auto *c = llvm::dyn_cast<clang::CXXConstructExpr>(e);
+               c != nullptr && c->getNumArgs() >= 1) {
+      e = c->getArg(0);
+    } else {
+      return e;
+    }
+  }
+  return e;
+}
+
+bool key_like(llvm::StringRef s) {
+  s = s.ltrim('-');
+  if (s.empty() || s.size() > 40 ||
+      !(std::isalpha(static_cast<unsigned char>(s.front())) || s.front() == '_')) {
+    return false;
+  }
+  return llvm::all_of(s, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+  });
+}
+
+bool is_argv(const clang::Decl *d, const Program &program) {
+  if (d == nullptr) {
+    return false;
+  }
+  if (const auto *p = llvm::dyn_cast<clang::ParmVarDecl>(d)) {
+    const auto *f = llvm::dyn_cast_or_null<clang::FunctionDecl>(p->getDeclContext());
+    if (f != nullptr && f->isMain() && p->getFunctionScopeIndex() == 1) {
+      return true;
+    }
+  }
+  return program.argv_aliases.contains(d->getCanonicalDecl());
+}
+
+const clang::Decl *named(const clang::Expr *e) {
+  e = unwrap(e);
+  if (const auto *u = llvm::dyn_cast_or_null<clang::UnaryOperator>(e);
+      u != nullptr && u->getOpcode() == clang::UO_AddrOf) {
+    e = unwrap(u->getSubExpr());
+  }
+  const auto *ref = llvm::dyn_cast_or_null<clang::DeclRefExpr>(e);
+  return ref != nullptr ? ref->getDecl()->getCanonicalDecl() : nullptr;
+}
+
+// Calls of the function body that pass both argv and `text`: read_args_into_string(argc, argv,
+// argstring) fills argstring from the command line.
+class FilledFromArgv : public clang::RecursiveASTVisitor<FilledFromArgv> {
+public:
+  FilledFromArgv(const clang::Decl *text, const Program &program)
+      : text_(text), program_(program) {}
+  bool VisitCallExpr(clang::CallExpr *call) {
+    bool argv = false;
+    bool text = false;
+    for (const clang::Expr *a : call->arguments()) {
+      const clang::Decl *d = named(a);
+      argv = argv || is_argv(d, program_);
+      text = text || d == text_;
+    }
+    found = found || (argv && text);
+    return !found;
+  }
+  bool found = false;
+
+private:
+  const clang::Decl *text_;
+  const Program &program_;
+};
+
+bool holds_command_line(const clang::Expr *arg, VariableResolver &vars) {
+  const clang::Decl *d = named(arg);
+  const Program &program = vars.program();
+  if (d == nullptr) {
+    return false;
+  }
+  if (is_argv(d, program)) {
+    return true;
+  }
+  const auto *var = llvm::dyn_cast<clang::VarDecl>(d);
+  if (var == nullptr || var->hasGlobalStorage() || llvm::isa<clang::ParmVarDecl>(var) ||
+      vars.function() == kNoFunction) {
+    return false;
+  }
+  const clang::FunctionDecl *fn = program.functions[vars.function()].decl;
+  if (fn == nullptr || fn->getBody() == nullptr) {
+    return false;
+  }
+  FilledFromArgv visitor(d, program);
+  visitor.TraverseStmt(fn->getBody());
+  return visitor.found;
+}
+
+} // namespace
+
+std::optional<KeyedLookup> keyed_lookup(const clang::Expr *value, VariableResolver &vars) {
+  if (value == nullptr) {
+    return std::nullopt;
+  }
+  const auto *call = llvm::dyn_cast<clang::CallExpr>(value->IgnoreParenCasts());
+  if (call == nullptr || !call->getType()->isArithmeticType() ||
+      llvm::isa<clang::CXXMemberCallExpr>(call)) {
+    return std::nullopt;
+  }
+  int key_at = -1;
+  bool command_line = false;
+  std::string key;
+  for (unsigned i = 0; i < call->getNumArgs(); ++i) {
+    const clang::Expr *a = call->getArg(i);
+    if (const auto *lit = llvm::dyn_cast_or_null<clang::StringLiteral>(unwrap(a));
+        lit != nullptr && key_at < 0 && lit->isOrdinary() && key_like(lit->getString())) {
+      key_at = static_cast<int>(i);
+      key = lit->getString().str();
+      continue;
+    }
+    command_line = command_line || holds_command_line(a, vars);
+  }
+  if (key_at < 0 || !command_line) {
+    return std::nullopt;
+  }
+  KeyedLookup out;
+  out.key = key;
+  const std::string bare = llvm::StringRef(key).ltrim('-').str();
+  for (const std::string &o : {bare, "-" + bare, "--" + bare}) {
+    out.options.push_back(o);
+  }
+  if (static_cast<unsigned>(key_at) + 1 < call->getNumArgs()) {
+    clang::Expr::EvalResult r;
+    const clang::Expr *d = call->getArg(static_cast<unsigned>(key_at) + 1);
+    if (!d->isValueDependent() && unwrap(d)->EvaluateAsRValue(r, vars.context())) {
+      if (r.Val.isInt()) {
+        out.fallback = static_cast<double>(r.Val.getInt().getExtValue());
+      } else if (r.Val.isFloat()) {
+        out.fallback = r.Val.getFloat().convertToDouble();
+      }
+    }
+  }
+  out.what = source_text(call, vars.context(), 60);
+  return out;
+}
+
+} // namespace parjava::frontend
