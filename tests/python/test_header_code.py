@@ -69,6 +69,9 @@ def test_vector_sizes_through_references_are_data_not_unknown_names(
         and "written through a pointer or reference by collect_ids()" in m
         for m in opaque
     ), opaque
+    assert any(
+        "if ids.size() > 4" in m and "initialised from 'make_ids(n, 2)'" in m for m in opaque
+    )
     # TypeTraits<T>::mpi_type() returns MPI_DOUBLE: 8 bytes, not a measured mean.
     assert not [m for m in opaque if "size of datatype" in m], opaque
     short = pj.interpret(model, MACHINE, np=2, params=model.arguments(RUN))

@@ -285,6 +285,18 @@ public:
       }
       return true;
     }
+    if (const auto *record = decl->getType()->getAsCXXRecordDecl();
+        record != nullptr && record->getQualifiedNameAsString() == "std::vector") {
+      // `vector<double> params = inp->getDoubleList(...)` (PENNANT): a vector a call returns,
+      // built in place (no constructor call in the AST since C++17).
+      if (const VarId size = vars_.container_size_of(decl); size != kNoVar) {
+        out_.push_back(havoc(size,
+                             "the size of a vector initialised from '" +
+                                 source_text(init, vars_.context(), 40) + "'",
+                             decl->getLocation()));
+      }
+      return true;
+    }
     const VarId var = vars_.declare(decl);
     if (var == kNoVar) {
       return true;
