@@ -182,6 +182,7 @@ private:
                   &decl->getASTContext());
       }
     }
+    unassigned_vector_sizes();
     bool changed = true;
     while (changed) {
       changed = false;
@@ -189,6 +190,34 @@ private:
         for (StructIndex n : nodes_of(f)) {
           changed = check_node(f, n) || changed;
         }
+      }
+    }
+  }
+
+  // A model names a local only where it assigns it. The size of a local vector that no effect
+  // of its function assigns (a way of filling it the effects do not know) is data: a read of
+  // it was an unknown name and no model at all (miniFE, PENNANT).
+  void unassigned_vector_sizes() {
+    std::set<VarId> assigned;
+    for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+      for (StructIndex n : nodes_of(f)) {
+        const StructNode &node = p_.nodes[n];
+        for (const auto *list : {&node.effects, &node.init, &node.update}) {
+          for (const Effect &e : *list) {
+            assigned.insert(e.var);
+          }
+        }
+      }
+    }
+    for (VarId v = 0; v < p_.variables.size(); ++v) {
+      const Variable &var = p_.variables[v];
+      if (var.scope == VarScope::Local && var.source_name.ends_with(".size()") &&
+          !assigned.contains(v)) {
+        knock_out(v,
+                  "'" + var.source_name +
+                      "' is the size of a vector filled in a way the model does not follow",
+                  var.location,
+                  var.function != kNoFunction ? p_.functions[var.function].context : nullptr);
       }
     }
   }

@@ -342,6 +342,9 @@ VarId VariableResolver::container_size_of(const clang::ValueDecl *decl) {
   }
   VarScope scope = VarScope::Global;
   FunctionId owner = kNoFunction;
+  if (!llvm::isa<clang::FieldDecl>(decl) && !llvm::isa<clang::VarDecl>(decl)) {
+    return kNoVar; // a structured binding's vector: data
+  }
   if (llvm::isa<clang::FieldDecl>(decl)) {
     scope = VarScope::Field;
   } else if (const auto *var = llvm::dyn_cast<clang::VarDecl>(decl)) {
