@@ -9,13 +9,14 @@ and prints predicted against measured times:
         python3 benchmarks/real_apps.py /path/to/CoMD /path/to/miniAMR /path/to/LULESH
 
 Recognised checkouts: ECP-copa/CoMD (src-mpi/), Mantevo/miniAMR (ref/), LLNL/LULESH (built
-with MPI, without OpenMP), ParRes/Kernels (MPI1/Stencil, the PRK stencil). For each app the
-rows are:
+with MPI, without OpenMP), ParRes/Kernels (MPI1/Stencil, the PRK stencil), Mantevo/miniFE
+(ref/, header-only C++), lanl/PENNANT (its Sedov input). For each app the rows are:
 
 * np 1 at the estimation input (bar 15 %): the model and the estimation code, no scaling;
 * np 1 on the full input, ten times the time steps, from the estimation on a tenth (bar 20 %);
-* np 2 on the full input (bar 25 %; CoMD, miniAMR and the PRK stencil); miniAMR's neighbours
-  come from its mesh, so its np-2 model is estimated at np 2 (its partners are measured per rank);
+* np 2 on the full input (bar 25 %; CoMD, miniAMR, the PRK stencil, miniFE, PENNANT); the
+  neighbours of miniAMR, miniFE and PENNANT come from their meshes, so their np-2 models are
+  estimated at np 2 (partners measured per rank), with an np-2 row at the estimation input;
 * LULESH at np 8 (a cube of ranks): predicted without error, and compared.
 
 Measured times are the wall time between MPI_Init and MPI_Finalize (benchmarks/mpi_span.c,
@@ -36,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,6 +62,7 @@ class App:
     cube: list[str] = field(default_factory=list)  # LULESH: the np-8 input
     two_ranks: bool = False  # an np-2 row on the full input as it is (no extra arguments)
     cxx: bool = False
+    full_label: str = "full input (10x steps)"
 
 
 MINIAMR_OBJECT = ["--num_objects", "1", "--object", "2", "0", "-1.10", "-1.10", "-1.10"]
@@ -125,8 +128,65 @@ def recognise(checkout: Path) -> App:
             ["100", "2000"],
             two_ranks=True,
         )
+    if (checkout / "ref" / "src" / "main.cpp").exists() and (checkout / "ref" / "utils").exists():
+        return minife(checkout / "ref")
+    if (checkout / "src" / "Hydro.cc").exists() and (checkout / "test" / "sedov").exists():
+        return pennant(checkout)
     raise SystemExit(
-        f"{checkout}: not a checkout this benchmark knows (CoMD, miniAMR, LULESH, ParRes/Kernels)"
+        f"{checkout}: not a checkout this benchmark knows (CoMD, miniAMR, LULESH, ParRes/Kernels, "
+        "miniFE, PENNANT)"
+    )
+
+
+def minife(ref: Path) -> App:
+    """Mantevo/miniFE's reference version: a CG solve of a finite-element brick, all of its
+    solver in header templates. Its size is the input (no time steps): the second row doubles
+    each dimension, which its data-built partition makes unpredictable (the row must warn)."""
+    src, utils = ref / "src", ref / "utils"
+    names = [src / "main.cpp", src / "YAML_Doc.cpp", src / "YAML_Element.cpp"]
+    helpers = ("BoxPartition.cpp", "param_utils.cpp", "utils.cpp", "mytimer.cpp")
+    names += [utils / n for n in helpers]
+    flags = ["-O3", f"-I{src}", f"-I{utils}", f"-I{ref / 'fem'}", "-DMINIFE_SCALAR=double"]
+    flags += ["-DMINIFE_LOCAL_ORDINAL=int", "-DMINIFE_GLOBAL_ORDINAL=int", "-DMINIFE_CSR_MATRIX"]
+    flags += ["-DHAVE_MPI", "-DMPICH_IGNORE_CXX_SEEK", "-DMINIFE_INFO=1", "-DMINIFE_KERNELS=0"]
+    # It writes a YAML report per run: run it outside the checkout.
+    run_dir = Path(tempfile.mkdtemp(prefix="parjava-minife-"))
+    return App(
+        "miniFE",
+        run_dir,
+        [str(n) for n in names],
+        flags,
+        [],
+        ["-nx", "30", "-ny", "30", "-nz", "30"],
+        ["-nx", "60", "-ny", "60", "-nz", "60"],
+        estimate_np2=True,
+        two_ranks=True,
+        cxx=True,
+        full_label="8x the elements",
+    )
+
+
+def pennant(checkout: Path) -> App:
+    """LANL's PENNANT: unstructured-mesh hydrodynamics, its input a keyword file. The rows use
+    the checkout's Sedov problem on an 80x80 mesh, 20 and 200 cycles."""
+    sedov = (checkout / "test" / "sedov" / "sedov.pnt").read_text()
+    run_dir = Path(tempfile.mkdtemp(prefix="parjava-pennant-"))
+    for name, cycles in (("small.pnt", 20), ("full.pnt", 200)):
+        text = re.sub(r"^cstop\s+\d+", f"cstop {cycles}", sedov, flags=re.M)
+        text = re.sub(r"^meshparams\s+\d+\s+\d+", "meshparams 80 80", text, flags=re.M)
+        text = re.sub(r"^writexy\s+\d+", "writexy 0", text, flags=re.M)
+        (run_dir / name).write_text(text)
+    return App(
+        "PENNANT",
+        run_dir,
+        sorted(str(p) for p in (checkout / "src").glob("*.cc")),
+        ["-O3", "-DUSE_MPI"],
+        [],
+        ["small.pnt"],
+        ["full.pnt"],
+        estimate_np2=True,
+        two_ranks=True,
+        cxx=True,
     )
 
 
@@ -201,17 +261,20 @@ def run_app(app: App, machine: object, args: argparse.Namespace, work: Path) -> 
     rows: list[dict] = []
     t0 = time.monotonic()
     model = estimate(app, app.small, 1, args.estimate_repeat)
-    warnings = [str(d) for d in model.diagnostics if d.severity in ("warning", "error")]
+    diagnosed = [str(d) for d in model.diagnostics if d.severity in ("warning", "error")]
     exe = build_real(app, work)
 
     def row(label: str, np: int, argv: list[str], mdl: pj.SourceModel, bar: float | None) -> None:
-        params = mdl.arguments([f"./{app.name}", *argv])
-        said: list[str] = []
+        # What the command line itself draws a warning for (an argument no parameter reads).
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            params = mdl.arguments([f"./{app.name}", *argv])
+        said: list[str] = [str(w.message).split(":")[0][:80] for w in caught]
         try:
             prediction = pj.interpret(mdl, machine, np=np, params=params)
             predicted = float(prediction.times[0])
             # What the prediction says about itself: the first clause of each warning.
-            said = [w.split(":")[0][:80] for w in prediction.warnings]
+            said += [w.split(":")[0][:80] for w in prediction.warnings]
             failure = ""
         except pj.Error as exc:  # reported, never hidden
             predicted, failure = float("nan"), f"{type(exc).__name__}: {str(exc)[:300]}"
@@ -242,20 +305,21 @@ def run_app(app: App, machine: object, args: argparse.Namespace, work: Path) -> 
 
     print(
         f"{app.name}: model and estimation in {time.monotonic() - t0:.1f} s, "
-        f"{len(warnings)} warnings",
+        f"{len(diagnosed)} warnings",
         flush=True,
     )
     row("estimation input", 1, app.small, model, 0.15)
-    row("full input (10x steps)", 1, app.full, model, 0.20)
+    row(app.full_label, 1, app.full, model, 0.20)
     if app.np2 or app.two_ranks:
         np2_model = model
         if app.estimate_np2:
             np2_model = estimate(app, [*app.small, *app.np2], 2, args.estimate_repeat)
+            row("estimation input", 2, [*app.small, *app.np2], np2_model, 0.15)
         row("full input", 2, [*app.full, *app.np2], np2_model, 0.25)
     if app.cube:
         row("np 8 (2x2x2)", 8, app.cube, model, None)
     for r in rows:
-        r["warnings"] = len(warnings)
+        r["warnings"] = len(diagnosed)
     return rows
 
 
