@@ -353,6 +353,10 @@ void Engine::resume(std::uint32_t ctx, double time) {
 }
 
 void Engine::prefetch_delay(std::uint32_t ctx) const {
+  if (program_.steps.used) {
+    __builtin_prefetch(program_.steps.seconds + pc_[ctx]);
+    return;
+  }
   const Instruction &ins = program_.code[pc_[ctx]];
   std::uint32_t d = kNone;
   if (ins.code == Code::Elapse) {
@@ -710,49 +714,13 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
         return;
       }
       break;
-    case Code::Comm: {
-      const CommOp &op = program_.comms[ins.a];
-      if (phase_[ctx] == 0) {
-        if (must_yield(ctx)) {
-          queue_.push(clock_[ctx], EventKind::Resume, ctx, generation_[ctx]);
-          prefetch_code(ctx);
-          return;
-        }
-        ++node_freq_[ins.node];
-        if (op.counted) {
-          ++f[op.count_slot]; // the execution number for arguments measured per rank
-        }
-        op_start_[ctx] = clock_[ctx];
-        phase_[ctx] = 1;
-        if (trace_ != nullptr) {
-          const std::uint32_t region = op.trace_name != 0
-                                           ? trace_->named_region(program_, op.trace_name - 1)
-                                           : trace_->op_region(op.op);
-          trace_->builder().enter(ctx, TraceRecorder::ns(clock_[ctx]), region,
-                                  trace_->callsite(ins.node));
-        }
-        if (ins.b != 0) {
-          clock_[ctx] += program_.delays[ins.b - 1]; // a replayed call's measured local time
-        }
-        if (op.has_local_time) {
-          const double extra = time_ns(ctx, op.local_time, ins.node);
-          clock_[ctx] += extra;
-          error_[ctx] += op.local_time.error * 1e9;
-          node_error_[ins.node] += op.local_time.error;
-        }
-      }
-      if (!execute(ctx, op)) {
+    case Code::Comm:
+      if (!run_comm(ctx, ins.node, program_.comms[ins.a],
+                    ins.b != 0 ? program_.delays[ins.b - 1] : 0.0)) {
         return; // blocked, or re-queued behind an earlier event
-      }
-      fresh_ = false;
-      phase_[ctx] = 0;
-      account(ctx, ins.node, op_start_[ctx]);
-      if (trace_ != nullptr) {
-        trace_->builder().leave(ctx, TraceRecorder::ns(clock_[ctx]));
       }
       pc_[ctx] = pc + 1;
       break;
-    }
     case Code::TaskGroup:
       task_group(ctx, ins);
       if (status_[ctx] != Status::Runnable) {
@@ -769,52 +737,180 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
       finish_thread(ctx);
       return;
     case Code::Elapse:
-    case Code::LocalCall: {
-      const double duration = program_.delays[ins.code == Code::Elapse ? ins.a : ins.b];
-      if (duration > 0.0 && suspend_for_cpu(ctx)) {
+    case Code::LocalCall:
+      if (!run_elapse(ctx, ins.code, ins.node, ins.a,
+                      program_.delays[ins.code == Code::Elapse ? ins.a : ins.b])) {
         return;
       }
-      ++node_freq_[ins.node];
-      if (trace_ != nullptr && ins.code == Code::LocalCall) {
-        trace_->builder().enter(ctx, TraceRecorder::ns(clock_[ctx]),
-                                trace_->named_region(program_, ins.a), trace_->callsite(ins.node));
-        trace_->builder().leave(ctx, TraceRecorder::ns(clock_[ctx] + duration));
-      }
-      clock_[ctx] += duration;
-      node_time_[ins.node] += duration;
       pc_[ctx] = pc + 1;
       break;
-    }
     case Code::RegionEnter:
-    case Code::RegionLeave: {
+    case Code::RegionLeave:
       if (ins.code == Code::RegionEnter) {
         ++node_freq_[ins.node];
       }
-      if (trace_ != nullptr) {
-        const auto t = TraceRecorder::ns(clock_[ctx]);
-        const std::int64_t interval =
-            ins.a < program_.interval_ids.size() ? program_.interval_ids[ins.a] : -1;
-        const std::uint32_t site = ins.b != 0 ? trace_->callsite(ins.b - 1) : trace::kNoRef;
-        auto &b = trace_->builder();
-        if (interval >= 0) {
-          const std::uint32_t region = trace_->interval_region(ins.a);
-          const auto id = static_cast<std::uint64_t>(interval);
-          if (ins.code == Code::RegionEnter) {
-            b.interval_begin(ctx, t, region, id, site);
-          } else {
-            b.interval_end(ctx, t, region, id, site);
-          }
-        } else if (ins.code == Code::RegionEnter) {
-          b.enter(ctx, t, trace_->function_region(ins.a), site);
-        } else {
-          b.leave(ctx, t);
-        }
-      }
+      run_region(ctx, ins.code, ins.a, ins.b);
       pc_[ctx] = pc + 1;
       break;
     }
+  }
+}
+
+bool Engine::run_comm(std::uint32_t ctx, NodeIndex node, const CommOp &op, double local_ns) {
+  if (phase_[ctx] == 0) {
+    if (must_yield(ctx)) {
+      queue_.push(clock_[ctx], EventKind::Resume, ctx, generation_[ctx]);
+      prefetch_code(ctx);
+      return false;
+    }
+    ++node_freq_[node];
+    if (op.counted) {
+      ++frame(ctx)[op.count_slot]; // the execution number for arguments measured per rank
+    }
+    op_start_[ctx] = clock_[ctx];
+    phase_[ctx] = 1;
+    if (trace_ != nullptr) {
+      const std::uint32_t region = op.trace_name != 0
+                                       ? trace_->named_region(program_, op.trace_name - 1)
+                                       : trace_->op_region(op.op);
+      trace_->builder().enter(ctx, TraceRecorder::ns(clock_[ctx]), region, trace_->callsite(node));
+    }
+    if (local_ns != 0.0) {
+      clock_[ctx] += local_ns; // a replayed call's measured local time
+    }
+    if (op.has_local_time) {
+      const double extra = time_ns(ctx, op.local_time, node);
+      clock_[ctx] += extra;
+      error_[ctx] += op.local_time.error * 1e9;
+      node_error_[node] += op.local_time.error;
     }
   }
+  if (!execute(ctx, op)) {
+    return false;
+  }
+  fresh_ = false;
+  phase_[ctx] = 0;
+  account(ctx, node, op_start_[ctx]);
+  if (trace_ != nullptr) {
+    trace_->builder().leave(ctx, TraceRecorder::ns(clock_[ctx]));
+  }
+  return true;
+}
+
+bool Engine::run_elapse(std::uint32_t ctx, Code code, NodeIndex node, std::uint32_t function,
+                        double duration) {
+  if (duration > 0.0 && suspend_for_cpu(ctx)) {
+    return false;
+  }
+  ++node_freq_[node];
+  if (trace_ != nullptr && code == Code::LocalCall) {
+    trace_->builder().enter(ctx, TraceRecorder::ns(clock_[ctx]),
+                            trace_->named_region(program_, function), trace_->callsite(node));
+    trace_->builder().leave(ctx, TraceRecorder::ns(clock_[ctx] + duration));
+  }
+  clock_[ctx] += duration;
+  node_time_[node] += duration;
+  return true;
+}
+
+void Engine::run_region(std::uint32_t ctx, Code code, std::uint32_t function, std::uint32_t site) {
+  if (trace_ == nullptr) {
+    return;
+  }
+  const auto t = TraceRecorder::ns(clock_[ctx]);
+  const std::int64_t interval =
+      function < program_.interval_ids.size() ? program_.interval_ids[function] : -1;
+  const std::uint32_t callsite = site != 0 ? trace_->callsite(site - 1) : trace::kNoRef;
+  auto &b = trace_->builder();
+  if (interval >= 0) {
+    const std::uint32_t region = trace_->interval_region(function);
+    const auto id = static_cast<std::uint64_t>(interval);
+    if (code == Code::RegionEnter) {
+      b.interval_begin(ctx, t, region, id, callsite);
+    } else {
+      b.interval_end(ctx, t, region, id, callsite);
+    }
+  } else if (code == Code::RegionEnter) {
+    b.enter(ctx, t, trace_->function_region(function), callsite);
+  } else {
+    b.leave(ctx, t);
+  }
+}
+
+// A replay's steps run as the Instructions interpret_sequences() used to write for them
+// (sequence_program.cpp): the same order, times and counts, without the copy.
+void Engine::run_steps(std::uint32_t ctx, std::uint64_t popped_seq) {
+  fresh_ = true;
+  popped_seq_ = popped_seq;
+  const ReplaySteps &st = program_.steps;
+  const std::uint32_t end = st.end[static_cast<std::size_t>(rank_of(ctx))];
+  while (true) {
+    const std::uint32_t pc = pc_[ctx];
+    if (pc != end && st.kind[pc] == StepKind::Compute && !(st.seconds[pc] > 0.0)) {
+      pc_[ctx] = pc + 1; // no instruction
+      continue;
+    }
+    if ((++instructions_ & 0x3fffffU) == 0 && options_.progress) {
+      report_progress();
+    }
+    if (pc == end) {
+      finish_thread(ctx);
+      return;
+    }
+    const std::uint32_t ref = st.ref[pc];
+    switch (st.kind[pc]) {
+    case StepKind::Compute:
+      // The delay the instruction held was seconds * 1e9 too: the same double.
+      if (!run_elapse(ctx, Code::Elapse, st.node_of_region(ref), 0, st.seconds[pc] * 1e9)) {
+        return;
+      }
+      break;
+    case StepKind::Enter:
+      ++node_freq_[st.node_of_region(ref)];
+      run_region(ctx, Code::RegionEnter, 1 + ref, 0);
+      break;
+    case StepKind::Leave:
+      run_region(ctx, Code::RegionLeave, ref == kNoSequenceRef ? 0 : 1 + ref, 0);
+      break;
+    case StepKind::Call: {
+      const Instruction &ins = st.call[ref];
+      const double seconds = st.seconds[pc];
+      if (ins.code == Code::LocalCall) {
+        if (!run_elapse(ctx, Code::LocalCall, ins.node, ins.a, seconds * 1e9)) {
+          return;
+        }
+      } else if (!run_comm(ctx, ins.node, program_.comms[ins.a],
+                           seconds > 0.0 ? seconds * 1e9 : 0.0)) {
+        return;
+      }
+      break;
+    }
+    }
+    pc_[ctx] = pc + 1;
+  }
+}
+
+Instruction Engine::instruction_at(std::uint32_t ctx) const {
+  const std::uint32_t pc = pc_[ctx];
+  if (!program_.steps.used) {
+    return program_.code[pc];
+  }
+  const ReplaySteps &st = program_.steps;
+  if (pc == st.end[static_cast<std::size_t>(rank_of(ctx))]) {
+    return {Code::End, st.region_node[0], 0, 0};
+  }
+  const std::uint32_t ref = st.ref[pc];
+  switch (st.kind[pc]) {
+  case StepKind::Compute:
+    return {Code::Elapse, st.node_of_region(ref), 0, 0};
+  case StepKind::Enter:
+    return {Code::RegionEnter, st.node_of_region(ref), 1 + ref, 0};
+  case StepKind::Leave:
+    return {Code::RegionLeave, st.region_node[0], ref == kNoSequenceRef ? 0 : 1 + ref, 0};
+  case StepKind::Call:
+    break;
+  }
+  return st.call[ref];
 }
 
 void Engine::finish_thread(std::uint32_t ctx) {
@@ -939,7 +1035,11 @@ Prediction Engine::run() {
     }
     status_[ctx] = Status::Runnable;
     clock_[ctx] = std::max(clock_[ctx], e.time);
-    run_thread(ctx, e.seq);
+    if (program_.steps.used) {
+      run_steps(ctx, e.seq);
+    } else {
+      run_thread(ctx, e.seq);
+    }
   }
   for (std::uint32_t ctx = 0; ctx < contexts_; ++ctx) {
     if (status_[ctx] == Status::Blocked) {

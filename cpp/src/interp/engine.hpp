@@ -201,6 +201,11 @@ private:
   // the instruction a queued thread resumes at is never in the cache; the hint is given when the
   // thread is queued, dozens of events before it runs.
   void prefetch_code(std::uint32_t ctx) const {
+    if (program_.steps.used) {
+      __builtin_prefetch(program_.steps.kind + pc_[ctx]);
+      __builtin_prefetch(program_.steps.ref + pc_[ctx]);
+      return;
+    }
     const Instruction *at = program_.code.data() + pc_[ctx];
     __builtin_prefetch(at);
     __builtin_prefetch(at + 4);
@@ -208,6 +213,18 @@ private:
   // Its block times too, once the instruction is there: when the thread is next in the queue.
   void prefetch_delay(std::uint32_t ctx) const;
   void run_thread(std::uint32_t ctx, std::uint64_t popped_seq);
+  // The same for a replay's steps (Program::steps), without Instructions in between.
+  void run_steps(std::uint32_t ctx, std::uint64_t popped_seq);
+  // Instructions both loops run. run_comm: true when the operation completed, false when the
+  // thread blocked or yielded (it resumes at the same instruction); local_ns is a replayed
+  // call's measured local time. run_elapse (Elapse, LocalCall): false when the thread yielded
+  // before the time passed.
+  bool run_comm(std::uint32_t ctx, model::NodeIndex node, const CommOp &op, double local_ns);
+  bool run_elapse(std::uint32_t ctx, Code code, model::NodeIndex node, std::uint32_t function,
+                  double duration);
+  void run_region(std::uint32_t ctx, Code code, std::uint32_t function, std::uint32_t site);
+  // The instruction at a thread's pc (a replay's step decoded), for reports.
+  [[nodiscard]] Instruction instruction_at(std::uint32_t ctx) const;
   void resume(std::uint32_t ctx, double time);
   void block(std::uint32_t ctx, WaitKind why);
   bool must_yield(std::uint32_t ctx) const;

@@ -112,7 +112,7 @@ void Engine::raise_deadlock() {
     BlockedOperation b;
     b.rank = rank_of(ctx);
     b.thread = thread_of(ctx);
-    const Instruction &ins = program_.code[pc_[ctx]];
+    const Instruction ins = instruction_at(ctx);
     const model::Node &node = model_.nodes[ins.node];
     b.node = node.id;
     b.operation = ins.code == Code::Comm        ? std::string(model::operation_info(node.op).name)

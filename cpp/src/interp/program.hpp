@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "parjava/interp/options.hpp"
+#include "parjava/interp/sequence_program.hpp"
 #include "parjava/model/bytecode.hpp"
 #include "parjava/model/model.hpp"
 
@@ -193,8 +194,28 @@ struct TaskGroupInfo {
   std::uint32_t ntasks_slot = 0;
 };
 
+// A replay's steps, read by the engine where the SequenceProgram holds them (Engine::run_steps):
+// translating 6.5 million steps of a 10-million-event trace into Instructions and delays wrote
+// 24 bytes per step once more (about 160 MB, each page faulted in afresh per replay) only for
+// the engine to read them back once. A thread's pc is then a step index; a Call step runs
+// `call[ref]` (a Comm instruction, whose b is unused: the step's seconds are its local time, or
+// a LocalCall); a Compute step of zero seconds is no instruction; a process ends at `end[p]`.
+struct ReplaySteps {
+  bool used = false; // false: the program is `code`
+  const StepKind *kind = nullptr;
+  const std::uint32_t *ref = nullptr;
+  const double *seconds = nullptr;
+  std::vector<Instruction> call;             // per SequenceProgram::calls entry
+  std::vector<model::NodeIndex> region_node; // [0]: outside every region; [1 + i]: region i
+  std::vector<std::uint32_t> end;            // per process
+  [[nodiscard]] model::NodeIndex node_of_region(std::uint32_t region) const {
+    return region_node[region == kNoSequenceRef ? 0 : 1 + static_cast<std::size_t>(region)];
+  }
+};
+
 struct Program {
   std::vector<Instruction> code;
+  ReplaySteps steps;
   std::vector<model::CompiledExpression> exprs;
   std::vector<TimeSource> times;
   std::vector<OpaqueInfo> opaques;

@@ -1,6 +1,6 @@
-// Running a SequenceProgram (sequence_program.hpp) in the engine: the steps become the
-// engine's own instructions, one straight-line block per rank, and the distinct calls its
-// CommOps with constant arguments. A small model stands beside them only to give the engine
+// Running a SequenceProgram (sequence_program.hpp) in the engine: the engine reads the steps in
+// place as one straight-line block per rank (Engine::run_steps), and the distinct calls become
+// its CommOps with constant arguments. A small model stands beside them only to give the engine
 // and the model trace what they read from a model: one function per region (its trace region,
 // and the node its computation is charged to) and one leaf per call site and operation (the
 // call site of the model trace, the node of a deadlock report).
@@ -65,15 +65,22 @@ void check(const SequenceProgram &sp) {
       }
     }
   }
-  for (std::size_t s = 0; s < sp.steps(); ++s) {
-    const std::uint32_t ref = sp.ref[s];
-    const bool ok = sp.kind[s] == StepKind::Leave || sp.kind[s] == StepKind::Compute
-                        ? ref == kNoSequenceRef || ref < sp.regions.size()
-                    : sp.kind[s] == StepKind::Enter ? ref < sp.regions.size()
-                                                    : ref < sp.calls.size();
-    if (!ok || !(sp.seconds[s] >= 0.0)) {
-      inconsistent(sp, "step " + std::to_string(s) + " refers to nothing or has a negative time");
-    }
+  // The engine's program counter is 32 bits (one value past each rank's last step included).
+  if (sp.steps() + static_cast<std::size_t>(sp.processes) >= kNone) {
+    inconsistent(sp, "has " + std::to_string(sp.steps()) + " steps; the engine runs at most " +
+                         std::to_string(kNone - 1 - static_cast<std::size_t>(sp.processes)));
+  }
+}
+
+// The steps themselves are checked as ProgramWriter goes over them (one pass, not two).
+void check_step(const SequenceProgram &sp, std::size_t s) {
+  const std::uint32_t ref = sp.ref[s];
+  const bool ok = sp.kind[s] == StepKind::Leave || sp.kind[s] == StepKind::Compute
+                      ? ref == kNoSequenceRef || ref < sp.regions.size()
+                  : sp.kind[s] == StepKind::Enter ? ref < sp.regions.size()
+                                                  : ref < sp.calls.size();
+  if (!ok || !(sp.seconds[s] >= 0.0)) {
+    inconsistent(sp, "step " + std::to_string(s) + " refers to nothing or has a negative time");
   }
 }
 
@@ -196,6 +203,9 @@ private:
   std::unordered_map<std::uint64_t, NodeIndex> leaves_;
 };
 
+// The engine reads the steps where they are (Program::steps, Engine::run_steps); what is
+// written here is per distinct call and per region. Leaves are made in the order of the calls'
+// first steps, as when every step became an Instruction, so node indices do not change.
 class ProgramWriter {
 public:
   ProgramWriter(const SequenceProgram &sp, SequenceModel &model) : sp_(sp), model_(model) {
@@ -213,21 +223,31 @@ public:
     }
     p_.trace_names = sp.functions;
     p_.request_names.emplace_back(""); // id 0: no name
-    p_.delays.reserve(sp.steps());
-    p_.code.reserve(sp.steps() + static_cast<std::size_t>(sp.processes));
-    comm_of_call_.assign(sp.calls.size(), kNone);
-    node_of_call_.assign(sp.calls.size(), model::kNoNode);
+    seen_.assign(sp.calls.size(), 0);
   }
 
   Program write() {
+    ReplaySteps &st = p_.steps;
+    st.used = true;
+    st.kind = sp_.kind.data();
+    st.ref = sp_.ref.data();
+    st.seconds = sp_.seconds.data();
+    st.call.resize(sp_.calls.size());
+    st.region_node.push_back(model_.region_node(kNoSequenceRef));
+    for (std::uint32_t r = 0; r < sp_.regions.size(); ++r) {
+      st.region_node.push_back(model_.region_node(r));
+    }
     for (std::int64_t r = 0; r < sp_.processes; ++r) {
-      p_.process_entry.push_back(static_cast<std::uint32_t>(p_.code.size()));
       const auto first = static_cast<std::size_t>(sp_.offsets[static_cast<std::size_t>(r)]);
       const auto last = static_cast<std::size_t>(sp_.offsets[static_cast<std::size_t>(r) + 1]);
+      p_.process_entry.push_back(static_cast<std::uint32_t>(first));
+      st.end.push_back(static_cast<std::uint32_t>(last));
       for (std::size_t s = first; s < last; ++s) {
-        step(s);
+        check_step(sp_, s);
+        if (sp_.kind[s] == StepKind::Call && seen_[sp_.ref[s]] == 0) {
+          first_call(sp_.ref[s]);
+        }
       }
-      add(Code::End, model_.region_node(kNoSequenceRef));
     }
     p_.entry_pc = p_.process_entry.empty() ? 0 : p_.process_entry.front();
     p_.function_entry.assign(1 + sp_.regions.size(), p_.entry_pc);
@@ -244,46 +264,13 @@ public:
   }
 
 private:
-  void add(Code c, NodeIndex node, std::uint32_t a = 0, std::uint32_t b = 0) {
-    p_.code.push_back({c, node, a, b});
-  }
-  std::uint32_t delay(double seconds) {
-    p_.delays.push_back(seconds * 1e9);
-    return static_cast<std::uint32_t>(p_.delays.size() - 1);
-  }
-
-  void step(std::size_t s) {
-    const std::uint32_t ref = sp_.ref[s];
-    const double seconds = sp_.seconds[s];
-    switch (sp_.kind[s]) {
-    case StepKind::Compute:
-      if (seconds > 0.0) {
-        add(Code::Elapse, model_.region_node(ref), delay(seconds));
-      }
-      return;
-    case StepKind::Enter:
-      add(Code::RegionEnter, model_.region_node(ref), model_.region_function(ref));
-      return;
-    case StepKind::Leave:
-      add(Code::RegionLeave, model_.region_node(kNoSequenceRef),
-          ref == kNoSequenceRef ? 0 : model_.region_function(ref));
-      return;
-    case StepKind::Call:
-      break;
-    }
+  // The instruction a call's steps run: its leaf, and its CommOp or local function.
+  void first_call(std::uint32_t ref) {
+    seen_[ref] = 1;
     const SequenceCall &c = sp_.calls[ref];
-    if (node_of_call_[ref] == model::kNoNode) {
-      node_of_call_[ref] = model_.call_node(c);
-    }
-    const NodeIndex node = node_of_call_[ref];
-    if (c.local) {
-      add(Code::LocalCall, node, c.function, delay(seconds));
-      return;
-    }
-    if (comm_of_call_[ref] == kNone) {
-      comm_of_call_[ref] = comm_op(c, node);
-    }
-    add(Code::Comm, node, comm_of_call_[ref], seconds > 0.0 ? delay(seconds) + 1 : 0);
+    const NodeIndex node = model_.call_node(c);
+    p_.steps.call[ref] = c.local ? Instruction{Code::LocalCall, node, c.function, 0}
+                                 : Instruction{Code::Comm, node, comm_op(c, node), 0};
   }
 
   std::int32_t constant(std::int64_t v) {
@@ -347,8 +334,7 @@ private:
   const SequenceProgram &sp_;
   SequenceModel &model_;
   Program p_;
-  std::vector<std::uint32_t> comm_of_call_;
-  std::vector<NodeIndex> node_of_call_;
+  std::vector<std::uint8_t> seen_; // per call: its instruction is written
   std::unordered_map<std::int64_t, std::int32_t> constants_;
   std::size_t max_group_ = 0;
 };
