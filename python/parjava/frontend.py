@@ -374,7 +374,14 @@ class SourceModel(Model):
         if checked is not None:
             # With the command line it checked, so that a prediction for another one can tell
             # which of its arguments the model does not read (_arguments.unread_differences).
-            self._doc["self_check"] = {**checked.to_json(), "argv": [str(a) for a in run]}
+            # And how trustworthy the timings were: a self-check passes on timings a loaded
+            # machine inflated (the model follows its own estimation run), so a prediction
+            # must still say that its block times may be the machine's (issue 13, item 5).
+            self._doc["self_check"] = {
+                **checked.to_json(),
+                "argv": [str(a) for a in run],
+                "timings": {"verdict": verdict, "line": trust},
+            }
             self._changed()
             checks.append(
                 Diagnostic(

@@ -860,6 +860,10 @@ Model read_model(std::string_view text, std::string_view origin) {
     if (const Json *argv = cr.get("argv"); argv != nullptr && !argv->is_array()) {
       cr.fail("argv", "must be the estimation run's command line, a list of strings");
     }
+    if (const Json *timings = cr.get("timings");
+        timings != nullptr && (!timings->is_object() || !timings->contains("verdict"))) {
+      cr.fail("timings", "must be an object with the estimation runs' 'verdict' and 'line'");
+    }
     cr.finish();
     m.self_check = check->dump();
   }
