@@ -16,7 +16,7 @@
 // O(1). Results are identical: the first matching entry in FIFO order is always the oldest entry
 // of its key, which is the head of the key's chain.
 //
-// A receive queue that is not spilled holds a *run* instead of one entry: the recv ops of the
+// A receive queue that is not spilled holds two or more recvs as a *run*: the recv ops of the
 // host's rank between a head and a tail op id, every one of them posted and unmatched, in op
 // order. A rank that posts its recvs in program order (dissemination posts 20 at time 0,
 // chained recursive doubling 40 one after the other, issue 18) and whose messages match the
@@ -86,17 +86,56 @@ public:
     return lines_[static_cast<std::size_t>(host) * lines_per_host_].bytes;
   }
 
+  // The common cases (an empty queue, the oldest of a run matching) are inlined into the
+  // engine; the rest is out of line, so the engine's hot loop stays small.
   void append(MatchQueue which, std::uint32_t host, const QueueEntry &entry) {
+    Queue &q = queue(which, host);
+    if (which == MatchQueue::Receive && q.live == 0) { // one recv: kept as (src, tag, op)
+      ++total_[static_cast<std::size_t>(which)];
+      q.a = entry.src;
+      q.b = entry.tag;
+      q.c = entry.op;
+      q.live = 1;
+      return;
+    }
+    append_slow(which, host, entry);
+  }
+
+  bool take_first_match(MatchQueue which, std::uint32_t host, std::uint32_t src, std::uint32_t tag,
+                        QueueEntry &out) {
+    Queue &q = queue(which, host);
+    if (q.live == 0) {
+      return false;
+    }
+    if (which == MatchQueue::Receive && q.spilled == 0) {
+      if (q.live == 1) { // the envelope is in the header: no op record to load
+        if (!envelopes_match(src, tag, q.a, q.b)) {
+          return false;
+        }
+        out = QueueEntry{q.a, q.b, q.c, 0};
+        --total_[static_cast<std::size_t>(which)];
+        q = Queue{};
+        return true;
+      }
+      const OpRecord &r = ops_[q.a];
+      const std::uint32_t want_tag = shapes_[r.shape].tag;
+      if (envelopes_match(src, tag, r.peer, want_tag)) { // the oldest member matches
+        out = QueueEntry{r.peer, want_tag, q.a, 0};
+        remove_run_head(which, q);
+        return true;
+      }
+    }
+    return take_slow(which, host, src, tag, out);
+  }
+
+private:
+  [[gnu::noinline]] void append_slow(MatchQueue which, std::uint32_t host,
+                                     const QueueEntry &entry) {
     Queue &q = queue(which, host);
     ++total_[static_cast<std::size_t>(which)];
     if (which == MatchQueue::Receive && q.spilled == 0) {
-      if (q.live == 0) {
-        q.a = entry.op;
-        q.b = entry.op;
-        q.live = 1;
-        return;
-      }
-      if (extends_run(q.b, entry.op)) {
+      if (extends_run(run_tail(q), entry.op)) {
+        q.a = run_head(q);
         q.b = entry.op;
         ++q.live;
         return;
@@ -135,33 +174,27 @@ public:
   }
 
   // Remove and return the oldest entry of `host`'s queue that matches (src, tag); out.aux is
-  // not set.
-  bool take_first_match(MatchQueue which, std::uint32_t host, std::uint32_t src, std::uint32_t tag,
-                        QueueEntry &out) {
+  // not set. The queue is not empty, and not a run whose oldest member matches.
+  [[gnu::noinline]] bool take_slow(MatchQueue which, std::uint32_t host, std::uint32_t src,
+                                   std::uint32_t tag, QueueEntry &out) {
     Queue &q = queue(which, host);
-    if (q.live == 0) {
-      return false;
-    }
     if (which == MatchQueue::Receive && q.spilled == 0) {
-      for (std::uint32_t op = q.a;; op = next_recv(op)) {
+      const std::uint32_t head = run_head(q);
+      const std::uint32_t tail = run_tail(q);
+      for (std::uint32_t op = head;; op = next_recv(op)) {
         const OpRecord &r = ops_[op];
         if (envelopes_match(src, tag, r.peer, shapes_[r.shape].tag)) {
-          if (op != q.a) { // not the oldest: a FIFO of entries removes it
+          if (op != head) { // not the oldest: a FIFO of entries removes it
             if (!run_to_compact(q, kNone)) {
               spill_run(q, q.live);
             }
             return take_first_match(which, host, src, tag, out);
           }
           out = QueueEntry{r.peer, shapes_[r.shape].tag, op, 0};
-          --total_[static_cast<std::size_t>(which)];
-          if (--q.live == 0) {
-            q = Queue{};
-          } else {
-            q.a = next_recv(op);
-          }
+          remove_run_head(which, q);
           return true;
         }
-        if (op == q.b) {
+        if (op == tail) {
           return false;
         }
       }
@@ -216,6 +249,7 @@ public:
     return false;
   }
 
+public:
   [[nodiscard]] std::uint64_t total(MatchQueue which) const noexcept {
     return total_[static_cast<std::size_t>(which)];
   }
@@ -235,7 +269,7 @@ public:
     if (q.spilled != 0 || q.live == 0) {
       return kNone;
     }
-    return which == MatchQueue::Receive ? q.a : (q.live == 1 ? q.c : kNone);
+    return which == MatchQueue::Receive ? run_head(q) : (q.live == 1 ? q.c : kNone);
   }
 
   // Where a scan for a match starts in a queue kept outside its header (the oldest live entry,
@@ -264,9 +298,9 @@ public:
         continue;
       }
       if (q.spilled == 0 && which == MatchQueue::Receive) {
-        for (std::uint32_t op = q.a;; op = next_recv(op)) {
+        for (std::uint32_t op = run_head(q);; op = next_recv(op)) {
           visit(h, QueueEntry{ops_[op].peer, shapes_[ops_[op].shape].tag, op, 0});
-          if (op == q.b) {
+          if (op == run_tail(q)) {
             break;
           }
         }
@@ -350,9 +384,9 @@ private:
     }
   };
 
-  // 20 bytes, all-zero = empty. Unspilled (spilled == 0): a receive queue holds the run of
-  // `live` recv ops from op a (the oldest) to op b; an unexpected queue at most one entry,
-  // (a, b, c) = its (src, tag, op). Spilled (1): the FIFO is at pool_[a...], b entries used
+  // 20 bytes, all-zero = empty. Unspilled (spilled == 0): one entry, (a, b, c) = its
+  // (src, tag, op); a receive queue with two or more holds the run of `live` recv ops from op a
+  // (the oldest) to op b. Spilled (1): the FIFO is at pool_[a...], b entries used
   // (live and removed; removed ones have op == kNone), no live entry before position c.
   // Compact (kCompact, receive queues): the same with the block at bytes_[a...] (base op id,
   // then one byte per entry, kDead when removed).
@@ -414,6 +448,30 @@ private:
     return static_cast<std::uint32_t>(start);
   }
 
+  // The first and last recv of an unspilled receive queue: one recv is kept as (src, tag, op),
+  // several as a run (head op, tail op).
+  static std::uint32_t run_head(const Queue &q) noexcept { return q.live == 1 ? q.c : q.a; }
+  static std::uint32_t run_tail(const Queue &q) noexcept { return q.live == 1 ? q.c : q.b; }
+
+  // The oldest recv of an unspilled receive queue matched: the next one is the new head, or
+  // the single recv left, kept with its envelope.
+  void remove_run_head(MatchQueue which, Queue &q) noexcept {
+    --total_[static_cast<std::size_t>(which)];
+    if (--q.live == 0) {
+      q = Queue{};
+      return;
+    }
+    const std::uint32_t next = next_recv(q.a); // q.live was at least 2: a run
+    if (q.live == 1) {
+      const OpRecord &r = ops_[next];
+      q.a = r.peer;
+      q.b = shapes_[r.shape].tag;
+      q.c = next;
+    } else {
+      q.a = next;
+    }
+  }
+
   // The longest stretch of other ops between two recvs of one run: extending a run reads the
   // op records in between, and so does every advance of its head.
   static constexpr std::uint32_t kMaxRunGap = 16;
@@ -449,10 +507,11 @@ private:
       ++size_class;
     }
     const std::uint32_t start = take_block(size_class);
+    const std::uint32_t tail = run_tail(q);
     std::uint32_t n = 0;
-    for (std::uint32_t op = q.a;; op = next_recv(op)) {
+    for (std::uint32_t op = run_head(q);; op = next_recv(op)) {
       pool_[start + n++] = QueueEntry{ops_[op].peer, shapes_[ops_[op].shape].tag, op, 0};
-      if (op == q.b) {
+      if (op == tail) {
         break;
       }
     }
@@ -502,8 +561,10 @@ private:
   // A run (plus recv `extra` posted after it, unless kNone) becomes a compact queue; false when
   // its ops do not fit one base.
   bool run_to_compact(Queue &q, std::uint32_t extra) {
-    std::uint32_t low = q.a;
-    std::uint32_t high = q.b;
+    const std::uint32_t head = run_head(q);
+    const std::uint32_t tail = run_tail(q);
+    std::uint32_t low = head;
+    std::uint32_t high = tail;
     std::uint32_t need = q.live;
     if (extra != kNone) {
       low = std::min(low, extra);
@@ -522,9 +583,9 @@ private:
     std::memcpy(bytes_.data() + start, &base, sizeof base);
     std::uint8_t *entries = bytes_.data() + start + 4U;
     std::uint32_t n = 0;
-    for (std::uint32_t op = q.a;; op = next_recv(op)) {
+    for (std::uint32_t op = head;; op = next_recv(op)) {
       entries[n++] = static_cast<std::uint8_t>(op - base);
-      if (op == q.b) {
+      if (op == tail) {
         break;
       }
     }

@@ -734,6 +734,9 @@ std::string describe_op(const GoalOp &op) {
   return "op";
 }
 
+// Half-byte counters from this many ops per rank on (see simulate()).
+constexpr std::uint32_t kNibblesFromOpsPerRank = 16;
+
 } // namespace
 
 SimulationResult simulate(const GoalSchedule &schedule, const SimulationOptions &options) {
@@ -745,8 +748,12 @@ SimulationResult simulate(const GoalSchedule &schedule, const SimulationOptions 
                 "the simulator supports at most " + std::to_string(Event::kHostMask) + " ranks");
   }
   // The narrowest counters that hold every count (dependency_counters.hpp).
+  // Half-byte counters cost a read-modify-write per release; they are worth it where the ops
+  // per rank dominate the memory (dissemination and recursive doubling: 40 and 80 per rank).
   const std::uint32_t most = schedule.max_dependency_count();
-  if (most < NibbleCounters::kLimit) {
+  const bool many_ops_per_rank =
+      schedule.num_ops() >= std::uint64_t{kNibblesFromOpsPerRank} * schedule.num_ranks();
+  if (most < NibbleCounters::kLimit && many_ops_per_rank) {
     Engine<NibbleCounters> engine(schedule, options);
     return engine.run();
   }
