@@ -14,12 +14,27 @@
 // blocks reused first); once a queue holds more than kIndexThreshold entries an index from the
 // exact (source, tag) key to the chain of its entries makes the common wildcard-free lookup
 // O(1). Results are identical: the first matching entry in FIFO order is always the oldest entry
-// of its key, which is the head of the key's chain. Private to the loggp part.
+// of its key, which is the head of the key's chain.
+//
+// A receive queue that is not spilled holds two or more recvs as a *run*: the recv ops of the
+// host's rank between a head and a tail op id, every one of them posted and unmatched, in op
+// order. A rank that posts its recvs in program order (dissemination posts 20 at time 0,
+// chained recursive doubling 40 one after the other, issue 18) and whose messages match the
+// oldest one keeps them in its 64-byte host record: no pool block, no entry to write or read.
+// The envelope of a member is read from its op record (the record done() loads next anyway).
+// A recv posted out of op order, or a match of a member other than the head, turns the run into
+// a *compact* queue: a small block (32 or 64 bytes) holding a base op id and one byte per entry,
+// the entry's op id less the base, in FIFO order -- LogGOPSim's ready-list sort posts a
+// dissemination's 20 recvs at time 0 out of op order, 32 bytes per host instead of 512. Ops too
+// far from the base, or more entries than the index threshold, move the queue to 16-byte
+// entries. Every form keeps the same FIFO, so the first match is the same. Private to the
+// loggp part.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <unordered_map>
@@ -52,8 +67,9 @@ public:
 
   // `prefix_bytes` at the start of every host record belong to the caller (zero-initialised,
   // 8-byte aligned); see prefix().
-  MatchQueues(std::uint32_t hosts, std::size_t prefix_bytes)
-      : prefix_bytes_((prefix_bytes + 7U) / 8U * 8U),
+  MatchQueues(std::uint32_t hosts, std::size_t prefix_bytes, const OpRecord *ops,
+              const OpShape *shapes)
+      : ops_(ops), shapes_(shapes), prefix_bytes_((prefix_bytes + 7U) / 8U * 8U),
         lines_per_host_((prefix_bytes_ + 2U * sizeof(Queue) + kLine - 1U) / kLine), hosts_(hosts),
         lines_(static_cast<std::size_t>(hosts) * lines_per_host_) {}
   MatchQueues(const MatchQueues &) = delete;
@@ -70,9 +86,70 @@ public:
     return lines_[static_cast<std::size_t>(host) * lines_per_host_].bytes;
   }
 
+  // The common cases (an empty queue, the oldest of a run matching) are inlined into the
+  // engine; the rest is out of line, so the engine's hot loop stays small.
   void append(MatchQueue which, std::uint32_t host, const QueueEntry &entry) {
     Queue &q = queue(which, host);
+    if (which == MatchQueue::Receive && q.live == 0) { // one recv: kept as (src, tag, op)
+      ++total_[static_cast<std::size_t>(which)];
+      q.a = entry.src;
+      q.b = entry.tag;
+      q.c = entry.op;
+      q.live = 1;
+      return;
+    }
+    append_slow(which, host, entry);
+  }
+
+  bool take_first_match(MatchQueue which, std::uint32_t host, std::uint32_t src, std::uint32_t tag,
+                        QueueEntry &out) {
+    Queue &q = queue(which, host);
+    if (q.live == 0) {
+      return false;
+    }
+    if (which == MatchQueue::Receive && q.spilled == 0) {
+      if (q.live == 1) { // the envelope is in the header: no op record to load
+        if (!envelopes_match(src, tag, q.a, q.b)) {
+          return false;
+        }
+        out = QueueEntry{q.a, q.b, q.c, 0};
+        --total_[static_cast<std::size_t>(which)];
+        q = Queue{};
+        return true;
+      }
+      const OpRecord &r = ops_[q.a];
+      const std::uint32_t want_tag = shapes_[r.shape].tag;
+      if (envelopes_match(src, tag, r.peer, want_tag)) { // the oldest member matches
+        out = QueueEntry{r.peer, want_tag, q.a, 0};
+        remove_run_head(which, q);
+        return true;
+      }
+    }
+    return take_slow(which, host, src, tag, out);
+  }
+
+private:
+  [[gnu::noinline]] void append_slow(MatchQueue which, std::uint32_t host,
+                                     const QueueEntry &entry) {
+    Queue &q = queue(which, host);
     ++total_[static_cast<std::size_t>(which)];
+    if (which == MatchQueue::Receive && q.spilled == 0) {
+      if (extends_run(run_tail(q), entry.op)) {
+        q.a = run_head(q);
+        q.b = entry.op;
+        ++q.live;
+        return;
+      }
+      if (!run_to_compact(q, entry.op)) {
+        spill_run(q, q.live + 1U);
+      }
+    }
+    if (q.spilled == kCompact) {
+      if (append_compact(q, entry.op)) {
+        return;
+      }
+      compact_to_entries(q, q.live + 1U);
+    }
     if (q.spilled == 0) {
       if (q.live == 0) { // the single entry lives in the header
         q.a = entry.src;
@@ -97,11 +174,46 @@ public:
   }
 
   // Remove and return the oldest entry of `host`'s queue that matches (src, tag); out.aux is
-  // not set.
-  bool take_first_match(MatchQueue which, std::uint32_t host, std::uint32_t src, std::uint32_t tag,
-                        QueueEntry &out) {
+  // not set. The queue is not empty, and not a run whose oldest member matches.
+  [[gnu::noinline]] bool take_slow(MatchQueue which, std::uint32_t host, std::uint32_t src,
+                                   std::uint32_t tag, QueueEntry &out) {
     Queue &q = queue(which, host);
-    if (q.live == 0) {
+    if (which == MatchQueue::Receive && q.spilled == 0) {
+      const std::uint32_t head = run_head(q);
+      const std::uint32_t tail = run_tail(q);
+      for (std::uint32_t op = head;; op = next_recv(op)) {
+        const OpRecord &r = ops_[op];
+        if (envelopes_match(src, tag, r.peer, shapes_[r.shape].tag)) {
+          if (op != head) { // not the oldest: a FIFO of entries removes it
+            if (!run_to_compact(q, kNone)) {
+              spill_run(q, q.live);
+            }
+            return take_first_match(which, host, src, tag, out);
+          }
+          out = QueueEntry{r.peer, shapes_[r.shape].tag, op, 0};
+          remove_run_head(which, q);
+          return true;
+        }
+        if (op == tail) {
+          return false;
+        }
+      }
+    }
+    if (q.spilled == kCompact) {
+      const std::uint32_t base = compact_base(q);
+      const std::uint8_t *entries = compact_entries(q);
+      for (std::uint32_t i = q.c; i < q.b; ++i) {
+        if (entries[i] == kDead) {
+          continue;
+        }
+        const std::uint32_t op = base + entries[i];
+        const OpRecord &r = ops_[op];
+        if (envelopes_match(src, tag, r.peer, shapes_[r.shape].tag)) {
+          out = QueueEntry{r.peer, shapes_[r.shape].tag, op, 0};
+          remove_compact(which, q, i);
+          return true;
+        }
+      }
       return false;
     }
     if (q.spilled == 0) {
@@ -137,6 +249,7 @@ public:
     return false;
   }
 
+public:
   [[nodiscard]] std::uint64_t total(MatchQueue which) const noexcept {
     return total_[static_cast<std::size_t>(which)];
   }
@@ -149,23 +262,31 @@ public:
     }
   }
 
-  // The op id of the single entry `host`'s queue keeps in its header, else kNone (for prefetching
-  // the op that a coming match will touch).
+  // The op id of the single entry `host`'s queue keeps in its header, or of the head of its run
+  // of posted recvs, else kNone (for prefetching the op that a coming match will touch).
   [[nodiscard]] std::uint32_t single_op(MatchQueue which, std::uint32_t host) const noexcept {
     const Queue &q = queue(which, host);
-    return q.spilled == 0 && q.live == 1 ? q.c : kNone;
+    if (q.spilled != 0 || q.live == 0) {
+      return kNone;
+    }
+    return which == MatchQueue::Receive ? run_head(q) : (q.live == 1 ? q.c : kNone);
   }
 
-  // The oldest live entry of a spilled queue (where a scan for a match starts), else nullptr.
-  [[nodiscard]] const QueueEntry *oldest_spilled(MatchQueue which,
-                                                 std::uint32_t host) const noexcept {
+  // Where a scan for a match starts in a queue kept outside its header (the oldest live entry,
+  // or a compact block), else nullptr.
+  [[nodiscard]] const void *scan_start(MatchQueue which, std::uint32_t host) const noexcept {
     const Queue &q = queue(which, host);
-    return q.spilled != 0 && q.live != 0 ? pool_.data() + q.a + q.c : nullptr;
+    if (q.live == 0 || q.spilled == 0) {
+      return nullptr;
+    }
+    return q.spilled == kCompact ? static_cast<const void *>(bytes_.data() + q.a)
+                                 : static_cast<const void *>(pool_.data() + q.a + q.c);
   }
 
   // Bytes of the host records, the pool (its peak: it only grows) and the key indexes.
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept {
-    return lines_.capacity() * sizeof(Line) + pool_.capacity() * sizeof(QueueEntry) + index_peak_;
+    return lines_.capacity() * sizeof(Line) + pool_.capacity() * sizeof(QueueEntry) +
+           bytes_.capacity() + index_peak_;
   }
   [[nodiscard]] std::size_t record_bytes() const noexcept { return lines_per_host_ * kLine; }
 
@@ -174,6 +295,26 @@ public:
     for (std::uint32_t h = 0; h < hosts_; ++h) {
       const Queue &q = queue(which, h);
       if (q.live == 0) {
+        continue;
+      }
+      if (q.spilled == 0 && which == MatchQueue::Receive) {
+        for (std::uint32_t op = run_head(q);; op = next_recv(op)) {
+          visit(h, QueueEntry{ops_[op].peer, shapes_[ops_[op].shape].tag, op, 0});
+          if (op == run_tail(q)) {
+            break;
+          }
+        }
+        continue;
+      }
+      if (q.spilled == kCompact) {
+        const std::uint32_t base = compact_base(q);
+        for (std::uint32_t i = q.c; i < q.b; ++i) {
+          const std::uint8_t e = compact_entries(q)[i];
+          if (e != kDead) {
+            const std::uint32_t op = base + e;
+            visit(h, QueueEntry{ops_[op].peer, shapes_[ops_[op].shape].tag, op, 0});
+          }
+        }
         continue;
       }
       if (q.spilled == 0) {
@@ -243,9 +384,12 @@ private:
     }
   };
 
-  // 20 bytes, all-zero = empty. Unspilled (spilled == 0): at most one entry, (a, b, c) = its
-  // (src, tag, op). Spilled: the FIFO is at pool_[a...], b entries used (live and removed;
-  // removed ones have op == kNone), no live entry before position c.
+  // 20 bytes, all-zero = empty. Unspilled (spilled == 0): one entry, (a, b, c) = its
+  // (src, tag, op); a receive queue with two or more holds the run of `live` recv ops from op a
+  // (the oldest) to op b. Spilled (1): the FIFO is at pool_[a...], b entries used
+  // (live and removed; removed ones have op == kNone), no live entry before position c.
+  // Compact (kCompact, receive queues): the same with the block at bytes_[a...] (base op id,
+  // then one byte per entry, kDead when removed).
   struct Queue {
     std::uint32_t live;
     std::uint8_t size_class; // spilled: capacity kSmallest << size_class
@@ -302,6 +446,226 @@ private:
     }
     pool_.resize(start + (std::size_t{kSmallest} << size_class));
     return static_cast<std::uint32_t>(start);
+  }
+
+  // The first and last recv of an unspilled receive queue: one recv is kept as (src, tag, op),
+  // several as a run (head op, tail op).
+  static std::uint32_t run_head(const Queue &q) noexcept { return q.live == 1 ? q.c : q.a; }
+  static std::uint32_t run_tail(const Queue &q) noexcept { return q.live == 1 ? q.c : q.b; }
+
+  // The oldest recv of an unspilled receive queue matched: the next one is the new head, or
+  // the single recv left, kept with its envelope.
+  void remove_run_head(MatchQueue which, Queue &q) noexcept {
+    --total_[static_cast<std::size_t>(which)];
+    if (--q.live == 0) {
+      q = Queue{};
+      return;
+    }
+    const std::uint32_t next = next_recv(q.a); // q.live was at least 2: a run
+    if (q.live == 1) {
+      const OpRecord &r = ops_[next];
+      q.a = r.peer;
+      q.b = shapes_[r.shape].tag;
+      q.c = next;
+    } else {
+      q.a = next;
+    }
+  }
+
+  // The longest stretch of other ops between two recvs of one run: extending a run reads the
+  // op records in between, and so does every advance of its head.
+  static constexpr std::uint32_t kMaxRunGap = 16;
+
+  [[nodiscard]] bool is_recv(std::uint32_t op) const noexcept {
+    return shapes_[ops_[op].shape].kind == OpKind::Recv;
+  }
+  // Whether recv `op`, posted after the run's tail, is the next recv of the rank after it.
+  [[nodiscard]] bool extends_run(std::uint32_t tail, std::uint32_t op) const noexcept {
+    if (op <= tail || op - tail > kMaxRunGap) {
+      return false;
+    }
+    for (std::uint32_t between = tail + 1U; between < op; ++between) {
+      if (is_recv(between)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  // The next recv after member `op` of a run (the caller knows there is one).
+  [[nodiscard]] std::uint32_t next_recv(std::uint32_t op) const noexcept {
+    do {
+      ++op;
+    } while (!is_recv(op));
+    return op;
+  }
+
+  // A run of posted recvs becomes a pool block with room for `room` entries (as spill() does
+  // for an unexpected queue's header entry).
+  void spill_run(Queue &q, std::uint32_t room) {
+    unsigned size_class = 0;
+    while ((kSmallest << size_class) < room) {
+      ++size_class;
+    }
+    const std::uint32_t start = take_block(size_class);
+    const std::uint32_t tail = run_tail(q);
+    std::uint32_t n = 0;
+    for (std::uint32_t op = run_head(q);; op = next_recv(op)) {
+      pool_[start + n++] = QueueEntry{ops_[op].peer, shapes_[ops_[op].shape].tag, op, 0};
+      if (op == tail) {
+        break;
+      }
+    }
+    q.size_class = static_cast<std::uint8_t>(size_class);
+    q.a = start;
+    q.b = n;
+    q.c = 0;
+    q.spilled = 1;
+  }
+
+  // ---- compact receive queues: [base op id, 4 bytes][one byte per entry: op - base] -------
+  static constexpr std::uint8_t kCompact = 2; // Queue::spilled of a compact queue
+  static constexpr std::uint32_t kCompactBlock = 32;
+  static constexpr unsigned kCompactClasses = 2;  // 32- and 64-byte blocks
+  static constexpr std::uint8_t kDead = 0xff;     // a removed entry
+  static constexpr std::uint32_t kBelowBase = 64; // room for ops posted below the first one
+
+  static std::uint32_t compact_capacity(const Queue &q) noexcept {
+    return (kCompactBlock << q.size_class) - 4U;
+  }
+  [[nodiscard]] std::uint32_t compact_base(const Queue &q) const noexcept {
+    std::uint32_t base = 0;
+    std::memcpy(&base, bytes_.data() + q.a, sizeof base);
+    return base;
+  }
+  [[nodiscard]] std::uint8_t *compact_entries(const Queue &q) noexcept {
+    return bytes_.data() + q.a + 4U;
+  }
+  [[nodiscard]] const std::uint8_t *compact_entries(const Queue &q) const noexcept {
+    return bytes_.data() + q.a + 4U;
+  }
+  std::uint32_t take_compact(unsigned size_class) {
+    std::vector<std::uint32_t> &free = compact_free_[size_class];
+    if (!free.empty()) {
+      const std::uint32_t start = free.back();
+      free.pop_back();
+      return start;
+    }
+    const std::size_t start = bytes_.size();
+    if (start + (std::size_t{kCompactBlock} << size_class) >= kNone) {
+      throw std::bad_alloc();
+    }
+    bytes_.resize(start + (std::size_t{kCompactBlock} << size_class));
+    return static_cast<std::uint32_t>(start);
+  }
+
+  // A run (plus recv `extra` posted after it, unless kNone) becomes a compact queue; false when
+  // its ops do not fit one base.
+  bool run_to_compact(Queue &q, std::uint32_t extra) {
+    const std::uint32_t head = run_head(q);
+    const std::uint32_t tail = run_tail(q);
+    std::uint32_t low = head;
+    std::uint32_t high = tail;
+    std::uint32_t need = q.live;
+    if (extra != kNone) {
+      low = std::min(low, extra);
+      high = std::max(high, extra);
+      ++need;
+    }
+    const std::uint32_t base = low >= kBelowBase ? low - kBelowBase : 0U;
+    if (high - base >= kDead || need > kIndexThreshold) {
+      return false;
+    }
+    unsigned size_class = 0;
+    while (kCompactBlock << size_class < need + 4U) {
+      ++size_class;
+    }
+    const std::uint32_t start = take_compact(size_class);
+    std::memcpy(bytes_.data() + start, &base, sizeof base);
+    std::uint8_t *entries = bytes_.data() + start + 4U;
+    std::uint32_t n = 0;
+    for (std::uint32_t op = head;; op = next_recv(op)) {
+      entries[n++] = static_cast<std::uint8_t>(op - base);
+      if (op == tail) {
+        break;
+      }
+    }
+    q.spilled = kCompact;
+    q.size_class = static_cast<std::uint8_t>(size_class);
+    q.a = start;
+    q.b = n;
+    q.c = 0;
+    return true;
+  }
+
+  // Append recv `op` to a compact queue; false when it does not fit (the caller moves the
+  // queue to 16-byte entries).
+  bool append_compact(Queue &q, std::uint32_t op) {
+    const std::uint32_t offset = op - compact_base(q); // wraps when op < base
+    if (offset >= kDead || q.live >= kIndexThreshold) {
+      return false;
+    }
+    if (q.b == compact_capacity(q)) {
+      std::uint8_t *entries = compact_entries(q);
+      std::uint32_t n = 0;
+      for (std::uint32_t i = q.c; i < q.b; ++i) {
+        if (entries[i] != kDead) {
+          entries[n++] = entries[i];
+        }
+      }
+      q.b = n;
+      q.c = 0;
+      if (q.b == compact_capacity(q)) {
+        if (q.size_class + 1U >= kCompactClasses) {
+          return false;
+        }
+        const std::uint32_t start = take_compact(q.size_class + 1U); // may move bytes_
+        std::memcpy(bytes_.data() + start, bytes_.data() + q.a, 4U + q.b);
+        compact_free_[q.size_class].push_back(q.a);
+        q.a = start;
+        ++q.size_class;
+      }
+    }
+    compact_entries(q)[q.b++] = static_cast<std::uint8_t>(offset);
+    ++q.live;
+    return true;
+  }
+
+  void remove_compact(MatchQueue which, Queue &q, std::uint32_t position) {
+    std::uint8_t *entries = compact_entries(q);
+    entries[position] = kDead;
+    --total_[static_cast<std::size_t>(which)];
+    if (--q.live == 0) {
+      compact_free_[q.size_class].push_back(q.a);
+      q = Queue{};
+      return;
+    }
+    while (entries[q.c] == kDead) {
+      ++q.c;
+    }
+  }
+
+  // A compact queue moves to 16-byte entries in a pool block with room for `room` of them.
+  void compact_to_entries(Queue &q, std::uint32_t room) {
+    unsigned size_class = 0;
+    while ((kSmallest << size_class) < room) {
+      ++size_class;
+    }
+    const std::uint32_t start = take_block(size_class);
+    const std::uint32_t base = compact_base(q);
+    const std::uint8_t *entries = compact_entries(q);
+    std::uint32_t n = 0;
+    for (std::uint32_t i = q.c; i < q.b; ++i) {
+      if (entries[i] != kDead) {
+        const std::uint32_t op = base + entries[i];
+        pool_[start + n++] = QueueEntry{ops_[op].peer, shapes_[ops_[op].shape].tag, op, 0};
+      }
+    }
+    compact_free_[q.size_class].push_back(q.a);
+    q.size_class = static_cast<std::uint8_t>(size_class);
+    q.a = start;
+    q.b = n;
+    q.c = 0;
+    q.spilled = 1;
   }
 
   // A second entry arrives: move the header's entry to a pool block.
@@ -391,12 +755,16 @@ private:
     q.indexed = 1;
   }
 
+  const OpRecord *ops_; // the schedule's op records and shapes: a run's members' envelopes
+  const OpShape *shapes_;
   std::size_t prefix_bytes_;
   std::size_t lines_per_host_;
   std::uint32_t hosts_;
   std::vector<Line, HugePageAllocator<Line>> lines_; // host-major records, zero-initialised
   std::vector<QueueEntry> pool_;
   std::vector<std::uint32_t> free_[kClasses]; // NOLINT(modernize-avoid-c-arrays): by size class
+  std::vector<std::uint8_t> bytes_;           // compact queues' blocks
+  std::vector<std::uint32_t> compact_free_[kCompactClasses]; // NOLINT(modernize-avoid-c-arrays)
   std::unordered_map<std::uint64_t, std::unique_ptr<KeyIndex>> indexes_; // by index_key
   std::uint64_t last_key_ = 0;
   KeyIndex *last_index_ = nullptr; // the index of queue last_key_, or nullptr

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "blocked_groups.hpp"
+#include "dependency_counters.hpp"
 #include "event_queue.hpp"
 #include "match_queue.hpp"
 #include "parjava/error.hpp"
@@ -30,20 +31,18 @@ struct Released {
   OpId op;
 };
 
-// Counter: the per-op count of unsatisfied dependencies, 16 bits when no op has 32768 or more
-// (a double completion, quirk 3, wraps it to at least 65536 - 32767, above any real count).
-template <class Counter> class Engine {
+// Counters: the per-op counts of unsatisfied dependencies (dependency_counters.hpp).
+template <class Counters> class Engine {
 public:
   Engine(const GoalSchedule &schedule, const SimulationOptions &options)
       : schedule_(schedule), ops_(schedule.ops().data()), shapes_(schedule.shapes().data()),
         deps_(schedule.dependents().data()), p_(options.parameters), order_(options.order),
         progress_(options.progress), hosts_(schedule.num_ranks()), cpus_(schedule.num_cpus()),
         nics_(schedule.num_nics()), stride_(cpus_ + 2U * nics_), remaining_(schedule.num_ops()),
-        queues_(hosts_, stride_ * sizeof(SimTime)), groups_(hosts_) {
+        queues_(hosts_, stride_ * sizeof(SimTime), ops_, shapes_), groups_(hosts_) {
     for (OpId i = 0; i < schedule.num_ops(); ++i) {
       const std::uint32_t d = ops_[i].dependencies();
-      remaining_[i] =
-          static_cast<Counter>(d == OpRecord::kManyDependencies ? schedule.dependency_count(i) : d);
+      remaining_.set(i, d == OpRecord::kManyDependencies ? schedule.dependency_count(i) : d);
     }
   }
 
@@ -143,9 +142,9 @@ private:
       const std::uint32_t recv = queues_.single_op(MatchQueue::Receive, host);
       if (recv != MatchQueues::kNone) {
         __builtin_prefetch(ops_ + recv);
-      } else if (const QueueEntry *oldest = queues_.oldest_spilled(MatchQueue::Receive, host);
-                 oldest != nullptr) {
-        __builtin_prefetch(oldest); // a chain of posted recvs: the scan starts there
+      } else if (const void *scan = queues_.scan_start(MatchQueue::Receive, host);
+                 scan != nullptr) {
+        __builtin_prefetch(scan); // several posted recvs: the scan starts there
       }
     }
   }
@@ -158,9 +157,9 @@ private:
   // the only one; the counters hold exactly the values LogGOPSim's would.
   void release(OpId d, std::uint32_t host) {
     if (ops_[d].dependencies() == 1) {
-      remaining_[d] = 0;
+      remaining_.set(d, 0);
       push_released(host, d);
-    } else if (--remaining_[d] == 0) {
+    } else if (remaining_.decrement(d)) {
       push_released(host, d);
     }
   }
@@ -207,7 +206,7 @@ private:
   // does; their counters, already 0, wrap and never reach 0 again.
   void done_again(OpId op, std::uint32_t host) {
     schedule_.for_each_requires(op, [this, host](OpId d) {
-      if (--remaining_[d] == 0) {
+      if (remaining_.decrement(d)) {
         push_released(host, d);
       }
     });
@@ -613,9 +612,8 @@ private:
   // The engine's own state at its peak (every part only grows, except the match queues, which
   // report their pool's peak).
   [[nodiscard]] std::uint64_t engine_bytes() const noexcept {
-    return remaining_.capacity() * sizeof(Counter) + queue_.capacity_bytes() +
-           queues_.memory_bytes() + groups_.memory_bytes() +
-           released_.capacity() * sizeof(Released) +
+    return remaining_.bytes() + queue_.capacity_bytes() + queues_.memory_bytes() +
+           groups_.memory_bytes() + released_.capacity() * sizeof(Released) +
            (ready_.capacity() + sorted_.capacity() + startup_.capacity()) * sizeof(OpId);
   }
 
@@ -657,9 +655,10 @@ private:
       if (next_left < left.size() && left[next_left].first == id) {
         u.reason = left[next_left].second;
         ++next_left;
-      } else if (remaining_[id] != 0 && remaining_[id] <= schedule_.dependency_count(id)) {
+      } else if (const std::uint32_t waiting = remaining_.get(id);
+                 waiting != 0 && waiting <= schedule_.dependency_count(id)) {
         u.reason = UnfinishedReason::NeverReady;
-        u.waiting_for = remaining_[id];
+        u.waiting_for = waiting;
       } else {
         continue;
       }
@@ -687,8 +686,7 @@ private:
   std::size_t nics_;
   std::size_t stride_; // clocks per host
 
-  // Unsatisfied dependencies per op (huge pages: huge_page_allocator.hpp).
-  std::vector<Counter, HugePageAllocator<Counter>> remaining_;
+  Counters remaining_; // unsatisfied dependencies per op
   EventQueue queue_;
   // Host-major records: per host, the CPU free times (nexto), the send-gap free times (nextgs)
   // and the receive-gap free times (nextgr) of its NICs, then its receive and unexpected queues.
@@ -736,6 +734,9 @@ std::string describe_op(const GoalOp &op) {
   return "op";
 }
 
+// Half-byte counters from this many ops per rank on (see simulate()).
+constexpr std::uint32_t kNibblesFromOpsPerRank = 16;
+
 } // namespace
 
 SimulationResult simulate(const GoalSchedule &schedule, const SimulationOptions &options) {
@@ -746,11 +747,25 @@ SimulationResult simulate(const GoalSchedule &schedule, const SimulationOptions 
     throw Error(ErrorKind::Usage,
                 "the simulator supports at most " + std::to_string(Event::kHostMask) + " ranks");
   }
-  if (schedule.max_dependency_count() < 0x8000U) {
-    Engine<std::uint16_t> engine(schedule, options);
+  // The narrowest counters that hold every count (dependency_counters.hpp).
+  // Half-byte counters cost a read-modify-write per release; they are worth it where the ops
+  // per rank dominate the memory (dissemination and recursive doubling: 40 and 80 per rank).
+  const std::uint32_t most = schedule.max_dependency_count();
+  const bool many_ops_per_rank =
+      schedule.num_ops() >= std::uint64_t{kNibblesFromOpsPerRank} * schedule.num_ranks();
+  if (most < NibbleCounters::kLimit && many_ops_per_rank) {
+    Engine<NibbleCounters> engine(schedule, options);
     return engine.run();
   }
-  Engine<std::uint32_t> engine(schedule, options);
+  if (most < WideCounters<std::uint8_t>::kLimit) {
+    Engine<WideCounters<std::uint8_t>> engine(schedule, options);
+    return engine.run();
+  }
+  if (most < WideCounters<std::uint16_t>::kLimit) {
+    Engine<WideCounters<std::uint16_t>> engine(schedule, options);
+    return engine.run();
+  }
+  Engine<WideCounters<std::uint32_t>> engine(schedule, options);
   return engine.run();
 }
 
