@@ -783,7 +783,7 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
         e.kind = Effect::Kind::Builtin;
         e.text = mpi->role == MpiRole::CommRank ? "rank" : "size";
       } else {
-        // Another communicator: the call is a leaf (structure_builder.cpp) whose operation,
+        // Another communicator: the call is a leaf (structure_mpi.cpp) whose operation,
         // MPI_Comm_rank / MPI_Comm_size, gives each rank its value in that communicator.
         e.kind = Effect::Kind::Operation;
       }
