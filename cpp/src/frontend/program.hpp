@@ -178,6 +178,15 @@ struct InputSite {
   bool registration = false;        // an option table entry: the value arrives at the next call
                                     // of the function that takes argv
   std::string spelling;             // the variable as written there (`cmd.nSteps`)
+  // A value read under one entry of a table of option prefixes (`sscanf(argv[i] +
+  // strlen(cparams[j]), "%d", iparams + j)`, HPCG): the parameter's name from the entry
+  // (`--nx=` -> `nx`), and the value holds once the loop over argv ends (inputs.cpp moves the
+  // input after it).
+  std::string name;
+  bool table = false;
+  // Read into an element chosen at run time (`fscanf(f, "%d", dims + i)` in `for (i = 0; i < 3;
+  // ++i)`): each element is read once, so a loop around the read does not make it data.
+  bool element = false;
   const clang::Stmt *statement = nullptr; // the value is set when this statement ends
   clang::SourceLocation location;
   bool setup = true;     // analysis: read outside loops, in code run once

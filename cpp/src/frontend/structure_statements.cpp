@@ -48,6 +48,10 @@ void StructureWalk::check_condition_effects(const clang::Expr *cond, bool once,
       pending_havoc_.push_back(tagged({e}, statement).front());
       continue;
     }
+    if (e.kind == Effect::Kind::Havoc) {
+      pending_havoc_.push_back(e); // data already, with its own reason
+      continue;
+    }
     if (e.kind != Effect::Kind::Operation) {
       diag(DiagnosticKind::Unsupported, Severity::Note, e.location,
            "an assignment inside a condition is not modelled; the variable it writes is "
