@@ -38,7 +38,8 @@ def test_arguments_read_through_pointers_to_argv_are_positions(model: pj.SourceM
     main's, so the values are the positions argv1 and argv2 a new command line sets."""
     assert model.arguments(["./setup", "900", "30"]) == {"argc": 3, "argv1": 900, "argv2": 30}
     errors = [str(d) for d in model.diagnostics if d.severity == "error"]
-    assert all("neighbors[k]" in e for e in errors), errors
+    # The neighbours live in a heap array written at `count++`: data, and the only errors.
+    assert all("neighbors[" in e for e in errors), errors
 
 
 def test_a_record_an_external_function_returns_is_data(model: pj.SourceModel) -> None:

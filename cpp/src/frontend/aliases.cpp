@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <clang/AST/ParentMapContext.h>
@@ -134,11 +135,80 @@ private:
       if (list.size() != 1 || bodies_[f].invalid.contains(var)) {
         continue;
       }
-      const auto target = vars.pointer_target(list.front());
+      auto target = vars.pointer_target(list.front());
+      if (!target) {
+        target = heap_array(f, var, list.front());
+      }
       if (target && usable(*target, f)) {
         p_.pointer_aliases[var] = *target;
       }
     }
+  }
+
+  // `iparams = (int *)malloc(sizeof(int) * nparams)` with nparams a constant (HPCG's options,
+  // src/init.cpp): a heap array of at most kMaxAggregateElements scalars that only this
+  // pointer reaches is an aggregate like `int iparams[10]`, one variable per element, named
+  // after the pointer. calloc(n, size) too.
+  std::optional<AliasTarget> heap_array(FunctionId f, const clang::VarDecl *var,
+                                        const clang::Expr *value) {
+    const auto *call = llvm::dyn_cast<clang::CallExpr>(value->IgnoreParenCasts());
+    const clang::FunctionDecl *callee = call ? call->getDirectCallee() : nullptr;
+    if (callee == nullptr) {
+      return std::nullopt;
+    }
+    const std::string name = callee->getNameAsString();
+    clang::ASTContext &ctx = *p_.functions[f].context;
+    const clang::QualType element = var->getType()->getPointeeType();
+    const VarType type = classify_type(element);
+    if ((type != VarType::Integer && type != VarType::Floating) || element->isIncompleteType()) {
+      return std::nullopt;
+    }
+    const auto constant = [&](const clang::Expr *e) -> std::optional<std::int64_t> {
+      clang::Expr::EvalResult r;
+      if (e == nullptr || e->isValueDependent() || !e->EvaluateAsInt(r, ctx)) {
+        return std::nullopt;
+      }
+      return r.Val.getInt().getExtValue();
+    };
+    std::optional<std::int64_t> bytes;
+    if (name == "malloc" && call->getNumArgs() == 1) {
+      bytes = constant(call->getArg(0));
+    } else if (name == "calloc" && call->getNumArgs() == 2) {
+      const auto n = constant(call->getArg(0));
+      const auto size = constant(call->getArg(1));
+      if (n && size) {
+        bytes = *n * *size;
+      }
+    }
+    const auto size = static_cast<std::int64_t>(ctx.getTypeSizeInChars(element).getQuantity());
+    if (!bytes || size <= 0 || *bytes <= 0 || *bytes % size != 0 ||
+        static_cast<std::uint64_t>(*bytes / size) > kMaxAggregateElements) {
+      return std::nullopt;
+    }
+    const auto n = static_cast<std::uint64_t>(*bytes / size);
+    const std::string key = "heap:" + std::to_string(f) + ":" + var->getNameAsString() + ":";
+    // The second round of run() finds the aggregate the first one made.
+    const VarId first = p_.synthetic(key + "0", type, VarScope::Local, f);
+    AggregateId id = p_.variables[first].aggregate;
+    if (id == kNoAggregate) {
+      id = static_cast<AggregateId>(p_.aggregates.size());
+      Aggregate heap;
+      heap.source_name = var->getNameAsString();
+      heap.dims = {n};
+      for (std::uint64_t k = 0; k < n; ++k) {
+        const VarId v = p_.synthetic(key + std::to_string(k), type, VarScope::Local, f);
+        Variable &element_var = p_.variables[v];
+        element_var.source_name = heap.source_name + "[" + std::to_string(k) + "]";
+        element_var.location = var->getLocation();
+        element_var.aggregate = id;
+        element_var.element = k;
+        heap.elements.push_back(v);
+      }
+      p_.aggregates.push_back(std::move(heap));
+    }
+    AliasTarget t;
+    t.aggregate = id;
+    return t;
   }
 
   // Array storage the model cannot follow makes the array data: a pointer into it that is

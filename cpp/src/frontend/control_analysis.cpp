@@ -573,7 +573,7 @@ private:
       return out;
     case StructKind::ExternalCall:
       process_effects(node.effects, out);
-      add_uses(out, node.uses); // the size of a call priced by it (structure_builder.cpp)
+      add_uses(out, node.uses); // the size of a call priced by it (structure_calls.cpp)
       return out;
     case StructKind::Communication: {
       process_effects(node.effects, out);

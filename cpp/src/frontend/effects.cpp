@@ -86,6 +86,105 @@ Effect input(VariableResolver &vars, VarId var, std::string how, std::string wha
   return e;
 }
 
+// `base + j` / `&base[j]` with `base` a pointer into an aggregate and `j` known only at run
+// time: the aggregate, the offset of `base` in it and the index expression; none otherwise.
+struct DynamicElement {
+  AggregateId aggregate = kNoAggregate;
+  std::uint64_t offset = 0;
+  const clang::Expr *index = nullptr;
+};
+
+DynamicElement dynamic_element(const clang::Expr *arg, VariableResolver &vars) {
+  DynamicElement out;
+  const clang::Expr *e = arg->IgnoreParenCasts();
+  const clang::Expr *base = nullptr;
+  if (const auto *b = llvm::dyn_cast<clang::BinaryOperator>(e);
+      b != nullptr && b->getOpcode() == clang::BO_Add) {
+    const bool left = b->getLHS()->getType()->isPointerType();
+    base = left ? b->getLHS() : b->getRHS();
+    out.index = left ? b->getRHS() : b->getLHS();
+  } else if (const auto *u = llvm::dyn_cast<clang::UnaryOperator>(e);
+             u != nullptr && u->getOpcode() == clang::UO_AddrOf) {
+    if (const auto *sub =
+            llvm::dyn_cast<clang::ArraySubscriptExpr>(u->getSubExpr()->IgnoreParenImpCasts())) {
+      base = sub->getBase();
+      out.index = sub->getIdx();
+    }
+  }
+  if (base == nullptr) {
+    return out;
+  }
+  const auto target = vars.pointer_target(base);
+  if (!target || target->aggregate == kNoAggregate) {
+    return out;
+  }
+  out.aggregate = target->aggregate;
+  out.offset = target->offset;
+  return out;
+}
+
+// The string literals of a constant table of option prefixes (`char cparams[][7] = {"--nx=",
+// "--ny=", ...}`) that `table[j]` reads; empty when `e` is no such read.
+std::vector<std::string> option_table(const clang::Expr *e, const clang::ValueDecl *index) {
+  const auto *sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(e->IgnoreParenImpCasts());
+  if (sub == nullptr || named_decl(sub->getIdx()->IgnoreParenImpCasts()) != index) {
+    return {};
+  }
+  const auto *table =
+      llvm::dyn_cast_or_null<clang::VarDecl>(named_decl(sub->getBase()->IgnoreParenImpCasts()));
+  if (table == nullptr || !table->hasInit() || !table->getType()->isArrayType()) {
+    return {};
+  }
+  const auto *list = llvm::dyn_cast<clang::InitListExpr>(table->getInit()->IgnoreImplicit());
+  if (list == nullptr) {
+    return {};
+  }
+  std::vector<std::string> out;
+  for (const clang::Expr *init : list->inits()) {
+    const auto *str = llvm::dyn_cast<clang::StringLiteral>(init->IgnoreParenImpCasts());
+    if (str == nullptr || !str->isOrdinary()) {
+      return {};
+    }
+    out.push_back(str->getString().str());
+  }
+  return out;
+}
+
+// `argv[i] + strlen(table[j])` (the text after an option prefix): the prefixes of the table
+// when `j` is `index`, else none.
+std::vector<std::string> prefix_table(const clang::Expr *text, const clang::Expr *index) {
+  const auto *b = llvm::dyn_cast<clang::BinaryOperator>(text->IgnoreParenCasts());
+  const clang::ValueDecl *j = named_decl(index->IgnoreParenImpCasts());
+  if (b == nullptr || b->getOpcode() != clang::BO_Add || j == nullptr) {
+    return {};
+  }
+  const auto *call = llvm::dyn_cast<clang::CallExpr>(b->getRHS()->IgnoreParenCasts());
+  const clang::FunctionDecl *callee = call ? call->getDirectCallee() : nullptr;
+  if (callee == nullptr || callee->getName() != "strlen" || call->getNumArgs() != 1 ||
+      !llvm::isa<clang::ArraySubscriptExpr>(b->getLHS()->IgnoreParenImpCasts())) {
+    return {};
+  }
+  return option_table(call->getArg(0), j);
+}
+
+// An option prefix as the option users write and the parameter's name: "--nx=" -> ("--nx",
+// "nx"); nullopt when what is left is not an identifier.
+std::optional<std::pair<std::string, std::string>> prefix_option(const std::string &prefix) {
+  std::string option = prefix;
+  while (!option.empty() && (option.back() == '=' || option.back() == ':')) {
+    option.pop_back();
+  }
+  std::string name = option;
+  name.erase(0, name.find_first_not_of('-'));
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front())) ||
+      !std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+      })) {
+    return std::nullopt;
+  }
+  return std::make_pair(option, name);
+}
+
 // The literals of a call that describe a command-line option: identifier-like strings are
 // long options ("nSteps" -> "--nSteps"), character literals short ones ('N' -> "-N"), and the
 // longest string with spaces is the option's help text.
@@ -335,6 +434,19 @@ private:
       return;
     }
     const Aggregate &agg = vars_.program().aggregates[access.aggregate];
+    // `nbr[count++] = q`: an index that changes a variable is no expression the model can
+    // evaluate; any element may be the one written.
+    for (const clang::Expr *index : access.indices) {
+      if (index->HasSideEffects(vars_.context())) {
+        for (const VarId element : agg.elements) {
+          out_.push_back(havoc(element,
+                               "written at '" + source_text(index, vars_.context(), 40) +
+                                   "', an index that changes a variable",
+                               where));
+        }
+        return;
+      }
+    }
     std::vector<VarId> index_uses;
     for (const clang::Expr *index : access.indices) {
       vars_.uses(index, index_uses);
@@ -486,6 +598,45 @@ void out_arguments(const ClassifiedCall &call, VariableResolver &vars, std::vect
             out.push_back(input(vars, element, how, call.name + "()",
                                 "(" + source_text(arg, vars.context(), 200) + ")[" +
                                     std::to_string(k - target->offset) + "]",
+                                arg->getBeginLoc()));
+          }
+        }
+        continue;
+      }
+    }
+    // An element chosen at run time (`iparams + j`): a read under a table of option prefixes
+    // is one input per entry; any other write makes every element data (it may be any).
+    if (address_of(arg, vars) == kNoVar && !vars.pointer_target(arg)) {
+      if (const DynamicElement d = dynamic_element(arg, vars); d.aggregate != kNoAggregate) {
+        const Aggregate &agg = program.aggregates[d.aggregate];
+        const std::vector<std::string> prefixes = how == "argv" && !call.args.empty()
+                                                      ? prefix_table(call.args.front(), d.index)
+                                                      : std::vector<std::string>{};
+        const std::string base = source_text(arg->IgnoreParenCasts(), vars.context(), 200);
+        for (std::uint64_t k = d.offset; k < agg.elements.size(); ++k) {
+          const std::uint64_t entry = k - d.offset;
+          const auto option =
+              entry < prefixes.size() ? prefix_option(prefixes[entry]) : std::nullopt;
+          if (option) {
+            Effect e = input(vars, agg.elements[k], how, call.name + "()",
+                             program.variables[agg.elements[k]].source_name, arg->getBeginLoc());
+            InputSite &site = program.inputs[e.input];
+            site.options = {option->first};
+            site.name = option->second;
+            site.table = true;
+            site.doc = "'" + program.variables[agg.elements[k]].source_name + "' read by " +
+                       call.name + "() after the option prefix '" + prefixes[entry] + "'";
+            out.push_back(std::move(e));
+          } else if (!how.empty() && how != "argv") {
+            // A file or a library read into one element per call: an input of each element.
+            Effect e = input(vars, agg.elements[k], how, call.name + "()",
+                             program.variables[agg.elements[k]].source_name, arg->getBeginLoc());
+            program.inputs[e.input].element = true;
+            out.push_back(std::move(e));
+          } else {
+            out.push_back(havoc(agg.elements[k],
+                                "written by " + call.name + "() through '" + base +
+                                    "', an element known only at run time",
                                 arg->getBeginLoc()));
           }
         }
@@ -796,7 +947,7 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
         e.kind = Effect::Kind::Builtin;
         e.text = mpi->role == MpiRole::CommRank ? "rank" : "size";
       } else {
-        // Another communicator: the call is a leaf (structure_builder.cpp) whose operation,
+        // Another communicator: the call is a leaf (structure_mpi.cpp) whose operation,
         // MPI_Comm_rank / MPI_Comm_size, gives each rank its value in that communicator.
         e.kind = Effect::Kind::Operation;
       }
@@ -1003,6 +1154,9 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
     if (registers_option(call, vars)) {
       out_arguments(call, vars, out, "", "option", /*registration=*/true);
       break;
+    }
+    if (call.name == "free" || call.name == "cfree") {
+      break; // releases the storage, writes nothing the model keeps
     }
     std::string how = reads_file(call.name) ? "file" : "external";
     if (how == "file" && !call.args.empty()) {

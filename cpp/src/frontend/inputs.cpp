@@ -118,6 +118,8 @@ public:
       }
     }
     helper_inputs();
+    hoist_table_inputs();
+    local_broadcasts();
     for (FunctionId f = 0; f < n; ++f) {
       // Copy: deferral moves effects between nodes of the list.
       const std::vector<StructIndex> order = trees_[f].preorder;
@@ -224,8 +226,9 @@ private:
     struct Item {
       StructIndex node;
       bool in_loop;
+      bool in_parser; // inside a loop over the command line
     };
-    std::vector<Item> stack{{root, false}};
+    std::vector<Item> stack{{root, false, false}};
     while (!stack.empty()) {
       const Item item = stack.back();
       stack.pop_back();
@@ -234,10 +237,13 @@ private:
         t.in_data_loop.insert(item.node);
       }
       const StructNode &node = p_.nodes[item.node];
-      const bool data_loop = is_loop(node.kind) && !parses_command_line(node);
+      // A loop inside the loop over argv walks a table of options for each argument (HPCG's
+      // `for (j = 0; j < nparams; ++j) if (startswith(argv[i], cparams[j])) ...`): parsing too.
+      const bool parser = is_loop(node.kind) && (item.in_parser || parses_command_line(node));
+      const bool data_loop = is_loop(node.kind) && !parser;
       for (auto it = node.children.rbegin(); it != node.children.rend(); ++it) {
         t.parent[*it] = item.node;
-        stack.push_back({*it, item.in_loop || data_loop});
+        stack.push_back({*it, item.in_loop || data_loop, item.in_parser || parser});
       }
     }
   }
@@ -272,13 +278,14 @@ private:
 
   void classify(FunctionId f, StructIndex n) {
     StructNode &node = p_.nodes[n];
-    const bool setup = !trees_[f].in_data_loop.contains(n) && !looped_[f];
+    const bool in_loop = trees_[f].in_data_loop.contains(n);
     for (auto *list : {&node.effects, &node.init, &node.update}) {
       for (Effect &e : *list) {
         if (e.kind != Effect::Kind::Input) {
           continue;
         }
         InputSite &site = p_.inputs[e.input];
+        const bool setup = (!in_loop || site.element) && !looped_[f];
         site.setup = setup && list == &node.effects;
         holder_[e.input] = n;
         if (!site.setup) {
@@ -302,9 +309,15 @@ private:
     std::map<VarId, std::uint32_t> cell_inputs; // cell -> the helper's input site
     for (std::uint32_t k = 0; k < p_.inputs.size(); ++k) {
       const InputSite &site = p_.inputs[k];
+      // A scalar cell, or an element of an array cell (ReadHpcgDat(int *localDimensions)
+      // reading `localDimensions + i` from a file for HPCG_Init's `iparams`).
+      const Variable &v = p_.variables[site.var];
       const auto alias = std::find_if(
-          p_.pointer_aliases.begin(), p_.pointer_aliases.end(),
-          [&](const auto &entry) { return entry.second.cell && entry.second.scalar == site.var; });
+          p_.pointer_aliases.begin(), p_.pointer_aliases.end(), [&](const auto &entry) {
+            return entry.second.cell &&
+                   (entry.second.scalar == site.var || (entry.second.aggregate != kNoAggregate &&
+                                                        v.aggregate == entry.second.aggregate));
+          });
       if (site.setup && alias != p_.pointer_aliases.end()) {
         cell_inputs[site.var] = k;
       }
@@ -348,6 +361,261 @@ private:
     for (const auto &[cell, k] : cell_inputs) {
       p_.inputs[k].setup = false; // read per call, through the caller's inputs above
     }
+  }
+
+  // The outermost loop over the command line around node `n` of function `f`, or kNoStruct.
+  StructIndex argv_loop(FunctionId f, StructIndex n) const {
+    const Tree &t = trees_[f];
+    StructIndex found = kNoStruct;
+    for (auto it = t.parent.find(n); it != t.parent.end(); it = t.parent.find(it->second)) {
+      const StructNode &node = p_.nodes[it->second];
+      if (is_loop(node.kind) && parses_command_line(node)) {
+        found = it->second;
+      }
+    }
+    return found;
+  }
+
+  // A value read under an entry of a table of option prefixes (effects.cpp: `sscanf(argv[i] +
+  // strlen(cparams[j]), "%d", iparams + j)` inside `for (i...) for (j...)`) holds its value once
+  // the loop over argv ends, whichever argument set it: the input moves to a block just after
+  // that loop, so the model sets the element there, on every path, and the estimation code reads
+  // it there. Earlier writes of the same elements that the model cannot follow (HPCG's
+  // positional `sscanf(argv[i+1], "%d", iparams+i)` into an element known only at run time) are
+  // what that input replaces: forgotten, with a note.
+  void hoist_table_inputs() {
+    std::map<StructIndex, StructIndex> after; // argv loop -> the block of its inputs
+    std::map<StructIndex, std::set<VarId>> hoisted;
+    for (std::uint32_t k = 0; k < p_.inputs.size(); ++k) {
+      InputSite &site = p_.inputs[k];
+      const auto holder = holder_.find(k);
+      if (!site.table || !site.setup || holder == holder_.end()) {
+        continue;
+      }
+      const FunctionId f = site.function;
+      const StructIndex loop = argv_loop(f, holder->second);
+      Tree &t = trees_[f];
+      const auto parent = t.parent.find(loop);
+      if (loop == kNoStruct || parent == t.parent.end()) {
+        continue;
+      }
+      StructIndex block = kNoStruct;
+      if (const auto known = after.find(loop); known != after.end()) {
+        block = known->second;
+      } else {
+        StructNode n;
+        n.kind = StructKind::Block;
+        n.function = f;
+        n.range = p_.nodes[loop].range;
+        n.label = "inputs set by the option loop";
+        block = p_.add(std::move(n));
+        after[loop] = block;
+        auto &siblings = p_.nodes[parent->second].children;
+        siblings.insert(std::find(siblings.begin(), siblings.end(), loop) + 1, block);
+        t.parent[block] = parent->second;
+        if (t.in_data_loop.contains(loop)) {
+          t.in_data_loop.insert(block);
+        }
+        // In preorder, after the loop's last descendant.
+        auto at = std::find(t.preorder.begin(), t.preorder.end(), loop) + 1;
+        while (at != t.preorder.end() && inside(t, *at, loop)) {
+          ++at;
+        }
+        t.preorder.insert(at, block);
+      }
+      auto &effects = p_.nodes[holder->second].effects;
+      const auto e = std::find_if(effects.begin(), effects.end(), [&](const Effect &x) {
+        return x.kind == Effect::Kind::Input && x.input == k;
+      });
+      if (e == effects.end()) {
+        continue;
+      }
+      Effect moved = *e;
+      effects.erase(e);
+      p_.nodes[block].effects.push_back(std::move(moved));
+      holder_[k] = block;
+      site.statement = p_.nodes[loop].stmt;
+      hoisted[block].insert(site.var);
+    }
+    for (const auto &[block, vars] : hoisted) {
+      forget_unfollowed_writes(p_.nodes[block].function, block, vars);
+    }
+  }
+
+  static bool inside(const Tree &t, StructIndex n, StructIndex ancestor) {
+    for (auto it = t.parent.find(n); it != t.parent.end(); it = t.parent.find(it->second)) {
+      if (it->second == ancestor) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void forget_unfollowed_writes(FunctionId f, StructIndex block, const std::set<VarId> &vars) {
+    const Tree &t = trees_[f];
+    std::string forgotten;
+    clang::SourceLocation where;
+    for (StructIndex n : t.preorder) {
+      if (n == block) {
+        break;
+      }
+      auto &effects = p_.nodes[n].effects;
+      for (auto e = effects.begin(); e != effects.end();) {
+        if (e->kind == Effect::Kind::Havoc && vars.contains(e->var) &&
+            e->text.find("an element known only at run time") != std::string::npos) {
+          if (forgotten.empty()) {
+            forgotten = e->text;
+            where = e->location;
+          }
+          e = effects.erase(e);
+        } else {
+          ++e;
+        }
+      }
+    }
+    if (forgotten.empty()) {
+      return;
+    }
+    Diagnostic d;
+    d.kind = DiagnosticKind::Parameter;
+    d.severity = Severity::Note;
+    d.function = p_.functions[f].name;
+    d.message = "'" +
+                p_.variables[*vars.begin()].source_name.substr(
+                    0, p_.variables[*vars.begin()].source_name.find('[')) +
+                "' " + forgotten.substr(0, forgotten.find(',')) +
+                " before the option loop: the model takes what the elements hold after that "
+                "loop (the option parameters), so a value given only by position on the "
+                "command line reaches the model through the parameter's value, not its option";
+    const clang::SourceManager &sm = p_.functions[f].context->getSourceManager();
+    const auto ploc = sm.getPresumedLoc(sm.getExpansionLoc(where));
+    if (ploc.isValid()) {
+      d.file = p_.source_file(*p_.functions[f].context, ploc.getFilename());
+      d.line = ploc.getLine();
+    }
+    p_.diagnostics.push_back(std::move(d));
+  }
+
+  // A broadcast of a value every rank already read itself: HPCG parses argv on every rank and
+  // broadcasts `iparams` from rank 0 (when it read a file). When the same function reads the
+  // variable as an input on a path every rank runs (not under a condition), every rank holds
+  // rank 0's value already and the broadcast changes nothing the model computes: it is no input
+  // of its own (a note says so).
+  void local_broadcasts() {
+    std::map<VarId, std::vector<std::uint32_t>> reads; // var -> unconditional input sites
+    for (std::uint32_t k = 0; k < p_.inputs.size(); ++k) {
+      const InputSite &site = p_.inputs[k];
+      const auto holder = holder_.find(k);
+      if (site.setup && site.how != "broadcast" && holder != holder_.end() &&
+          unconditional(site.function, holder->second)) {
+        reads[site.var].push_back(k);
+      }
+    }
+    std::set<StructIndex> noted;
+    for (std::uint32_t k = 0; k < p_.inputs.size(); ++k) {
+      InputSite &site = p_.inputs[k];
+      const auto holder = holder_.find(k);
+      const auto read = reads.find(site.var);
+      if (!site.setup || site.how != "broadcast" || holder == holder_.end() ||
+          read == reads.end() ||
+          std::none_of(read->second.begin(), read->second.end(), [&](std::uint32_t r) {
+            return p_.inputs[r].function == site.function &&
+                   same_on_every_rank(site.function, holder_[r], holder->second);
+          })) {
+        continue;
+      }
+      site.setup = false;
+      auto &effects = p_.nodes[holder->second].effects;
+      effects.erase(std::remove_if(effects.begin(), effects.end(),
+                                   [&](const Effect &e) {
+                                     return e.kind == Effect::Kind::Input && e.input == k;
+                                   }),
+                    effects.end());
+      if (noted.insert(holder->second).second) {
+        Diagnostic d;
+        d.kind = DiagnosticKind::Parameter;
+        d.severity = Severity::Note;
+        d.function = p_.functions[site.function].name;
+        d.message = site.what + " of '" + site.spelling +
+                    "': every rank read it from the command line itself, so the broadcast "
+                    "leaves what every rank computed (the model has no parameter for it)";
+        const std::string at = location(site);
+        const std::size_t colon = at.rfind(':');
+        if (colon != std::string::npos) {
+          d.file = at.substr(0, colon);
+          d.line = static_cast<std::uint32_t>(std::stoul(at.substr(colon + 1)));
+        }
+        p_.diagnostics.push_back(std::move(d));
+      }
+    }
+  }
+
+  // Between the read at node `from` and the broadcast at node `to` of function `f`, nothing the
+  // program computes depends on the rank: no condition reads a variable derived from it, no
+  // assignment uses one. Then every rank holds what rank 0 sends.
+  bool same_on_every_rank(FunctionId f, StructIndex from, StructIndex to) {
+    if (rank_derived_.empty()) {
+      for (const StructNode &n : p_.nodes) {
+        for (const Effect &e : n.effects) {
+          if ((e.kind == Effect::Kind::Builtin && e.text == "rank") ||
+              e.kind == Effect::Kind::Operation || e.kind == Effect::Kind::Topology) {
+            rank_derived_.insert(e.var);
+          }
+        }
+      }
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (const StructNode &n : p_.nodes) {
+          for (const auto *list : {&n.init, &n.effects, &n.update}) {
+            for (const Effect &e : *list) {
+              if (!rank_derived_.contains(e.var) &&
+                  std::any_of(e.uses.begin(), e.uses.end(),
+                              [&](VarId u) { return rank_derived_.contains(u); })) {
+                rank_derived_.insert(e.var);
+                changed = true;
+              }
+            }
+          }
+        }
+      }
+      rank_derived_.insert(kNoVar); // computed
+    }
+    const Tree &t = trees_[f];
+    const auto a = std::find(t.preorder.begin(), t.preorder.end(), from);
+    const auto b = std::find(t.preorder.begin(), t.preorder.end(), to);
+    if (a == t.preorder.end() || b == t.preorder.end() || b < a) {
+      return false;
+    }
+    const auto derived = [&](const std::vector<VarId> &uses) {
+      return std::any_of(uses.begin(), uses.end(),
+                         [&](VarId u) { return u != kNoVar && rank_derived_.contains(u); });
+    };
+    for (auto it = a; it != b; ++it) {
+      const StructNode &n = p_.nodes[*it];
+      if (derived(n.uses)) {
+        return false;
+      }
+      for (const Effect &e : n.effects) {
+        if (derived(e.uses)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  // No condition of the function decides whether node `n` runs (loops over the command line
+  // aside: they run on every rank alike).
+  bool unconditional(FunctionId f, StructIndex n) const {
+    const Tree &t = trees_[f];
+    for (auto it = t.parent.find(n); it != t.parent.end(); it = t.parent.find(it->second)) {
+      const StructNode &node = p_.nodes[it->second];
+      if (node.kind == StructKind::If || node.kind == StructKind::IfElse ||
+          node.kind == StructKind::Switch || (is_loop(node.kind) && !parses_command_line(node))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   // The options that select an argv read: the string literals compared in the if around it
@@ -505,7 +773,10 @@ private:
           if (e->var != site.var) {
             continue;
           }
-          if (e->kind == Effect::Kind::Assign) {
+          // An element write (`for (i = 0; i < n; ++i) iparams[i] = 0;`) of a constant holds
+          // for whichever element it hits.
+          if (e->kind == Effect::Kind::Assign ||
+              (e->kind == Effect::Kind::Element && e->element_kind == Effect::Kind::Assign)) {
             return constant(e->value, ctx);
           }
           return std::nullopt;
@@ -724,9 +995,16 @@ private:
     }
     std::map<VarId, std::size_t> by_var;
     // Broadcasts last: they may be copies of the inputs the root read.
+    // Sites that carry their parameter's name (an option prefix) first, so the parameter they
+    // share with other reads of the variable is named after the option.
     std::vector<std::uint32_t> order;
     for (std::uint32_t k = 0; k < p_.inputs.size(); ++k) {
-      if (p_.inputs[k].how != "broadcast") {
+      if (p_.inputs[k].how != "broadcast" && !p_.inputs[k].name.empty()) {
+        order.push_back(k);
+      }
+    }
+    for (std::uint32_t k = 0; k < p_.inputs.size(); ++k) {
+      if (p_.inputs[k].how != "broadcast" && p_.inputs[k].name.empty()) {
         order.push_back(k);
       }
     }
@@ -759,7 +1037,9 @@ private:
         param = &p_.parameters[known->second];
       } else {
         ProgramParameter fresh;
-        const std::string base = base_name(var);
+        const std::string base = site.name.empty() || !model::is_valid_variable_name(site.name)
+                                     ? base_name(var)
+                                     : site.name;
         fresh.name = base;
         for (int i = 2; taken.contains(fresh.name); ++i) {
           fresh.name = base + "_" + std::to_string(i);
@@ -844,6 +1124,7 @@ private:
   std::vector<Tree> trees_;
   std::vector<bool> looped_;
   std::map<std::uint32_t, StructIndex> holder_;
+  std::set<VarId> rank_derived_; // variables computed from the rank (same_on_every_rank)
   std::vector<std::uint32_t> unparsed_;
   // Broadcasts of an input the root changes before sending it: the input it started from.
   std::map<std::uint32_t, VarId> changed_before_sent_;

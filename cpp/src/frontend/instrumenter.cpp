@@ -409,6 +409,11 @@ private:
     if (braces) {
       open(begin, "{ ");
       close(end, text + " }");
+    } else if (llvm::isa<clang::ForStmt, clang::WhileStmt, clang::DoStmt, clang::CXXForRangeStmt>(
+                   s)) {
+      // After the whole loop (an option table's inputs hold once the loop over argv ends):
+      // opened at its end, so it follows the braces and probes that close the loop there.
+      open(end, text);
     } else {
       close(end, text);
     }

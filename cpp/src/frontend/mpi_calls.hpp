@@ -22,7 +22,7 @@ enum class MpiRole : std::uint8_t {
   TypeVector,     // MPI_Type_vector(count, blocklen, stride, old, &new)
   TypeSize,       // MPI_Type_size(type, &s)
   GetCount,       // MPI_Get_count(&status, type, &count)
-  Group,          // MPI_Group_incl / MPI_Group_range_incl: a leaf (structure_builder.cpp)
+  Group,          // MPI_Group_incl / MPI_Group_range_incl: a leaf (structure_mpi.cpp)
   Local,          // local bookkeeping (Type_commit, Type_free, Op_create, ...): an efc
   // Cartesian topologies (MPI 4.0 §8.5): computed by the model from the grid (effects.cpp).
   DimsCreate, // MPI_Dims_create(n, ndims, dims)

@@ -173,12 +173,21 @@ struct InputSite {
   FunctionId function = kNoFunction;
   std::string how;  // "argv", "option", "file", "broadcast", "external", "annotation"
   std::string what; // the reading call as written ("atoi(argv[i + 1])", "fscanf()")
-  std::vector<std::string> options;    // command-line spellings that set it ("-N", "--nSteps")
-  std::string doc;                     // the program's own help text for the option, if any
-  bool registration = false;           // an option table entry: the value arrives at the next call
-                                       // of the function that takes argv
-  std::string spelling;                // the variable as written there (`cmd.nSteps`)
+  std::vector<std::string> options; // command-line spellings that set it ("-N", "--nSteps")
+  std::string doc;                  // the program's own help text for the option, if any
+  bool registration = false;        // an option table entry: the value arrives at the next call
+                                    // of the function that takes argv
+  std::string spelling;             // the variable as written there (`cmd.nSteps`)
   std::optional<double> given_default; // the default the reading call names (keyed lookups)
+  // A value read under one entry of a table of option prefixes (`sscanf(argv[i] +
+  // strlen(cparams[j]), "%d", iparams + j)`, HPCG): the parameter's name from the entry
+  // (`--nx=` -> `nx`), and the value holds once the loop over argv ends (inputs.cpp moves the
+  // input after it).
+  std::string name;
+  bool table = false;
+  // Read into an element chosen at run time (`fscanf(f, "%d", dims + i)` in `for (i = 0; i < 3;
+  // ++i)`): each element is read once, so a loop around the read does not make it data.
+  bool element = false;
   const clang::Stmt *statement = nullptr; // the value is set when this statement ends
   clang::SourceLocation location;
   bool setup = true;     // analysis: read outside loops, in code run once
