@@ -253,6 +253,7 @@ class Prediction:
                 "the model's block times come from estimation runs slowed by neighbours, so "
                 f"they may be the machine's, not the program's: {timings.get('line', '')}"
             )
+        seen += self._measured_through_warnings()
         for r in self.runs:
             for w in r.warnings:
                 if w not in seen:
@@ -264,6 +265,33 @@ class Prediction:
             if drifting is not None and drifting not in seen:
                 seen.append(drifting)
         return seen
+
+    def _measured_through_warnings(self) -> list[str]:
+        """Parameters set away from the estimation's value that reach data the model measured.
+
+        HPCG's `nx` sizes every multigrid level through one field the model keeps per type, so
+        the field is data measured at the estimation's nx: a prediction at another nx keeps
+        those counts, and must say so.
+        """
+        if self.model is None:
+            return []
+        given = self._options.get("params") or {}
+        out = []
+        for name, spec in self.model._doc.get("parameters", {}).items():
+            if not isinstance(spec, dict) or not spec.get("measured_through") or name not in given:
+                continue
+            if given[name] == spec.get("value"):
+                continue
+            through = spec["measured_through"]
+            fields = ", ".join(f"'{f}'" for f in through[:3])
+            more = f" and {len(through) - 3} more" if len(through) > 3 else ""
+            out.append(
+                f"parameter '{name}' = {given[name]} differs from the estimation run's "
+                f"{spec.get('value')}, but fields computed from it ({fields}{more}) are set for "
+                "several objects, so the model measured them at the estimation input: what they "
+                "bound keeps the estimation's counts; estimate at this input to predict it"
+            )
+        return out
 
     @property
     def network(self) -> str:

@@ -10,6 +10,7 @@
 #include <clang/Basic/SourceManager.h>
 #include <llvm/Support/Path.h>
 
+#include "shared_fields.hpp"
 #include "variables.hpp"
 
 namespace parjava::frontend {
@@ -183,6 +184,10 @@ private:
       }
     }
     unassigned_vector_sizes();
+    for (const SharedField &field : fields_of_several_objects(p_)) {
+      knock_out(field.var, field.why, field.where, field.unit);
+      p_.shared_fields.push_back(field.var);
+    }
     bool changed = true;
     while (changed) {
       changed = false;

@@ -2,6 +2,7 @@
 
 #include "hidden_writes.hpp"
 #include "keyed_inputs.hpp"
+#include "shared_fields.hpp"
 #include "vector_sizes.hpp"
 
 #include <clang/AST/DeclCXX.h>
@@ -307,6 +308,7 @@ public:
       return true;
     }
     const VarId var = vars_.lvalue(op->getLHS());
+    note_field_write(vars_, var, op->getLHS());
     if (var == kNoVar) {
       element_write(op->getLHS(),
                     op->isCompoundAssignmentOp() ? Effect::Kind::Compound : Effect::Kind::Assign,

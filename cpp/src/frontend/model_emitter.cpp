@@ -236,6 +236,7 @@ private:
     param.origin = pp.origin;
     param.source = pp.source;
     param.aliases = pp.aliases;
+    param.measured_through = pp.measured_through;
     // Only the command line has a "default": a value read from a file or broadcast is unknown
     // whatever the variable held before.
     if (pp.program_default) {

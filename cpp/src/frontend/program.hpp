@@ -173,11 +173,11 @@ struct InputSite {
   FunctionId function = kNoFunction;
   std::string how;  // "argv", "option", "file", "broadcast", "external", "annotation"
   std::string what; // the reading call as written ("atoi(argv[i + 1])", "fscanf()")
-  std::vector<std::string> options; // command-line spellings that set it ("-N", "--nSteps")
-  std::string doc;                  // the program's own help text for the option, if any
-  bool registration = false;        // an option table entry: the value arrives at the next call
-                                    // of the function that takes argv
-  std::string spelling;             // the variable as written there (`cmd.nSteps`)
+  std::vector<std::string> options;    // command-line spellings that set it ("-N", "--nSteps")
+  std::string doc;                     // the program's own help text for the option, if any
+  bool registration = false;           // an option table entry: the value arrives at the next call
+                                       // of the function that takes argv
+  std::string spelling;                // the variable as written there (`cmd.nSteps`)
   std::optional<double> given_default; // the default the reading call names (keyed lookups)
   // A value read under one entry of a table of option prefixes (`sscanf(argv[i] +
   // strlen(cparams[j]), "%d", iparams + j)`, HPCG): the parameter's name from the entry
@@ -347,6 +347,8 @@ struct ProgramParameter {
   // The program's own value where no option sets it: the last constant the variable gets
   // before the program reads the input (its initialiser, `cmd.nSteps = 100;`).
   std::optional<double> program_default;
+  // Data computed from it that the model only measures (model::Parameter::measured_through).
+  std::vector<std::string> measured_through;
 };
 
 class Program {
@@ -414,6 +416,12 @@ public:
   std::vector<bool> live_functions;
   // Variables that always hold main's argv, canonical declarations (argv_aliases.hpp).
   std::set<const clang::Decl *> argv_aliases;
+  // Fields assigned through a reference or pointer parameter (`A.localNumberOfRows = n;` in
+  // GenerateProblem_ref(SparseMatrix &A)): the function and the parameter's index
+  // (shared_fields.hpp).
+  std::map<VarId, std::set<std::pair<FunctionId, unsigned>>> field_param_writes;
+  // The fields the control analysis made data for being set for several objects.
+  std::vector<VarId> shared_fields;
   [[nodiscard]] bool live(FunctionId f) const {
     return live_functions.empty() || (f < live_functions.size() && live_functions[f]);
   }

@@ -10,14 +10,15 @@
 #include <clang/Basic/SourceManager.h>
 
 #include "aliases.hpp"
+#include "argv_aliases.hpp"
 #include "control_analysis.hpp"
 #include "inputs.hpp"
 #include "live_functions.hpp"
-#include "argv_aliases.hpp"
 #include "loop_scopes.hpp"
 #include "parjava/error.hpp"
 #include "parjava/model/expression.hpp"
 #include "record_punning.hpp"
+#include "shared_fields.hpp"
 #include "structure_builder.hpp"
 #include "variables.hpp"
 
@@ -463,6 +464,7 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
   name_variables(program);
   a->writer = std::make_unique<ExpressionWriter>(program, *a->calls);
   analyse_control(program, *a->writer);
+  mark_measured_through(program);
   return a;
 }
 

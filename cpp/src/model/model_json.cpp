@@ -735,6 +735,7 @@ Model read_model(std::string_view text, std::string_view origin) {
         p.source = pr.string("source");
         p.origin = pr.string("origin");
         p.aliases = pr.strings("aliases");
+        p.measured_through = pr.strings("measured_through");
         pr.finish();
       } else {
         p.value = read_parameter_value(value, name);

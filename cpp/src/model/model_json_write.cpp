@@ -319,6 +319,9 @@ std::string model_to_json(const Model &m, int indent) {
     if (!p.aliases.empty()) {
       entry["aliases"] = p.aliases;
     }
+    if (!p.measured_through.empty()) {
+      entry["measured_through"] = p.measured_through;
+    }
     params[p.name] = std::move(entry);
   }
   doc["parameters"] = params;

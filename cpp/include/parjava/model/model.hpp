@@ -35,6 +35,10 @@ struct Parameter {
   std::string source;
   std::string origin;
   std::vector<std::string> aliases;
+  // Data the model measured at the estimation input although the program computes it from this
+  // parameter (a field set for several objects: shared_fields.hpp): a prediction at another
+  // value keeps what was measured, and says so.
+  std::vector<std::string> measured_through;
 };
 
 // A global control variable (notes 000 §3.5 GCVariables): one copy per logical process,

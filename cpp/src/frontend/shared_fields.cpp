@@ -1,0 +1,193 @@
+#include "shared_fields.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/ExprCXX.h>
+#include <llvm/Support/Path.h>
+
+namespace parjava::frontend {
+
+namespace {
+
+// The declaration an object expression names, through `*p`, `&x`, `p->`, casts and parens.
+const clang::ValueDecl *object_decl(const clang::Expr *e) {
+  for (int depth = 0; e != nullptr && depth < 8; ++depth) {
+    e = e->IgnoreParenImpCasts();
+    if (const auto *u = llvm::dyn_cast<clang::UnaryOperator>(e);
+        u != nullptr && (u->getOpcode() == clang::UO_Deref || u->getOpcode() == clang::UO_AddrOf)) {
+      e = u->getSubExpr();
+      continue;
+    }
+    if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+      return ref->getDecl();
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+const clang::ParmVarDecl *by_reference_param(const clang::ValueDecl *d) {
+  const auto *p = llvm::dyn_cast_or_null<clang::ParmVarDecl>(d);
+  if (p == nullptr || !(p->getType()->isReferenceType() || p->getType()->isPointerType())) {
+    return nullptr;
+  }
+  return p;
+}
+
+class Roots {
+public:
+  explicit Roots(const Program &p) : p_(p) {
+    for (StructIndex n = 0; n < p_.nodes.size(); ++n) {
+      const StructNode &node = p_.nodes[n];
+      if (node.kind == StructKind::UserCall && node.callee != kNoFunction) {
+        calls_[node.callee].push_back(n);
+      }
+    }
+  }
+
+  // The objects parameter `index` of function f receives, as declarations (or the argument
+  // expressions themselves when they name none), and one call site each, for the reason.
+  void collect(FunctionId f, unsigned index, int depth,
+               std::map<const void *, StructIndex> &objects) const {
+    const auto found = calls_.find(f);
+    if (found == calls_.end() || depth > 8 || objects.size() > 8) {
+      return;
+    }
+    for (StructIndex n : found->second) {
+      const StructNode &call = p_.nodes[n];
+      if (index >= call.args.size() || call.args[index] == nullptr) {
+        continue;
+      }
+      const clang::ValueDecl *d = object_decl(call.args[index]);
+      if (const clang::ParmVarDecl *passed = by_reference_param(d)) {
+        // Passed on unchanged: the objects the caller's parameter receives.
+        collect(call.function, passed->getFunctionScopeIndex(), depth + 1, objects);
+        continue;
+      }
+      const void *key = d != nullptr ? static_cast<const void *>(d->getCanonicalDecl())
+                                     : static_cast<const void *>(call.args[index]);
+      objects.emplace(key, n);
+    }
+  }
+
+private:
+  const Program &p_;
+  std::map<FunctionId, std::vector<StructIndex>> calls_;
+};
+
+} // namespace
+
+void note_field_write(VariableResolver &vars, VarId var, const clang::Expr *lhs) {
+  Program &program = vars.program();
+  if (var == kNoVar || program.variables[var].scope != VarScope::Field ||
+      vars.function() == kNoFunction) {
+    return;
+  }
+  const auto *member = llvm::dyn_cast<clang::MemberExpr>(lhs->IgnoreParenImpCasts());
+  if (member == nullptr) {
+    return;
+  }
+  if (const clang::ParmVarDecl *p = by_reference_param(object_decl(member->getBase()))) {
+    program.field_param_writes[var].insert({vars.function(), p->getFunctionScopeIndex()});
+  }
+}
+
+std::vector<SharedField> fields_of_several_objects(const Program &program) {
+  const Roots roots(program);
+  std::vector<SharedField> out;
+  for (const auto &[var, writers] : program.field_param_writes) {
+    for (const auto &[f, index] : writers) {
+      std::map<const void *, StructIndex> objects;
+      roots.collect(f, index, 0, objects);
+      if (objects.size() < 2) {
+        continue;
+      }
+      const FunctionInfo &fn = program.functions[f];
+      const clang::ASTContext *unit = fn.context;
+      std::string sites;
+      int shown = 0;
+      for (const auto &[key, n] : objects) {
+        const StructNode &call = program.nodes[n];
+        const clang::ASTContext &ctx = *program.functions[call.function].context;
+        const auto loc = ctx.getSourceManager().getPresumedLoc(
+            ctx.getSourceManager().getExpansionLoc(call.range.getBegin()));
+        if (shown++ < 3) {
+          sites += (sites.empty() ? "" : ", ") + std::string("'") +
+                   source_text(call.args.size() > index ? call.args[index] : call.call, ctx, 30) +
+                   "' (" +
+                   (loc.isValid() ? llvm::sys::path::filename(loc.getFilename()).str() + ":" +
+                                        std::to_string(loc.getLine())
+                                  : std::string("?")) +
+                   ")";
+        }
+      }
+      SharedField s;
+      s.var = var;
+      s.why = "'" + program.variables[var].source_name + "' is set by " + fn.name + "() for " +
+              std::to_string(objects.size()) + " objects (" + sites +
+              "), and the model keeps one value per field, not per object";
+      s.where = fn.decl != nullptr ? fn.decl->getLocation() : clang::SourceLocation();
+      s.unit = unit;
+      out.push_back(std::move(s));
+      break;
+    }
+  }
+  return out;
+}
+
+void mark_measured_through(Program &program) {
+  if (program.shared_fields.empty()) {
+    return;
+  }
+  std::map<VarId, std::vector<VarId>> from; // a variable -> the variables its values read
+  for (const StructNode &node : program.nodes) {
+    for (const auto *list : {&node.effects, &node.init, &node.update}) {
+      for (const Effect &e : *list) {
+        auto &uses = from[e.var];
+        uses.insert(uses.end(), e.uses.begin(), e.uses.end());
+      }
+    }
+    if (node.kind == StructKind::UserCall && node.callee != kNoFunction) {
+      const auto &params = program.functions[node.callee].params;
+      for (std::size_t i = 0; i < params.size() && i < node.arg_uses.size(); ++i) {
+        if (params[i] != kNoVar) {
+          auto &uses = from[params[i]];
+          uses.insert(uses.end(), node.arg_uses[i].begin(), node.arg_uses[i].end());
+        }
+      }
+    }
+  }
+  std::map<VarId, std::size_t> parameter_of;
+  for (std::size_t k = 0; k < program.parameters.size(); ++k) {
+    if (program.parameters[k].input && program.parameters[k].var != kNoVar) {
+      parameter_of[program.parameters[k].var] = k;
+    }
+  }
+  for (VarId field : program.shared_fields) {
+    std::set<VarId> seen{field};
+    std::vector<VarId> stack{field};
+    while (!stack.empty() && seen.size() < 4096) {
+      const VarId v = stack.back();
+      stack.pop_back();
+      if (const auto p = parameter_of.find(v); p != parameter_of.end()) {
+        auto &list = program.parameters[p->second].measured_through;
+        const std::string &name = program.variables[field].source_name;
+        if (std::find(list.begin(), list.end(), name) == list.end()) {
+          list.push_back(name);
+        }
+      }
+      if (const auto it = from.find(v); it != from.end()) {
+        for (VarId u : it->second) {
+          if (u != kNoVar && seen.insert(u).second) {
+            stack.push_back(u);
+          }
+        }
+      }
+    }
+  }
+}
+
+} // namespace parjava::frontend

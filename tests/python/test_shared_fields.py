@@ -1,0 +1,54 @@
+"""Fields set for several objects (issue 13, honest predictions). HPCG's GenerateProblem(A) sets
+the sizes of the fine matrix and, through GenerateCoarseProblem, of every coarser level; a field
+is one model variable per type, so once its size became a parameter the fine level's loops ran
+the coarsest level's trip counts (self-check -98 %). Such a field is data, measured, with the
+calls named; a prediction at another size says that what it bounds keeps the estimation's
+counts. tests/programs/records/levels.cpp; real Clang parse, estimation under mpirun."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import parjava as pj
+
+pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
+pytestmark = pytest.mark.mpi
+
+PROGRAM = Path(__file__).resolve().parents[1] / "programs" / "records" / "levels.cpp"
+RUN = ["./levels", "-n", "48", "-s", "20"]
+MACHINE = pj.Machine.preset("shared-memory")
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> pj.SourceModel:
+    m = pj.build_model(PROGRAM, ["-O2"], argv=RUN)
+    m.estimate(run=RUN, np=1, directory=tmp_path_factory.mktemp("est"))
+    return m
+
+
+def test_a_field_set_for_two_objects_is_data_and_measured(model: pj.SourceModel) -> None:
+    opaque = [d.message for d in model.diagnostics if d.kind == "opaque"]
+    assert any(
+        "'Level::rows' is set by generate() for 2 objects" in m and "'fine' (levels.cpp:" in m
+        for m in opaque
+    ), opaque
+    check = model.self_check
+    assert check is not None and check["coverage"] > 0.8, check
+    assert abs(check["error"]) < 0.3, check
+
+
+def test_another_size_says_what_stays_measured(model: pj.SourceModel) -> None:
+    spec = json.loads(model.to_json())["parameters"]["n"]
+    assert spec["measured_through"] == ["Level::rows"]
+    same = pj.interpret(model, MACHINE, np=1, params=model.arguments(RUN))
+    assert not [w for w in same.warnings if "set for several objects" in w]
+    other = pj.interpret(model, MACHINE, np=1, params=model.arguments(["./levels", "-n", "64"]))
+    said = [w for w in other.warnings if "parameter 'n' = 64 differs" in w]
+    assert said and "'Level::rows'" in said[0], other.warnings
+    # The steps are a parameter the model computes with: no such warning, twice the sweeps.
+    longer = pj.interpret(model, MACHINE, np=1, params=model.arguments([*RUN[:3], "-s", "40"]))
+    assert not [w for w in longer.warnings if "set for several objects" in w]
+    assert 1.6 < longer.time / same.time < 2.1
