@@ -117,6 +117,11 @@ std::optional<KeyedLookup> keyed_lookup(const clang::Expr *value, VariableResolv
       llvm::isa<clang::CXXMemberCallExpr>(call)) {
     return std::nullopt;
   }
+  // The program's own parser: `cmp = strcmp(argv[1], "run")` is a comparison, not a lookup.
+  const clang::FunctionDecl *callee = call->getDirectCallee();
+  if (callee == nullptr || vars.program().callee_of(callee) == kNoFunction) {
+    return std::nullopt;
+  }
   int key_at = -1;
   bool command_line = false;
   std::string key;
