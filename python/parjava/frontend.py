@@ -38,6 +38,7 @@ from typing import Any
 from . import _estimation_code as code
 from . import _estimation_report as report
 from . import _library_costs
+from ._data_exits import cap_data_exits
 from ._progress import Progress
 from .errors import MissingDependencyError, RunError, UsageError
 from .model import Model
@@ -363,6 +364,10 @@ class SourceModel(Model):
         checked = None
         summary = json.loads(applied["summary"])
         params = self.arguments(run)
+        capped = [
+            Diagnostic(kind="estimation", severity="warning", message=m)
+            for m in cap_data_exits(self, int(np), params, summary, machine)
+        ]
         if self_check:
             checked = report.self_check(self, int(np), params, summary, machine)
         checks = []
@@ -391,7 +396,9 @@ class SourceModel(Model):
                 )
             )
         loaded = Diagnostic._from_json(applied["diagnostics"])
-        self.diagnostics = Diagnostic._from_json(inst["diagnostics"]) + repairs + loaded + checks
+        self.diagnostics = (
+            Diagnostic._from_json(inst["diagnostics"]) + repairs + loaded + capped + checks
+        )
         self.estimation = Estimation(
             command=command,
             np=int(np),
@@ -399,7 +406,7 @@ class SourceModel(Model):
             runs=len(runs),
             stdout=stdout,
             directory=str(work) if keep else "",
-            diagnostics=repairs + loaded + checks,
+            diagnostics=repairs + loaded + capped + checks,
             records=records,
             verdict=verdict,
             trust=trust,

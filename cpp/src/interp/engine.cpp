@@ -667,7 +667,7 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
         pc_[ctx] = ins.b;
       } else {
         --f[t.counter_slot];
-        pc_[ctx] = pc + 2;
+        pc_[ctx] = t.cap ? pc + 1 : pc + 2; // a cap leaves the condition to decide as well
       }
       break;
     }

@@ -435,7 +435,7 @@ private:
     const std::int32_t measured =
         node.kind == NodeKind::DoWhile
             ? -1
-            : measured_or_cycle(n, node.trips_by_rank, node.trips_cycle, "trips");
+            : capped(measured_or_cycle(n, node.trips_by_rank, node.trips_cycle, "trips"), node);
     if (measured >= 0) {
       add(Code::MeasuredTripsStart, n, static_cast<std::uint32_t>(measured));
       if (!trips) {
@@ -526,6 +526,18 @@ private:
     counters_[function_].push_back(t.counter_slot); // per activation; the count is per thread
     p_.measured_sequences.push_back(std::move(t));
     return static_cast<std::int32_t>(p_.measured_sequences.size() - 1);
+  }
+
+  // A loop without measured counts but with a cap (Node::trips_cap): the cap, every entry, as a
+  // bound beside the condition.
+  std::int32_t capped(std::int32_t measured, const Node &node) {
+    if (measured >= 0 || node.trips_cap < 0 || node.cond.empty()) {
+      return measured;
+    }
+    const std::int32_t id = replayed(std::vector<std::vector<std::int64_t>>(
+        static_cast<std::size_t>(options_.processes), std::vector<std::int64_t>{node.trips_cap}));
+    p_.measured_sequences[static_cast<std::size_t>(id)].cap = true;
+    return id;
   }
 
   // The per-rank sequences at their np; elsewhere the period every rank repeated, if any, for

@@ -175,6 +175,7 @@ struct MeasuredSequence {
   std::vector<std::vector<std::int64_t>> values;
   std::uint32_t count_slot = 0;   // executions of the loop by this thread so far
   std::uint32_t counter_slot = 0; // iterations left in this execution (kFromCondition: none)
+  bool cap = false; // the counts bound the loop, whose condition still decides (Node::trips_cap)
 };
 inline constexpr std::uint64_t kFromCondition = ~std::uint64_t{0};
 

@@ -673,6 +673,9 @@ private:
         fail(n, "trips_cycle", "trip counts must be >= 0");
       }
     }
+    if (node.trips_cap >= 0 && node.kind != NodeKind::For && node.kind != NodeKind::While) {
+      fail(n, "trips_cap", "only for and while loops are capped");
+    }
     if (!node.taken_cycle.empty()) {
       if (node.kind != NodeKind::If && node.kind != NodeKind::IfElse) {
         fail(n, "taken_cycle", "only if statements have outcomes");

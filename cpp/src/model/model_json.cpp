@@ -220,6 +220,15 @@ std::vector<std::int64_t> read_cycle(const Json &values, FieldReader &r, const s
   return out;
 }
 
+// Node::trips_cap: absent is -1 (no cap).
+std::int64_t read_trips_cap(FieldReader &r) {
+  const std::int64_t cap = r.integer("trips_cap", -1);
+  if (r.get("trips_cap") != nullptr && cap < 0) {
+    r.fail("trips_cap", "must be an iteration count >= 0");
+  }
+  return cap;
+}
+
 SourceRange read_source(FieldReader &r, std::string_view field = "source") {
   SourceRange s;
   const Json *v = r.get(field);
@@ -521,6 +530,9 @@ void read_node(const Json &j, Model &m, std::vector<PendingChildren> &pending,
         t != nullptr && node.kind != NodeKind::If && node.kind != NodeKind::IfElse) {
       node.trips_cycle = read_cycle(*t, nr, "trips_cycle");
     }
+    if (node.kind == NodeKind::While) {
+      node.trips_cap = read_trips_cap(nr);
+    }
     if (const Json *t = nr.get("taken_cycle");
         t != nullptr && (node.kind == NodeKind::If || node.kind == NodeKind::IfElse)) {
       node.taken_cycle = read_cycle(*t, nr, "taken_cycle");
@@ -538,6 +550,7 @@ void read_node(const Json &j, Model &m, std::vector<PendingChildren> &pending,
     if (const Json *t = nr.get("trips_cycle")) {
       node.trips_cycle = read_cycle(*t, nr, "trips_cycle");
     }
+    node.trips_cap = read_trips_cap(nr);
     node.cond_time = read_time(nr, "cond_time");
     break;
   case NodeKind::Switch: {

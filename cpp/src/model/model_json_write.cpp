@@ -161,6 +161,9 @@ OrderedJson node_json(const Model &m, const Node &n) {
     if (!n.trips_cycle.empty()) {
       o["trips_cycle"] = n.trips_cycle;
     }
+    if (n.trips_cap >= 0) {
+      o["trips_cap"] = n.trips_cap;
+    }
     if (!n.taken_cycle.empty()) {
       o["taken_cycle"] = n.taken_cycle;
     }

@@ -185,6 +185,10 @@ struct Node {
   // V-cycle recurses while `A.mgData != 0`: taken, taken, taken, not taken, per cycle.
   std::vector<std::int64_t> trips_cycle;
   std::vector<std::int64_t> taken_cycle;
+  // A loop the estimation run saw ended by a data test the model drops (miniFE's CG:
+  // `k <= max_iter && normr > tolerance`): at most this many iterations per entry, its condition
+  // still applying; -1 for none.
+  std::int64_t trips_cap = -1;
   Expression value;              // switch selector
   std::vector<SwitchCase> cases; // switch, parallel to children
   Expression tasks;              // task group: number of tasks (default nthreads)

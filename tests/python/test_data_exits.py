@@ -1,0 +1,49 @@
+"""Loops ended by a data test the model drops (issue 13). miniFE's CG loop `k <= max_iter &&
+normr > tolerance` ran max_iter (200) in the model where the run converged after 100: +71 % on
+its own estimation run. After the estimation the model caps such a loop at the count the run
+reached, the computed condition still applying; a time-step loop its count ended is not capped.
+tests/programs/decisions/converge.c; real Clang parse, estimation under mpirun."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import parjava as pj
+
+pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
+pytestmark = pytest.mark.mpi
+
+PROGRAM = Path(__file__).resolve().parents[1] / "programs" / "decisions" / "converge.c"
+RUN = ["./converge", "100", "10"]
+MACHINE = pj.Machine.preset("shared-memory")
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> pj.SourceModel:
+    m = pj.build_model(PROGRAM, ["-O2"], argv=RUN)
+    m.estimate(run=RUN, np=1, directory=tmp_path_factory.mktemp("est"))
+    return m
+
+
+def _messages(model: pj.SourceModel, argv: list[str]) -> int:
+    p = pj.interpret(model, MACHINE, np=2, params=model.arguments(argv))
+    return int(p.runs[0].engine["messages"])
+
+
+def test_a_loop_its_data_test_ended_is_capped_at_the_runs_count(model: pj.SourceModel) -> None:
+    caps = [n["trips_cap"] for n in json.loads(model.to_json())["nodes"] if "trips_cap" in n]
+    assert caps == [20], caps  # normr halves from 1 to under 1e-6 in 20 iterations
+    said = [d.message for d in model.diagnostics if "ended by its data test" in d.message]
+    assert said and "after about 20 iterations where its computed bound allows 100" in said[0]
+    # At np 2 an allreduce and a barrier exchange 2 messages each: 20 solver iterations and 10
+    # time steps (uncapped, the solver would run 100).
+    assert _messages(model, RUN) == 2 * 20 + 2 * 10
+
+
+def test_the_cap_bounds_the_loop_and_the_time_steps_still_scale(model: pj.SourceModel) -> None:
+    # max_iter 10 ends the solver before the cap; twice the time steps are twice the barriers.
+    assert _messages(model, ["./converge", "10", "10"]) == 2 * 10 + 2 * 10
+    assert _messages(model, ["./converge", "100", "20"]) == 2 * 20 + 2 * 20
