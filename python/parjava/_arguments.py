@@ -106,15 +106,22 @@ def unread_differences(
     None when every differing argument is read by a parameter. HPCG parses `--nx=16` into an
     array the model does not keep: its loops keep the trip counts the estimation measured, and
     `--nx=64` changed nothing in the prediction, silently (issue 13, never silently wrong).
+
+    The arguments no parameter reads are compared in order, each command line's own: an option
+    a parameter reads may be added, dropped or moved (`-i 200` before `-s 15`) without shifting
+    what is compared, which a position-by-position comparison took for unread changes.
     """
     read = _read_positions(parameters, argv)
-    if read is None:
+    read_then = _read_positions(parameters, estimated)
+    if read is None or read_then is None:
         return None
+    now = [a for i, a in enumerate(argv) if i > 0 and i not in read]
+    then = [a for i, a in enumerate(estimated) if i > 0 and i not in read_then]
     diffs = []
-    for i in range(1, max(len(argv), len(estimated))):
-        new = argv[i] if i < len(argv) else None
-        old = estimated[i] if i < len(estimated) else None
-        if new != old and i not in read:
+    for i in range(max(len(now), len(then))):
+        new = now[i] if i < len(now) else None
+        old = then[i] if i < len(then) else None
+        if new != old:
             diffs.append(
                 f"'{new}' (was '{old}')"
                 if old is not None and new is not None

@@ -25,6 +25,7 @@ from typing import Any, Callable, Union
 
 import numpy as np
 
+from ._capped_loops_check import capped_loops_warning
 from ._core_loader import load_core
 from ._extrapolation_check import rewritten_bounds_warning
 from ._progress import Progress
@@ -264,6 +265,9 @@ class Prediction:
             drifting = rewritten_bounds_warning(self, r.np) if self.model is not None else None
             if drifting is not None and drifting not in seen:
                 seen.append(drifting)
+            capped = capped_loops_warning(self, r.np)
+            if capped is not None and capped not in seen:
+                seen.append(capped)
         return seen
 
     def _measured_through_warnings(self) -> list[str]:

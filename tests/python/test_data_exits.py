@@ -47,3 +47,18 @@ def test_the_cap_bounds_the_loop_and_the_time_steps_still_scale(model: pj.Source
     # max_iter 10 ends the solver before the cap; twice the time steps are twice the barriers.
     assert _messages(model, ["./converge", "10", "10"]) == 2 * 10 + 2 * 10
     assert _messages(model, ["./converge", "100", "20"]) == 2 * 20 + 2 * 20
+
+
+def test_a_prediction_away_from_the_capping_input_says_the_cap_is_the_estimations(
+    model: pj.SourceModel,
+) -> None:
+    """The cap is the count the estimation input's data test ended the loop at; at another np
+    or input the test may end it elsewhere, and the prediction says so with the loop's line."""
+    same = pj.interpret(model, MACHINE, np=1, params=model.arguments(RUN))
+    assert not [w for w in same.warnings if "capped at the iterations" in w], same.warnings
+    other = pj.interpret(model, MACHINE, np=[1, 2], params=model.arguments(["./converge", "400"]))
+    said = [w for w in other.warnings if "capped at the iterations" in w]
+    # One line for np 1 (max_iter differs) and one for np 2 (max_iter and np differ).
+    assert len(said) == 2, other.warnings
+    assert "converge.c:23) at 20" in said[0] and "argv1=400 (estimated at 100)" in said[0]
+    assert "np=2 (estimated at np=1)" in said[1]

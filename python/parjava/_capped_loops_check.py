@@ -1,0 +1,64 @@
+"""Honesty check of predictions away from the input that capped a loop (issue 13).
+
+The estimation caps a loop its data test ended early (`_data_exits.py`: miniFE's CG stops after
+100 of `max_iter` = 200 iterations at 30^3) at the count the run reached. That count belongs to
+the estimation's input and process count; a prediction at another one keeps it and says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_SHARE = 0.02  # warn when capped loops carry at least this share of the predicted time
+
+
+def capped_loops_warning(prediction: Any, np: int) -> str | None:
+    """Return the warning for a run away from the input whose count capped a loop, or None.
+
+    A cap is the count the estimation input's data test ended the loop at. At another np or
+    with other inputs (a larger grid, a tighter tolerance) a convergence test may end it after
+    more or fewer iterations, and the prediction keeps the estimation's count: say so, with the
+    loops, their lines and their share of the predicted time (issue 13, never silently wrong).
+    """
+    model = prediction.model
+    if model is None:
+        return None
+    capped = [n for n in model.nodes() if "trips_cap" in n]
+    if not capped:
+        return None
+    check = model.self_check or {}
+    changed = []
+    if "np" in check and int(check["np"]) != np:
+        changed.append(f"np={np} (estimated at np={check['np']})")
+    given = prediction._options.get("params") or {}
+    for name, raw in model._doc.get("parameters", {}).items():
+        value = raw.get("value") if isinstance(raw, dict) else raw
+        if name in given and given[name] != value:
+            changed.append(f"{name}={given[name]} (estimated at {value})")
+    if not changed:
+        return None
+    rows = {r["id"]: r for r in prediction.nodes(np)}
+    bodies = {f["body"] for f in model._doc["functions"]}
+    total = max((r["time"] for i, r in rows.items() if i in bodies), default=0.0)
+    share = sum(float(rows.get(n["id"], {}).get("time", 0.0)) for n in capped)
+    if total <= 0 or share / total < _SHARE:
+        return None
+    files = model.files
+
+    def where(node: dict[str, Any]) -> str:
+        src = node.get("source") or {}
+        f = src.get("file", -1)
+        name = files[f].rsplit("/", 1)[-1] if isinstance(f, int) and 0 <= f < len(files) else "?"
+        return f"{name}:{src.get('line', 0)}"
+
+    loops = ", ".join(
+        f"'{n.get('label', '')}' ({where(n)}) at {n['trips_cap']}" for n in capped[:3]
+    )
+    more = f" and {len(capped) - 3} more" if len(capped) > 3 else ""
+    return (
+        f"{100 * min(share / total, 1.0):.0f}% of the predicted time at np={np} is in loop(s) "
+        f"capped at the iterations per entry their data test ended them at in the estimation "
+        f"run ({loops}{more}); this prediction differs from that run in {', '.join(changed[:4])}"
+        f"{' and more' if len(changed) > 4 else ''}, where the test (a convergence check) may "
+        "end them after more or fewer iterations: estimate at this input to measure them"
+    )
