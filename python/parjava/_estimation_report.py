@@ -38,6 +38,9 @@ class RunRecord:
     load: float | None  # highest 1-minute load average seen at MPI_Init / MPI_Finalize
     cpus: int
     reasons: tuple[str, ...] = ()  # why the run counts as slowed by neighbours
+    # The most a rank's block times were scaled down for the CPU it waited for (1 - its
+    # factor: estimates_waiting.cpp), 0 when none was.
+    corrected: float = 0.0
 
     @property
     def disturbed(self) -> bool:
@@ -55,6 +58,11 @@ class RunRecord:
             text += ")"
         if self.reasons:
             text += " -- slowed by neighbours: " + "; ".join(self.reasons)
+        if self.corrected > 0:
+            text += (
+                f"; block times scaled down by up to {100 * self.corrected:.0f}% for the CPU "
+                "the ranks waited for"
+            )
         return text
 
 
@@ -93,6 +101,7 @@ def run_record(
         reasons.append(f"the hypervisor stole {100 * steal_share:.0f}% of the CPU time")
     if load is not None and cpus > 0 and load > cpus:
         reasons.append(f"load {load:.1f} on {cpus} CPUs")
+    corrected = max((1.0 - float(r.get("waiting_factor", 1.0)) for r in ranks), default=0.0)
     return RunRecord(
         index=index,
         command=list(command),
@@ -105,6 +114,7 @@ def run_record(
         load=load,
         cpus=cpus,
         reasons=tuple(reasons),
+        corrected=max(0.0, corrected),
     )
 
 
@@ -125,9 +135,17 @@ def trust_line(records: Sequence[RunRecord]) -> tuple[str, str]:
         quiet.append(f"ranks had {100 * min(shares):.0f}% of a CPU or more")
     if disturbed:
         why = disturbed[0].reasons[0]
+        corrected = max(r.corrected for r in records)
         line = (
             f"timings: doubtful -- {len(disturbed)} of {len(records)} estimation run(s) slowed "
-            f"by neighbours ({why}); re-estimate on a quiet machine"
+            f"by neighbours ({why}); "
+            + (
+                f"block times were scaled down by up to {100 * corrected:.0f}% for the CPU the "
+                "ranks waited for, which leaves out the caches and memory they shared: "
+                if corrected > 0
+                else ""
+            )
+            + "re-estimate on a quiet machine"
             + (", or use repeat='auto'" if len(records) < 3 else "")
         )
         return "doubtful", line
@@ -290,6 +308,17 @@ def _guarded_by_opaque(nodes: Mapping[int, Any], parents: Mapping[int, int], nod
     return 0
 
 
+def _own_seconds(rank: Mapping[str, Any]) -> float:
+    """Return a rank's program time without its probes.
+
+    Without the CPU it waited for too, when its block times were corrected for that wait.
+    """
+    seconds = float(rank["program_seconds"]) - float(rank.get("probe_seconds", 0.0))
+    if float(rank.get("waiting_factor", 1.0)) < 1.0:
+        seconds -= float(rank.get("wait_seconds", 0.0))
+    return seconds
+
+
 def self_check(
     model: Any,
     np: int,
@@ -305,7 +334,9 @@ def self_check(
     for ranks in summary.get("runs", []):
         timed = [r for r in ranks if r.get("program_seconds", 0) > 0]
         if len(timed) == len(ranks) and timed:
-            programs.append(max(r["program_seconds"] - r.get("probe_seconds", 0.0) for r in timed))
+            # A rank whose block times were scaled for the CPU it waited for is compared
+            # without that wait, as the model now is (estimates_waiting.cpp).
+            programs.append(max(_own_seconds(r) for r in timed))
     if not programs:
         return None
     measured = statistics.mean(programs)

@@ -54,6 +54,9 @@ std::string run_summary(const EstimationPlan &plan, const Measurements &ms) {
         j["load_end"] = r.load_end;
         j["steal_seconds"] = r.steal_seconds;
         j["busy_seconds"] = r.busy_seconds;
+        j["run_seconds"] = r.run_seconds;
+        j["wait_seconds"] = r.wait_seconds;
+        j["waiting_factor"] = r.waiting_factor;
       }
       ranks.push_back(std::move(j));
     }
@@ -199,7 +202,9 @@ PYBIND11_MODULE(_frontend, m) {
       [](const std::string &plan_json, const std::vector<std::string> &files) {
         py::gil_scoped_release release;
         const EstimationPlan plan = EstimationPlan::from_json(plan_json);
-        return run_summary(plan, load_estimates(files, plan.slots));
+        Measurements ms = load_estimates(files, plan.slots);
+        correct_for_waiting(ms, plan);
+        return run_summary(plan, ms);
       },
       py::arg("plan"), py::arg("files"));
 
@@ -219,6 +224,7 @@ PYBIND11_MODULE(_frontend, m) {
           loaded.reserve(runs.size());
           for (const auto &files : runs) {
             loaded.push_back(load_estimates(files, plan.slots));
+            correct_for_waiting(loaded.back(), plan);
           }
           RunStatistic statistic = RunStatistic::Mean;
           if (combine == "median") {

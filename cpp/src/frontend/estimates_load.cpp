@@ -179,6 +179,12 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
         if (!ls) {
           throw bad("malformed program line");
         }
+        // The main thread's scheduler times came later (files without them: unknown).
+        if (!(ls >> rank.run_seconds >> rank.wait_seconds) || !std::isfinite(rank.run_seconds) ||
+            !std::isfinite(rank.wait_seconds)) {
+          rank.run_seconds = -1.0;
+          rank.wait_seconds = -1.0;
+        }
         rank.has_program = true;
       } else if (key == "live") {
         std::uint32_t k = 0;

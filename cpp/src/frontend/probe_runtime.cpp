@@ -528,11 +528,13 @@ void pj_keep_value(pj_slot *s, double value) {
 
 /* The program's own time, between the end of MPI_Init and the start of MPI_Finalize (what the
    self-check compares the model with), the CPU time it used, and the machine's state around it:
-   the 1-minute load average and the steal time of a virtual machine (noise-aware estimation). */
+   the 1-minute load average and the steal time of a virtual machine (noise-aware estimation);
+   and the main thread's scheduler times (/proc/thread-self/schedstat: on a CPU, and runnable
+   but waiting for one), from which the loader takes what neighbours cost every block. */
 typedef struct pj_moment {
   int valid;
   struct timespec wall;
-  double cpu, load, steal, busy;
+  double cpu, load, steal, busy, run, wait;
 } pj_moment;
 static pj_moment pj_init_moment, pj_finalize_moment;
 
@@ -559,9 +561,30 @@ static void pj_cpu_times(double *steal, double *busy) {
   fclose(f);
 }
 
-static void pj_take(pj_moment *m) {
-  FILE *f = fopen("/proc/loadavg", "r");
+/* The calling thread's time on a CPU and time runnable on a run queue, in seconds (-1: the
+   kernel does not say; CONFIG_SCHED_INFO). */
+static void pj_sched_times(double *run, double *wait) {
+  unsigned long long r = 0, w = 0;
+  FILE *f = fopen("/proc/thread-self/schedstat", "r");
+  *run = -1.0;
+  *wait = -1.0;
+  if (f == 0) return;
+  if (fscanf(f, "%llu %llu", &r, &w) == 2) {
+    *run = 1e-9 * (double)r;
+    *wait = 1e-9 * (double)w;
+  }
+  fclose(f);
+}
+
+/* The scheduler times are read next to the wall clock, before it at MPI_Init and after it at
+   MPI_Finalize, so that a preemption while the other files are read (a load of 10 makes that
+   likely) stays out of both intervals instead of counting as waiting the program did not do. */
+static void pj_take(pj_moment *m, int at_start) {
+  FILE *f;
+  if (at_start) pj_sched_times(&m->run, &m->wait);
   clock_gettime(CLOCK_MONOTONIC, &m->wall);
+  if (!at_start) pj_sched_times(&m->run, &m->wait);
+  f = fopen("/proc/loadavg", "r");
   m->cpu = pj_cpu_seconds();
   m->load = -1.0;
   if (f != 0) {
@@ -574,18 +597,18 @@ static void pj_take(pj_moment *m) {
 
 int MPI_Init(int *argc, char ***argv) {
   int r = PMPI_Init(argc, argv);
-  pj_take(&pj_init_moment);
+  pj_take(&pj_init_moment, 1);
   return r;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   int r = PMPI_Init_thread(argc, argv, required, provided);
-  pj_take(&pj_init_moment);
+  pj_take(&pj_init_moment, 1);
   return r;
 }
 
 int MPI_Finalize(void) {
-  pj_take(&pj_finalize_moment);
+  pj_take(&pj_finalize_moment, 0);
   return PMPI_Finalize();
 }
 
@@ -754,10 +777,12 @@ static void pj_write(void) {
   fprintf(out, "mpi_constants %d %d %d\n", MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ANY_TAG);
   if (pj_init_moment.valid && pj_finalize_moment.valid) {
     const pj_moment *a = &pj_init_moment, *b = &pj_finalize_moment;
-    fprintf(out, "program %.9g %.9g %.4g %.4g %.6g %.6g\n", pj_seconds_since(&a->wall) -
-            pj_seconds_since(&b->wall), b->cpu - a->cpu, a->load, b->load,
-            a->steal >= 0 && b->steal >= 0 ? b->steal - a->steal : -1.0,
-            a->busy >= 0 && b->busy >= 0 ? b->busy - a->busy : -1.0);
+    const int sched = a->run >= 0 && b->run >= a->run && b->wait >= a->wait;
+    fprintf(out, "program %.9g %.9g %.4g %.4g %.6g %.6g %.9g %.9g\n",
+            pj_seconds_since(&a->wall) - pj_seconds_since(&b->wall), b->cpu - a->cpu, a->load,
+            b->load, a->steal >= 0 && b->steal >= 0 ? b->steal - a->steal : -1.0,
+            a->busy >= 0 && b->busy >= 0 ? b->busy - a->busy : -1.0,
+            sched ? b->run - a->run : -1.0, sched ? b->wait - a->wait : -1.0);
   }
   fprintf(out, "calibration %.6g %.6g %.6g %.6g\n",
           total[PJ_CALIBRATION_SELF].count ? (double)total[PJ_CALIBRATION_SELF].sum /

@@ -13,6 +13,7 @@ runs that one first).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import time
@@ -95,6 +96,17 @@ def _mpirun(np: int, command: list[str], timeout: float = 300.0) -> str:
     return done.stdout
 
 
+_CPU_SHARE = 0.85  # below this share of a CPU per rank, a run was slowed by neighbours
+
+
+def _children_cpu() -> float:
+    """CPU seconds used by the finished child processes (mpirun and its ranks)."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def _timed_run(binary: Path, np: int) -> float:
     """Run jacobi2d for real; the seconds it reports between its barriers."""
     out = _mpirun(np, [str(binary), *CHECK_INPUT])
@@ -159,13 +171,28 @@ def check_against_real_runs(context: DemoContext) -> None:
     print("times between the first and the last MPI_Barrier, as the program measures itself")
     print(f"{'np':>4} {'predicted s':>12} {'measured s':>11} {'error':>7}")
     errors = []
+    slowed = []
+    cpus = os.cpu_count() or 1
     for np_ in nps:
+        before, started = _children_cpu(), time.monotonic()
         measured = sum(_timed_run(binary, np_) for _ in range(CHECK_REPEAT)) / CHECK_REPEAT
+        share = (_children_cpu() - before) / ((time.monotonic() - started) * np_)
         predicted_time = predicted.region_time(np_)
         error = (predicted_time - measured) / measured
         errors.append(abs(error))
         print(f"{np_:>4} {predicted_time:>12.4f} {measured:>11.4f} {error:>+7.1%}")
+        # The ranks poll while they wait, so each uses a whole CPU when it has one: less than
+        # its share of the machine means other processes took the rest.
+        if share < _CPU_SHARE * min(1.0, cpus / np_):
+            slowed.append(f"np {np_}: {100 * share:.0f}% of a CPU per rank")
     print(f"mean absolute error {sum(errors) / len(errors):.1%} (the bar is 10 %)")
+    if slowed:
+        print(
+            f"the real runs were slowed by other processes ({'; '.join(slowed)}; load "
+            f"{os.getloadavg()[0]:.1f} on {cpus} CPUs): the prediction is for this machine "
+            "without them (the estimation's block times are corrected for the CPU it waited "
+            "for), so the errors above are partly the load's; run the check on a quiet machine"
+        )
 
 
 def predict(context: DemoContext) -> None:

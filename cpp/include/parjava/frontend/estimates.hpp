@@ -34,7 +34,7 @@ struct SlotMeasurement {
   std::uint64_t skips = 0;
   double dsum = 0.0;
   std::uint64_t overflow = 0;
-  double live = 0.0; // timed probes: the probed heap's live bytes summed over the samples
+  double live = 0.0;  // timed probes: the probed heap's live bytes summed over the samples
   double trend = 0.0; // trip probes: sum over executions of (execution index x iterations)
   // Sized probes: per power of two of the bytes, {calls, bytes, ticks} of the timed calls.
   std::map<int, std::array<double, 3>> sizes;
@@ -55,7 +55,12 @@ struct RankRun {
   double load_end = -1.0;           // ... at MPI_Finalize
   double steal_seconds = -1.0;      // machine-wide steal time meanwhile (-1: unknown)
   double busy_seconds = -1.0;       // machine-wide busy CPU time meanwhile (-1: unknown)
-  std::int64_t any_source = -1;     // the MPI library's MPI_ANY_SOURCE, MPI_PROC_NULL
+  // The main thread's time on a CPU and runnable but waiting for one meanwhile (-1: unknown),
+  // and the factor by which its timed slots were scaled for that wait (correct_for_waiting).
+  double run_seconds = -1.0;
+  double wait_seconds = -1.0;
+  double waiting_factor = 1.0;
+  std::int64_t any_source = -1; // the MPI library's MPI_ANY_SOURCE, MPI_PROC_NULL
   std::int64_t proc_null = -2;
 };
 
@@ -92,6 +97,11 @@ std::vector<NodeTotal> node_totals(const EstimationPlan &plan, const Measurement
 // Read and merge estimates files (parjava-estimates.<rank>.<pid>.txt); throws Error(Run) when
 // none is given, one is malformed, or they disagree on the number of slots.
 Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t slots);
+
+// Scale the timed slots of every rank that waited for a CPU (runnable on a run queue while its
+// neighbours ran) by run / (run + wait), and merge the ranks again (estimates_waiting.cpp).
+// Each rank's factor is kept in RankRun::waiting_factor (1: left as measured).
+void correct_for_waiting(Measurements &m, const EstimationPlan &plan);
 
 // Add the samples of `from` to `into` (ranks of one run, or runs of one estimation).
 void accumulate(SlotMeasurement &into, const SlotMeasurement &from);
