@@ -21,6 +21,7 @@ _OTHERS_SHARE = 0.25
 _STEAL_SHARE = 0.02
 SELF_CHECK_TOLERANCE = 0.10  # issue 13: off by more than 10 % -> a warning
 _MIN_SECONDS_FOR_SHARES = 0.5
+_CORRECTED = 0.01  # a rank whose timed ticks lost more than this share to its waits
 
 
 @dataclass(frozen=True)
@@ -38,8 +39,8 @@ class RunRecord:
     load: float | None  # highest 1-minute load average seen at MPI_Init / MPI_Finalize
     cpus: int
     reasons: tuple[str, ...] = ()  # why the run counts as slowed by neighbours
-    # The most a rank's block times were scaled down for the CPU it waited for (1 - its
-    # factor: estimates_waiting.cpp), 0 when none was.
+    # The largest share of a rank's timed ticks taken out as waiting for a CPU
+    # (estimates_waiting.cpp), 0 when none was.
     corrected: float = 0.0
 
     @property
@@ -101,7 +102,7 @@ def run_record(
         reasons.append(f"the hypervisor stole {100 * steal_share:.0f}% of the CPU time")
     if load is not None and cpus > 0 and load > cpus:
         reasons.append(f"load {load:.1f} on {cpus} CPUs")
-    corrected = max((1.0 - float(r.get("waiting_factor", 1.0)) for r in ranks), default=0.0)
+    corrected = max((float(r.get("corrected_share", 0.0)) for r in ranks), default=0.0)
     return RunRecord(
         index=index,
         command=list(command),
@@ -308,14 +309,15 @@ def _guarded_by_opaque(nodes: Mapping[int, Any], parents: Mapping[int, int], nod
     return 0
 
 
-def _own_seconds(rank: Mapping[str, Any]) -> float:
+def _own_seconds(rank: Mapping[str, Any], corrected: bool) -> float:
     """Return a rank's program time without its probes.
 
-    Without the CPU it waited for too, when its block times were corrected for that wait.
+    Without the CPU it waited for too when the run's block times were corrected for waiting
+    (any rank's): the model is then the run without its neighbours, and so is the comparison.
     """
     seconds = float(rank["program_seconds"]) - float(rank.get("probe_seconds", 0.0))
-    if float(rank.get("waiting_factor", 1.0)) < 1.0:
-        seconds -= float(rank.get("wait_seconds", 0.0))
+    if corrected:
+        seconds -= max(0.0, float(rank.get("wait_seconds", 0.0)))
     return seconds
 
 
@@ -330,17 +332,27 @@ def self_check(
     from .machine import Machine
     from .prediction import interpret
 
+    cpus = int(summary.get("cpus") or 0)
+    # More ranks than CPUs: the ranks shared the cores among themselves, which the interpreter
+    # does too when the machine says so, while the block times are a rank's with a core of its
+    # own (estimates_waiting.cpp takes the waits out). The run is compared as it ran.
+    shared = 0 < cpus < np
     programs = []
     for ranks in summary.get("runs", []):
         timed = [r for r in ranks if r.get("program_seconds", 0) > 0]
         if len(timed) == len(ranks) and timed:
-            # A rank whose block times were scaled for the CPU it waited for is compared
+            # Block times corrected for the CPU the ranks waited for are compared with the run
             # without that wait, as the model now is (estimates_waiting.cpp).
-            programs.append(max(_own_seconds(r) for r in timed))
+            corrected = not shared and any(
+                float(r.get("corrected_share", 0.0)) > _CORRECTED for r in ranks
+            )
+            programs.append(max(_own_seconds(r, corrected) for r in timed))
     if not programs:
         return None
     measured = statistics.mean(programs)
     machine = machine if machine is not None else Machine.preset("shared-memory")
+    if shared:
+        machine = machine.with_layout(nodes=1, cores_per_node=cpus, ranks_per_node=np)
     try:
         pred = interpret(model, machine, np=np, params=dict(params))
     except Exception as exc:  # the model cannot run its own estimation input: say so

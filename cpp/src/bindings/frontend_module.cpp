@@ -57,6 +57,7 @@ std::string run_summary(const EstimationPlan &plan, const Measurements &ms) {
         j["run_seconds"] = r.run_seconds;
         j["wait_seconds"] = r.wait_seconds;
         j["waiting_factor"] = r.waiting_factor;
+        j["corrected_share"] = r.corrected_share;
       }
       ranks.push_back(std::move(j));
     }

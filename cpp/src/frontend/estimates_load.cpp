@@ -30,6 +30,9 @@ void accumulate(SlotMeasurement &into, const SlotMeasurement &from) {
   into.skips += from.skips;
   into.live += from.live;
   into.trend += from.trend;
+  into.watched += from.watched;
+  into.watched_ticks += from.watched_ticks;
+  into.removed_ticks += from.removed_ticks;
   for (const auto &[bin, values] : from.sizes) {
     auto &target = into.sizes[bin];
     for (std::size_t f = 0; f < 3; ++f) {
@@ -204,6 +207,18 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
         }
         rank.slots[k].trend = v;
         m.slots[k].trend += v;
+      } else if (key == "waited") {
+        std::uint32_t k = 0;
+        SlotMeasurement w;
+        ls >> k >> w.watched >> w.watched_ticks >> w.removed_ticks;
+        if (!ls || k >= slots || w.watched_ticks > rank.slots[k].sum) {
+          throw bad("malformed waited line");
+        }
+        for (auto *target : {&rank.slots[k], &m.slots[k]}) {
+          target->watched += w.watched;
+          target->watched_ticks += w.watched_ticks;
+          target->removed_ticks += w.removed_ticks;
+        }
       } else if (key == "sizes") {
         std::uint32_t k = 0;
         ls >> k;

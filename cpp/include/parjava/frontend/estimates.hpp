@@ -38,6 +38,11 @@ struct SlotMeasurement {
   double trend = 0.0; // trip probes: sum over executions of (execution index x iterations)
   // Sized probes: per power of two of the bytes, {calls, bytes, ticks} of the timed calls.
   std::map<int, std::array<double, 3>> sizes;
+  // Timed probes: the samples whose run-queue wait the runtime read and took out, their ticks
+  // (already without it, included in sum) and the ticks taken out (estimates_waiting.cpp).
+  std::uint64_t watched = 0;
+  std::uint64_t watched_ticks = 0;
+  std::uint64_t removed_ticks = 0;
   std::vector<std::pair<std::int64_t, std::uint64_t>> histogram; // value, occurrences
 };
 
@@ -60,6 +65,8 @@ struct RankRun {
   double run_seconds = -1.0;
   double wait_seconds = -1.0;
   double waiting_factor = 1.0;
+  // The share of this rank's timed ticks taken out as waiting, per sample and by the factor.
+  double corrected_share = 0.0;
   std::int64_t any_source = -1; // the MPI library's MPI_ANY_SOURCE, MPI_PROC_NULL
   std::int64_t proc_null = -2;
 };
@@ -98,9 +105,10 @@ std::vector<NodeTotal> node_totals(const EstimationPlan &plan, const Measurement
 // none is given, one is malformed, or they disagree on the number of slots.
 Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t slots);
 
-// Scale the timed slots of every rank that waited for a CPU (runnable on a run queue while its
-// neighbours ran) by run / (run + wait), and merge the ranks again (estimates_waiting.cpp).
-// Each rank's factor is kept in RankRun::waiting_factor (1: left as measured).
+// Take out of the timed slots the time their rank waited for a CPU (runnable on a run queue
+// while its neighbours ran), and merge the ranks again (estimates_waiting.cpp): samples of long
+// intervals were corrected one by one by the runtime; at np 1 the others are scaled by the
+// rank's run / (run + wait), kept in RankRun::waiting_factor (1: left as measured).
 void correct_for_waiting(Measurements &m, const EstimationPlan &plan);
 
 // Add the samples of `from` to `into` (ranks of one run, or runs of one estimation).
