@@ -7,7 +7,7 @@
 //
 // Two corrections, one exact and one statistical:
 // * the runtime reads the wait around every sample of a long interval (a slot's mean of about
-//   100 us or more) and takes it out of that sample (probe_runtime.cpp, pj_end_watched): exact,
+//   400 us or more) and takes it out of that sample (probe_runtime.cpp, pj_end_watched): exact,
 //   at any np, whatever the rank does between the samples;
 // * at np 1 the other samples (short blocks, which a preemption of a few milliseconds hits
 //   rarely but hard) are scaled by the rank's run / (run + wait) over the whole run: its waits

@@ -96,9 +96,10 @@ pj_slot *pj_thread_slots(void);
    or more) read the thread's run-queue wait (/proc/thread-self/schedstat) around them, and the
    time the thread was runnable but waited for a CPU while other processes ran is taken out of
    the sample: the cycle counter counts it, the program did not spend it. Two reads cost about
-   4 us, outside the interval; a mean of PJ_LONG_TICKS (~100 us) keeps that under a few percent
-   of what encloses it. */
-#define PJ_LONG_TICKS 262144ull
+   4 us, outside the interval but inside what encloses it, uncorrected there: a mean of
+   PJ_LONG_TICKS (~400 us at 2.6 GHz) keeps that under 1 %. Shorter samples are scaled at np 1
+   by the run's waiting share (estimates_waiting.cpp). */
+#define PJ_LONG_TICKS 1048576ull
 typedef struct pj_watch { pj_u64 t0, wait; } pj_watch;
 extern __thread pj_watch *pj_watches;
 pj_u64 pj_begin_watched(unsigned k);
