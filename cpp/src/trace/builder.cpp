@@ -538,14 +538,24 @@ LocationSlice TraceBuilder::slice(std::uint32_t location) {
 }
 
 void TraceBuilder::slice_filled(const LocationSlice &filled) {
+  const auto &e = trace_.events;
+  const auto first = e.time.begin() + static_cast<std::ptrdiff_t>(filled.begin_);
+  const auto last = e.time.begin() + static_cast<std::ptrdiff_t>(filled.next_);
+  const auto generic = static_cast<std::uint64_t>(
+      std::count(e.kind.begin() + static_cast<std::ptrdiff_t>(filled.begin_),
+                 e.kind.begin() + static_cast<std::ptrdiff_t>(filled.next_), EventKind::Generic));
+  slice_filled(filled, std::is_sorted(first, last), generic);
+}
+
+void TraceBuilder::slice_filled(const LocationSlice &filled, bool in_time_order,
+                                std::uint64_t generic) {
   const auto l = filled.location_index_;
   slice_written_.at(l) = filled.written();
   if (run_ && filled.written() == filled.capacity()) {
-    auto &e = trace_.events;
-    order_location(e, filled.begin_, filled.end_);
-    slice_generic_[l] = static_cast<std::uint64_t>(
-        std::count(e.kind.begin() + static_cast<std::ptrdiff_t>(filled.begin_),
-                   e.kind.begin() + static_cast<std::ptrdiff_t>(filled.end_), EventKind::Generic));
+    if (!in_time_order) {
+      order_location(trace_.events, filled.begin_, filled.end_);
+    }
+    slice_generic_[l] = generic;
     thread_local detail::LocationScratch scratch;
     run_->location(l, scratch);
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -26,6 +27,10 @@ struct LocationContext {
   std::uint64_t unknown_ranks = 0; // message peers outside their communicator
   std::uint64_t events = 0;        // events read so far
   bool overflow = false;           // more events than the archive announced
+  // Noted while writing a slice, so that slice_filled() needs no pass of its own for them.
+  Timestamp last_time = std::numeric_limits<Timestamp>::min();
+  bool in_time_order = true;
+  std::uint64_t generic = 0; // Generic events
 };
 
 LocationContext &context(void *data) { return *static_cast<LocationContext *>(data); }
@@ -36,6 +41,10 @@ void put(LocationContext &c, const EventRecord &r) {
     c.builder->append(c.location, r);
   } else if (!c.slice->append(r)) {
     c.overflow = true;
+  } else {
+    c.in_time_order = c.in_time_order && r.time >= c.last_time;
+    c.last_time = r.time;
+    c.generic += r.kind == EventKind::Generic ? 1U : 0U;
   }
 }
 // Reading stops at the first event that does not fit the announced count.
@@ -539,7 +548,7 @@ bool read_events(OTF2_Reader *reader, const ArchiveFiles &files, const EventTran
       LocationContext context{&builder, &slice, &x, l, builder.locations()[l].rank};
       warnings[l] = readers[worker]->read(x.location_ids[l], announced[l], context);
       unknown_ranks[l] = context.unknown_ranks;
-      builder.slice_filled(slice);
+      builder.slice_filled(slice, context.in_time_order, context.generic);
       if (context.overflow) {
         overflow = true;
       }

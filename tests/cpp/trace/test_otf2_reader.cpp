@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -595,5 +598,72 @@ TEST_F(BadArchive, LocalDefinitionsAreAppliedAndEmptyOnesSkipped) {
     EXPECT_EQ(t.events.match[4], 1);
     EXPECT_EQ(t.unmatched.total(), 0U);
     EXPECT_TRUE(t.metadata.warnings.empty()) << t.metadata.warnings.front();
+  }
+}
+
+TEST_F(BadArchive, EventsOutOfTimeOrderInALocationAreOrderedBeforeMatching) {
+  // The reader notes while writing each location whether its events came in time order (and
+  // how many are Generic), instead of passes over the filled slice. Rank 0's send comes after
+  // the Leave that closes its MPI_Send region but happened before it. The OTF2 writer refuses
+  // such a file, so the send's and the last event's timestamps are written as markers and
+  // patched in the event file afterwards (other writers, or a damaged file, produce it).
+  const auto dir = dir_ / "unordered";
+  write_archive_announcing(dir, 4, 3);
+  fs::remove_all(dir / "traces");
+  OTF2_Archive *a = OTF2_Archive_Open(dir.c_str(), "traces", OTF2_FILEMODE_WRITE, 1 << 20, 1 << 22,
+                                      OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  ASSERT_NE(a, nullptr);
+  static OTF2_FlushCallbacks flush = {
+      [](void *, OTF2_FileType, OTF2_LocationRef, void *, bool) -> OTF2_FlushType {
+        return OTF2_FLUSH;
+      },
+      [](void *, OTF2_FileType, OTF2_LocationRef) -> OTF2_TimeStamp { return 0; }};
+  OTF2_Archive_SetFlushCallbacks(a, &flush, nullptr);
+  OTF2_Archive_SetSerialCollectiveCallbacks(a);
+  OTF2_Archive_OpenEvtFiles(a);
+  constexpr std::uint64_t kSendMarker = 0x5E0D5E0D5E0D0011ULL;
+  constexpr std::uint64_t kEndMarker = 0x5E0D5E0D5E0D0013ULL;
+  auto *w0 = OTF2_Archive_GetEvtWriter(a, 0);
+  OTF2_EvtWriter_Enter(w0, nullptr, 10, 0);
+  OTF2_EvtWriter_Leave(w0, nullptr, 12, 0);
+  OTF2_EvtWriter_MpiSend(w0, nullptr, kSendMarker, 1, 0, 5, 8);
+  OTF2_EvtWriter_ProgramEnd(w0, nullptr, kEndMarker, 0);
+  OTF2_Archive_CloseEvtWriter(a, w0);
+  auto *w1 = OTF2_Archive_GetEvtWriter(a, 1);
+  OTF2_EvtWriter_MpiRecv(w1, nullptr, 20, 0, 0, 5, 8);
+  OTF2_EvtWriter_ThreadFork(w1, nullptr, 21, OTF2_PARADIGM_OPENMP, 2); // kept as Generic
+  OTF2_EvtWriter_ProgramEnd(w1, nullptr, 22, 0);
+  OTF2_Archive_CloseEvtWriter(a, w1);
+  OTF2_Archive_CloseEvtFiles(a);
+  OTF2_Archive_Close(a);
+  {
+    const auto evt = dir / "traces" / "0.evt";
+    std::ostringstream read;
+    read << std::ifstream(evt, std::ios::binary).rdbuf();
+    auto bytes = read.str();
+    for (const auto &[marker, time] :
+         {std::pair<std::uint64_t, std::uint64_t>{kSendMarker, 11}, {kEndMarker, 13}}) {
+      std::string from(8, '\0');
+      std::string to(8, '\0');
+      std::memcpy(from.data(), &marker, 8); // OTF2 writes timestamps in host byte order
+      std::memcpy(to.data(), &time, 8);
+      const auto at = bytes.find(from);
+      ASSERT_NE(at, std::string::npos);
+      bytes.replace(at, 8, to);
+    }
+    std::ofstream(evt, std::ios::binary | std::ios::trunc) << bytes;
+  }
+
+  for (const unsigned threads : {1U, 2U}) {
+    const auto t = open(dir.string(), threads);
+    ASSERT_EQ(t.size(), 7U);
+    const auto &e = t.events;
+    EXPECT_EQ(e.time.to_vector(), (std::vector<Timestamp>{10, 11, 12, 13, 20, 21, 22}));
+    EXPECT_EQ(e.kind[1], EventKind::Send);
+    EXPECT_EQ(e.match[0], 2);            // Enter <-> Leave, around the send once ordered
+    EXPECT_EQ(e.region[1], e.region[0]); // the send happened inside MPI_Send
+    EXPECT_EQ(e.match[1], 4);            // and is received by rank 1
+    EXPECT_EQ(t.unmatched.total(), 0U);
+    EXPECT_EQ(t.metadata.unknown_events, 1U);
   }
 }

@@ -227,6 +227,9 @@ public:
   // the thread that filled it). A slice filled to its announced count is ordered and given
   // its per-location matching pass right away, while its events are still in cache.
   void slice_filled(const LocationSlice &slice);
+  // The same, from a filler that noted while writing whether the events came in time order
+  // and how many are Generic: two passes over the slice fewer.
+  void slice_filled(const LocationSlice &slice, bool in_time_order, std::uint64_t generic);
 
   // Sort, index and match; the builder is empty afterwards. The per-location work (time
   // order, nesting, requests) runs on up to `threads` threads. Throws TraceError when an
