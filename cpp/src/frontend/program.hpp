@@ -272,6 +272,9 @@ struct StructNode {
   std::string approximate;
   std::vector<CommArg> comm_args;
   bool zero_time = false; // MPI_Init / MPI_Finalize: outside the measured region
+  // ExternalCall: a call inside the condition of an if or switch (no statement of its own),
+  // timed around the call expression (`if (nanosleep(&ts, &rem) == EINTR)`).
+  bool in_condition = false;
 
   // Task groups (notes 000 §2.7): the number of tasks (model text; "" for nthreads), the loop
   // that creates them (its trip count is the task count) and its variable, which the worker's
