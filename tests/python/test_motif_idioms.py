@@ -46,6 +46,9 @@ def options(tmp_path_factory: pytest.TempPathFactory) -> pj.SourceModel:
 def test_options_keep_their_defaults_and_any_command_line_sets_them(
     options: pj.SourceModel,
 ) -> None:
+    # A local read but never assigned is data (before: a model naming an unknown variable).
+    said = [d.message for d in options.diagnostics if d.kind == "opaque"]
+    assert any("'stride' is never assigned a value" in m for m in said), said
     # What the estimation run's variables held after the loop over argv (-block omitted).
     assert (options.parameters["rounds"], options.parameters["block"]) == (8, 4)
 

@@ -1,7 +1,7 @@
 /* Options parsed in a loop over argv, each with the program's own default (issue 12): the
  * default must hold when a command line omits the option, and an option the estimation run did
  * not give must still set its variable. Reversed strcmp arguments and a loop from argv[0], as
- * some programs write it. Our own program, written for parjava's tests. */
+ * some programs write it, and a local read uninitialised. Our own program, written for parjava's tests. */
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +15,7 @@ int main(int argc, char **argv) {
   int rounds = 12;
   int block = 4;
   int width = size; /* a default computed from the run */
+  int stride;       /* never assigned: a leftover a condition still reads */
   for (int i = 0; i < argc; ++i) {
     if (strcmp("-rounds", argv[i]) == 0) {
       rounds = atoi(argv[i + 1]);
@@ -29,6 +30,9 @@ int main(int argc, char **argv) {
   }
   if (rounds % block != 0) { /* divides by block: 0 here is a crash, not a default */
     MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  if (stride) {
+    /* was: stride = width / 2 */
   }
   int buf[64] = {0};
   for (int r = 0; r < rounds / block; r++) {
