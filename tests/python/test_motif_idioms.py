@@ -134,3 +134,15 @@ def test_predictions_match_real_runs_at_np_1_and_2(grid: pj.SourceModel) -> None
         predicted = pj.interpret(grid, MACHINE, np=np_, params=grid.arguments(["./s", *argv]))
         real = _real(np_, argv)
         assert predicted.time == pytest.approx(real, rel=bar), (np_, predicted.time, real)
+
+
+def test_openshmem_calls_are_named_as_not_modelled() -> None:
+    """The builder models MPI: OpenSHMEM atomics on a hot PE and its barriers are external
+    calls, and shmem_n_pes() is data. The builder says so once, and a prediction at a PE count
+    other than the estimation's names the calls (before: nothing, at any np)."""
+    model = pj.build_model(PROGRAMS / "hotpe.c", ["-O2"])
+    said = [d.message for d in model.diagnostics if d.severity == "warning"]
+    assert sum("is an OpenSHMEM call" in m for m in said) == 1, said
+    warned = pj.interpret(model, MACHINE, np=4).warnings
+    pgas = [w for w in warned if w.startswith("OpenSHMEM is not modelled")]
+    assert len(pgas) == 1 and "shmem_long_atomic_inc (hotpe.c:18)" in pgas[0], warned

@@ -397,6 +397,7 @@ public:
   [[nodiscard]] AggregateId aggregate_of_usr(const std::string &usr) const;
   void map_aggregate_usr(const std::string &usr, AggregateId id) { aggregate_usr_[usr] = id; }
   std::vector<Diagnostic> diagnostics;
+  bool pgas_reported = false;     // the warning that OpenSHMEM calls are not modelled was given
   std::vector<std::string> files; // source files named by diagnostics and ranges
   // The working directory of each unit's compile command: Clang names files as the command
   // did (`./lulesh.h` under `-I.`), and they mean a place relative to that directory, not to
