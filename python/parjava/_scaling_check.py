@@ -6,6 +6,8 @@ by the estimation run as a block of *constant* time: the time it took at the est
 process count. Predicted at another np, that block keeps its time, whether or not the real
 work is divided among the ranks. When such blocks carry a large share of a prediction, the
 prediction says so, with the loops and their source lines (never silently wrong; issue 13).
+OpenSHMEM calls, which the builder keeps as external calls timed at the estimation's PE count,
+are named likewise at any other PE count.
 """
 
 from __future__ import annotations
