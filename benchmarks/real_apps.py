@@ -10,14 +10,19 @@ and prints predicted against measured times:
 
 Recognised checkouts: ECP-copa/CoMD (src-mpi/), Mantevo/miniAMR (ref/), LLNL/LULESH (built
 with MPI, without OpenMP), ParRes/Kernels (MPI1/Stencil, the PRK stencil), Mantevo/miniFE
-(ref/, header-only C++), lanl/PENNANT (its Sedov input). For each app the rows are:
+(ref/, header-only C++), lanl/PENNANT (its Sedov input), sstsimulator/ember (the MPI
+communication motifs, see `ember_motifs`). For each app the rows are:
 
 * np 1 at the estimation input (bar 15 %): the model and the estimation code, no scaling;
 * np 1 on the full input, ten times the time steps, from the estimation on a tenth (bar 20 %);
 * np 2 on the full input (bar 25 %; CoMD, miniAMR, the PRK stencil, miniFE, PENNANT); the
   neighbours of miniAMR, miniFE and PENNANT come from their meshes, so their np-2 models are
   estimated at np 2 (partners measured per rank), with an np-2 row at the estimation input;
-* LULESH at np 8 (a cube of ranks): predicted without error, and compared.
+* LULESH at np 8 (a cube of ranks): predicted without error, and compared;
+* an Ember motif: its estimation input at np 1 (np 2 for the two-sided ones; bar 15 %), the
+  same per-rank input at np 4 with the process grid the command line gives (bar 25 %), and the
+  sweep at np 8. Rows with more ranks than this machine has CPUs are also predicted on its
+  cores shared (``Machine.with_layout``: what the real run had), and the bar applies to that.
 
 Measured times are the wall time between MPI_Init and MPI_Finalize (benchmarks/mpi_span.c,
 linked into the real program; the slowest rank), the mean of --repeat runs; predicted times
@@ -40,6 +45,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import parjava as pj
 
@@ -75,8 +81,12 @@ PRK_FLAGS = ["-O3", "-DMPI", "-DRADIUS=2", "-DSTAR=1", "-DDOUBLE=1", "-DLOOPGEN=
 PRK_FLAGS += ["-DRESTRICT_KEYWORD=0", "-DVERBOSE=0"]
 
 
-def recognise(checkout: Path) -> App:
-    """Return the App of a checkout, by the files it holds."""
+def recognise(checkout: Path) -> App | list[Motif]:
+    """Return the App of a checkout (the motifs of an Ember checkout), by the files it holds."""
+    if (checkout / "mpi" / "halo3d" / "halo3d.c").exists() and (
+        checkout / "mpi" / "sweep3d"
+    ).exists():
+        return ember_motifs(checkout)
     if (checkout / "src-mpi" / "CoMD.c").exists():
         d = checkout / "src-mpi"
         return App(
@@ -134,8 +144,149 @@ def recognise(checkout: Path) -> App:
         return pennant(checkout)
     raise SystemExit(
         f"{checkout}: not a checkout this benchmark knows (CoMD, miniAMR, LULESH, ParRes/Kernels, "
-        "miniFE, PENNANT)"
+        "miniFE, PENNANT, Ember)"
     )
+
+
+@dataclass
+class Motif:
+    """One Ember motif: a C file built with its Makefile's flags, and its rows (label, np,
+    arguments); the first row is the estimation input."""
+
+    app: App
+    rows: list[tuple[str, int, list[str]]]
+
+
+# The process grids the motifs' command lines give for np ranks (pex * pey * pez = np).
+HALO_GRIDS = {1: "1 1 1", 2: "2 1 1", 4: "2 2 1", 8: "2 2 2"}
+SWEEP_GRIDS = {1: "1 1", 2: "2 1", 4: "2 2", 8: "4 2"}
+
+
+def ember_motifs(checkout: Path) -> list[Motif]:
+    """The MPI motifs of sstsimulator/ember, as their Makefiles build them (``-O3 -std=c99``;
+    glibc declares nanosleep under -std=c99 only with a POSIX level, which the Makefiles leave
+    to the system, so ``-D_POSIX_C_SOURCE=200809L`` is added; lqcd's CMakeLists gives no flags).
+    The OpenSHMEM motifs (shmem/) have no rows: the model builder does not model OpenSHMEM."""
+    run_dir = Path(tempfile.mkdtemp(prefix="parjava-ember-"))
+    flags = ["-O3", "-std=c99", "-D_POSIX_C_SOURCE=200809L"]
+
+    def motif(name: str, path: str, rows: list[tuple[str, int, str]], own: list[str]) -> Motif:
+        app = App(name, run_dir, [str(checkout / path)], own, [], [], [])
+        return Motif(app, [(label, np, args.split()) for label, np, args in rows])
+
+    def halo(name: str) -> Motif:
+        size = "-nx 20 -ny 20 -nz 20 -iterations 2000"
+        grid = {np: "-pex {} -pey {} -pez {}".format(*g.split()) for np, g in HALO_GRIDS.items()}
+        rows = [
+            ("estimation input", 1, f"{grid[1]} {size}"),
+            ("2x2x1 ranks", 4, f"{grid[4]} {size}"),
+        ]
+        rows.append(("2x2x2 ranks", 8, f"{grid[8]} {size}"))
+        return motif(name, f"mpi/{name}/{name}.c", rows, flags)
+
+    sweep = {
+        np: "-pex {} -pey {} -iterations 40".format(*g.split()) for np, g in SWEEP_GRIDS.items()
+    }
+    lattice = "-nx 8 -ny 8 -nz 8 -nt 8 -iterations 200"
+    incast = "-iterations 2000 -msgsize 1024"
+    return [
+        halo("halo3d"),
+        halo("halo3d-26"),
+        motif(
+            "sweep3d",
+            "mpi/sweep3d/sweep3d.c",
+            [
+                ("estimation input", 1, sweep[1]),
+                ("2x2 ranks", 4, sweep[4]),
+                ("4x2 ranks", 8, sweep[8]),
+            ],
+            flags,
+        ),
+        motif(
+            "lqcd",
+            "mpi/lqcd/lqcd.c",
+            [("estimation input", 1, lattice), ("2 ranks", 2, lattice), ("4 ranks", 4, lattice)],
+            [],
+        ),
+        motif(
+            "incast",
+            "mpi/incast/incast.c",
+            [("estimation input", 2, incast), ("3 senders", 4, incast), ("7 senders", 8, incast)],
+            flags,
+        ),
+        motif(
+            "pingpong",
+            "mpi/pingpong/pingpong.c",
+            [
+                ("estimation input", 2, "1024 20000"),
+                ("4 KiB messages", 2, "4096 20000"),
+                ("2 idle ranks", 4, "1024 20000"),
+            ],
+            flags,
+        ),
+    ]
+
+
+def run_motif(motif: Motif, machine: Any, args: argparse.Namespace, work: Path) -> list[dict]:
+    """The rows of one Ember motif: estimated at its first row's np and input, predicted at
+    every row's (on a core per rank, and on this machine's cores shared when np exceeds them)."""
+    app = motif.app
+    _, est_np, est_argv = motif.rows[0]
+    t0 = time.monotonic()
+    model = estimate(app, est_argv, est_np, args.estimate_repeat)
+    diagnosed = [str(d) for d in model.diagnostics if d.severity in ("warning", "error")]
+    exe = build_real(app, work)
+    cpus = os.cpu_count() or 1
+    print(
+        f"{app.name}: model and estimation (np {est_np}) in {time.monotonic() - t0:.1f} s, "
+        f"{len(diagnosed)} warnings; self-check: {(model.self_check or {}).get('message', '-')}",
+        flush=True,
+    )
+    rows: list[dict] = []
+    for i, (label, np, argv) in enumerate(motif.rows):
+        bar = 0.15 if i == 0 else 0.25
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            params = model.arguments([f"./{app.name}", *argv])
+        said: list[str] = [str(w.message).split(":")[0][:80] for w in caught]
+        predicted = shared = float("nan")
+        failure = ""
+        try:
+            prediction = pj.interpret(model, machine, np=np, params=params)
+            predicted = float(prediction.times[0])
+            said += [w.split(":")[0][:80] for w in prediction.warnings]
+            if np > cpus:
+                on_cores = machine.with_layout(nodes=1, cores_per_node=cpus, ranks_per_node=np)
+                shared = float(pj.interpret(model, on_cores, np=np, params=params).times[0])
+        except pj.Error as exc:  # reported, never hidden
+            failure = f"{type(exc).__name__}: {str(exc)[:300]}"
+        real = measure(exe, app, argv, np, args.repeat)
+        compared = shared if np > cpus else predicted
+        rows.append(
+            {
+                "app": app.name,
+                "row": label,
+                "np": np,
+                "input": " ".join(argv),
+                "measured": real,
+                "predicted": predicted,
+                "predicted_shared_cores": shared,
+                "error": (compared - real) / real,
+                "bar": bar,
+                "failure": failure,
+                "prediction_warnings": said,
+                "warnings": len(diagnosed),
+            }
+        )
+        print(
+            f"  {label:18} np {np}  measured {real:8.4f} s  predicted {predicted:8.4f} s"
+            + (f"  on {cpus} shared cores {shared:8.4f} s" if np > cpus else "")
+            + f"  {100 * (compared - real) / real:+7.1f} %  (bar {100 * bar:.0f} %)"
+            + (f"  {failure}" if failure else "")
+            + (f"\n  {'':18} warned: {'; '.join(dict.fromkeys(said))}" if said else ""),
+            flush=True,
+        )
+    return rows
 
 
 def minife(ref: Path) -> App:
@@ -332,6 +483,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5, help="real runs per row (mean)")
     parser.add_argument("--estimate-repeat", type=int, default=3, help="pooled estimation runs")
     parser.add_argument("--record", help="write every row as JSON to this file")
+    parser.add_argument(
+        "--only", action="append", default=[], help="only this Ember motif (repeatable)"
+    )
     args = parser.parse_args()
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
@@ -342,7 +496,12 @@ def main() -> int:
     rows: list[dict] = []
     try:
         for app in apps:
-            rows += run_app(app, machine, args, work)
+            if isinstance(app, list):
+                for motif in app:
+                    if not args.only or motif.app.name in args.only:
+                        rows += run_motif(motif, machine, args, work)
+            else:
+                rows += run_app(app, machine, args, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}")

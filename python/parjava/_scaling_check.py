@@ -6,6 +6,8 @@ by the estimation run as a block of *constant* time: the time it took at the est
 process count. Predicted at another np, that block keeps its time, whether or not the real
 work is divided among the ranks. When such blocks carry a large share of a prediction, the
 prediction says so, with the loops and their source lines (never silently wrong; issue 13).
+OpenSHMEM calls, which the builder keeps as external calls timed at the estimation's PE count,
+are named likewise at any other PE count.
 """
 
 from __future__ import annotations
@@ -76,4 +78,58 @@ def fixed_loops_warning(prediction: Any, np: int) -> str | None:
         f"{shown}; if their work is divided among the ranks (a domain decomposition), the "
         f"prediction is too slow by up to that share; estimate at np={np} to measure them per "
         f"rank, or make their bounds computable (see the builder's [opaque] warnings)"
+    )
+
+
+# OpenSHMEM's API (1.0-1.5 names and the SGI-era ones Ember and GUPS still call): calls the
+# model builder keeps as external calls, timed at the estimation's PE count.
+_SHMEM = re.compile(
+    r"^(p?shmem_\w+|start_pes|shmalloc|shfree|shrealloc|shmemalign|_?my_pe|_?num_pes)$"
+)
+
+
+_SETUP = re.compile(r"^(p?shmem_(init\w*|finalize|my_pe|n_pes)|start_pes|_?my_pe|_?num_pes)$")
+
+
+def unmodelled_pgas_warning(prediction: Any, np: int) -> str | None:
+    """Return a warning when the model's OpenSHMEM calls are predicted at another PE count.
+
+    The builder models MPI; an OpenSHMEM call (`shmem_longlong_inc(&data[addr], pe)` on a hot
+    PE, `shmem_barrier_all()`) is an external call whose time the estimation run measured at its
+    own PE count, and `shmem_n_pes()` is data. At another np the model keeps those times, so its
+    prediction is not the program's: say so, with the calls and their lines.
+    """
+    model = prediction.model
+    check = model.self_check if model is not None else None
+    if model is None or (check is not None and int(check.get("np", np)) == np):
+        return None
+    calls = [
+        n
+        for n in model.nodes()
+        if n.get("kind") == "efc" and _SHMEM.match(str(n.get("callee", "")))
+    ]
+    if not calls:
+        return None
+    files = model.files
+
+    def where(node: dict[str, Any]) -> str:
+        src = node.get("source", {})
+        f = src.get("file", -1)
+        name = files[f].rsplit("/", 1)[-1] if 0 <= f < len(files) else "?"
+        return f"{name}:{src.get('line', 0)}"
+
+    # The calls that take the time first, then communication before set-up and queries.
+    times = {r["id"]: r["time"] for r in prediction.nodes(np)}
+    calls.sort(key=lambda n: (-times.get(n["id"], 0.0), _SETUP.match(str(n["callee"])) is not None))
+    names = list(dict.fromkeys(f"{n['callee']} ({where(n)})" for n in calls))
+    shown = ", ".join(names[:SHOWN]) + (
+        f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+    )
+    measured = f"np={check.get('np')}" if check is not None else "the estimation's PE count"
+    return (
+        f"OpenSHMEM is not modelled: {len(calls)} call(s) ({shown}) are external calls timed as "
+        f"the estimation run measured them at {measured}; at np={np} their communication (the "
+        f"target PEs, contention on a hot PE, barriers) and shmem_n_pes() are not the "
+        f"program's, so this prediction does not follow them; trace the run at np={np} "
+        f"(parjava trace -- oshrun -np {np} ...) to see them"
     )

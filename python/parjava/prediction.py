@@ -29,7 +29,7 @@ from ._capped_loops_check import capped_loops_warning
 from ._core_loader import load_core
 from ._extrapolation_check import rewritten_bounds_warning
 from ._progress import Progress
-from ._scaling_check import fixed_loops_warning
+from ._scaling_check import fixed_loops_warning, unmodelled_pgas_warning
 from .errors import DeadlockError, Error, ModelError, UsageError
 from .model import Model
 
@@ -262,6 +262,9 @@ class Prediction:
             fixed = fixed_loops_warning(self, r.np) if self.model is not None else None
             if fixed is not None and fixed not in seen:
                 seen.append(fixed)
+            pgas = unmodelled_pgas_warning(self, r.np) if self.model is not None else None
+            if pgas is not None and pgas not in seen:
+                seen.append(pgas)
             drifting = rewritten_bounds_warning(self, r.np) if self.model is not None else None
             if drifting is not None and drifting not in seen:
                 seen.append(drifting)

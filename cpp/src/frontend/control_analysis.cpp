@@ -212,10 +212,25 @@ private:
             assigned.insert(e.var);
           }
         }
+        if (node.result != kNoVar) {
+          assigned.insert(node.result);
+        }
       }
     }
     for (VarId v = 0; v < p_.variables.size(); ++v) {
       const Variable &var = p_.variables[v];
+      // A scalar declared without a value and never assigned (Ember's lqcd tests `int
+      // nsCompute;` in main, set only in another function's local of that name): what it
+      // holds is indeterminate, a condition on it is measured.
+      const auto *decl = llvm::dyn_cast_or_null<clang::VarDecl>(var.decl);
+      if (var.scope == VarScope::Local && decl != nullptr && !decl->hasInit() &&
+          decl->isLocalVarDecl() && !decl->getType()->isArrayType() && !assigned.contains(v) &&
+          (var.type == VarType::Integer || var.type == VarType::Floating)) {
+        knock_out(v, "'" + var.source_name + "' is never assigned a value (read uninitialised)",
+                  var.location,
+                  var.function != kNoFunction ? p_.functions[var.function].context : nullptr);
+        continue;
+      }
       if (var.scope == VarScope::Local && var.source_name.ends_with(".size()") &&
           !assigned.contains(v)) {
         knock_out(v,

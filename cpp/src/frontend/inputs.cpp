@@ -170,10 +170,16 @@ public:
       }
     }
     for (StructIndex d : defs) {
+      // An input read only on some paths after the definition (`int kba = 10;` before
+      // `if (!strcmp(argv[i], "-kba")) kba = atoi(argv[i + 1]);` in the loop over argv, a getopt
+      // case) leaves the definition in force on the others: a value the model computes stays
+      // (without it a run that omits the option read 0: `nz % kba` divided by zero).
+      const bool conditional = !reaches_unconditionally(t, d, holder->second);
       auto &effects = p_.nodes[d].effects;
       effects.erase(std::remove_if(effects.begin(), effects.end(),
                                    [&](const Effect &e) {
-                                     return e.var == site.var && e.kind != Effect::Kind::Input;
+                                     return e.var == site.var && e.kind != Effect::Kind::Input &&
+                                            !(conditional && computed_default(e));
                                    }),
                     effects.end());
     }
@@ -196,6 +202,33 @@ private:
     std::map<StructIndex, StructIndex> parent;
     std::set<StructIndex> in_data_loop; // nodes inside a loop that does not parse argv
   };
+
+  // Does every path from `def` pass through `n`: is no branch or loop around `n` that is not
+  // around `def` too? (A loop that parses the command line counts as a branch: each option's
+  // read runs only when the option is given.)
+  bool reaches_unconditionally(const Tree &t, StructIndex def, StructIndex n) const {
+    std::set<StructIndex> around_def;
+    for (auto it = t.parent.find(def); it != t.parent.end(); it = t.parent.find(it->second)) {
+      around_def.insert(it->second);
+    }
+    for (auto it = t.parent.find(n); it != t.parent.end(); it = t.parent.find(it->second)) {
+      if (around_def.contains(it->second)) {
+        break;
+      }
+      const StructKind k = p_.nodes[it->second].kind;
+      if (k == StructKind::If || k == StructKind::IfElse || k == StructKind::Switch || is_loop(k)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // A definition whose value the model can compute without the input: a constant or an
+  // expression of other variables (`int pex = world;`), not data.
+  static bool computed_default(const Effect &e) {
+    return (e.kind == Effect::Kind::Assign && e.value != nullptr) ||
+           e.kind == Effect::Kind::Builtin;
+  }
 
   // A loop that walks the command line (its condition reads argc, or it calls getopt): reading
   // numbers inside it is parsing inputs, not data changing from one iteration to the next.
@@ -389,7 +422,8 @@ private:
     for (std::uint32_t k = 0; k < p_.inputs.size(); ++k) {
       InputSite &site = p_.inputs[k];
       const auto holder = holder_.find(k);
-      if (!site.table || !site.setup || holder == holder_.end()) {
+      if (!site.setup || holder == holder_.end() ||
+          !(site.table || parsed_option(site, holder->second))) {
         continue;
       }
       const FunctionId f = site.function;
@@ -440,6 +474,50 @@ private:
     for (const auto &[block, vars] : hoisted) {
       forget_unfollowed_writes(p_.nodes[block].function, block, vars);
     }
+  }
+
+  // An option read in the loop over argv (`if (!strcmp(argv[i], "-kba")) kba = atoi(argv[i +
+  // 1]);`, a getopt case) that nothing else in that loop writes or reads: the variable holds the
+  // option's value once the loop ends, or the program's own when the option is absent. Moved
+  // after the loop, the model sets it from its parameter on every path: a command line that
+  // gives an option the estimation run did not (or omits one it gave) sets it too, where the
+  // branch inside the loop keeps the estimation run's outcomes.
+  bool parsed_option(const InputSite &site, StructIndex holder) {
+    // A default the model cannot write as a constant (`int width = size;`) stays where the
+    // program sets it, the option's read in its branch: moved, an omitted option would take
+    // the estimation run's value.
+    if (site.options.empty() || site.how == "broadcast" || !value_before(site)) {
+      return false;
+    }
+    const FunctionId f = site.function;
+    const StructIndex loop = argv_loop(f, holder);
+    if (loop == kNoStruct) {
+      return false;
+    }
+    const Tree &t = trees_[f];
+    for (StructIndex n : t.preorder) {
+      if (n == holder || !inside(t, n, loop)) {
+        continue;
+      }
+      const StructNode &node = p_.nodes[n];
+      if (std::find(node.uses.begin(), node.uses.end(), site.var) != node.uses.end()) {
+        return false;
+      }
+      for (const auto *list : {&node.init, &node.effects, &node.update}) {
+        for (const Effect &e : *list) {
+          if ((e.var == site.var && e.kind != Effect::Kind::Input) ||
+              std::find(e.uses.begin(), e.uses.end(), site.var) != e.uses.end()) {
+            return false;
+          }
+        }
+      }
+    }
+    for (const Effect &e : p_.nodes[holder].effects) {
+      if (e.var == site.var && e.kind != Effect::Kind::Input) {
+        return false;
+      }
+    }
+    return true;
   }
 
   static bool inside(const Tree &t, StructIndex n, StructIndex ancestor) {
@@ -703,7 +781,7 @@ private:
     for (std::size_t j = i + 1; j < order.size(); ++j) {
       const StructNode &candidate = p_.nodes[order[j]];
       if ((candidate.kind == StructKind::UserCall || candidate.kind == StructKind::ExternalCall) &&
-          takes_argv(candidate.call)) {
+          !candidate.in_condition && takes_argv(candidate.call)) {
         target = order[j];
         break;
       }

@@ -70,6 +70,10 @@ public:
       }
       by_node[s->node].push_back(s);
     }
+    // A call timed inside a condition is inside the probes of its statement (the branch
+    // counter around the condition starts at the same token): placed last, it nests inside.
+    std::stable_partition(order.begin(), order.end(),
+                          [this](StructIndex n) { return !a_.program.nodes[n].in_condition; });
     for (StructIndex n : order) {
       const StructNode &node = a_.program.nodes[n];
       const std::string &function = a_.program.functions[node.function].name;
@@ -355,7 +359,9 @@ private:
     for (const ProbeSite *s : sites) {
       slot[static_cast<ProbeKind>(s->kind)] = s->slot;
     }
-    if (slot.contains(ProbeKind::Block)) {
+    if (slot.contains(ProbeKind::Block) && node.in_condition) {
+      timed_call(node, slot[ProbeKind::Block]);
+    } else if (slot.contains(ProbeKind::Block)) {
       block(node, slot[ProbeKind::Block],
             slot.contains(ProbeKind::Sized) ? std::optional(slot[ProbeKind::Sized]) : std::nullopt);
     }
@@ -417,6 +423,31 @@ private:
     } else {
       close(end, text);
     }
+  }
+
+  // A call in a condition, timed around the call expression: a GNU statement expression (GCC
+  // and Clang, C and C++) that runs the call once between the probe's two clock readings and
+  // gives its value.
+  void timed_call(const StructNode &node, std::uint32_t k) {
+    const clang::Expr *call = node.call;
+    if (call == nullptr) {
+      throw Skip{"the call has no expression"};
+    }
+    const std::string id = std::to_string(k);
+    const clang::QualType type = call->getType();
+    if (type->isVoidType()) {
+      open(before(call->getBeginLoc()), "__extension__ ({ PJ_BEGIN(" + id + ") ");
+      close(after_token(call->getEndLoc()), "; PJ_END(" + id + ") })");
+      return;
+    }
+    if (!type->isArithmeticType() && !type->isEnumeralType() && !type->isPointerType()) {
+      throw Skip{"the call's value is a " + type.getAsString() + ", not a number or a pointer"};
+    }
+    const std::string text = edits_.text(call->getBeginLoc(), call->getEndLoc());
+    const std::string value = "pj_c" + id + "v";
+    open(before(call->getBeginLoc()),
+         "__extension__ ({ PJ_BEGIN(" + id + ") __typeof__((" + text + ") + 0) " + value + " = (");
+    close(after_token(call->getEndLoc()), "); PJ_END(" + id + ") " + value + "; })");
   }
 
   void block(const StructNode &node, std::uint32_t k,

@@ -192,9 +192,10 @@ private:
       // A block in a loop without communication is part of the loop's own time, which the
       // loop's probes measure whole: probing it too would only split that time (the model is
       // the same) at the cost of a probe pair per iteration.
-      if (!node.stmts.empty() && !node.zero_time && !comm_free_loop(enclosing_loop)) {
+      if ((!node.stmts.empty() || node.in_condition) && !node.zero_time &&
+          !comm_free_loop(enclosing_loop)) {
         add(ProbeKind::Block, n);
-        if (timing_ && node.kind == StructKind::ExternalCall) {
+        if (timing_ && node.kind == StructKind::ExternalCall && !node.in_condition) {
           add_sized(n, f);
         }
       } else if (!node.stmts.empty() && timing_ && node.kind == StructKind::ExternalCall &&

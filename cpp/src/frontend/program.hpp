@@ -272,6 +272,9 @@ struct StructNode {
   std::string approximate;
   std::vector<CommArg> comm_args;
   bool zero_time = false; // MPI_Init / MPI_Finalize: outside the measured region
+  // ExternalCall: a call inside the condition of an if or switch (no statement of its own),
+  // timed around the call expression (`if (nanosleep(&ts, &rem) == EINTR)`).
+  bool in_condition = false;
 
   // Task groups (notes 000 §2.7): the number of tasks (model text; "" for nthreads), the loop
   // that creates them (its trip count is the task count) and its variable, which the worker's
@@ -394,6 +397,7 @@ public:
   [[nodiscard]] AggregateId aggregate_of_usr(const std::string &usr) const;
   void map_aggregate_usr(const std::string &usr, AggregateId id) { aggregate_usr_[usr] = id; }
   std::vector<Diagnostic> diagnostics;
+  bool pgas_reported = false;     // the warning that OpenSHMEM calls are not modelled was given
   std::vector<std::string> files; // source files named by diagnostics and ranges
   // The working directory of each unit's compile command: Clang names files as the command
   // did (`./lulesh.h` under `-I.`), and they mean a place relative to that directory, not to

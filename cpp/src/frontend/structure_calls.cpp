@@ -3,6 +3,8 @@
 // pointers, dispatch.hpp), and external calls (timed like blocks; sized ones priced by size).
 #include "structure_walk.hpp"
 
+#include <set>
+
 #include "dispatch.hpp"
 #include "sized_calls.hpp"
 #include <clang/AST/ExprCXX.h>
@@ -45,6 +47,14 @@ std::vector<ClassifiedCall> StructureWalk::leaf_calls(const clang::Stmt *s) {
   return out;
 }
 
+// OpenSHMEM's API, with the SGI-era names GUPS-like benchmarks still call.
+static bool openshmem_call(const std::string &name) {
+  static const std::set<std::string> old_names = {"start_pes", "shmalloc",   "shfree",
+                                                  "shrealloc", "shmemalign", "my_pe",
+                                                  "_my_pe",    "num_pes",    "_num_pes"};
+  return name.starts_with("shmem_") || name.starts_with("pshmem_") || old_names.contains(name);
+}
+
 void StructureWalk::append_external(Seq &seq, const clang::Stmt *s, const ClassifiedCall &c) {
   flush(seq);
   StructNode n = make(StructKind::ExternalCall, s->getSourceRange());
@@ -73,6 +83,15 @@ void StructureWalk::append_external(Seq &seq, const clang::Stmt *s, const Classi
          c.name + " outside the create-loop / join-loop pattern is not modelled as a task "
                   "group; write the threads as `for (i...) create(...)` followed by "
                   "`for (i...) join(...)`");
+  } else if (openshmem_call(c.name)) {
+    if (!program_.pgas_reported) {
+      program_.pgas_reported = true;
+      diag(DiagnosticKind::Unsupported, Severity::Warning, s->getBeginLoc(),
+           c.name + " is an OpenSHMEM call: the model builder models MPI, so OpenSHMEM calls "
+                    "are external calls timed at the estimation run's PE count (their target "
+                    "PEs, contention and shmem_n_pes() are not followed); a prediction at "
+                    "another np says so");
+    }
   } else if (c.name == "exit" || c.name == "abort" || c.name == "_Exit") {
     diag(DiagnosticKind::Unsupported, Severity::Warning, s->getBeginLoc(),
          c.name + "() ends the process here; the model continues after it");

@@ -4,6 +4,7 @@
 #include "structure_walk.hpp"
 
 #include <clang/AST/ExprCXX.h>
+#include <clang/AST/ParentMapContext.h>
 
 namespace parjava::frontend {
 
@@ -14,6 +15,58 @@ void StructureWalk::emit_condition_calls(Seq &seq, const clang::Stmt *s) {
   }
   for (const auto &c : leaf_calls(s)) {
     emit_call_leaf(seq, c, s);
+  }
+}
+
+// Is `e` evaluated whenever `cond` is (not on the right of && or ||, not in a branch of ?:)?
+static bool always_evaluated(const clang::Expr *e, const clang::Expr *cond,
+                             clang::ASTContext &context) {
+  const clang::Stmt *child = e;
+  for (int depth = 0; depth < 64 && child != cond; ++depth) {
+    const auto parents = context.getParents(*child);
+    if (parents.empty()) {
+      return false;
+    }
+    const auto *parent = parents[0].get<clang::Stmt>();
+    if (parent == nullptr) {
+      return false;
+    }
+    if (const auto *b = llvm::dyn_cast<clang::BinaryOperator>(parent);
+        b != nullptr && b->isLogicalOp() && b->getRHS() == child) {
+      return false;
+    }
+    if (const auto *c = llvm::dyn_cast<clang::AbstractConditionalOperator>(parent);
+        c != nullptr && c->getCond() != child) {
+      return false;
+    }
+    child = parent;
+  }
+  return child == cond;
+}
+
+// External calls in the condition of an if or a switch (`if (nanosleep(&ts, &rem) == EINTR)`,
+// the whole of Ember's compute step): leaves of their own before the statement, timed around
+// the call expression, or their time would be outside every probe (coverage 0 %). Calls that
+// only some evaluations make (right of && / ||, a branch of ?:) stay unmeasured: a leaf would
+// run on every evaluation. Their effects stay with the condition (check_condition_effects).
+void StructureWalk::emit_condition_externals(Seq &seq, const clang::Expr *cond) {
+  if (cond == nullptr) {
+    return;
+  }
+  for (const clang::Expr *call : calls_in(cond)) {
+    const ClassifiedCall c = calls_.classify(call, context_);
+    const bool external =
+        c.kind == CallClass::External || (c.kind == CallClass::Indirect && c.targets.empty());
+    if (!external || !llvm::isa<clang::CallExpr>(call) || !always_evaluated(call, cond, context_)) {
+      continue;
+    }
+    flush(seq);
+    StructNode n = make(StructKind::ExternalCall, call->getSourceRange());
+    n.call = call;
+    n.callee_name = c.name;
+    n.label = c.name + " (in a condition)";
+    n.in_condition = true;
+    add_child(seq, program_.add(std::move(n)));
   }
 }
 
@@ -80,6 +133,7 @@ void StructureWalk::append_if(Seq &seq, const clang::IfStmt *ifs) {
   }
   flush(seq);
   emit_condition_calls(seq, ifs->getCond());
+  emit_condition_externals(seq, ifs->getCond());
   check_condition_effects(ifs->getCond(), /*once=*/true, ifs);
   flush_havoc(seq, ifs->getSourceRange());
   const bool has_else = ifs->getElse() != nullptr;
@@ -243,6 +297,7 @@ void StructureWalk::append_switch(Seq &seq, const clang::SwitchStmt *sw) {
   }
   flush(seq);
   emit_condition_calls(seq, sw->getCond());
+  emit_condition_externals(seq, sw->getCond());
   const auto *body = llvm::dyn_cast_or_null<clang::CompoundStmt>(sw->getBody());
   if (body == nullptr) {
     throw UnstructuredFlow{"a switch whose body is not a compound statement", sw->getBeginLoc()};

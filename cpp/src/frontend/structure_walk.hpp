@@ -82,6 +82,7 @@ private:
   // structure_statements.cpp: conditions, if / loops / switch, break / continue / return,
   // constructor initialisers
   void emit_condition_calls(Seq &seq, const clang::Stmt *s);
+  void emit_condition_externals(Seq &seq, const clang::Expr *cond);
   bool has_leaf_calls(const clang::Stmt *s);
   void set_condition(StructIndex idx, const clang::Expr *cond);
   void check_condition_effects(const clang::Expr *cond, bool once = false,
