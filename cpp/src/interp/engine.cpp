@@ -136,6 +136,16 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
   }
   setup_network(machine);
   share_cores(machine, options);
+  // A replay gives every member of a collective instance the same payload (a model's members
+  // evaluate their own), which direct_eligible() needs to decide the same on every member.
+  direct_collectives_ = program.steps.used && !intra_.loggp && !inter_.loggp && !flow_mode_ &&
+                        contexts_per_process_ == 1 && !program.uses_pgas;
+  if (direct_collectives_) {
+    direct_eager_limit_ = std::min(intra_.eager_limit, inter_.eager_limit);
+    mailbox_head_.assign(np, kNone);
+    mailbox_tail_.assign(np, kNone);
+    direct_recvs_.resize(n);
+  }
   if (options.record_trace) {
     recorder_.start(model, processes_, contexts_per_process_, ranks_per_node_);
     trace_ = &recorder_;
@@ -996,7 +1006,11 @@ Prediction Engine::run() {
                                         std::to_string(e.time * 1e-9) + " s");
     }
     if (e.kind == EventKind::Envelope) {
-      on_envelope(e.target, e.seq, e.time);
+      if (e.aux == kDirectEnvelope) {
+        on_direct_envelope(e.target, e.time);
+      } else {
+        on_envelope(e.target, e.seq, e.time);
+      }
       continue;
     }
     if (e.kind == EventKind::FlowDone) {

@@ -145,7 +145,10 @@ void Engine::start_collective(std::uint32_t ctx, const CommOp &op, Collective ki
     c.first = Algorithm::Linear;
   }
   Round unused;
-  if (op.op == Operation::PgasPermute) {
+  c.direct = direct_eligible(op, c, size);
+  if (c.direct) {
+    direct_rounds(ctx, op);
+  } else if (op.op == Operation::PgasPermute) {
     c.rounds = size > 1 ? 1 : 0;
   } else {
     c.rounds = round_count(call_of(ctx, op, kNone, unused));
@@ -234,6 +237,13 @@ CollectiveCall Engine::call_of(std::uint32_t ctx, const CommOp &op, std::uint32_
 
 bool Engine::run_collective(std::uint32_t ctx, const CommOp &op) {
   CollectiveState &c = collective_[ctx];
+  if (c.direct) {
+    if (!run_direct_collective(ctx, op)) {
+      return false;
+    }
+    end_collective_trace(ctx, op);
+    return true;
+  }
   const std::uint32_t total = c.pre_rounds + c.rounds + c.post_rounds;
   const std::uint32_t op_index = static_cast<std::uint32_t>(&op - program_.comms.data());
   const double reduce_ns = options_.reduction_seconds_per_byte * 1e9;
@@ -326,14 +336,21 @@ bool Engine::run_collective(std::uint32_t ctx, const CommOp &op) {
       r = next;
     }
   }
-  if (trace_ != nullptr) {
-    const std::int32_t root =
-        rooted(c.kind) ? static_cast<std::int32_t>(world_rank(c.comm, c.root, p)) : trace::kNoRank;
-    const std::uint32_t comm = c.comm == 1 ? trace_->self(p) : comms_[c.comm].trace_id;
-    trace_->builder().collective_end(ctx, TraceRecorder::ns(clock_[ctx]), otf2_op(op.op), comm,
-                                     root, c.sent, c.received);
-  }
+  end_collective_trace(ctx, op);
   return true;
+}
+
+void Engine::end_collective_trace(std::uint32_t ctx, const CommOp &op) {
+  if (trace_ == nullptr) {
+    return;
+  }
+  const CollectiveState &c = collective_[ctx];
+  const std::int64_t p = rank_of(ctx);
+  const std::int32_t root =
+      rooted(c.kind) ? static_cast<std::int32_t>(world_rank(c.comm, c.root, p)) : trace::kNoRank;
+  const std::uint32_t comm = c.comm == 1 ? trace_->self(p) : comms_[c.comm].trace_id;
+  trace_->builder().collective_end(ctx, TraceRecorder::ns(clock_[ctx]), otf2_op(op.op), comm, root,
+                                   c.sent, c.received);
 }
 
 bool Engine::execute_collective(std::uint32_t ctx, const CommOp &op) {
