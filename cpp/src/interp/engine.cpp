@@ -138,8 +138,9 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
   share_cores(machine, options);
   // A replay gives every member of a collective instance the same payload (a model's members
   // evaluate their own), which direct_eligible() needs to decide the same on every member.
-  direct_collectives_ = program.steps.used && !intra_.loggp && !inter_.loggp && !flow_mode_ &&
-                        contexts_per_process_ == 1 && !program.uses_pgas;
+  direct_collectives_ = options.direct_collectives && program.steps.used && !intra_.loggp &&
+                        !inter_.loggp && !flow_mode_ && contexts_per_process_ == 1 &&
+                        !program.uses_pgas;
   if (direct_collectives_) {
     direct_eager_limit_ = std::min(intra_.eager_limit, inter_.eager_limit);
     mailbox_head_.assign(np, kNone);
@@ -1150,6 +1151,7 @@ Prediction Engine::run() {
   }
   out.engine.events = events_;
   out.engine.messages = message_count_;
+  out.engine.direct_messages = direct_message_count_;
   out.engine.instructions = instructions_;
   out.engine.peak_queue = queue_.peak();
   out.engine.flows = flows_.flows_started();
@@ -1162,6 +1164,9 @@ Prediction Engine::run() {
       contexts_ * (sizeof(double) * 5 + sizeof(std::uint32_t) * 7 + 2 + sizeof(CollectiveState)) +
       returns_.size() * sizeof(ReturnEntry) + frames_.size() * sizeof(std::uint64_t) +
       messages_.capacity() * sizeof(Message) + requests_.capacity() * sizeof(Request) +
+      direct_messages_.capacity() * sizeof(DirectMessage) +
+      (mailbox_head_.size() + mailbox_tail_.size()) * sizeof(std::uint32_t) +
+      round_table_.capacity() * sizeof(Round) +
       static_cast<std::size_t>(processes_) * (4 * sizeof(std::uint32_t) + 3 * sizeof(double));
   for (std::size_t c = 0; c < call_stack_.size(); ++c) {
     out.engine.state_bytes += call_stack_[c].capacity() * sizeof(ReturnEntry) +

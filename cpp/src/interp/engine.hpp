@@ -573,6 +573,7 @@ private:
   std::uint64_t instructions_ = 0;
   std::uint64_t events_ = 0;
   std::uint64_t message_count_ = 0;
+  std::uint64_t direct_message_count_ = 0;
   std::vector<bool> warned_;
   std::vector<bool> measured_warned_;    // per measured argument: a rank without values was told
   std::vector<bool> opaque_warned_;      // per opaque: an unmeasured rank class was told

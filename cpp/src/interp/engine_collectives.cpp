@@ -145,7 +145,7 @@ void Engine::start_collective(std::uint32_t ctx, const CommOp &op, Collective ki
     c.first = Algorithm::Linear;
   }
   Round unused;
-  c.direct = direct_eligible(op, c, size);
+  c.direct = direct_collectives_ && direct_eligible(op, c, size);
   if (c.direct) {
     direct_rounds(ctx, op);
   } else if (op.op == Operation::PgasPermute) {

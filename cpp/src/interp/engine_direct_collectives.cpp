@@ -29,15 +29,15 @@ bool variable_blocks(Collective kind) {
 
 } // namespace
 
-// Every member of an instance must decide the same, so the decision reads only what the members
-// share: the collective, the communicator's size and the payload (a replay gives every member
-// of an instance the same payload; a model's members evaluate their own, which is why models do
-// not use this path). No message of a collective algorithm carries more than the payload times
-// the communicator's size (the whole result of an allgather), so a payload of at most the eager
-// limit over the size makes every message eager.
+// (Asked only when direct_collectives_.) Every member of an instance must decide the same, so the
+// decision reads only what the members share: the collective, the communicator's size and the
+// payload (a replay gives every member of an instance the same payload; a model's members evaluate
+// their own, which is why models do not use this path). No message of a collective algorithm
+// carries more than the payload times the communicator's size (the whole result of an allgather),
+// so a payload of at most the eager limit over the size makes every message eager.
 bool Engine::direct_eligible(const CommOp &op, const CollectiveState &c, std::int64_t size) const {
-  if (!direct_collectives_ || c.pre_rounds != 0 || c.post_rounds != 0 || c.force_protocol ||
-      c.deliver_sync || variable_blocks(c.kind) ||
+  if (c.pre_rounds != 0 || c.post_rounds != 0 || c.force_protocol || c.deliver_sync ||
+      variable_blocks(c.kind) ||
       model::operation_info(op.op).family == model::OperationFamily::Pgas) {
     return false;
   }
@@ -107,6 +107,7 @@ void Engine::direct_send(std::uint32_t ctx, std::int64_t dest, std::uint64_t byt
                                       std::to_string(bytes) + " bytes is not eager");
   }
   ++message_count_;
+  ++direct_message_count_;
   const EagerTimes e = eager_times(p, dest, nt, &nt != &inter_, bytes, clock_[ctx]);
   c.posted_done = std::max(c.posted_done, e.start + e.occupancy);
   c.outstanding = true;
