@@ -75,6 +75,7 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
   }
   frames_.assign(n * program.frame_slots, 0);
   collective_.assign(n, CollectiveState{});
+  decisions_.assign(program.comms.size(), Decision{});
   if (program.lock_names.size() > 1) {
     lock_next_.assign(n, kNone);
     lock_arrival_.assign(n, 0.0);
@@ -146,6 +147,7 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
     mailbox_head_.assign(np, kNone);
     mailbox_tail_.assign(np, kNone);
     direct_recvs_.resize(n);
+    shape_hint_.assign(program.comms.size(), kNone);
   }
   if (options.record_trace) {
     recorder_.start(model, processes_, contexts_per_process_, ranks_per_node_);

@@ -429,6 +429,13 @@ private:
   std::uint32_t recursive_sites_ = 0;
   std::vector<std::uint64_t> frames_;
   std::vector<CollectiveState> collective_;
+  // Per CommOp, its last collective algorithm decision and what it was made for.
+  struct Decision {
+    std::int64_t size = -1;
+    std::uint64_t bytes = 0, decision_bytes = 0;
+    Algorithm algorithm = Algorithm::Auto, first = Algorithm::Auto, second = Algorithm::Auto;
+  };
+  std::vector<Decision> decisions_;
   // Direct collectives: possible when an eager message is timed completely when it is sent (a
   // replay on a delay network without flows, one thread per process). Per process, the
   // messages whose envelope arrived before their receive was posted (oldest first); per
@@ -449,6 +456,7 @@ private:
     std::vector<std::uint32_t> base, count; // per member: its rounds in round_table_
   };
   std::vector<RoundShape> round_shapes_;
+  std::vector<std::uint32_t> shape_hint_; // per CommOp: the shape of its last direct instance
   std::vector<Round> round_table_;
   std::vector<std::uint32_t> lock_next_; // lock waiter queue links
   std::vector<double> lock_arrival_;     // PGAS lock: when the request reached the home

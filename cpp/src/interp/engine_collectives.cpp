@@ -102,47 +102,57 @@ void Engine::start_collective(std::uint32_t ctx, const CommOp &op, Collective ki
     decision_bytes =
         kind == Collective::Allgatherv ? total / static_cast<std::uint64_t>(size) : total;
   }
-  Algorithm alg = static_cast<Algorithm>(op.algorithm);
-  if (alg == Algorithm::Auto) {
-    const auto it = options_.algorithms.find(std::string(collective_name(kind)));
-    if (it != options_.algorithms.end()) {
-      alg = algorithm_by_name(it->second).value_or(Algorithm::Auto);
-      if (!supports(kind, alg)) {
-        alg = Algorithm::Auto; // an override for another collective family; keep the decision
+  // The decision is a function of the leaf, the size and the payload: a leaf called again
+  // with the same ones (every instance of a replayed call) reuses it.
+  Decision &d = decisions_[static_cast<std::size_t>(&op - program_.comms.data())];
+  if (d.size == size && d.bytes == bytes && d.decision_bytes == decision_bytes) {
+    c.algorithm = d.algorithm;
+    c.first = d.first;
+    c.second = d.second;
+  } else {
+    Algorithm alg = static_cast<Algorithm>(op.algorithm);
+    if (alg == Algorithm::Auto) {
+      const auto it = options_.algorithms.find(std::string(collective_name(kind)));
+      if (it != options_.algorithms.end()) {
+        alg = algorithm_by_name(it->second).value_or(Algorithm::Auto);
+        if (!supports(kind, alg)) {
+          alg = Algorithm::Auto; // an override for another collective family; keep the decision
+        }
       }
     }
-  }
-  if (alg == Algorithm::Auto) {
-    alg = decide(kind, size, decision_bytes);
-  }
-  if (pgas) {
-    switch (op.op) {
-    case Operation::PgasBroadcast:
-    case Operation::PgasScatter:
-    case Operation::PgasGather:
-    case Operation::PgasReduce:
-    case Operation::PgasAlloc:
-      alg = Algorithm::Binomial;
-      break;
-    case Operation::PgasExchange:
-      alg = Algorithm::Pairwise;
-      break;
-    case Operation::PgasPrefixReduce:
-      alg = Algorithm::Linear;
-      break;
-    default:
-      break;
+    if (alg == Algorithm::Auto) {
+      alg = decide(kind, size, decision_bytes);
     }
-  }
-  c.algorithm = alg;
-  c.first =
-      decide(Collective::Reduce, size, kind == Collective::ReduceScatter ? decision_bytes : bytes);
-  c.second =
-      decide(Collective::Bcast, size,
-             kind == Collective::Allgather ? bytes * static_cast<std::uint64_t>(size) : bytes);
-  if (c.first == Algorithm::Linear && c.algorithm == Algorithm::NonOverlapping &&
-      kind == Collective::Allreduce) {
-    c.first = Algorithm::Linear;
+    if (pgas) {
+      switch (op.op) {
+      case Operation::PgasBroadcast:
+      case Operation::PgasScatter:
+      case Operation::PgasGather:
+      case Operation::PgasReduce:
+      case Operation::PgasAlloc:
+        alg = Algorithm::Binomial;
+        break;
+      case Operation::PgasExchange:
+        alg = Algorithm::Pairwise;
+        break;
+      case Operation::PgasPrefixReduce:
+        alg = Algorithm::Linear;
+        break;
+      default:
+        break;
+      }
+    }
+    c.algorithm = alg;
+    c.first = decide(Collective::Reduce, size,
+                     kind == Collective::ReduceScatter ? decision_bytes : bytes);
+    c.second =
+        decide(Collective::Bcast, size,
+               kind == Collective::Allgather ? bytes * static_cast<std::uint64_t>(size) : bytes);
+    if (c.first == Algorithm::Linear && c.algorithm == Algorithm::NonOverlapping &&
+        kind == Collective::Allreduce) {
+      c.first = Algorithm::Linear;
+    }
+    d = {size, bytes, decision_bytes, c.algorithm, c.first, c.second};
   }
   Round unused;
   c.direct = direct_collectives_ && direct_eligible(op, c, size);

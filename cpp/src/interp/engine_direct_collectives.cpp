@@ -52,15 +52,24 @@ void Engine::direct_rounds(std::uint32_t ctx, const CommOp &op) {
   CollectiveState &c = collective_[ctx];
   c.round_base = kNone;
   const std::int64_t size = comm_size(c.comm);
+  const auto same = [&](const RoundShape &s) {
+    return s.kind == c.kind && s.algorithm == c.algorithm && s.first == c.first &&
+           s.second == c.second && s.size == size && s.root == c.root && s.bytes == c.bytes;
+  };
+  std::uint32_t &hint = shape_hint_[static_cast<std::size_t>(&op - program_.comms.data())];
   RoundShape *shape = nullptr;
-  for (RoundShape &s : round_shapes_) {
-    if (s.kind == c.kind && s.algorithm == c.algorithm && s.first == c.first &&
-        s.second == c.second && s.size == size && s.root == c.root && s.bytes == c.bytes) {
-      shape = &s;
-      break;
+  if (hint != kNone && same(round_shapes_[hint])) {
+    shape = &round_shapes_[hint];
+  } else {
+    for (std::size_t i = 0; i < round_shapes_.size() && shape == nullptr; ++i) {
+      if (same(round_shapes_[i])) {
+        shape = &round_shapes_[i];
+        hint = static_cast<std::uint32_t>(i);
+      }
     }
   }
   if (shape == nullptr && round_shapes_.size() < kMaxShapes) {
+    hint = static_cast<std::uint32_t>(round_shapes_.size());
     const auto n = static_cast<std::size_t>(size);
     round_shapes_.push_back({c.kind, c.algorithm, c.first, c.second, size, c.root, c.bytes,
                              std::vector<std::uint32_t>(n, kNone), std::vector<std::uint32_t>(n)});
