@@ -140,6 +140,7 @@ void register_interp(py::module_ &m) {
                                return py::dict(
                                    py::arg("events") = p.engine.events,
                                    py::arg("messages") = p.engine.messages,
+                                   py::arg("direct_messages") = p.engine.direct_messages,
                                    py::arg("flows") = p.engine.flows,
                                    py::arg("flow_recomputations") = p.engine.flow_recomputations,
                                    py::arg("flows_recomputed") = p.engine.flows_recomputed,

@@ -75,6 +75,7 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
   }
   frames_.assign(n * program.frame_slots, 0);
   collective_.assign(n, CollectiveState{});
+  decisions_.assign(program.comms.size(), Decision{});
   if (program.lock_names.size() > 1) {
     lock_next_.assign(n, kNone);
     lock_arrival_.assign(n, 0.0);
@@ -136,6 +137,18 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
   }
   setup_network(machine);
   share_cores(machine, options);
+  // A replay gives every member of a collective instance the same payload (a model's members
+  // evaluate their own), which direct_eligible() needs to decide the same on every member.
+  direct_collectives_ = options.direct_collectives && program.steps.used && !intra_.loggp &&
+                        !inter_.loggp && !flow_mode_ && contexts_per_process_ == 1 &&
+                        !program.uses_pgas;
+  if (direct_collectives_) {
+    direct_eager_limit_ = std::min(intra_.eager_limit, inter_.eager_limit);
+    mailbox_head_.assign(np, kNone);
+    mailbox_tail_.assign(np, kNone);
+    direct_recvs_.resize(n);
+    shape_hint_.assign(program.comms.size(), kNone);
+  }
   if (options.record_trace) {
     recorder_.start(model, processes_, contexts_per_process_, ranks_per_node_);
     trace_ = &recorder_;
@@ -996,7 +1009,11 @@ Prediction Engine::run() {
                                         std::to_string(e.time * 1e-9) + " s");
     }
     if (e.kind == EventKind::Envelope) {
-      on_envelope(e.target, e.seq, e.time);
+      if (e.aux == kDirectEnvelope) {
+        on_direct_envelope(e.target, e.time);
+      } else {
+        on_envelope(e.target, e.seq, e.time);
+      }
       continue;
     }
     if (e.kind == EventKind::FlowDone) {
@@ -1136,6 +1153,7 @@ Prediction Engine::run() {
   }
   out.engine.events = events_;
   out.engine.messages = message_count_;
+  out.engine.direct_messages = direct_message_count_;
   out.engine.instructions = instructions_;
   out.engine.peak_queue = queue_.peak();
   out.engine.flows = flows_.flows_started();
@@ -1148,6 +1166,9 @@ Prediction Engine::run() {
       contexts_ * (sizeof(double) * 5 + sizeof(std::uint32_t) * 7 + 2 + sizeof(CollectiveState)) +
       returns_.size() * sizeof(ReturnEntry) + frames_.size() * sizeof(std::uint64_t) +
       messages_.capacity() * sizeof(Message) + requests_.capacity() * sizeof(Request) +
+      direct_messages_.capacity() * sizeof(DirectMessage) +
+      (mailbox_head_.size() + mailbox_tail_.size()) * sizeof(std::uint32_t) +
+      round_table_.capacity() * sizeof(Round) +
       static_cast<std::size_t>(processes_) * (4 * sizeof(std::uint32_t) + 3 * sizeof(double));
   for (std::size_t c = 0; c < call_stack_.size(); ++c) {
     out.engine.state_bytes += call_stack_[c].capacity() * sizeof(ReturnEntry) +

@@ -43,7 +43,17 @@ inline constexpr std::uint32_t kNone = 0xffffffffU;
 enum class Status : std::uint8_t { Runnable, Blocked, Done, Idle };
 
 // Why a blocked thread is blocked (for resumption and for the deadlock report).
-enum class WaitKind : std::uint8_t { None, Requests, AnyRequest, Probe, Join, Lock, Notify };
+// Collective: a direct collective round's messages (Engine::run_direct_collective).
+enum class WaitKind : std::uint8_t {
+  None,
+  Requests,
+  AnyRequest,
+  Probe,
+  Join,
+  Lock,
+  Notify,
+  Collective
+};
 
 enum class Protocol : std::uint8_t { Eager, Rendezvous };
 
@@ -131,7 +141,34 @@ struct CollectiveState {
   std::uint64_t received = 0;
   Round current;         // the round in progress (computed once per round)
   std::uint32_t seq = 0; // this collective's number on its communicator (message tags)
+  // Its messages are all eager on a delay network: they go without request and message
+  // records (Engine::run_direct_collective).
+  bool direct = false;
+  std::uint32_t round_base = 0xffffffffU; // direct: its rounds in Engine::round_table_, if there
+  bool outstanding = false;               // direct: something was posted since the last wait
+  double posted_done = 0.0; // direct: the latest completion of what was posted since then
 };
+
+// A direct collective message: in flight until its envelope event, then in its receiver's
+// mailbox until a receive takes it (engine_direct_collectives.cpp).
+struct DirectMessage {
+  std::uint32_t next = 0xffffffffU; // mailbox link
+  std::uint32_t comm = 0;
+  std::uint32_t seq = 0;
+  std::int32_t source = 0; // world ranks
+  std::int32_t dest = 0;
+  double data = 0.0; // ns: its data complete at the receiver
+};
+
+// A receive of a direct collective's round, from `source`: complete at `done` once matched.
+struct DirectRecv {
+  std::int32_t source = 0;
+  bool matched = false;
+  double done = 0.0;
+};
+
+// Event::aux of the envelope of a direct collective message (other envelopes have 0).
+inline constexpr std::uint32_t kDirectEnvelope = 1;
 
 struct ReturnEntry {
   std::uint32_t pc;
@@ -288,6 +325,29 @@ private:
                  : nic_recv_free_[static_cast<std::size_t>(node_of(p))];
   }
   [[nodiscard]] bool uses_flows(const Message &msg) const { return flow_mode_ && !msg.intra; }
+  // An eager message of `bytes` from p to dest sent at t on a delay network: its injection
+  // starts at `start` and ends `occupancy` later, its data is complete at the receiver at
+  // `data` and its envelope arrives at `envelope`. With endpoint contention each process's
+  // injection and ejection link carries one message at a time, in the order they are sent.
+  struct EagerTimes {
+    double start, occupancy, data, envelope;
+  };
+  EagerTimes eager_times(std::int64_t p, std::int64_t dest, const NetworkTiming &nt, bool intra,
+                         std::uint64_t bytes, double t) {
+    const double total = nt.transfer_ns(bytes);
+    const double latency = std::min(nt.transfer_ns(0), total);
+    const double occupancy = total - latency;
+    if ((intra ? options_.endpoint_contention : endpoint_) && !nt.self_copy) {
+      double &out = send_free(p, intra);
+      double &in = recv_free(dest, intra);
+      const double start = std::max(t, out);
+      out = start + occupancy;
+      const double data = std::max(start + latency, in) + occupancy;
+      in = data;
+      return {start, occupancy, data, start + latency};
+    }
+    return {t, occupancy, t + total, t + latency};
+  }
   // Flow timing of a message (route, latency, bound): sets msg.tail and returns the latency.
   double flow_latency(Message &msg, const NetworkTiming &nt);
   // Puts the message's data on the network as a flow at `start`; `credit` ns of its latency
@@ -319,6 +379,17 @@ private:
   void start_collective(std::uint32_t ctx, const CommOp &op, Collective kind, std::uint32_t comm,
                         std::int32_t root, std::uint64_t bytes);
   bool run_collective(std::uint32_t ctx, const CommOp &op);
+  // The same for a direct collective (CollectiveState::direct), engine_direct_collectives.cpp.
+  bool run_direct_collective(std::uint32_t ctx, const CommOp &op);
+  void end_collective_trace(std::uint32_t ctx, const CommOp &op);
+  [[nodiscard]] bool direct_eligible(const CommOp &op, const CollectiveState &c,
+                                     std::int64_t size) const;
+  // Sets the direct collective's round count and, when they are kept, its rounds.
+  void direct_rounds(std::uint32_t ctx, const CommOp &op);
+  void direct_send(std::uint32_t ctx, std::int64_t dest, std::uint64_t bytes);
+  void on_direct_envelope(std::uint32_t msg, double now);
+  void direct_post_recv(std::uint32_t ctx, std::int64_t source);
+  bool direct_wait(std::uint32_t ctx);
   [[nodiscard]] CollectiveCall call_of(std::uint32_t ctx, const CommOp &op,
                                        std::uint32_t segment_round, Round &out_round);
 
@@ -358,6 +429,35 @@ private:
   std::uint32_t recursive_sites_ = 0;
   std::vector<std::uint64_t> frames_;
   std::vector<CollectiveState> collective_;
+  // Per CommOp, its last collective algorithm decision and what it was made for.
+  struct Decision {
+    std::int64_t size = -1;
+    std::uint64_t bytes = 0, decision_bytes = 0;
+    Algorithm algorithm = Algorithm::Auto, first = Algorithm::Auto, second = Algorithm::Auto;
+  };
+  std::vector<Decision> decisions_;
+  // Direct collectives: possible when an eager message is timed completely when it is sent (a
+  // replay on a delay network without flows, one thread per process). Per process, the
+  // messages whose envelope arrived before their receive was posted (oldest first); per
+  // thread, the receives posted since its last wait.
+  bool direct_collectives_ = false;
+  std::uint64_t direct_eager_limit_ = 0;
+  std::vector<DirectMessage> direct_messages_;
+  std::vector<std::uint32_t> direct_free_;
+  std::vector<std::uint32_t> mailbox_head_, mailbox_tail_;
+  std::vector<std::vector<DirectRecv>> direct_recvs_;
+  // The rounds of each member of each distinct direct collective (a replay repeats a few
+  // shapes thousands of times; computing a round costs a few hundred instructions).
+  struct RoundShape {
+    Collective kind;
+    Algorithm algorithm, first, second;
+    std::int64_t size, root;
+    std::uint64_t bytes;
+    std::vector<std::uint32_t> base, count; // per member: its rounds in round_table_
+  };
+  std::vector<RoundShape> round_shapes_;
+  std::vector<std::uint32_t> shape_hint_; // per CommOp: the shape of its last direct instance
+  std::vector<Round> round_table_;
   std::vector<std::uint32_t> lock_next_; // lock waiter queue links
   std::vector<double> lock_arrival_;     // PGAS lock: when the request reached the home
 
@@ -481,6 +581,7 @@ private:
   std::uint64_t instructions_ = 0;
   std::uint64_t events_ = 0;
   std::uint64_t message_count_ = 0;
+  std::uint64_t direct_message_count_ = 0;
   std::vector<bool> warned_;
   std::vector<bool> measured_warned_;    // per measured argument: a rank without values was told
   std::vector<bool> opaque_warned_;      // per opaque: an unmeasured rank class was told

@@ -102,50 +102,63 @@ void Engine::start_collective(std::uint32_t ctx, const CommOp &op, Collective ki
     decision_bytes =
         kind == Collective::Allgatherv ? total / static_cast<std::uint64_t>(size) : total;
   }
-  Algorithm alg = static_cast<Algorithm>(op.algorithm);
-  if (alg == Algorithm::Auto) {
-    const auto it = options_.algorithms.find(std::string(collective_name(kind)));
-    if (it != options_.algorithms.end()) {
-      alg = algorithm_by_name(it->second).value_or(Algorithm::Auto);
-      if (!supports(kind, alg)) {
-        alg = Algorithm::Auto; // an override for another collective family; keep the decision
+  // The decision is a function of the leaf, the size and the payload: a leaf called again
+  // with the same ones (every instance of a replayed call) reuses it.
+  Decision &d = decisions_[static_cast<std::size_t>(&op - program_.comms.data())];
+  if (d.size == size && d.bytes == bytes && d.decision_bytes == decision_bytes) {
+    c.algorithm = d.algorithm;
+    c.first = d.first;
+    c.second = d.second;
+  } else {
+    Algorithm alg = static_cast<Algorithm>(op.algorithm);
+    if (alg == Algorithm::Auto) {
+      const auto it = options_.algorithms.find(std::string(collective_name(kind)));
+      if (it != options_.algorithms.end()) {
+        alg = algorithm_by_name(it->second).value_or(Algorithm::Auto);
+        if (!supports(kind, alg)) {
+          alg = Algorithm::Auto; // an override for another collective family; keep the decision
+        }
       }
     }
-  }
-  if (alg == Algorithm::Auto) {
-    alg = decide(kind, size, decision_bytes);
-  }
-  if (pgas) {
-    switch (op.op) {
-    case Operation::PgasBroadcast:
-    case Operation::PgasScatter:
-    case Operation::PgasGather:
-    case Operation::PgasReduce:
-    case Operation::PgasAlloc:
-      alg = Algorithm::Binomial;
-      break;
-    case Operation::PgasExchange:
-      alg = Algorithm::Pairwise;
-      break;
-    case Operation::PgasPrefixReduce:
-      alg = Algorithm::Linear;
-      break;
-    default:
-      break;
+    if (alg == Algorithm::Auto) {
+      alg = decide(kind, size, decision_bytes);
     }
-  }
-  c.algorithm = alg;
-  c.first =
-      decide(Collective::Reduce, size, kind == Collective::ReduceScatter ? decision_bytes : bytes);
-  c.second =
-      decide(Collective::Bcast, size,
-             kind == Collective::Allgather ? bytes * static_cast<std::uint64_t>(size) : bytes);
-  if (c.first == Algorithm::Linear && c.algorithm == Algorithm::NonOverlapping &&
-      kind == Collective::Allreduce) {
-    c.first = Algorithm::Linear;
+    if (pgas) {
+      switch (op.op) {
+      case Operation::PgasBroadcast:
+      case Operation::PgasScatter:
+      case Operation::PgasGather:
+      case Operation::PgasReduce:
+      case Operation::PgasAlloc:
+        alg = Algorithm::Binomial;
+        break;
+      case Operation::PgasExchange:
+        alg = Algorithm::Pairwise;
+        break;
+      case Operation::PgasPrefixReduce:
+        alg = Algorithm::Linear;
+        break;
+      default:
+        break;
+      }
+    }
+    c.algorithm = alg;
+    c.first = decide(Collective::Reduce, size,
+                     kind == Collective::ReduceScatter ? decision_bytes : bytes);
+    c.second =
+        decide(Collective::Bcast, size,
+               kind == Collective::Allgather ? bytes * static_cast<std::uint64_t>(size) : bytes);
+    if (c.first == Algorithm::Linear && c.algorithm == Algorithm::NonOverlapping &&
+        kind == Collective::Allreduce) {
+      c.first = Algorithm::Linear;
+    }
+    d = {size, bytes, decision_bytes, c.algorithm, c.first, c.second};
   }
   Round unused;
-  if (op.op == Operation::PgasPermute) {
+  c.direct = direct_collectives_ && direct_eligible(op, c, size);
+  if (c.direct) {
+    direct_rounds(ctx, op);
+  } else if (op.op == Operation::PgasPermute) {
     c.rounds = size > 1 ? 1 : 0;
   } else {
     c.rounds = round_count(call_of(ctx, op, kNone, unused));
@@ -234,6 +247,13 @@ CollectiveCall Engine::call_of(std::uint32_t ctx, const CommOp &op, std::uint32_
 
 bool Engine::run_collective(std::uint32_t ctx, const CommOp &op) {
   CollectiveState &c = collective_[ctx];
+  if (c.direct) {
+    if (!run_direct_collective(ctx, op)) {
+      return false;
+    }
+    end_collective_trace(ctx, op);
+    return true;
+  }
   const std::uint32_t total = c.pre_rounds + c.rounds + c.post_rounds;
   const std::uint32_t op_index = static_cast<std::uint32_t>(&op - program_.comms.data());
   const double reduce_ns = options_.reduction_seconds_per_byte * 1e9;
@@ -326,14 +346,21 @@ bool Engine::run_collective(std::uint32_t ctx, const CommOp &op) {
       r = next;
     }
   }
-  if (trace_ != nullptr) {
-    const std::int32_t root =
-        rooted(c.kind) ? static_cast<std::int32_t>(world_rank(c.comm, c.root, p)) : trace::kNoRank;
-    const std::uint32_t comm = c.comm == 1 ? trace_->self(p) : comms_[c.comm].trace_id;
-    trace_->builder().collective_end(ctx, TraceRecorder::ns(clock_[ctx]), otf2_op(op.op), comm,
-                                     root, c.sent, c.received);
-  }
+  end_collective_trace(ctx, op);
   return true;
+}
+
+void Engine::end_collective_trace(std::uint32_t ctx, const CommOp &op) {
+  if (trace_ == nullptr) {
+    return;
+  }
+  const CollectiveState &c = collective_[ctx];
+  const std::int64_t p = rank_of(ctx);
+  const std::int32_t root =
+      rooted(c.kind) ? static_cast<std::int32_t>(world_rank(c.comm, c.root, p)) : trace::kNoRank;
+  const std::uint32_t comm = c.comm == 1 ? trace_->self(p) : comms_[c.comm].trace_id;
+  trace_->builder().collective_end(ctx, TraceRecorder::ns(clock_[ctx]), otf2_op(op.op), comm, root,
+                                   c.sent, c.received);
 }
 
 bool Engine::execute_collective(std::uint32_t ctx, const CommOp &op) {

@@ -345,30 +345,18 @@ std::uint32_t Engine::post_send(std::uint32_t ctx, std::uint32_t comm, std::int6
       start_flow(m, t, 0.0, true);
     }
   } else {
-    const double total = nt.transfer_ns(bytes);
-    const double latency = std::min(nt.transfer_ns(0), total);
-    const double occupancy = total - latency;
-    envelope = t + latency;
     if (msg.protocol == Protocol::Eager) {
-      double start = t;
-      auto &out = send_free(p, msg.intra);
-      auto &in = recv_free(dest, msg.intra);
-      double data = 0.0;
-      if ((msg.intra ? options_.endpoint_contention : endpoint_) && !nt.self_copy) {
-        start = std::max(t, out);
-        out = start + occupancy;
-        data = std::max(start + latency, in) + occupancy;
-        in = data;
-        envelope = start + latency;
-      } else {
-        data = t + total;
-      }
-      msg.data_time = data;
+      const EagerTimes e = eager_times(p, dest, nt, msg.intra, bytes, t);
+      envelope = e.envelope;
+      msg.data_time = e.data;
       if (deliver_sync) {
         // PGAS OUT_MYSYNC: the writer leaves when its data is in place.
       } else {
-        complete(req, start + occupancy, error_[ctx]);
+        complete(req, e.start + e.occupancy, error_[ctx]);
       }
+    } else {
+      const double total = nt.transfer_ns(bytes);
+      envelope = t + std::min(nt.transfer_ns(0), total);
     }
   }
   queue_.push(envelope, EventKind::Envelope, m);

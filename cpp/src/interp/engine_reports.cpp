@@ -74,6 +74,19 @@ std::string Engine::describe_wait(std::uint32_t ctx) {
     return "every thread to reach the split-phase barrier (upc_notify)";
   case WaitKind::None:
     return "?";
+  case WaitKind::Collective: {
+    const CollectiveState &c = collective_[ctx];
+    std::string from;
+    for (const DirectRecv &r : direct_recvs_[ctx]) {
+      if (!r.matched) {
+        from += (from.empty() ? "rank " : ", rank ") + std::to_string(r.source);
+      }
+    }
+    return "round " + std::to_string(phase_[ctx] >= 2 ? (phase_[ctx] - 2) / 3 : 0) + " of " +
+           std::string(algorithm_name(c.algorithm)) + " " + std::string(collective_name(c.kind)) +
+           ": a message from " + from + " (collective traffic on " +
+           (c.comm < comms_.size() ? comms_[c.comm].name : std::string("?")) + ")";
+  }
   default:
     break;
   }

@@ -113,5 +113,119 @@ TEST(InterpSequences, AStepReferringToNothingIsAnError) {
   }
 }
 
+// A replay-like program of `np` ranks: per iteration an imbalanced computation, a ring
+// Sendrecv (user traffic on the same links) and one collective of a rotating mix, some on a
+// communicator of the even ranks. With `missing_barrier`, rank 0 leaves out the last barrier.
+SequenceProgram collective_mix(std::int32_t np, bool missing_barrier) {
+  SequenceProgram sp;
+  sp.name = "collective mix";
+  sp.processes = np;
+  sp.functions = {"MPI_Allreduce", "MPI_Barrier", "MPI_Bcast",   "MPI_Reduce",  "MPI_Allgather",
+                  "MPI_Alltoall",  "MPI_Gather",  "MPI_Scatter", "MPI_Sendrecv"};
+  SequenceCommunicator even{"even", {}};
+  for (std::int32_t r = 0; r < np; r += 2) {
+    even.members.push_back(r);
+  }
+  sp.communicators.push_back(even);
+  const auto collective = [](Operation op, std::uint32_t function, std::uint64_t bytes,
+                             std::int32_t root, std::uint32_t comm) {
+    SequenceCall c;
+    c.op = op;
+    c.function = function;
+    c.bytes = bytes;
+    c.root = root;
+    c.comm = comm;
+    return c;
+  };
+  sp.calls = {
+      collective(Operation::Allreduce, 0, 8, 0, 0),  collective(Operation::Barrier, 1, 0, 0, 0),
+      collective(Operation::Bcast, 2, 64, 2, 0),     collective(Operation::Reduce, 3, 16, 1, 0),
+      collective(Operation::Allgather, 4, 32, 0, 0), collective(Operation::Alltoall, 5, 16, 0, 0),
+      collective(Operation::Gather, 6, 8, 3, 0),     collective(Operation::Scatter, 7, 8, 0, 0),
+      collective(Operation::Allreduce, 0, 24, 0, 2), collective(Operation::Bcast, 2, 40, 1, 2)};
+  const auto first_sendrecv = static_cast<std::uint32_t>(sp.calls.size());
+  for (std::int32_t r = 0; r < np; ++r) {
+    SequenceCall c;
+    c.op = Operation::Sendrecv;
+    c.function = 8;
+    c.peer = (r + 1) % np;
+    c.source = (r + np - 1) % np;
+    c.tag = 5;
+    c.recv_tag = 5;
+    c.bytes = 96;
+    c.recv_bytes = 96;
+    sp.calls.push_back(c);
+  }
+  constexpr std::uint32_t kEvenCalls = 2; // the last two collectives: the even ranks only
+  const auto world_calls = static_cast<std::uint32_t>(first_sendrecv - kEvenCalls);
+  for (std::int32_t r = 0; r < np; ++r) {
+    for (std::uint32_t it = 0; it < 40; ++it) {
+      sp.add(StepKind::Compute, kNoSequenceRef, 1e-6 * ((r * 7 + it * 3) % 5));
+      sp.add(StepKind::Call, first_sendrecv + static_cast<std::uint32_t>(r), 0.0);
+      sp.add(StepKind::Call, it % world_calls, 2e-7 * (r % 3));
+      if (r % 2 == 0 && it % 3 == 0) {
+        sp.add(StepKind::Call, world_calls + it % kEvenCalls, 1e-7);
+      }
+    }
+    if (!missing_barrier || r != 0) {
+      sp.add(StepKind::Call, 1, 0.0);
+    }
+    sp.end_rank();
+  }
+  return sp;
+}
+
+TEST(InterpSequences, DirectCollectivesGiveTheMessagePathsResults) {
+  // Eager limit 4 KiB: every collective of the mix is direct. The algorithms include recursive
+  // doubling with the fold of a non-power of two, linear ones whose root sends without waiting,
+  // an alltoall that posts every receive before any send, and trees.
+  const auto machine = testing::hockney(1e-6, 1e9, 4096);
+  for (const std::int32_t np : {6, 8, 13}) {
+    for (const bool linear : {false, true}) {
+      InterpretOptions on;
+      on.processes = np;
+      if (linear) {
+        on.algorithms = {{"bcast", "linear"},  {"barrier", "linear"}, {"alltoall", "linear"},
+                         {"reduce", "linear"}, {"allgather", "ring"}, {"allreduce", "ring"},
+                         {"gather", "linear"}, {"scatter", "linear"}};
+      }
+      InterpretOptions off = on;
+      off.direct_collectives = false;
+      const SequenceProgram sp = collective_mix(np, false);
+      const Prediction a = interpret_sequences(sp, machine, on);
+      const Prediction b = interpret_sequences(sp, machine, off);
+      SCOPED_TRACE("np " + std::to_string(np) + (linear ? " linear" : ""));
+      EXPECT_GT(a.engine.direct_messages, a.engine.messages / 2);
+      EXPECT_EQ(b.engine.direct_messages, 0U);
+      EXPECT_EQ(a.end_times, b.end_times); // bit for bit
+      EXPECT_EQ(a.engine.events, b.engine.events);
+      EXPECT_EQ(a.engine.messages, b.engine.messages);
+      EXPECT_EQ(a.engine.peak_queue, b.engine.peak_queue);
+      ASSERT_EQ(a.nodes.size(), b.nodes.size());
+      for (std::size_t n = 0; n < a.nodes.size(); ++n) {
+        EXPECT_EQ(a.nodes[n].time, b.nodes[n].time) << "node " << n;
+        EXPECT_EQ(a.nodes[n].freq, b.nodes[n].freq) << "node " << n;
+      }
+    }
+  }
+}
+
+TEST(InterpSequences, ARankMissingADirectCollectiveIsADeadlockNamingIt) {
+  const auto machine = testing::hockney(1e-6, 1e9, 4096);
+  InterpretOptions options;
+  options.processes = 6;
+  try {
+    (void)interpret_sequences(collective_mix(6, true), machine, options);
+    FAIL() << "the barrier rank 0 never enters must deadlock";
+  } catch (const DeadlockError &e) {
+    ASSERT_EQ(e.blocked().size(), 5U);
+    EXPECT_EQ(e.blocked()[0].operation, "MPI_Barrier");
+    EXPECT_NE(e.blocked()[0].waiting_for.find("barrier: a message from rank"), std::string::npos)
+        << e.what();
+    EXPECT_NE(e.blocked()[0].waiting_for.find("collective traffic on world"), std::string::npos)
+        << e.what();
+  }
+}
+
 } // namespace
 } // namespace parjava::interp

@@ -45,6 +45,10 @@ struct InterpretOptions {
   // textbook contention-free model (every message T(n) on its own). LogGP has its own gaps.
   bool endpoint_contention = true;
   bool record_trace = false; // build a model trace (Prediction::trace)
+  // Replays on delay networks: a collective whose messages are all eager runs without request
+  // and message records (docs/interpreter.md, "Direct collectives"). Off sends them through
+  // the ordinary message path, with bit-identical results; for comparisons.
+  bool direct_collectives = true;
   // Stop with a Usage error after this many events (0: no limit), a guard for runaway models.
   std::uint64_t max_events = 0;
   // Recursion (docs/interpreter.md "Calls and recursion"): the deepest call chain a logical

@@ -25,9 +25,10 @@ struct NodeStatistics {
 };
 
 struct EngineStatistics {
-  std::uint64_t events = 0;       // events taken from the queue
-  std::uint64_t messages = 0;     // point-to-point messages (collective ones included)
-  std::uint64_t instructions = 0; // compiled model instructions executed
+  std::uint64_t events = 0;          // events taken from the queue
+  std::uint64_t messages = 0;        // point-to-point messages (collective ones included)
+  std::uint64_t direct_messages = 0; // of those, direct collectives' (no request records)
+  std::uint64_t instructions = 0;    // compiled model instructions executed
   double wall_seconds = 0.0;
   std::uint64_t peak_queue = 0;
   std::uint64_t state_bytes = 0; // memory of the per-process and per-thread state
