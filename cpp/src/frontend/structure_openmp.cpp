@@ -11,10 +11,14 @@ const clang::Stmt *StructureWalk::captured(const clang::OMPExecutableDirective *
   if (!d->hasAssociatedStmt()) {
     return nullptr;
   }
-  if (const auto *loop = llvm::dyn_cast<clang::OMPLoopDirective>(d)) {
-    (void)loop;
+  // Regions that capture nothing (`omp master` nested in a parallel region, miniMD's
+  // Integrate::run) hold their statement as it is; getInnermostCapturedStmt() would read a
+  // CapturedStmt that is not there.
+  const clang::Stmt *s = d->getAssociatedStmt();
+  while (const auto *cs = llvm::dyn_cast_or_null<clang::CapturedStmt>(s)) {
+    s = cs->getCapturedStmt();
   }
-  return d->getInnermostCapturedStmt()->getCapturedStmt();
+  return s;
 }
 
 void StructureWalk::append_openmp(Seq &seq, const clang::OMPExecutableDirective *d) {
