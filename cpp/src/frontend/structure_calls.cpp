@@ -26,10 +26,15 @@ std::vector<ClassifiedCall> StructureWalk::leaf_calls(const clang::Stmt *s) {
           names += (names.empty() ? "" : ", ") + program_.functions[t].name;
         }
         diag(DiagnosticKind::Approximation, Severity::Note, call->getBeginLoc(),
-             "call through a function pointer: the model calls the function it holds among " +
-                 names +
-                 " (the functions of its type whose address the program takes); which one is "
-                 "measured by the estimation run");
+             c.virtual_call
+                 ? "virtual call: the model calls the overrider of the object's class among " +
+                       names + "; which one is measured by the estimation run (the object's "
+                       "dynamic type)"
+                 : "call through a function pointer: the model calls the function it holds "
+                   "among " +
+                       names +
+                       " (the functions of its type whose address the program takes); which "
+                       "one is measured by the estimation run");
       }
     }
     const bool leaf = c.kind == CallClass::User ||
