@@ -205,7 +205,9 @@ StructIndex StructureWalk::dispatch_chain(const ClassifiedCall &c, const clang::
   if (!last) {
     Seq else_seq = open_sequence(nullptr);
     add_child(else_seq, dispatch_chain(c, statement, k + 1));
-    program_.nodes[idx].children.push_back(close_sequence(else_seq));
+    // Built first: it adds nodes, which may move program_.nodes.
+    const StructIndex built_idx = close_sequence(else_seq);
+    program_.nodes[idx].children.push_back(built_idx);
   }
   return idx;
 }

@@ -48,7 +48,9 @@ void StructureWalk::append_openmp(Seq &seq, const clang::OMPExecutableDirective 
       append(inner, body);
     }
     in_parallel_ = false;
-    program_.nodes[gidx].children.push_back(close_sequence(inner));
+    // Built first: it adds nodes, which may move program_.nodes.
+    const StructIndex built_gidx = close_sequence(inner);
+    program_.nodes[gidx].children.push_back(built_gidx);
     add_child(seq, gidx);
     return;
   }
@@ -70,7 +72,9 @@ void StructureWalk::append_openmp(Seq &seq, const clang::OMPExecutableDirective 
     n.cond_text = "task == 0";
     n.label = kind == llvm::omp::OMPD_single ? "omp single" : "omp master";
     const StructIndex idx = program_.add(std::move(n));
-    program_.nodes[idx].children.push_back(build_child(body));
+    // Built first: it adds nodes, which may move program_.nodes.
+    const StructIndex built_idx = build_child(body);
+    program_.nodes[idx].children.push_back(built_idx);
     add_child(seq, idx);
     return;
   }
