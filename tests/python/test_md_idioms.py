@@ -233,3 +233,22 @@ def test_the_lattice_prediction_matches_a_real_run(lattice: pj.SourceModel, tmp_
     predicted = pj.interpret(lattice, MACHINE, np=1, params=lattice.arguments(LATTICE_RUN)).time
     # Before, the guessed growths alone predicted seconds for a run of a few milliseconds.
     assert predicted < 0.5, predicted
+
+
+# --- a template's instantiations share one probe ----------------------------------------------
+
+
+def test_a_template_s_instantiations_are_checked_together(tmp_path: Path) -> None:
+    """sweep<1> runs on every step and sweep<2> never; the estimation measures their shared
+    loop once. The self-check compares that with both instantiations' rows together, instead
+    of blaming sweep<2>'s loop as 'never runs in the model' for the whole measured time (as it
+    blamed miniMD's four compute_halfneigh instantiations)."""
+    source = PROGRAMS / "templates" / "kernels.cpp"
+    m = pj.build_model(source, ["-O2"], argv=["./kernels", "200000", "10"])
+    m.estimate(run=["./kernels", "200000", "10"], np=1, directory=tmp_path / "est")
+    loops = [n for n in m.nodes() if n.get("kind") == "rb" and n.get("label") == "for i < a.size()"]
+    assert len(loops) == 2  # both instantiations are in the model
+    check = m.estimation.self_check
+    assert check is not None
+    blamed = [f for f in check.fragments if f["line"] == 13]
+    assert not blamed, blamed
