@@ -80,8 +80,7 @@ public:
   std::vector<std::unique_ptr<clang::syntax::TokenBuffer>> tokens;
 
   bool runInvocation(std::shared_ptr<clang::CompilerInvocation> invocation,
-                     clang::FileManager *files,
-                     std::shared_ptr<clang::PCHContainerOperations> pch,
+                     clang::FileManager *files, std::shared_ptr<clang::PCHContainerOperations> pch,
                      clang::DiagnosticConsumer *consumer) override {
     TokenCollectingAction action;
     auto diagnostics = clang::CompilerInstance::createDiagnostics(

@@ -661,20 +661,19 @@ private:
       throw Skip{"the virtual call has no object expression"};
     }
     const clang::Expr *object = c.object;
-    const bool implicit_this = object->getBeginLoc().isInvalid() ||
-                               (llvm::isa<clang::CXXThisExpr>(object->IgnoreParenImpCasts()) &&
-                                llvm::cast<clang::CXXThisExpr>(object->IgnoreParenImpCasts())
-                                    ->isImplicit());
+    const bool implicit_this =
+        object->getBeginLoc().isInvalid() ||
+        (llvm::isa<clang::CXXThisExpr>(object->IgnoreParenImpCasts()) &&
+         llvm::cast<clang::CXXThisExpr>(object->IgnoreParenImpCasts())->isImplicit());
     const std::string text =
         implicit_this ? "this" : edits_.text(object->getBeginLoc(), object->getEndLoc());
-    const std::string dynamic =
-        "typeid(" + std::string(callee->isArrow() || implicit_this ? "*" : "") + "(" + text +
-        ")).name()";
+    const std::string dynamic = "typeid(" +
+                                std::string(callee->isArrow() || implicit_this ? "*" : "") + "(" +
+                                text + ")).name()";
     std::string earlier;
     std::string test;
     for (std::size_t i = 0; i < c.targets.size(); ++i) {
-      const std::string is =
-          "__builtin_strcmp(" + dynamic + ", \"" + c.type_names[i] + "\") == 0";
+      const std::string is = "__builtin_strcmp(" + dynamic + ", \"" + c.type_names[i] + "\") == 0";
       if (c.targets[i] == node.dispatch) {
         test = is;
         break;
@@ -687,7 +686,8 @@ private:
     // One line among the declarations (declaration_lines() counts them).
     declarations_.emplace(kNoFunction, "#include <typeinfo>\n");
     const std::string probe = "pj_branch(" + std::to_string(k) + ", !!(" + test + "))";
-    const std::string counted = "((" + (earlier.empty() ? probe : "(" + earlier + ") ? 0 : " + probe) + "), ";
+    const std::string counted =
+        "((" + (earlier.empty() ? probe : "(" + earlier + ") ? 0 : " + probe) + "), ";
     if (implicit_this) {
       open(before(callee->getMemberLoc()), counted + "this)->");
       return;

@@ -91,9 +91,10 @@ public:
   RewrittenFile(llvm::vfs::Status status, std::shared_ptr<const std::string> text)
       : status_(std::move(status)), text_(std::move(text)) {}
   llvm::ErrorOr<llvm::vfs::Status> status() override { return status_; }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
-  getBuffer(const llvm::Twine &name, int64_t /*size*/, bool /*null_terminate*/,
-            bool /*volatile*/) override {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> getBuffer(const llvm::Twine &name,
+                                                               int64_t /*size*/,
+                                                               bool /*null_terminate*/,
+                                                               bool /*volatile*/) override {
     return llvm::MemoryBuffer::getMemBufferCopy(*text_, name);
   }
   std::error_code close() override { return {}; }

@@ -566,7 +566,7 @@ private:
   std::map<StructIndex, LoopFacts> loops_;
   std::set<FunctionId> nest_only_;
   std::set<FunctionId> kept_nest_callees_; // called inside a nest that keeps state
-  bool counting_ = false; // walking one of those: count its opaque branches
+  bool counting_ = false;                  // walking one of those: count its opaque branches
   std::map<StructIndex, bool> keeps_state_;
   std::map<FunctionId, std::vector<StructIndex>> call_sites_;    // user calls outside nests
   std::vector<std::pair<StructIndex, std::string>> allocations_; // allocation, its bytes

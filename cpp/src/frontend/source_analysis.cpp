@@ -365,8 +365,8 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
     d.line = m.line;
     d.message = "macro '" + m.name + "' holds the directive '#pragma " + m.pragma +
                 "', which only a build that preprocesses first (-E, then -c of the output) "
-                "turns into a pragma; read as _Pragma(\"" + m.pragma +
-                "\") here and in the estimation code";
+                "turns into a pragma; read as _Pragma(\"" +
+                m.pragma + "\") here and in the estimation code";
     program.diagnostics.push_back(std::move(d));
   }
   a->calls = std::make_unique<CallClassifier>(program);

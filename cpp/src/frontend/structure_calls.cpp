@@ -28,7 +28,8 @@ std::vector<ClassifiedCall> StructureWalk::leaf_calls(const clang::Stmt *s) {
         diag(DiagnosticKind::Approximation, Severity::Note, call->getBeginLoc(),
              c.virtual_call
                  ? "virtual call: the model calls the overrider of the object's class among " +
-                       names + "; which one is measured by the estimation run (the object's "
+                       names +
+                       "; which one is measured by the estimation run (the object's "
                        "dynamic type)"
                  : "call through a function pointer: the model calls the function it holds "
                    "among " +
