@@ -10,14 +10,17 @@ and prints predicted against measured times:
 
 Recognised checkouts: ECP-copa/CoMD (src-mpi/), Mantevo/miniAMR (ref/), LLNL/LULESH (built
 with MPI, without OpenMP), ParRes/Kernels (MPI1/Stencil, the PRK stencil), Mantevo/miniFE
-(ref/, header-only C++), lanl/PENNANT (its Sedov input), sstsimulator/ember (the MPI
-communication motifs, see `ember_motifs`). For each app the rows are:
+(ref/, header-only C++), lanl/PENNANT (its Sedov input), Mantevo/miniMD (ref/, MPI + OpenMP,
+built as Makefile.openmpi builds it: each file preprocessed, then the output compiled; one
+OpenMP thread, its default), sstsimulator/ember (the MPI communication motifs, see
+`ember_motifs`). For each app the rows are:
 
 * np 1 at the estimation input (bar 15 %): the model and the estimation code, no scaling;
 * np 1 on the full input, ten times the time steps, from the estimation on a tenth (bar 20 %);
-* np 2 on the full input (bar 25 %; CoMD, miniAMR, the PRK stencil, miniFE, PENNANT); the
-  neighbours of miniAMR, miniFE and PENNANT come from their meshes, so their np-2 models are
-  estimated at np 2 (partners measured per rank), with an np-2 row at the estimation input;
+* np 2 on the full input (bar 25 %; CoMD, miniAMR, the PRK stencil, miniFE, PENNANT, miniMD);
+  the neighbours of miniAMR, miniFE and PENNANT come from their meshes (miniMD's from its
+  atoms' positions), so their np-2 models are estimated at np 2 (partners measured per rank),
+  with an np-2 row at the estimation input;
 * LULESH at np 8 (a cube of ranks): predicted without error, and compared;
 * an Ember motif: its estimation input at np 1 (np 2 for the two-sided ones; bar 15 %), the
   same per-rank input at np 4 with the process grid the command line gives (bar 25 %), and the
@@ -69,6 +72,9 @@ class App:
     two_ranks: bool = False  # an np-2 row on the full input as it is (no extra arguments)
     cxx: bool = False
     full_label: str = "full input (10x steps)"
+    # Build as `cc FLAGS -E f.cpp > f.2.cpp && cc FLAGS -c f.2.cpp` (miniMD's Makefiles: a
+    # macro holding `#pragma omp for` only works that way).
+    preprocess_first: bool = False
 
 
 MINIAMR_OBJECT = ["--num_objects", "1", "--object", "2", "0", "-1.10", "-1.10", "-1.10"]
@@ -142,9 +148,35 @@ def recognise(checkout: Path) -> App | list[Motif]:
         return minife(checkout / "ref")
     if (checkout / "src" / "Hydro.cc").exists() and (checkout / "test" / "sedov").exists():
         return pennant(checkout)
+    if (checkout / "ref" / "ljs.cpp").exists() and (checkout / "ref" / "in.lj.miniMD").exists():
+        return minimd(checkout / "ref")
     raise SystemExit(
         f"{checkout}: not a checkout this benchmark knows (CoMD, miniAMR, LULESH, ParRes/Kernels, "
-        "miniFE, PENNANT, Ember)"
+        "miniFE, PENNANT, miniMD, Ember)"
+    )
+
+
+def minimd(ref: Path) -> App:
+    """Mantevo/miniMD's reference version: Lennard-Jones molecular dynamics, its input file
+    `in.lj.miniMD` (read from the directory it runs in) with command-line overrides. The rows
+    use a 20^3-cell box (32000 atoms): 20 time steps (one reneighbouring) and 200."""
+    names = ["ljs", "input", "integrate", "atom", "force_lj", "force_eam", "neighbor", "thermo"]
+    names += ["comm", "timer", "output", "setup"]
+    # Makefile.openmpi's CCFLAGS with its defaults (AVX, SIMD, double precision).
+    flags = ["-O3", "-DMPICH_IGNORE_CXX_SEEK", "-fopenmp", "-DNOCHUNK", "-mavx", "-DUSE_SIMD"]
+    flags += ["-DPRECISION=2"]
+    return App(
+        "miniMD",
+        ref,
+        [str(ref / f"{n}.cpp") for n in names],
+        flags,
+        ["-fopenmp"],
+        ["-s", "20", "-n", "20"],
+        ["-s", "20", "-n", "200"],
+        estimate_np2=True,
+        two_ranks=True,
+        cxx=True,
+        preprocess_first=True,
     )
 
 
@@ -354,6 +386,11 @@ def build_real(app: App, work: Path) -> Path:
         obj = work / f"{app.name}-{i}.o"
         cc = "mpicc" if src.endswith(".c") else compiler
         flags = [f for f in app.flags if f != "-std=c99" or cc == "mpicc"]
+        if app.preprocess_first and src != str(HERE / "mpi_span.c"):
+            expanded = work / f"{app.name}-{i}.2{Path(src).suffix}"
+            with expanded.open("w") as out:
+                subprocess.run([cc, *flags, "-E", src], cwd=app.directory, check=True, stdout=out)
+            src = str(expanded)
         subprocess.run([cc, *flags, "-c", src, "-o", str(obj)], cwd=app.directory, check=True)
         objects.append(str(obj))
     exe = work / app.name

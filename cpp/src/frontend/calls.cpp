@@ -1,9 +1,11 @@
 #include "calls.hpp"
 
 #include <algorithm>
+#include <memory>
 
 #include <clang/AST/DeclCXX.h>
 #include <clang/AST/ExprCXX.h>
+#include <clang/AST/Mangle.h>
 #include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/AST/StmtVisitor.h>
@@ -314,6 +316,71 @@ std::vector<FunctionId> CallClassifier::indirect_targets(const clang::CallExpr *
   return it->second;
 }
 
+// A virtual method called through a pointer or reference whose dynamic type the compiler
+// cannot know (`Force *force = new ForceLJ(...); force->compute(...)`, miniMD): the call runs
+// the overrider of the object's class, which the model would otherwise replace by the base
+// class's body (an empty `{}`: miniMD's whole force computation was missing). Like a call
+// through a function pointer it becomes a dispatch among the overriders the program defines,
+// each tested in the estimation code against the object's dynamic type (typeid). A call the
+// compiler devirtualises (an object by value, a final class, `Base::f()`) stays direct.
+bool CallClassifier::virtual_targets(const clang::CXXMemberCallExpr *call,
+                                     clang::ASTContext &context, ClassifiedCall &out) const {
+  constexpr std::size_t kMaxTargets = 16;
+  const clang::CXXMethodDecl *method = call->getMethodDecl();
+  const auto *callee = llvm::dyn_cast<clang::MemberExpr>(call->getCallee()->IgnoreParens());
+  const clang::Expr *object = call->getImplicitObjectArgument();
+  if (method == nullptr || !method->isVirtual() || callee == nullptr || callee->hasQualifier() ||
+      object == nullptr || llvm::isa<clang::CXXDestructorDecl>(method) ||
+      method->getDevirtualizedMethod(object, /*IsAppleKext=*/false) != nullptr ||
+      object->HasSideEffects(context)) {
+    return false;
+  }
+  // Each unit has its own declarations: the same method is the same USR.
+  const std::string base = usr_of(method);
+  std::vector<FunctionId> targets;
+  std::vector<std::string> names;
+  for (FunctionId f = 0; f < program_.functions.size(); ++f) {
+    const auto *m = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(program_.functions[f].decl);
+    if (m == nullptr || in_place_.contains(f) || !m->hasBody()) {
+      continue;
+    }
+    bool overrides = usr_of(m) == base;
+    std::vector<const clang::CXXMethodDecl *> stack(m->begin_overridden_methods(),
+                                                    m->end_overridden_methods());
+    while (!overrides && !stack.empty()) {
+      const clang::CXXMethodDecl *o = stack.back();
+      stack.pop_back();
+      overrides = usr_of(o) == base;
+      stack.insert(stack.end(), o->begin_overridden_methods(), o->end_overridden_methods());
+    }
+    const clang::CXXRecordDecl *record = m->getParent();
+    if (!overrides || record->isAbstract() || record->isDependentContext()) {
+      continue;
+    }
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    clang::ASTContext &own = m->getASTContext();
+    const std::unique_ptr<clang::MangleContext> mangle(own.createMangleContext());
+    mangle->mangleCXXRTTIName(own.getRecordType(record), os);
+    os.flush();
+    // typeid(x).name() is the type's mangled name without the "_ZTS" of its symbol.
+    if (name.rfind("_ZTS", 0) != 0) {
+      return false;
+    }
+    targets.push_back(f);
+    names.push_back(name.substr(4));
+  }
+  if (targets.empty() || targets.size() > kMaxTargets) {
+    return false;
+  }
+  out.kind = CallClass::Indirect;
+  out.virtual_call = true;
+  out.object = object;
+  out.targets = std::move(targets);
+  out.type_names = std::move(names);
+  return true;
+}
+
 ClassifiedCall CallClassifier::classify(const clang::Expr *call, clang::ASTContext &context) const {
   ClassifiedCall out;
   out.expr = call;
@@ -418,6 +485,10 @@ ClassifiedCall CallClassifier::classify(const clang::Expr *call, clang::ASTConte
   // parjava/model.h's no-op marker is an annotation, whatever file defines it.
   if (name == "parjava_param") {
     out.kind = CallClass::External;
+    return out;
+  }
+  if (const auto *member = llvm::dyn_cast<clang::CXXMemberCallExpr>(ce);
+      member != nullptr && virtual_targets(member, context, out)) {
     return out;
   }
   out.user = user_function(out.callee);

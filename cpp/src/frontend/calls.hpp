@@ -50,6 +50,11 @@ struct ClassifiedCall {
   // Indirect: the functions the pointer may hold (dispatch.hpp); empty when the model cannot
   // name them all (a library function of the type, a static function of another unit).
   std::vector<FunctionId> targets;
+  // Indirect through a virtual method (`force->compute(...)` on a `Force *`): the overriders
+  // the program defines are the targets, and `type_names[i]` is the typeid name of the class
+  // of targets[i], which the estimation code compares with the object's dynamic type.
+  bool virtual_call = false;
+  std::vector<std::string> type_names;
 };
 
 class CallClassifier {
@@ -76,6 +81,8 @@ private:
   DispatchTable dispatch_;
   std::vector<FunctionId> indirect_targets(const clang::CallExpr *call,
                                            clang::ASTContext &context) const;
+  bool virtual_targets(const clang::CXXMemberCallExpr *call, clang::ASTContext &context,
+                       ClassifiedCall &out) const;
 };
 
 // The USR of a declaration (stable across translation units), "" if Clang cannot make one.

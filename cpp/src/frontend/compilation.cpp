@@ -17,6 +17,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "parjava/error.hpp"
+#include "pragma_macros.hpp"
 
 namespace parjava::frontend {
 
@@ -79,16 +80,22 @@ public:
   std::vector<std::unique_ptr<clang::syntax::TokenBuffer>> tokens;
 
   bool runInvocation(std::shared_ptr<clang::CompilerInvocation> invocation,
-                     clang::FileManager * /*files*/,
-                     std::shared_ptr<clang::PCHContainerOperations> pch,
+                     clang::FileManager *files, std::shared_ptr<clang::PCHContainerOperations> pch,
                      clang::DiagnosticConsumer *consumer) override {
     TokenCollectingAction action;
-    std::unique_ptr<clang::ASTUnit> unit(clang::ASTUnit::LoadFromCompilerInvocationAction(
-        invocation, std::move(pch),
-        clang::CompilerInstance::createDiagnostics(&invocation->getDiagnosticOpts(), consumer,
-                                                   /*ShouldOwnClient=*/false),
-        &action));
-    if (!unit || !action.collector) {
+    auto diagnostics = clang::CompilerInstance::createDiagnostics(
+        &invocation->getDiagnosticOpts(), consumer, /*ShouldOwnClient=*/false);
+    // The unit reads files through the tool's file system (pragma_macros.hpp), as
+    // ClangTool::buildASTs does; left alone it would open the real files.
+    std::unique_ptr<clang::ASTUnit> unit = clang::ASTUnit::create(
+        invocation, diagnostics, clang::CaptureDiagsKind::None, /*UserFilesAreVolatile=*/false);
+    if (!unit) {
+      return false;
+    }
+    unit->getFileManager().setVirtualFileSystem(files->getVirtualFileSystemPtr());
+    if (clang::ASTUnit::LoadFromCompilerInvocationAction(invocation, std::move(pch), diagnostics,
+                                                         &action, unit.get()) == nullptr ||
+        !action.collector) {
       return false;
     }
     auto buffer =
@@ -290,8 +297,11 @@ ParsedSources parse_sources(const BuildOptions &options) {
     }
   }
   ErrorCollector errors;
+  // One file system for every unit, so a header's rewritten definitions are reported once.
+  const auto files = pragma_macro_file_system(parsed.pragma_macros);
   for (const auto &file : sources) {
-    clang::tooling::ClangTool one(*db, {file});
+    clang::tooling::ClangTool one(*db, {file}, std::make_shared<clang::PCHContainerOperations>(),
+                                  files);
     one.appendArgumentsAdjuster(clang::tooling::getClangStripOutputAdjuster());
     one.appendArgumentsAdjuster(clang::tooling::getClangStripDependencyFileAdjuster());
     one.appendArgumentsAdjuster(clang::tooling::getClangSyntaxOnlyAdjuster());

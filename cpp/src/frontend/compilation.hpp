@@ -11,6 +11,7 @@
 #include <clang/Tooling/Syntax/Tokens.h>
 
 #include "parjava/frontend/build_options.hpp"
+#include "pragma_macros.hpp"
 
 namespace parjava::frontend {
 
@@ -28,6 +29,8 @@ struct ParsedSources {
   // The expanded token streams, parallel to units when BuildOptions::keep_tokens is set (the
   // estimation code writes a macro use out expanded when a probe belongs inside it).
   std::vector<std::unique_ptr<clang::syntax::TokenBuffer>> tokens;
+  // Definitions `#define NAME #pragma ...` read as `_Pragma("...")` (pragma_macros.hpp).
+  std::vector<PragmaMacro> pragma_macros;
 };
 
 // Parse every source; throws Error(Frontend) with Clang's first errors if any file does not

@@ -914,6 +914,12 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
     break;
   case CallClass::External:
   case CallClass::Indirect: {
+    if (call.virtual_call) {
+      // One of the program's overriders runs: what it writes is its own effects' business.
+      out_arguments(call, vars, out,
+                    "written through a pointer or reference by " + call.name + "()");
+      break;
+    }
     if ((call.name == "sscanf") && call.args.size() == 3) {
       // sscanf(argv[k], "%d", &x): x is the program parameter argv k.
       const clang::Expr *src = call.args[0]->IgnoreParenImpCasts();

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "parjava/error.hpp"
+#include "pragma_macros.hpp"
 
 namespace parjava::frontend {
 
@@ -76,7 +77,12 @@ std::vector<HeaderCopy> HeaderMirror::write() const {
     if (!in) {
       throw Error(ErrorKind::Run, "cannot read the header " + header + " to copy it");
     }
-    const std::string original = text.str();
+    // The offsets of the edits are in the text Clang parsed, with directives in macros
+    // rewritten (pragma_macros.hpp); so is the copy.
+    std::string original = text.str();
+    if (auto rewritten = rewrite_pragma_macros(original)) {
+      original = std::move(*rewritten);
+    }
     const auto e = edits_.find(header);
     const bool probed = e != edits_.end() && !e->second.empty();
     HeaderCopy h;

@@ -127,6 +127,12 @@ public:
         defer_registrations(f, order, i);
       }
     }
+    // The defaults first: forgetting rewrites the definitions value_before() reads.
+    for (InputSite &site : p_.inputs) {
+      if (!site.given_default) {
+        site.given_default = value_before(site);
+      }
+    }
     for (std::uint32_t k = 0; k < p_.inputs.size(); ++k) {
       forget_before(k);
     }
@@ -169,6 +175,20 @@ public:
         defs.push_back(*it);
       }
     }
+    // A read the program does not always make (`if (!strcmp(argv[i], "--half_neigh"))
+    // halfneigh = atoi(argv[++i]);`, an option absent from most command lines) leaves the
+    // variable at its earlier value when it is skipped: the parameter (whose default is that
+    // value) takes the place of the definition, so an absent option keeps the program's
+    // default. Forgotten outright, miniMD's `int halfneigh = 1;` was 0 in the model and its
+    // force computation took the full-neighbour-list path it never runs.
+    std::optional<Effect> read;
+    if (!defs.empty() && site.given_default && !unconditional(site.function, holder->second)) {
+      for (const Effect &e : p_.nodes[holder->second].effects) {
+        if (e.kind == Effect::Kind::Input && e.input == k) {
+          read = e;
+        }
+      }
+    }
     for (StructIndex d : defs) {
       // An input read only on some paths after the definition (`int kba = 10;` before
       // `if (!strcmp(argv[i], "-kba")) kba = atoi(argv[i + 1]);` in the loop over argv, a getopt
@@ -176,6 +196,17 @@ public:
       // (without it a run that omits the option read 0: `nz % kba` divided by zero).
       const bool conditional = !reaches_unconditionally(t, d, holder->second);
       auto &effects = p_.nodes[d].effects;
+      if (read && d == defs.back()) {
+        // In the place of the last definition, so the node's order of effects holds.
+        auto last = std::find_if(effects.rbegin(), effects.rend(), [&](const Effect &e) {
+          return e.var == site.var && e.kind != Effect::Kind::Input;
+        });
+        if (last != effects.rend()) {
+          Effect replaced = *read;
+          replaced.location = last->location;
+          *last = std::move(replaced);
+        }
+      }
       effects.erase(std::remove_if(effects.begin(), effects.end(),
                                    [&](const Effect &e) {
                                      return e.var == site.var && e.kind != Effect::Kind::Input &&

@@ -366,7 +366,9 @@ private:
             slot.contains(ProbeKind::Sized) ? std::optional(slot[ProbeKind::Sized]) : std::nullopt);
     }
     if (node.omp_loop && slot.contains(ProbeKind::Iterations)) {
-      openmp_loop(node, slot[ProbeKind::Iterations]);
+      openmp_loop(node, slot[ProbeKind::Iterations],
+                  slot.contains(ProbeKind::Trips) ? std::optional(slot[ProbeKind::Trips])
+                                                  : std::nullopt);
     } else if (slot.contains(ProbeKind::Trips)) {
       loop(node, slot);
     }
@@ -608,14 +610,17 @@ private:
   }
 
   // An OpenMP loop stays next to its pragma: probes go inside its body and after it.
-  void openmp_loop(const StructNode &node, std::uint32_t k) {
+  // With `trips`, each thread counts its chunk's iterations and records them after the loop.
+  void openmp_loop(const StructNode &node, std::uint32_t k, std::optional<std::uint32_t> trips) {
     const clang::Stmt *loop = node.stmt;
     if (loop == nullptr) {
       throw Skip{"the loop has no statement"};
     }
     const clang::Stmt *body = body_of(loop);
-    close(end_of(body), " pj_generation_bump();");
-    open_body(body, "pj_iteration_tls(" + std::to_string(k) + "); ");
+    const std::string t = trips ? std::to_string(*trips) : "";
+    close(end_of(body), (trips ? " pj_omp_trips(" + t + ");" : "") + " pj_generation_bump();");
+    open_body(body, "pj_iteration_tls(" + std::to_string(k) + "); " +
+                        (trips ? "pj_omp_iteration(" + t + "); " : ""));
   }
 
   void branch(const StructNode &node, std::uint32_t k) {
@@ -641,7 +646,12 @@ private:
   void dispatch(const StructNode &node, std::uint32_t k) {
     const clang::CallExpr *call = node.dispatch_call;
     const clang::Expr *callee = call->getCallee();
-    const std::vector<FunctionId> targets = a_.calls->classify(call, ctx_).targets;
+    const ClassifiedCall classified = a_.calls->classify(call, ctx_);
+    if (classified.virtual_call) {
+      virtual_dispatch(node, classified, k);
+      return;
+    }
+    const std::vector<FunctionId> &targets = classified.targets;
     const std::string pointer =
         "((void (*)(void))(" + edits_.text(callee->getBeginLoc(), callee->getEndLoc()) + "))";
     std::string earlier;
@@ -668,6 +678,53 @@ private:
     open(before(callee->getBeginLoc()),
          "((" + (earlier.empty() ? probe : "(" + earlier + ") ? 0 : " + probe) + "), ");
     close(after_token(callee->getEndLoc()), ")");
+  }
+
+  // One test of a virtual call's dispatch (CallClassifier::virtual_targets), counted where the
+  // object is read for the call: `((earlier ? 0 : pj_branch(k, typeid(*obj) is C_i)), obj)->f()`.
+  // The object has no side effects, so reading it again changes nothing; the classes are named
+  // by their typeid names, so the unit need not see their definitions.
+  void virtual_dispatch(const StructNode &node, const ClassifiedCall &c, std::uint32_t k) {
+    const auto *member = llvm::dyn_cast<clang::CXXMemberCallExpr>(node.dispatch_call);
+    const auto *callee =
+        member ? llvm::dyn_cast<clang::MemberExpr>(member->getCallee()->IgnoreParens()) : nullptr;
+    if (callee == nullptr || c.object == nullptr) {
+      throw Skip{"the virtual call has no object expression"};
+    }
+    const clang::Expr *object = c.object;
+    const bool implicit_this =
+        object->getBeginLoc().isInvalid() ||
+        (llvm::isa<clang::CXXThisExpr>(object->IgnoreParenImpCasts()) &&
+         llvm::cast<clang::CXXThisExpr>(object->IgnoreParenImpCasts())->isImplicit());
+    const std::string text =
+        implicit_this ? "this" : edits_.text(object->getBeginLoc(), object->getEndLoc());
+    const std::string dynamic = "typeid(" +
+                                std::string(callee->isArrow() || implicit_this ? "*" : "") + "(" +
+                                text + ")).name()";
+    std::string earlier;
+    std::string test;
+    for (std::size_t i = 0; i < c.targets.size(); ++i) {
+      const std::string is = "__builtin_strcmp(" + dynamic + ", \"" + c.type_names[i] + "\") == 0";
+      if (c.targets[i] == node.dispatch) {
+        test = is;
+        break;
+      }
+      earlier += (earlier.empty() ? "" : " || ") + is;
+    }
+    if (test.empty()) {
+      throw Skip{"the call's targets changed"};
+    }
+    // One line among the declarations (declaration_lines() counts them).
+    declarations_.emplace(kNoFunction, "#include <typeinfo>\n");
+    const std::string probe = "pj_branch(" + std::to_string(k) + ", !!(" + test + "))";
+    const std::string counted =
+        "((" + (earlier.empty() ? probe : "(" + earlier + ") ? 0 : " + probe) + "), ";
+    if (implicit_this) {
+      open(before(callee->getMemberLoc()), counted + "this)->");
+      return;
+    }
+    open(before(object->getBeginLoc()), counted);
+    close(after_token(object->getEndLoc()), ")");
   }
 
   // `expr` evaluated once into a temporary the probe reads, then the expression's value: a GNU

@@ -220,6 +220,18 @@ static inline void pj_trips(unsigned k, pj_u64 n) {
   pj_counter_events++;
 }
 
+/* Trip count of an OpenMP work-sharing loop, which its probes cannot enclose: each thread
+   counts the iterations of its chunk (in the slot's countdown word, unused by counters) and
+   records them once the loop is over. */
+static inline void pj_omp_iteration(unsigned k) { pj_slot_of(k)->left++; }
+
+static inline void pj_omp_trips(unsigned k) {
+  pj_slot *s = pj_slot_of(k);
+  pj_u64 n = s->left;
+  s->left = 0;
+  pj_trips(k, n);
+}
+
 /* Trip count of a loop that communicates: its distribution, and the counts in order (the first
    PJ_SEQUENCE), which an estimation at np >= 2 keeps per rank so that each rank of the model
    sends as many messages as the program's did. */

@@ -357,6 +357,18 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
   a->options = options;
   a->parsed = parse_sources(options);
   Program &program = a->program;
+  for (const PragmaMacro &m : a->parsed.pragma_macros) {
+    Diagnostic d;
+    d.kind = DiagnosticKind::Approximation;
+    d.severity = Severity::Note;
+    d.file = m.file;
+    d.line = m.line;
+    d.message = "macro '" + m.name + "' holds the directive '#pragma " + m.pragma +
+                "', which only a build that preprocesses first (-E, then -c of the output) "
+                "turns into a pragma; read as _Pragma(\"" +
+                m.pragma + "\") here and in the estimation code";
+    program.diagnostics.push_back(std::move(d));
+  }
   a->calls = std::make_unique<CallClassifier>(program);
 
   // Functions of the input, across translation units (a function defined in two units, e.g. an

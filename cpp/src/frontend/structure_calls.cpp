@@ -28,10 +28,16 @@ std::vector<ClassifiedCall> StructureWalk::leaf_calls(const clang::Stmt *s) {
           names += (names.empty() ? "" : ", ") + program_.functions[t].name;
         }
         diag(DiagnosticKind::Approximation, Severity::Note, call->getBeginLoc(),
-             "call through a function pointer: the model calls the function it holds among " +
-                 names +
-                 " (the functions of its type whose address the program takes); which one is "
-                 "measured by the estimation run");
+             c.virtual_call
+                 ? "virtual call: the model calls the overrider of the object's class among " +
+                       names +
+                       "; which one is measured by the estimation run (the object's "
+                       "dynamic type)"
+                 : "call through a function pointer: the model calls the function it holds "
+                   "among " +
+                       names +
+                       " (the functions of its type whose address the program takes); which "
+                       "one is measured by the estimation run");
       }
     }
     const bool leaf = c.kind == CallClass::User ||
@@ -219,7 +225,9 @@ StructIndex StructureWalk::dispatch_chain(const ClassifiedCall &c, const clang::
   if (!last) {
     Seq else_seq = open_sequence(nullptr);
     add_child(else_seq, dispatch_chain(c, statement, k + 1));
-    program_.nodes[idx].children.push_back(close_sequence(else_seq));
+    // Built first: it adds nodes, which may move program_.nodes.
+    const StructIndex built_idx = close_sequence(else_seq);
+    program_.nodes[idx].children.push_back(built_idx);
   }
   return idx;
 }

@@ -11,10 +11,14 @@ const clang::Stmt *StructureWalk::captured(const clang::OMPExecutableDirective *
   if (!d->hasAssociatedStmt()) {
     return nullptr;
   }
-  if (const auto *loop = llvm::dyn_cast<clang::OMPLoopDirective>(d)) {
-    (void)loop;
+  // Regions that capture nothing (`omp master` nested in a parallel region, miniMD's
+  // Integrate::run) hold their statement as it is; getInnermostCapturedStmt() would read a
+  // CapturedStmt that is not there.
+  const clang::Stmt *s = d->getAssociatedStmt();
+  while (const auto *cs = llvm::dyn_cast_or_null<clang::CapturedStmt>(s)) {
+    s = cs->getCapturedStmt();
   }
-  return d->getInnermostCapturedStmt()->getCapturedStmt();
+  return s;
 }
 
 void StructureWalk::append_openmp(Seq &seq, const clang::OMPExecutableDirective *d) {
@@ -44,13 +48,22 @@ void StructureWalk::append_openmp(Seq &seq, const clang::OMPExecutableDirective 
       append(inner, body);
     }
     in_parallel_ = false;
-    program_.nodes[gidx].children.push_back(close_sequence(inner));
+    // Built first: it adds nodes, which may move program_.nodes.
+    const StructIndex built_gidx = close_sequence(inner);
+    program_.nodes[gidx].children.push_back(built_gidx);
     add_child(seq, gidx);
     return;
   }
   if (kind == llvm::omp::OMPD_for || kind == llvm::omp::OMPD_for_simd) {
     if (!in_parallel_) {
-      // An orphaned `omp for` outside a parallel region runs serially.
+      // An orphaned `omp for` outside a parallel region runs serially. Called from inside one
+      // (miniMD's loops over atoms, called from Integrate::run's region), it shares its
+      // iterations among the region's threads, which the model does not follow.
+      diag(DiagnosticKind::Approximation, Severity::Warning, loc,
+           "'omp for' outside a lexical parallel region (orphaned): the model runs the whole "
+           "loop in each task of a parallel region that calls this function; predictions "
+           "with one thread per process are right, with more threads they count its "
+           "iterations once per thread");
       const std::size_t before = program_.nodes.size();
       append(seq, body);
       mark_openmp_loop(before, body, false);
@@ -66,7 +79,9 @@ void StructureWalk::append_openmp(Seq &seq, const clang::OMPExecutableDirective 
     n.cond_text = "task == 0";
     n.label = kind == llvm::omp::OMPD_single ? "omp single" : "omp master";
     const StructIndex idx = program_.add(std::move(n));
-    program_.nodes[idx].children.push_back(build_child(body));
+    // Built first: it adds nodes, which may move program_.nodes.
+    const StructIndex built_idx = build_child(body);
+    program_.nodes[idx].children.push_back(built_idx);
     add_child(seq, idx);
     return;
   }

@@ -212,7 +212,9 @@ void StructureWalk::append_rotated_loop(Seq &seq, const clang::Stmt *loop, const
   }
   emit_condition_calls(body, cond);
   frames_.pop_back();
-  program_.nodes[idx].children.push_back(close_sequence(body));
+  // Built first: it adds nodes, which may move program_.nodes.
+  const StructIndex built_idx = close_sequence(body);
+  program_.nodes[idx].children.push_back(built_idx);
   add_child(seq, idx);
   diag(DiagnosticKind::Approximation, Severity::Note, loop->getBeginLoc(),
        "the loop condition calls functions the model keeps; they are modelled before the "
@@ -262,7 +264,9 @@ void StructureWalk::append_do(Seq &seq, const clang::DoStmt *dos) {
     emit_condition_calls(body, dos->getCond());
   }
   frames_.pop_back();
-  program_.nodes[idx].children.push_back(close_sequence(body));
+  // Built first: it adds nodes, which may move program_.nodes.
+  const StructIndex built_idx = close_sequence(body);
+  program_.nodes[idx].children.push_back(built_idx);
   add_child(seq, idx);
 }
 
@@ -311,7 +315,9 @@ void StructureWalk::append_switch(Seq &seq, const clang::SwitchStmt *sw) {
   std::optional<Seq> current;
   const auto finish_case = [&]() {
     if (current) {
-      program_.nodes[idx].children.push_back(close_sequence(*current));
+      // Built first: it adds nodes, which may move program_.nodes.
+      const StructIndex built_idx = close_sequence(*current);
+      program_.nodes[idx].children.push_back(built_idx);
       current.reset();
     }
   };

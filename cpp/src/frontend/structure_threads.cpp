@@ -202,7 +202,9 @@ std::size_t StructureWalk::try_thread_group(Seq &seq,
   }
   program_.functions[function_].callees.push_back(worker);
   add_child(body, program_.add(std::move(call)));
-  program_.nodes[gidx].children.push_back(close_sequence(body));
+  // Built first: it adds nodes, which may move program_.nodes.
+  const StructIndex built_gidx = close_sequence(body);
+  program_.nodes[gidx].children.push_back(built_gidx);
   add_child(seq, gidx);
   if (join_at > i + 1) {
     diag(DiagnosticKind::Approximation, Severity::Note, children[i + 1]->getBeginLoc(),
