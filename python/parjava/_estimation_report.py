@@ -67,6 +67,17 @@ class RunRecord:
         return text
 
 
+def _runnable_share(ranks: Sequence[Mapping[str, Any]]) -> float | None:
+    """Return the least share of its runnable time a rank spent on a CPU, if the kernel said."""
+    shares = []
+    for r in ranks:
+        run, wait = float(r.get("run_seconds", -1.0)), float(r.get("wait_seconds", -1.0))
+        if run < 0 or wait < 0 or run + wait <= 0:
+            return None
+        shares.append(run / (run + wait))
+    return min(shares) if shares else None
+
+
 def run_record(
     index: int, command: Sequence[str], wall: float, summary: Mapping[str, Any], np: int
 ) -> RunRecord:
@@ -94,7 +105,13 @@ def run_record(
     reasons: list[str] = []
     # Oversubscribed ranks share the cores among themselves: only less than that is a neighbour.
     fair = min(1.0, cpus / np) if cpus > 0 else 1.0
-    if cpu_share is not None and cpu_share < _CPU_SHARE * fair:
+    runnable = _runnable_share(timed)
+    if runnable is not None:
+        # The kernel says how long the ranks waited for a CPU while runnable: a rank that
+        # sleeps (a sleep-bound motif, a wait in I/O) used little CPU without being starved.
+        if runnable < _CPU_SHARE * fair:
+            reasons.append(f"a rank had {100 * runnable:.0f}% of a CPU while it was runnable")
+    elif cpu_share is not None and cpu_share < _CPU_SHARE * fair:
         reasons.append(f"a rank had {100 * cpu_share:.0f}% of a CPU")
     if others_share is not None and others_share > _OTHERS_SHARE:
         reasons.append(f"other processes used {100 * others_share:.0f}% of the {cpus} CPUs")

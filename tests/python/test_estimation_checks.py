@@ -260,6 +260,15 @@ def test_stability_and_noise_rules_on_recorded_summaries() -> None:
     assert busy.disturbed and len(busy.reasons) == 2
     verdict, line = report.trust_line([quiet, busy])
     assert verdict == "doubtful" and "1 of 2" in line
+    # A rank that sleeps used 5 % of a CPU without waiting for one (schedstat: run 0.05 s,
+    # run-queue wait 1 ms): not slowed by neighbours. Starved, it waited instead.
+    asleep = summary(1.0, cpu=0.05, busy=0.05)
+    asleep["runs"][0][0].update(run_seconds=0.05, wait_seconds=0.001)
+    assert not report.run_record(3, ["x"], 1.2, asleep, np=1).disturbed
+    starved = summary(1.0, cpu=0.4, busy=0.4)
+    starved["runs"][0][0].update(run_seconds=0.4, wait_seconds=0.6)
+    reasons = report.run_record(4, ["x"], 1.2, starved, np=1).reasons
+    assert reasons == ("a rank had 40% of a CPU while it was runnable",), reasons
 
 
 SPLIT = r"""
