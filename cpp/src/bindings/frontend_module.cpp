@@ -56,7 +56,6 @@ std::string run_summary(const EstimationPlan &plan, const Measurements &ms) {
         j["busy_seconds"] = r.busy_seconds;
         j["run_seconds"] = r.run_seconds;
         j["wait_seconds"] = r.wait_seconds;
-        j["waiting_factor"] = r.waiting_factor;
         j["corrected_share"] = r.corrected_share;
       }
       ranks.push_back(std::move(j));
@@ -204,7 +203,7 @@ PYBIND11_MODULE(_frontend, m) {
         py::gil_scoped_release release;
         const EstimationPlan plan = EstimationPlan::from_json(plan_json);
         Measurements ms = load_estimates(files, plan.slots);
-        correct_for_waiting(ms, plan);
+        waiting_shares(ms, plan);
         return run_summary(plan, ms);
       },
       py::arg("plan"), py::arg("files"));
@@ -225,7 +224,7 @@ PYBIND11_MODULE(_frontend, m) {
           loaded.reserve(runs.size());
           for (const auto &files : runs) {
             loaded.push_back(load_estimates(files, plan.slots));
-            correct_for_waiting(loaded.back(), plan);
+            waiting_shares(loaded.back(), plan);
           }
           RunStatistic statistic = RunStatistic::Mean;
           if (combine == "median") {

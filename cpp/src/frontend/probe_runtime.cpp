@@ -97,13 +97,23 @@ pj_slot *pj_thread_slots(void);
    time the thread was runnable but waited for a CPU while other processes ran is taken out of
    the sample: the cycle counter counts it, the program did not spend it. Two reads cost about
    4 us, outside the interval but inside what encloses it, uncorrected there: a mean of
-   PJ_LONG_TICKS (~400 us at 2.6 GHz) keeps that under 1 %. Shorter samples are scaled at np 1
-   by the run's waiting share (estimates_waiting.cpp). */
+   PJ_LONG_TICKS (~400 us at 2.6 GHz) keeps that under 1 %. Shorter samples are left as
+   measured (estimates_waiting.cpp). */
 #define PJ_LONG_TICKS 1048576ull
 typedef struct pj_watch { pj_u64 t0, wait; } pj_watch;
 extern __thread pj_watch *pj_watches;
 pj_u64 pj_begin_watched(unsigned k);
 pj_u64 pj_end_watched(unsigned k, pj_u64 dt);
+
+/* A sample of a short interval that took PJ_SUSPECT times its slot's mean and at least
+   PJ_SUSPECT_TICKS (~20 us) is looked at once more: when the thread waited for a CPU since the
+   runtime last looked (one read of schedstat, for these rare samples only), it was most likely
+   preempted inside this sample, which then counts as the slot's mean; otherwise it stays (a
+   real heavy execution). At load 10 a few such samples per thousand doubled the mean of a
+   1-us call and the model of the run with it. */
+#define PJ_SUSPECT 8.0
+#define PJ_SUSPECT_TICKS 52000ull
+pj_u64 pj_suspect(unsigned k, pj_u64 dt);
 
 static inline pj_u64 pj_now(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -183,7 +193,14 @@ static inline pj_u64 pj_stride(pj_u64 count) {
 static inline void pj_end_at(unsigned k, pj_u64 t0, pj_u64 t1, pj_u64 e0, pj_u64 c0, pj_u64 k0) {
   pj_u64 dt = t1 - t0;
   pj_slot *s;
-  if (__builtin_expect(pj_watches[k].t0 == t0, 0)) dt = pj_end_watched(k, dt);
+  if (__builtin_expect(pj_watches[k].t0 == t0, 0)) {
+    dt = pj_end_watched(k, dt);
+  } else if (__builtin_expect(dt > PJ_SUSPECT_TICKS, 0)) {
+    const pj_slot *w = pj_slots + k;
+    if (w->count > 0 && (double)dt * (double)w->count > PJ_SUSPECT * (double)w->sum) {
+      dt = pj_suspect(k, dt);
+    }
+  }
   s = pj_sample(k, dt, pj_events - e0, pj_counter_events - c0);
   s->skips += pj_skips - k0;
   if (s->count >= PJ_SAMPLE_DENSE) {
@@ -241,13 +258,15 @@ static inline void pj_trips_seq(unsigned k, pj_u64 n) {
   if (s->kept < PJ_SEQUENCE) pj_keep_value(s, (double)n);
 }
 
-/* Trip count of a loop whose count the model computes: only the total is needed (to divide a
-   fragment's time by its iterations), and two additions cost an enclosing interval too little
-   to correct. */
+/* Trip count of a loop whose count the model computes: the total (to divide a fragment's time
+   by its iterations) and the sum of squares (a count that reads an enclosing loop's counter is
+   averaged over it when its variance is that of the sweep: estimates_triangles.hpp); three
+   additions cost an enclosing interval too little to correct. */
 static inline void pj_trips_sum(unsigned k, pj_u64 n) {
   pj_slot *s = pj_slot_of(k);
   s->count++;
   s->sum += n;
+  s->sumsq += (double)n * (double)n;
 }
 
 static inline int pj_branch(unsigned k, int taken) {
@@ -479,6 +498,7 @@ __thread pj_slot *pj_slots;
 __thread pj_u64 *pj_lefts;
 __thread pj_watch *pj_watches;
 static __thread int pj_schedstat_fd = -2; /* -2: not opened yet, -1: none */
+static __thread pj_u64 pj_last_wait;      /* the thread's wait when the runtime last looked */
 __thread pj_u64 pj_events;
 __thread pj_u64 pj_counter_events;
 __thread pj_u64 pj_skips;
@@ -545,8 +565,24 @@ pj_u64 pj_begin_watched(unsigned k) {
   if (wait != ~0ull) {
     pj_watches[k].t0 = t0;
     pj_watches[k].wait = wait;
+    pj_last_wait = wait;
   }
   return t0;
+}
+
+pj_u64 pj_suspect(unsigned k, pj_u64 dt) {
+  pj_u64 wait = pj_wait_ns(), mean;
+  pj_slot *s = pj_slot_of(k);
+  if (wait == ~0ull || wait <= pj_last_wait) {
+    if (wait != ~0ull) pj_last_wait = wait;
+    return dt;
+  }
+  pj_last_wait = wait;
+  mean = s->sum / s->count;
+  s->watched++;
+  s->wticks += mean;
+  s->wremoved += dt - mean;
+  return mean;
 }
 
 /* Ticks per nanosecond since the runtime started (a sample ends at least 100 us after it, so
@@ -568,6 +604,7 @@ pj_u64 pj_end_watched(unsigned k, pj_u64 dt) {
     removed = ticks >= (double)dt ? dt : (pj_u64)ticks;
   }
   pj_watches[k].t0 = 0;
+  if (wait != ~0ull) pj_last_wait = wait;
   s->watched++;
   s->wticks += dt - removed;
   s->wremoved += removed;

@@ -60,12 +60,10 @@ struct RankRun {
   double load_end = -1.0;           // ... at MPI_Finalize
   double steal_seconds = -1.0;      // machine-wide steal time meanwhile (-1: unknown)
   double busy_seconds = -1.0;       // machine-wide busy CPU time meanwhile (-1: unknown)
-  // The main thread's time on a CPU and runnable but waiting for one meanwhile (-1: unknown),
-  // and the factor by which its timed slots were scaled for that wait (correct_for_waiting).
+  // The main thread's time on a CPU and runnable but waiting for one meanwhile (-1: unknown).
   double run_seconds = -1.0;
   double wait_seconds = -1.0;
-  double waiting_factor = 1.0;
-  // The share of this rank's timed ticks taken out as waiting, per sample and by the factor.
+  // The share of this rank's timed ticks taken out as waiting (estimates_waiting.cpp).
   double corrected_share = 0.0;
   std::int64_t any_source = -1; // the MPI library's MPI_ANY_SOURCE, MPI_PROC_NULL
   std::int64_t proc_null = -2;
@@ -105,11 +103,10 @@ std::vector<NodeTotal> node_totals(const EstimationPlan &plan, const Measurement
 // none is given, one is malformed, or they disagree on the number of slots.
 Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t slots);
 
-// Take out of the timed slots the time their rank waited for a CPU (runnable on a run queue
-// while its neighbours ran), and merge the ranks again (estimates_waiting.cpp): samples of long
-// intervals were corrected one by one by the runtime; at np 1 the others are scaled by the
-// rank's run / (run + wait), kept in RankRun::waiting_factor (1: left as measured).
-void correct_for_waiting(Measurements &m, const EstimationPlan &plan);
+// The share of each rank's timed ticks that the runtime took out of its samples as time the
+// rank waited for a CPU while its neighbours ran (estimates_waiting.cpp), into
+// RankRun::corrected_share.
+void waiting_shares(Measurements &m, const EstimationPlan &plan);
 
 // Add the samples of `from` to `into` (ranks of one run, or runs of one estimation).
 void accumulate(SlotMeasurement &into, const SlotMeasurement &from);
