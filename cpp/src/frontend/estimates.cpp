@@ -11,6 +11,7 @@
 
 #include "estimates_bounds.hpp"
 #include "estimates_inputs.hpp"
+#include "estimates_triangles.hpp"
 #include "estimates_trips.hpp"
 #include "parjava/error.hpp"
 #include "parjava/model/reduction.hpp"
@@ -573,7 +574,11 @@ private:
     }
   }
 
-  std::string trips_text(NodeId loop, const std::set<std::string> &assigned_outside) const {
+  // The trip count per execution of `loop` as model text: its computed count when that reads
+  // nothing the nest assigns, its average over the enclosing counted loops' iterations when it
+  // reads one of their counters (a triangle, estimates_triangles.hpp), else the measured mean.
+  std::string trips_text(NodeId loop, const std::set<std::string> &assigned_outside,
+                         const std::vector<EnclosingCounter> &counters = {}) const {
     const PlannedLoop *planned = plan_.loop(loop);
     const NodeIndex idx = m_.index_of(loop);
     std::set<std::string> inside;
@@ -582,11 +587,18 @@ private:
     for (const auto &a : l.init) {
       inside.insert(a.variable);
     }
-    if (planned != nullptr && !planned->trips.empty() && !reads_any(planned->trips, inside) &&
-        !reads_any(planned->trips, assigned_outside)) {
-      return planned->trips;
-    }
     const auto it = trips_.find(loop);
+    if (planned != nullptr && !planned->trips.empty() && !reads_any(planned->trips, inside)) {
+      if (!reads_any(planned->trips, assigned_outside)) {
+        return planned->trips;
+      }
+      if (it != trips_.end()) {
+        std::string averaged = mean_over_enclosing(planned->trips, counters, it->second);
+        if (!averaged.empty()) {
+          return averaged;
+        }
+      }
+    }
     if (it == trips_.end() || it->second.count == 0) {
       return "";
     }
@@ -804,7 +816,23 @@ private:
           enclosing.insert(a.variable);
         }
       }
-      trip_texts.push_back(trips_text(m_.nodes[chain[i]].id, enclosing));
+      std::vector<EnclosingCounter> counters;
+      for (std::size_t j = 0; j < i; ++j) {
+        const Node &o = m_.nodes[chain[j]];
+        const PlannedLoop *op = plan_.loop(o.id);
+        const auto ot = trips_.find(o.id);
+        if (op == nullptr || op->variable.empty() || o.init.size() != 1 || o.update.size() != 1 ||
+            o.init.front().variable != op->variable || o.update.front().variable != op->variable) {
+          continue;
+        }
+        counters.push_back(
+            {op->variable, o.init.front().value.text(), o.update.front().value.text(),
+             trip_texts[j],
+             ot != trips_.end() && ot->second.count > 0
+                 ? static_cast<double>(ot->second.sum) / static_cast<double>(ot->second.count)
+                 : 0.0});
+      }
+      trip_texts.push_back(trips_text(m_.nodes[chain[i]].id, enclosing, counters));
     }
     for (std::size_t i = chain.size(); i-- > 0;) {
       if (trip_texts[i].empty()) {

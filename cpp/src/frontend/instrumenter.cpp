@@ -564,7 +564,19 @@ private:
       throw Skip{"the loop has no statement"};
     }
     if (node.omp_chunk || in_openmp_directive(loop)) {
-      throw Skip{"the loop belongs to an OpenMP directive, which must stay next to it"};
+      if (slot.contains(ProbeKind::Fragment) || slot.contains(ProbeKind::Iterations)) {
+        throw Skip{"the loop belongs to an OpenMP directive, which must stay next to it"};
+      }
+      // A work-sharing loop the model interprets (its body synchronises threads: miniVite's
+      // `omp atomic` updates per vertex) whose count is data: each thread counts its share
+      // inside the body and records it after the loop, as openmp_loop does, so the pragma
+      // stays next to the loop. Without it the count was never measured and the model ran one
+      // iteration of miniVite's 20000 per Louvain step.
+      const std::string t = std::to_string(slot[ProbeKind::Trips]);
+      const clang::Stmt *body = body_of(loop);
+      close(end_of(body), " pj_omp_trips(" + t + ");");
+      open_body(body, "pj_omp_iteration(" + t + "); ");
+      return;
     }
     if (!statement_position(loop)) {
       throw Skip{"the loop is not a statement of its own"};
