@@ -8,6 +8,9 @@ what the serial :func:`parjava.pop` and :func:`parjava.critical_path` give.
 from __future__ import annotations
 
 import os
+import sys
+import time
+import traceback
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +19,7 @@ import numpy as np
 from ._core_loader import load_core
 from ._parallel_intervals import intervals
 from ._parallel_part import PartTrace, _collective, _comm, _mpi_op, _together, open_part
+from .causes import CriticalPath
 from .errors import UsageError
 from .pop import (
     INTERVAL_SOURCES,
@@ -114,7 +118,7 @@ def pop(
     transfer: bool = True,
     scaling: str = "strong",
 ) -> PopMetrics | PopScaling | None:
-    """POP metrics of a run (or of several) on every rank of ``comm`` together.
+    """Compute the POP metrics of a run (or of several) on every rank of ``comm`` together.
 
     ``traces`` is an archive's path or a :class:`PartTrace` (a :class:`parjava.PopMetrics`
     on ``root``), or a list of them at different process counts (a
@@ -149,4 +153,113 @@ def pop(
     return _pop_one(traces, comm, root, threads, window, tables, transfer)
 
 
-__all__ = ["TRANSFER_NOTE", "pop"]
+_NO_REF = 0xFFFFFFFF
+_TOKEN_TAG = 16
+
+
+@_collective
+def critical_path(
+    trace: TraceLike, comm: Any = None, root: int = 0, threads: int = 0
+) -> CriticalPath | None:
+    """Find the critical path of a trace on every rank of ``comm``; ``root`` gets it.
+
+    ``trace`` is an archive's path (read in parts by :func:`open_part`) or a
+    :class:`PartTrace`. Returns on ``root`` the :class:`parjava.CriticalPath` of the whole
+    trace, identical to the serial :func:`parjava.critical_path` (segments, length, profile
+    per activity and rank, imbalance), and ``None`` on the other ranks. Each rank builds the
+    timelines and finds the wait states of its own processes
+    (``cpp/include/parjava/analysis/causes/cause_parts.hpp``); the backward walk is one chain,
+    so the rank holding it walks while the path stays on its processes and sends (location,
+    time, step) on to the rank owning the process the path jumps to; then each rank profiles
+    its own segments and ``root`` merges the rows. Its delay costs (:func:`parjava.root_causes`)
+    are not computed in parallel.
+    """
+    comm = _comm(comm)
+    core = load_core()
+    started = time.perf_counter()
+    part = trace if isinstance(trace, PartTrace) else open_part(trace, comm, threads)
+    local = part.trace.core
+    mask = part.owned.astype(np.uint8)
+    entries, entered = _together(
+        comm, "the critical path", lambda: core.finalize_entries(local, mask)
+    )
+    # Wait at Finalize: caused by the process that entered MPI_Finalize last (the first of
+    # them), when every process entered it.
+    latest_entries = np.empty_like(entries)
+    comm.Allreduce(entries, latest_entries, op=_mpi_op("MAX"))
+    latest, entry = _NO_REF, 0
+    if int(comm.allreduce(int(entered), op=_mpi_op("SUM"))) == len(entries):
+        latest = int(np.argmax(latest_entries))
+        entry = int(latest_entries[latest])
+    del entries, latest_entries
+    cause_part = _together(
+        comm, "the critical path", lambda: core.CausePart(local, mask, latest, entry)
+    )
+    # The walk starts at the end of the run (the first process to end last) and ends at its
+    # start (the first event of all).
+    begins, ends = cause_part.begins(), cause_part.ends()
+    comm.Allreduce(_in_place(), begins, op=_mpi_op("MIN"))
+    comm.Allreduce(_in_place(), ends, op=_mpi_op("MAX"))
+    start = int(np.argmax(ends))
+    owners = np.asarray(core.partition_owners(local, comm.size))[cause_part.locations]
+    _walk(cause_part, comm, owners, start, int(ends[start]), int(begins.min()))
+    data = _together(comm, "the critical path", cause_part.result_bytes)
+    del cause_part
+    gathered = comm.gather(data, root=root)
+    del data
+    seconds = comm.reduce(time.perf_counter() - started, root=root, op=_mpi_op("MAX"))
+    if comm.rank != root:
+        return None
+    raw = core.merge_cause_parts(local, gathered, float(seconds))
+    return CriticalPath(part.trace, raw)
+
+
+def _in_place() -> Any:
+    from mpi4py import MPI  # type: ignore[import-not-found]
+
+    return MPI.IN_PLACE
+
+
+def _walk(part: Any, comm: Any, owners: np.ndarray, location: int, at: int, first: int) -> None:
+    """Walk the critical path back with the ranks that own its processes, by a token.
+
+    The rank owning ``location`` walks back from ``at`` while the path stays on its own
+    processes, then sends (location, time, step) to the rank owning the process the path
+    jumps to, which goes on; the others wait for the token. The rank that reaches ``first``
+    (the start of the run) tells every other rank that the walk is over.
+    """
+    from mpi4py import MPI  # type: ignore[import-not-found]
+
+    channel = comm.Dup()  # the token cannot meet the caller's own messages on `comm`
+    token = np.zeros(4, dtype=np.int64)  # location, time, step, done
+    holding = int(owners[location]) == comm.rank
+    step = 0
+    try:
+        while True:
+            if not holding:
+                channel.Recv(token, source=MPI.ANY_SOURCE, tag=_TOKEN_TAG)
+                if token[3]:
+                    return
+                location, at, step = int(token[0]), int(token[1]), int(token[2])
+            try:
+                location, at, step, done = part.walk(location, at, first, step)
+            except Exception:
+                # The others wait for the token: a failure here ends the job.
+                traceback.print_exc()
+                sys.stderr.flush()
+                comm.Abort(1)
+                raise
+            if done:
+                token[:] = (0, 0, step, 1)
+                for rank in range(comm.size):
+                    if rank != comm.rank:
+                        channel.Send(token, dest=rank, tag=_TOKEN_TAG)
+                return
+            token[:] = (location, at, step, 0)
+            channel.Send(token, dest=int(owners[location]), tag=_TOKEN_TAG)
+            holding = False
+    finally:
+        channel.Free()
+
+
+__all__ = ["TRANSFER_NOTE", "critical_path", "pop"]

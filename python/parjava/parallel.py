@@ -44,7 +44,7 @@ from typing import Any, Callable, TextIO
 import numpy as np
 
 from ._core_loader import load_core
-from ._parallel_explain import pop
+from ._parallel_explain import TRANSFER_NOTE, critical_path, pop
 from ._parallel_intervals import intervals
 from ._parallel_part import (
     _NO_REF,
@@ -409,7 +409,9 @@ def _merged_blocks(
 
 
 __all__ = [
+    "TRANSFER_NOTE",
     "PartTrace",
+    "critical_path",
     "intervals",
     "open_part",
     "pop",
