@@ -220,6 +220,41 @@ def _in_place() -> Any:
     return MPI.IN_PLACE
 
 
+# Waiting for the token on a node with more analysis ranks than cores: polled for this long,
+# then with sleeps growing to _POLL_MAX.
+_SPIN_SECONDS = 5e-5
+_POLL_FIRST, _POLL_MAX = 5e-5, 1e-3
+
+
+def _oversubscribed(comm: Any) -> bool:
+    """Whether this node runs more ranks of ``comm`` than it has cores (collective)."""
+    from mpi4py import MPI  # type: ignore[import-not-found]
+
+    node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+    try:
+        return int(node.size) > (os.cpu_count() or 1)
+    finally:
+        node.Free()
+
+
+def _wait(request: Any) -> None:
+    """Complete ``request`` without keeping a core busy once the wait is long.
+
+    For ranks that share cores: a blocking receive polls the network all the while (Open
+    MPI), taking the CPU from the rank that holds the token. On ranks with a core each, the
+    blocking receive answers fastest and is used instead.
+    """
+    deadline = time.perf_counter() + _SPIN_SECONDS
+    while not request.Test():
+        if time.perf_counter() < deadline:
+            continue
+        pause = _POLL_FIRST
+        while not request.Test():
+            time.sleep(pause)
+            pause = min(2 * pause, _POLL_MAX)
+        return
+
+
 def _walk(part: Any, comm: Any, owners: np.ndarray, location: int, at: int, first: int) -> None:
     """Walk the critical path back with the ranks that own its processes, by a token.
 
@@ -231,13 +266,17 @@ def _walk(part: Any, comm: Any, owners: np.ndarray, location: int, at: int, firs
     from mpi4py import MPI  # type: ignore[import-not-found]
 
     channel = comm.Dup()  # the token cannot meet the caller's own messages on `comm`
+    shared = _oversubscribed(comm)
     token = np.zeros(4, dtype=np.int64)  # location, time, step, done
     holding = int(owners[location]) == comm.rank
     step = 0
     try:
         while True:
             if not holding:
-                channel.Recv(token, source=MPI.ANY_SOURCE, tag=_TOKEN_TAG)
+                if shared:
+                    _wait(channel.Irecv(token, source=MPI.ANY_SOURCE, tag=_TOKEN_TAG))
+                else:
+                    channel.Recv(token, source=MPI.ANY_SOURCE, tag=_TOKEN_TAG)
                 if token[3]:
                     return
                 location, at, step = int(token[0]), int(token[1]), int(token[2])

@@ -1,13 +1,16 @@
 """Trace analysis on MPI: ``K`` analysis processes share a trace too large for one.
 
 Run under ``mpirun -np K`` (``parjava scan TRACE --mpi``, ``parjava intervals TRACE --mpi``,
-or from Python with mpi4py)::
+``parjava pop TRACE --mpi``, ``parjava critical-path TRACE --mpi``, or from Python with
+mpi4py)::
 
     part = parjava.parallel.open_part("run/traces.otf2")      # every rank calls these
     findings = parjava.parallel.scan(part, eps=1e-6)
     tree = parjava.parallel.intervals(part)
+    metrics = parjava.parallel.pop(part, tables=True)
+    path = parjava.parallel.critical_path(part)
     if findings is not None:                                    # rank 0 only
-        print(findings.report(), tree.report(depth=1))
+        print(findings.report(), tree.report(depth=1), metrics.report(), path.report())
 
 Each analysis rank reads the definitions and the events of its own block of processes only
 (``K`` need not divide the processes; all locations of a process stay on one rank). What the
@@ -26,7 +29,11 @@ the text and HTML reports from a summary of the blocks), never holding them. The
 walks each rank's own processes and rank 0 merges the parts' trees into the serial one
 (``interval_parts.hpp``). The notes' counts (unmatched events, clock violations) are summed
 over the ranks. The result equals the serial scan row for row and to the nanosecond (the
-tests check it for K = 1..4 on every test archive).
+tests check it for K = 1..4 on every test archive). The POP metrics reduce each process's
+nanoseconds outside and inside MPI, and the window's extremes, as integers (:func:`pop`; no
+ideal-network replay, so no transfer and serialisation efficiency); the critical path is
+walked back by the ranks owning its processes in turn, passing a token, and rank 0 merges
+their profiles (:func:`critical_path`). Both equal the serial results to the last bit.
 
 Any rank failing (an unreadable archive, a bad option) makes every rank raise the same error;
 a rank that dies makes ``mpirun`` end the job with an error, and nothing is printed as a
