@@ -78,11 +78,16 @@ def window_stats(trace: Trace, owned: np.ndarray | None = None) -> dict[str, int
     ev = trace.events
     time = ev.time
     location = ev.location
-    mine = None if owned is None else np.asarray(owned, dtype=bool)[location]
-    if mine is not None:
-        time = time[mine]
+    keep = None if owned is None else np.asarray(owned, dtype=bool)
+    events = len(time)
+    if keep is not None:
+        offsets = np.asarray(trace.core.column("location_offsets")).astype(np.int64)
+        events = int(np.diff(offsets)[keep].sum())
+    # First and last over every event the trace holds: a part's events of other locations are
+    # copies of the whole trace's, so they do not change the extremes reduced over the parts
+    # (and no per-event mask or copy is made for them).
     out = {
-        "events": len(time),
+        "events": events,
         "first": int(time.min()) if len(time) else _INT64_MAX,
         "last": int(time.max()) if len(time) else _INT64_MIN,
         "init_count": 0,
@@ -95,18 +100,20 @@ def window_stats(trace: Trace, owned: np.ndarray | None = None) -> dict[str, int
     init = [r.index for r in trace.regions if r.function in ("MPI_Init", "MPI_Init_thread")]
     final = [r.index for r in trace.regions if r.function == "MPI_Finalize"]
     enter = ev.kind == EventKind.ENTER
-    if mine is not None:
-        enter &= mine
-    time = ev.time
+
+    def entered(regions: list[int]) -> np.ndarray:
+        sel = np.nonzero(enter & np.isin(ev.region, regions))[0]
+        return sel if keep is None else sel[keep[location[sel]]]
+
     if init:
-        sel = np.nonzero(enter & np.isin(ev.region, init))[0]
+        sel = entered(init)
         leave = ev.match[sel]
         ok = leave >= 0
         out["init_count"] = len(np.unique(location[sel[ok]]))
         if ok.any():
             out["init"] = int(time[leave[ok]].max())
     if final:
-        sel = np.nonzero(enter & np.isin(ev.region, final))[0]
+        sel = entered(final)
         out["finalize_count"] = len(np.unique(location[sel]))
         if len(sel):
             out["finalize"] = int(time[sel].min())
