@@ -113,9 +113,11 @@ def _ranks(trace: Trace, locations: np.ndarray) -> np.ndarray:
 
 
 class _Result:
-    def __init__(self, trace: Trace) -> None:
+    def __init__(self, trace: Trace, raw: Any = None) -> None:
         self.trace = trace
-        self._raw = _analysis(trace)
+        # `raw`: the C++ analysis when it was made elsewhere (merged from a parallel analysis'
+        # parts, parjava.parallel.critical_path).
+        self._raw = _analysis(trace) if raw is None else raw
 
     @cached_property
     def _activities(self) -> _Activities:

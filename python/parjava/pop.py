@@ -57,34 +57,92 @@ def main_window(trace: Trace) -> tuple[int, int]:
 
     The whole trace when it has no MPI_Init or no MPI_Finalize on every process.
     """
+    return window_of(window_stats(trace), trace.process_count)
+
+
+#: The extremes :func:`main_window` reads, as integers (ns or counts) that sum (``*_count``),
+#: take the minimum (``first``, ``finalize``) or the maximum (``last``, ``init``) over the
+#: locations: so the window of a trace held in parts is a reduction of the parts' stats.
+WINDOW_STATS = ("events", "first", "last", "init_count", "init", "finalize_count", "finalize")
+_INT64_MAX = int(np.iinfo(np.int64).max)
+_INT64_MIN = int(np.iinfo(np.int64).min)
+
+
+def window_stats(trace: Trace, owned: np.ndarray | None = None) -> dict[str, int]:
+    """Per-trace extremes behind :func:`main_window`, over the locations ``owned`` marks.
+
+    ``owned`` (a bool per location; all when None) restricts them to the locations a part of
+    the trace owns (:mod:`parjava.parallel`): each count and extreme is then combined over
+    the parts by a sum, a minimum or a maximum (:data:`WINDOW_STATS`).
+    """
     ev = trace.events
     time = ev.time
-    if len(time) == 0:
-        return 0, 0
-    begin, end = int(time.min()), int(time.max())
+    location = ev.location
+    keep = None if owned is None else np.asarray(owned, dtype=bool)
+    events = len(time)
+    if keep is not None:
+        offsets = np.asarray(trace.core.column("location_offsets")).astype(np.int64)
+        events = int(np.diff(offsets)[keep].sum())
+    # First and last over every event the trace holds: a part's events of other locations are
+    # copies of the whole trace's, so they do not change the extremes reduced over the parts
+    # (and no per-event mask or copy is made for them).
+    out = {
+        "events": events,
+        "first": int(time.min()) if len(time) else _INT64_MAX,
+        "last": int(time.max()) if len(time) else _INT64_MIN,
+        "init_count": 0,
+        "init": _INT64_MIN,
+        "finalize_count": 0,
+        "finalize": _INT64_MAX,
+    }
+    if not len(time):
+        return out
     init = [r.index for r in trace.regions if r.function in ("MPI_Init", "MPI_Init_thread")]
     final = [r.index for r in trace.regions if r.function == "MPI_Finalize"]
-    processes = trace.process_count
     enter = ev.kind == EventKind.ENTER
+
+    def entered(regions: list[int]) -> np.ndarray:
+        sel = np.nonzero(enter & np.isin(ev.region, regions))[0]
+        return sel if keep is None else sel[keep[location[sel]]]
+
     if init:
-        sel = np.nonzero(enter & np.isin(ev.region, init))[0]
+        sel = entered(init)
         leave = ev.match[sel]
         ok = leave >= 0
-        if len(np.unique(ev.location[sel[ok]])) >= processes > 0:
-            begin = int(time[leave[ok]].max())
+        out["init_count"] = len(np.unique(location[sel[ok]]))
+        if ok.any():
+            out["init"] = int(time[leave[ok]].max())
     if final:
-        sel = np.nonzero(enter & np.isin(ev.region, final))[0]
-        if len(np.unique(ev.location[sel])) >= processes > 0:
-            end = int(time[sel].min())
+        sel = entered(final)
+        out["finalize_count"] = len(np.unique(location[sel]))
+        if len(sel):
+            out["finalize"] = int(time[sel].min())
+    return out
+
+
+def window_of(stats: dict[str, int], processes: int) -> tuple[int, int]:
+    """Return the main window (:func:`main_window`) of the (reduced) :func:`window_stats`."""
+    if stats["events"] == 0:
+        return 0, 0
+    begin, end = stats["first"], stats["last"]
+    if stats["init_count"] >= processes > 0:
+        begin = stats["init"]
+    if stats["finalize_count"] >= processes > 0:
+        end = stats["finalize"]
     if end <= begin:
-        return int(time.min()), int(time.max())
+        return stats["first"], stats["last"]
     return begin, end
 
 
-def _window(trace: Trace, window: Any) -> tuple[int, int]:
+def _window(trace: Trace, window: Any, stats: dict[str, int] | None = None) -> tuple[int, int]:
+    """Return the window in ns (``stats``: the whole trace's :func:`window_stats`, if known)."""
     if window == "main":
-        return main_window(trace)
+        return window_of(stats if stats is not None else window_stats(trace), trace.process_count)
     if window == "all":
+        if stats is not None:
+            if stats["events"] == 0:
+                raise UsageError('pop: window="all" of a trace without events')
+            return stats["first"], stats["last"]
         return int(trace.events.time.min()), int(trace.events.time.max())
     try:
         a, b = window
@@ -123,14 +181,32 @@ class PopMetrics:
         window: Any = "main",
         transfer: bool = True,
     ) -> None:
+        begin, end = _window(trace, window)
+        times = load_core().window_times(trace.core, begin, end)
+        self._setup(trace, machine, (begin, end), window, transfer, times)
+
+    def _setup(
+        self,
+        trace: Trace,
+        machine: MachineLike | None,
+        window_ns: tuple[int, int],
+        window_spec: Any,
+        transfer: bool,
+        times: dict[str, np.ndarray],
+    ) -> None:
+        """Set the run's figures from the window and the per-location ns (``window_times``)."""
         self.trace = trace
         self._machine = machine
-        self.window = _window(trace, window)
-        self._window_spec = window
+        self.window = window_ns
+        self._window_spec = window_spec
         self._transfer = transfer
-        begin, end = self.window
+        #: Why transfer and serialisation efficiency are missing when they were asked for
+        #: (None: computed, or not asked for).
+        self.transfer_note: str | None = None
+        #: Per-interval and per-region tables computed beforehand (parjava.parallel.pop).
+        self._tables: dict[str, Any] | None = None
+        begin, end = window_ns
         rows = _process_rows(trace)
-        times = load_core().window_times(trace.core, begin, end)
         #: Seconds of useful computation (outside MPI) per process, in rank order.
         self.useful = times["computation"][rows].astype(np.float64) * 1e-9
         #: Seconds inside MPI calls per process.
@@ -138,6 +214,28 @@ class PopMetrics:
         #: Seconds: the run time of the window.
         self.runtime = (end - begin) * 1e-9
         self.processes = len(rows)
+
+    @classmethod
+    def _of_parts(
+        cls,
+        trace: Trace,
+        window_ns: tuple[int, int],
+        window_spec: Any,
+        times: dict[str, np.ndarray],
+        transfer_note: str | None,
+        tables: dict[str, Any] | None,
+    ) -> PopMetrics:
+        """Make the metrics of a trace analysed in parts (parjava.parallel.pop, on its root).
+
+        ``trace`` holds the whole trace's definitions, ``times`` the whole trace's ns per
+        location; there is no ideal-network replay (``transfer_note`` says why), and the
+        per-interval and per-region tables are ``tables`` (None: not computed).
+        """
+        self = cls.__new__(cls)
+        self._setup(trace, None, window_ns, window_spec, False, times)
+        self.transfer_note = transfer_note
+        self._tables = tables
+        return self
 
     @cached_property
     def ideal(self) -> Any:
@@ -181,39 +279,30 @@ class PopMetrics:
         return pd.DataFrame({"value": [v for _, v in rows]}, index=[label for label, _ in rows])
 
     def _tree_rows(self, sources: tuple[str, ...]) -> Any:
-        pd = pandas()
         tree = self.trace.intervals(sources=sources, record_executions=False)
         ideal_times: dict[str, float] = {}
         if self._transfer and self.ideal is not None and self.ideal.trace is not None:
             ideal_tree = self.ideal.trace.intervals(sources=sources, record_executions=False)
             ideal_times = {iv.path: iv.execution_time for iv in ideal_tree if iv.level > 0}
-        records = []
-        for iv in tree:
-            if iv.level == 0:
-                continue
-            per = iv.per_process
-            useful = per["cpu"].to_numpy(dtype=np.float64)
-            runtime = iv.execution_time
-            m = _efficiencies(useful, runtime, ideal_times.get(iv.path))
-            records.append(
-                {
-                    "interval": iv.path,
-                    "location": iv.location,
-                    "executions": iv.exe_count,
-                    "processes": iv.processors,
-                    "runtime": runtime,
-                    **m,
-                }
-            )
-        return pd.DataFrame(records)
+        return tree_rows(tree, ideal_times)
 
     def intervals(self) -> Any:
         """POP metrics per interval (markers, MPI_Pcontrol phases), one row each."""
-        return self._tree_rows(("markers", "pcontrol"))
+        return self._table_of("intervals", INTERVAL_SOURCES)
 
     def regions(self) -> Any:
         """POP metrics per user region (e.g. Score-P's instrumented functions)."""
-        return self._tree_rows(("regions",))
+        return self._table_of("regions", REGION_SOURCES)
+
+    def _table_of(self, name: str, sources: tuple[str, ...]) -> Any:
+        if self._tables is None:
+            return self._tree_rows(sources)
+        if name not in self._tables:
+            raise UsageError(
+                f"pop: the per-{name[:-1]} metrics of a parallel analysis are computed with "
+                "the run's: call parjava.parallel.pop(..., tables=True)"
+            )
+        return self._tables[name]
 
     def to_pandas(self) -> Any:
         """Return the metric table (:meth:`table`)."""
@@ -228,7 +317,16 @@ class PopMetrics:
             "ideal_runtime": self.ideal_runtime,
             "useful": self.useful.tolist(),
             "metrics": {k: (None if np.isnan(v) else v) for k, v in self.metrics.items()},
+            **({"transfer_note": self.transfer_note} if self.transfer_note else {}),
         }
+
+    def to_csv(self, path: str | os.PathLike[str] | None = None) -> str:
+        """Return the metric table (:meth:`table`) as CSV: metric, value (empty: not available)."""
+        text = self.table().to_csv(index_label="metric")
+        if path is not None:
+            with open(path, "w", encoding="utf-8", newline="") as out:
+                out.write(text)
+        return text
 
     def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
         """:meth:`to_dict` as JSON (written to ``path`` when given)."""
@@ -248,6 +346,8 @@ class PopMetrics:
             value = self.metrics.get(key, float("nan"))
             text = "n/a" if np.isnan(value) else f"{value:.3f}"
             lines.append(f"  {'  ' * (depth - 1)}{label:<32} {text:>7}")
+        if self.transfer_note:
+            lines.append(f"  ({self.transfer_note})")
         return "\n".join(lines)
 
     def plot(self, ax: Any = None) -> Any:
@@ -269,6 +369,35 @@ class PopMetrics:
     def __repr__(self) -> str:
         pe = self.metrics["parallel_efficiency"]
         return f"<PopMetrics {self.processes} processes, parallel efficiency {pe:.3f}>"
+
+
+#: Where the per-interval and per-region metrics take their intervals from.
+INTERVAL_SOURCES = ("markers", "pcontrol")
+REGION_SOURCES = ("regions",)
+
+
+def tree_rows(tree: Any, ideal_times: dict[str, float]) -> Any:
+    """POP metrics per interval of an interval tree (``ideal_times``: per path, replayed)."""
+    pd = pandas()
+    records = []
+    for iv in tree:
+        if iv.level == 0:
+            continue
+        per = iv.per_process
+        useful = per["cpu"].to_numpy(dtype=np.float64)
+        runtime = iv.execution_time
+        m = _efficiencies(useful, runtime, ideal_times.get(iv.path))
+        records.append(
+            {
+                "interval": iv.path,
+                "location": iv.location,
+                "executions": iv.exe_count,
+                "processes": iv.processors,
+                "runtime": runtime,
+                **m,
+            }
+        )
+    return pd.DataFrame(records)
 
 
 def _process_rows(trace: Trace) -> np.ndarray:
@@ -324,6 +453,14 @@ class PopScaling:
     def to_pandas(self) -> Any:
         """One row per run: processes, runtime, speedup and every metric."""
         return pandas().DataFrame(self.metrics)
+
+    def to_csv(self, path: str | os.PathLike[str] | None = None) -> str:
+        """Return one row per run (:meth:`to_pandas`) as CSV."""
+        text = self.to_pandas().to_csv(index=False)
+        if path is not None:
+            with open(path, "w", encoding="utf-8", newline="") as out:
+                out.write(text)
+        return text
 
     def to_dict(self) -> dict[str, Any]:
         """Scaling mode and the per-run metrics as plain data."""
@@ -421,4 +558,14 @@ def pop(
     return PopMetrics(as_trace(traces, "pop"), machine=machine, window=window, transfer=transfer)
 
 
-__all__ = ["METRICS", "PopMetrics", "PopScaling", "main_window", "pop"]
+__all__ = [
+    "METRICS",
+    "WINDOW_STATS",
+    "PopMetrics",
+    "PopScaling",
+    "main_window",
+    "pop",
+    "tree_rows",
+    "window_of",
+    "window_stats",
+]

@@ -3,7 +3,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include "parjava/analysis/causes/cause_parts.hpp"
 #include "parjava/analysis/causes/causes.hpp"
+#include "parjava/error.hpp"
 
 namespace py = pybind11;
 using namespace parjava::analysis;
@@ -25,6 +27,87 @@ py::dict time_rows(const std::vector<ActivityTime> &rows) {
       py::arg("location") = column<std::uint32_t>(rows, [](const auto &r) { return r.location; }),
       py::arg("activity") = column<std::uint32_t>(rows, [](const auto &r) { return r.activity; }),
       py::arg("ns") = column<double>(rows, [](const auto &r) { return r.ns; }));
+}
+
+std::vector<std::uint8_t>
+mask_of(const parjava::trace::Trace &trace,
+        const py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast> &owned) {
+  if (static_cast<std::size_t>(owned.size()) != trace.locations.size()) {
+    throw parjava::Error(parjava::ErrorKind::Usage,
+                         "`owned` has " + std::to_string(owned.size()) + " flags for " +
+                             std::to_string(trace.locations.size()) + " locations");
+  }
+  return {owned.data(), owned.data() + owned.size()};
+}
+
+template <typename T> py::array_t<T> array_of(const std::vector<T> &values) {
+  py::array_t<T> out(static_cast<py::ssize_t>(values.size()));
+  std::copy(values.begin(), values.end(), out.mutable_data());
+  return out;
+}
+
+using OwnedMask = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>;
+
+void register_cause_parts(py::module_ &m) {
+  py::class_<CausePart>(m, "CausePart",
+                        "A part's share of the critical path (cause_parts.hpp): its processes' "
+                        "timelines and wait states, the walk while it stays on them")
+      .def(py::init([](const std::shared_ptr<const parjava::trace::Trace> &trace,
+                       const OwnedMask &owned, std::uint32_t finalize_latest,
+                       std::int64_t finalize_entry) {
+             auto mask = mask_of(*trace, owned);
+             py::gil_scoped_release release;
+             return std::make_unique<CausePart>(*trace, mask, finalize_latest, finalize_entry);
+           }),
+           py::arg("trace"), py::arg("owned"), py::arg("finalize_latest"),
+           py::arg("finalize_entry"))
+      .def_property_readonly("locations",
+                             [](const CausePart &p) { return array_of(p.locations()); })
+      .def("begins", [](const CausePart &p) { return array_of(p.begins()); })
+      .def("ends", [](const CausePart &p) { return array_of(p.ends()); })
+      .def(
+          "walk",
+          [](CausePart &p, std::uint32_t location, std::int64_t time, std::int64_t first,
+             std::int64_t step) {
+            CausePart::Step s;
+            {
+              py::gil_scoped_release release;
+              s = p.walk(location, time, first, step);
+            }
+            return py::make_tuple(s.location, s.time, s.step, s.done);
+          },
+          py::arg("location"), py::arg("time"), py::arg("first"), py::arg("step"),
+          "Walk back while on own locations: (location, time, step, done) to go on from")
+      .def("result_bytes", [](const CausePart &p) {
+        std::string bytes;
+        {
+          py::gil_scoped_release release;
+          bytes = p.result_bytes();
+        }
+        return py::bytes(bytes);
+      });
+  m.def(
+      "finalize_entries",
+      [](const std::shared_ptr<const parjava::trace::Trace> &trace, const OwnedMask &owned) {
+        const auto e = finalize_entries(*trace, mask_of(*trace, owned));
+        return py::make_tuple(array_of(e.entry), e.entered);
+      },
+      py::arg("trace"), py::arg("owned"),
+      "Per analysed location its MPI_Finalize entry where owned (INT64_MIN elsewhere), and "
+      "how many owned ones have one");
+  m.def(
+      "merge_cause_parts",
+      [](const std::shared_ptr<const parjava::trace::Trace> &trace, const py::list &parts,
+         double seconds) {
+        std::vector<std::string> bytes;
+        for (const auto &p : parts) {
+          bytes.push_back(p.cast<std::string>());
+        }
+        py::gil_scoped_release release;
+        return std::make_shared<CauseAnalysis>(merge_cause_parts(*trace, bytes, seconds));
+      },
+      py::arg("trace"), py::arg("parts"), py::arg("seconds"),
+      "The parts' bytes as the serial critical path (a CauseAnalysis without delay costs)");
 }
 
 } // namespace
@@ -106,4 +189,5 @@ void register_causes(py::module_ &m) {
         return std::make_shared<CauseAnalysis>(analyze_causes(*trace));
       },
       py::arg("trace"));
+  register_cause_parts(m);
 }

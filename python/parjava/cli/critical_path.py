@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..errors import UsageError
 from ._output import add_output_options, check, emit
 
 EPILOG = """\
@@ -17,6 +18,8 @@ examples:
   parjava critical-path run/traces.otf2 --timeline path.png           # the path on the timeline
   parjava critical-path run/traces.otf2 --chrome path.json            # for ui.perfetto.dev
   parjava critical-path run/traces.otf2 --fail-on imbalance:0.2       # exit 1 above 20 %
+  mpirun -np 4 parjava critical-path big/traces.otf2 --mpi --format json -o path.json
+      4 analysis ranks share the trace; rank 0 writes the same report
 """
 
 
@@ -37,6 +40,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--chrome", metavar="JSON", help="also write the trace and the path as Perfetto JSON"
     )
+    p.add_argument(
+        "--mpi",
+        action="store_true",
+        help="analyse in parallel: run under mpirun -np K; each rank reads its share of the "
+        "processes, rank 0 writes the report (needs mpi4py; docs/running-at-scale.md)",
+    )
     add_output_options(
         p, "imbalance:RATIO (imbalance above RATIO of the path), length:SECONDS (path longer)"
     )
@@ -47,7 +56,21 @@ def run(args: argparse.Namespace) -> int:
     """Analyse, report, check."""
     from ..causes import critical_path
 
-    path = critical_path(args.trace)
+    if args.mpi:
+        for flag, given in (("--timeline", args.timeline), ("--chrome", args.chrome)):
+            if given:
+                raise UsageError(
+                    f"{flag} is not available with --mpi (it draws the whole "
+                    "trace); run it serially"
+                )
+        from ..parallel import critical_path as parallel_critical_path
+
+        gathered = parallel_critical_path(args.trace)
+        if gathered is None:
+            return 0  # not rank 0: rank 0 reports
+        path = gathered
+    else:
+        path = critical_path(args.trace)
     emit("critical-path", args, path, path.report(top=args.top))
     if args.timeline:
         import matplotlib

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
+from ..errors import UsageError
 from ._output import add_output_options, check, emit
 
 EPILOG = """\
@@ -12,6 +14,8 @@ examples:
   parjava pop np2/traces.otf2 np4/traces.otf2 np8/traces.otf2 # scaling table with CompScal, GE
   parjava pop run/traces.otf2 --intervals                     # also per interval and region
   parjava pop run/traces.otf2 --fail-on parallel_efficiency:0.8
+  mpirun -np 4 parjava pop big/traces.otf2 --mpi --format json -o pop.json
+      4 analysis ranks share the trace (no ideal-network replay: no SerE, TE)
 """
 
 _METRICS = (
@@ -56,6 +60,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="one run: also the metrics per interval and per user region",
     )
+    p.add_argument(
+        "--mpi",
+        action="store_true",
+        help="analyse in parallel: run under mpirun -np K; each rank reads its share of the "
+        "processes, rank 0 writes the report; transfer and serialisation efficiency (a serial "
+        "replay) are not computed (needs mpi4py; docs/running-at-scale.md)",
+    )
     add_output_options(
         p, "METRIC:MIN, exit 1 when a run's metric is below MIN (e.g. parallel_efficiency:0.8)"
     )
@@ -67,15 +78,34 @@ def run(args: argparse.Namespace) -> int:
     from ..pop import pop
 
     traces = args.traces if len(args.traces) > 1 else args.traces[0]
-    result = pop(
-        traces,
-        machine=args.machine,
-        window=args.window,
-        transfer=args.transfer,
-        scaling=args.scaling,
-    )
+    tables = args.intervals and args.format == "text" and len(args.traces) == 1
+    if args.mpi:
+        if args.machine:
+            raise UsageError(
+                "--machine sets the ideal-network replay, which does not run with --mpi; "
+                "leave it out (or run serially for transfer and serialisation efficiency)"
+            )
+        from .._parallel_explain import TRANSFER_NOTE
+        from ..parallel import pop as parallel_pop
+
+        gathered = parallel_pop(
+            traces, window=args.window, tables=tables, transfer=args.transfer, scaling=args.scaling
+        )
+        if gathered is None:
+            return 0  # not rank 0: rank 0 reports
+        result = gathered
+        if args.transfer:
+            sys.stderr.write(f"parjava pop: note: {TRANSFER_NOTE}\n")
+    else:
+        result = pop(
+            traces,
+            machine=args.machine,
+            window=args.window,
+            transfer=args.transfer,
+            scaling=args.scaling,
+        )
     text = result.report()
-    if args.intervals and args.format == "text" and len(args.traces) == 1:
+    if tables:
         for title, frame in (
             ("per interval", result.intervals()),
             ("per region", result.regions()),

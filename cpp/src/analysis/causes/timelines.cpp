@@ -24,6 +24,7 @@ std::uint32_t Timelines::call_activity(std::uint32_t region, std::uint32_t calls
   const auto [it, fresh] = index_.emplace(key, static_cast<std::uint32_t>(activities_.size()));
   if (fresh) {
     activities_.push_back({region, callsite, false, region, kNoRef});
+    keys_.push_back(key_);
     path_.push_back(static_cast<std::uint32_t>(paths_++));
   }
   return it->second;
@@ -37,6 +38,7 @@ std::uint32_t Timelines::computation_activity(std::uint32_t region, std::uint32_
   const auto [it, fresh] = index_.emplace(key, static_cast<std::uint32_t>(activities_.size()));
   if (fresh) {
     activities_.push_back({region, callsite, true, next_call, previous});
+    keys_.push_back(key_);
     const auto [p, new_path] =
         computation_path_.emplace(region, static_cast<std::uint32_t>(paths_));
     if (new_path) {
@@ -47,12 +49,22 @@ std::uint32_t Timelines::computation_activity(std::uint32_t region, std::uint32_
   return it->second;
 }
 
-Timelines::Timelines(const trace::Trace &t, const std::vector<std::uint32_t> &locations) {
+Timelines::Timelines(const trace::Trace &t, const std::vector<std::uint32_t> &locations,
+                     const std::vector<std::uint8_t> &owned) {
   const auto &ev = t.events;
   std::vector<std::uint32_t> regions;  // open user regions and intervals
   std::vector<std::size_t> unresolved; // computation segments waiting for the next call's site
   std::vector<std::uint32_t> unresolved_region;
-  for (const std::uint32_t l : locations) {
+  for (std::uint32_t index = 0; index < locations.size(); ++index) {
+    const std::uint32_t l = locations[index];
+    if (!owned.empty() && owned[index] == 0) {
+      begin_.push_back(0);
+      end_.push_back(0);
+      offset_.push_back(start_.size());
+      continue;
+    }
+    std::int64_t requests = 0; // this location's activity requests so far (ActivityKey)
+    const auto next_key = [&] { key_ = {0, index, requests++, 0}; };
     const EventIndex first = t.location_begin(l);
     const EventIndex last = t.location_end(l);
     regions.clear();
@@ -71,6 +83,7 @@ Timelines::Timelines(const trace::Trace &t, const std::vector<std::uint32_t> &lo
     std::uint32_t previous = kNoRef; // the site of the last MPI call
     const auto resolve = [&](std::uint32_t site, std::uint32_t call) {
       for (std::size_t i = 0; i < unresolved.size(); ++i) {
+        next_key();
         activity_[unresolved[i]] = computation_activity(unresolved_region[i], previous, site, call);
       }
       unresolved.clear();
@@ -90,6 +103,7 @@ Timelines::Timelines(const trace::Trace &t, const std::vector<std::uint32_t> &lo
           if (depth++ == 0) {
             resolve(ev.callsite[i], region);
             start_.push_back(ev.time[i]);
+            next_key();
             activity_.push_back(call_activity(region, ev.callsite[i]));
           }
         } else if (depth > 0 && --depth == 0) {

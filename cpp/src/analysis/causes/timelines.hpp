@@ -45,8 +45,11 @@ private:
 
 class Timelines {
 public:
-  // `locations`: the analysed locations (one per process, by rank).
-  Timelines(const trace::Trace &trace, const std::vector<std::uint32_t> &locations);
+  // `locations`: the analysed locations (one per process, by rank). `owned` (per analysed
+  // location; empty: all) limits the walk to a part's own processes; the others have no
+  // segments (begin = end = 0).
+  Timelines(const trace::Trace &trace, const std::vector<std::uint32_t> &locations,
+            const std::vector<std::uint8_t> &owned = {});
 
   [[nodiscard]] const std::vector<Activity> &activities() const { return activities_; }
   // The call path an activity belongs to, as Böhme et al. compare the two sides of a wait
@@ -59,6 +62,9 @@ public:
   std::uint32_t call_activity(std::uint32_t region, std::uint32_t callsite);
   std::uint32_t computation_activity(std::uint32_t region, std::uint32_t previous,
                                      std::uint32_t callsite, std::uint32_t next_call);
+  // The key of each activity's first request (ActivityKey); set_key() names the next requests.
+  [[nodiscard]] const std::vector<ActivityKey> &keys() const { return keys_; }
+  void set_key(const ActivityKey &key) { key_ = key; }
   [[nodiscard]] trace::Timestamp begin(std::uint32_t l) const { return begin_[l]; }
   [[nodiscard]] trace::Timestamp end(std::uint32_t l) const { return end_[l]; }
 
@@ -72,6 +78,8 @@ public:
 
 private:
   std::vector<Activity> activities_;
+  std::vector<ActivityKey> keys_;
+  ActivityKey key_;
   std::vector<std::uint32_t> path_;
   std::size_t paths_ = 0;
   std::unordered_map<std::uint32_t, std::uint32_t> computation_path_; // region -> path

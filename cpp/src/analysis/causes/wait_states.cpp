@@ -36,7 +36,7 @@ bool collective_pattern(PatternId id) {
 } // namespace
 
 WaitStates::WaitStates(const trace::Trace &t, const std::vector<std::uint32_t> &locations,
-                       Timelines &timelines) {
+                       Timelines &timelines, const PartScope *part) {
   const auto n = locations.size();
   std::vector<std::uint32_t> analysed(t.locations.size(), kNoRef);
   for (std::uint32_t l = 0; l < n; ++l) {
@@ -57,15 +57,18 @@ WaitStates::WaitStates(const trace::Trace &t, const std::vector<std::uint32_t> &
     }
   }
   const auto &ev = t.events;
+  std::vector<std::int64_t> found(n, 0); // wait states per waiting location (ActivityKey)
   for (const Finding &f : scan(t, wait_state_options())) {
     if (f.location >= analysed.size() || f.peer_location >= analysed.size() || f.idle <= 0) {
       continue;
     }
     const std::uint32_t waiting = analysed[f.location];
     const std::uint32_t cause = analysed[f.peer_location];
-    if (waiting == kNoRef || cause == kNoRef || waiting == cause) {
+    if (waiting == kNoRef || cause == kNoRef || waiting == cause ||
+        (part != nullptr && part->owned[waiting] == 0)) {
       continue;
     }
+    timelines.set_key({1, f.time, f.location, found[waiting]++});
     WaitState w;
     w.waiting = waiting;
     w.cause = cause;
@@ -77,7 +80,11 @@ WaitStates::WaitStates(const trace::Trace &t, const std::vector<std::uint32_t> &
     }
     waits_.push_back(w);
   }
-  add_finalize_waits(t, locations, timelines);
+  add_finalize_waits(t, locations, timelines, part);
+  if (part != nullptr) {
+    index_waits();
+    return;
+  }
   // MPI_Init synchronises everyone (anchors §3.7): one point for all processes when the last
   // one has entered it (max_q E_q), so a process that leaves MPI_Init late has more of it in
   // its next interval than its partner, and the waiting that causes is charged to MPI_Init
@@ -102,12 +109,8 @@ WaitStates::WaitStates(const trace::Trace &t, const std::vector<std::uint32_t> &
     }
   }
   add_collective_syncs(t, analysed);
-  std::sort(waits_.begin(), waits_.end(), [](const WaitState &a, const WaitState &b) {
-    return a.end != b.end ? a.end < b.end : a.waiting < b.waiting;
-  });
-  for (std::uint32_t i = 0; i < waits_.size(); ++i) {
-    const WaitState &w = waits_[i];
-    by_loc_[w.waiting].push_back(i);
+  index_waits();
+  for (const WaitState &w : waits_) {
     sync_[w.waiting].push_back({w.end, w.comm == kNoRef ? w.cause : kNoRef, w.comm});
     sync_[w.cause].push_back({w.end, w.comm == kNoRef ? w.waiting : kNoRef, w.comm});
   }
@@ -117,36 +120,67 @@ WaitStates::WaitStates(const trace::Trace &t, const std::vector<std::uint32_t> &
   }
 }
 
+// By increasing end; a location's wait states ending together stay in the order they were
+// found (the scan's, which a part of the trace shares for its own locations), so the critical
+// path's choice among them is the same in every analysis.
+void WaitStates::index_waits() {
+  std::stable_sort(waits_.begin(), waits_.end(), [](const WaitState &a, const WaitState &b) {
+    return a.end != b.end ? a.end < b.end : a.waiting < b.waiting;
+  });
+  for (std::uint32_t i = 0; i < waits_.size(); ++i) {
+    by_loc_[waits_[i].waiting].push_back(i);
+  }
+}
+
+EventIndex WaitStates::finalize_enter(const trace::Trace &t, std::uint32_t location) {
+  const auto &ev = t.events;
+  for (EventIndex e = t.location_end(location) - 1; e >= t.location_begin(location); --e) {
+    const auto i = static_cast<std::size_t>(e);
+    if (ev.kind[i] == EventKind::Enter && ev.region[i] < t.regions.size() &&
+        t.regions[ev.region[i]].function == trace::Function::MPI_Finalize) {
+      return e;
+    }
+  }
+  return trace::kNoEvent;
+}
+
 // Scalasca's Wait at Finalize (anchors §3.7): [min(max_q E_q, L_p) - E_p]+, caused by the
-// process that entered last.
+// process that entered last. A part knows that process from the reduction over the parts.
 void WaitStates::add_finalize_waits(const trace::Trace &t,
                                     const std::vector<std::uint32_t> &locations,
-                                    Timelines &timelines) {
+                                    Timelines &timelines, const PartScope *part) {
   const auto &ev = t.events;
   std::vector<EventIndex> enter(locations.size(), trace::kNoEvent);
   for (std::uint32_t l = 0; l < locations.size(); ++l) {
-    for (EventIndex e = t.location_end(locations[l]) - 1; e >= t.location_begin(locations[l]);
-         --e) {
-      const auto i = static_cast<std::size_t>(e);
-      if (ev.kind[i] == EventKind::Enter && ev.region[i] < t.regions.size() &&
-          t.regions[ev.region[i]].function == trace::Function::MPI_Finalize) {
-        enter[l] = e;
-        break;
-      }
+    if (part != nullptr && part->owned[l] == 0) {
+      continue;
     }
+    enter[l] = finalize_enter(t, locations[l]);
     if (enter[l] == trace::kNoEvent) {
       return; // not every process reached MPI_Finalize
     }
   }
   std::uint32_t latest = 0;
-  for (std::uint32_t l = 1; l < locations.size(); ++l) {
-    if (ev.time[static_cast<std::size_t>(enter[l])] >
-        ev.time[static_cast<std::size_t>(enter[latest])]) {
-      latest = l;
+  Timestamp last_entry = 0;
+  if (part != nullptr) {
+    if (part->finalize_latest == kNoRef) {
+      return;
     }
+    latest = part->finalize_latest;
+    last_entry = part->finalize_entry;
+  } else {
+    for (std::uint32_t l = 1; l < locations.size(); ++l) {
+      if (ev.time[static_cast<std::size_t>(enter[l])] >
+          ev.time[static_cast<std::size_t>(enter[latest])]) {
+        latest = l;
+      }
+    }
+    last_entry = ev.time[static_cast<std::size_t>(enter[latest])];
   }
-  const Timestamp last_entry = ev.time[static_cast<std::size_t>(enter[latest])];
   for (std::uint32_t l = 0; l < locations.size(); ++l) {
+    if (enter[l] == trace::kNoEvent) {
+      continue; // another part's process
+    }
     const auto i = static_cast<std::size_t>(enter[l]);
     const EventIndex leave = ev.match[i];
     const Timestamp exit =
@@ -160,6 +194,7 @@ void WaitStates::add_finalize_waits(const trace::Trace &t,
     w.cause = latest;
     w.start = ev.time[i];
     w.end = until;
+    timelines.set_key({2, l, 0, 0});
     w.activity = timelines.call_activity(ev.region[i], ev.callsite[i]);
     w.comm = kAll;
     waits_.push_back(w);

@@ -29,10 +29,19 @@ struct SyncPoint {
 };
 inline constexpr std::uint32_t kAll = 0xfffffffeU;
 
+// A part of a trace analysed on its own (cause_parts.hpp): the wait states of its own processes
+// only, Wait at Finalize from the whole trace's latest entry into MPI_Finalize (reduced over the
+// parts), and no synchronisation points (only delay costs read them).
+struct PartScope {
+  std::vector<std::uint8_t> owned;               // per analysed location
+  std::uint32_t finalize_latest = trace::kNoRef; // analysed location; kNoRef: not all entered
+  trace::Timestamp finalize_entry = 0;           // its entry
+};
+
 class WaitStates {
 public:
   WaitStates(const trace::Trace &trace, const std::vector<std::uint32_t> &locations,
-             Timelines &timelines);
+             Timelines &timelines, const PartScope *part = nullptr);
 
   [[nodiscard]] const std::vector<WaitState> &all() const { return waits_; }
   // Indices into all() of the wait states of analysed location l, by increasing end.
@@ -42,11 +51,15 @@ public:
   [[nodiscard]] trace::Timestamp previous_sync(std::uint32_t l, trace::Timestamp t,
                                                std::uint32_t partner) const;
 
+  // The entry into MPI_Finalize of analysed location `l` (its last one), or kNoEvent.
+  static trace::EventIndex finalize_enter(const trace::Trace &trace, std::uint32_t location);
+
 private:
   [[nodiscard]] bool involves(const SyncPoint &s, std::uint32_t partner) const;
+  void index_waits();
   void add_collective_syncs(const trace::Trace &trace, const std::vector<std::uint32_t> &analysed);
   void add_finalize_waits(const trace::Trace &trace, const std::vector<std::uint32_t> &locations,
-                          Timelines &timelines);
+                          Timelines &timelines, const PartScope *part);
 
   std::vector<WaitState> waits_;
   std::vector<std::vector<std::uint32_t>> by_loc_;

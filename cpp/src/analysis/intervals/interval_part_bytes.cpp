@@ -7,79 +7,17 @@
 #include <string>
 #include <type_traits>
 
+#include "../part_bytes.hpp"
 #include "parjava/analysis/intervals/interval_parts.hpp"
 #include "parjava/error.hpp"
 
 namespace parjava::analysis {
 namespace {
 
+using detail::Reader;
+using detail::Writer;
+
 constexpr std::uint32_t kMagic = 0x31504950U; // "PIP1"
-
-class Writer {
-public:
-  template <typename T> void put(const T &v) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    out.append(reinterpret_cast<const char *>(&v), sizeof(T));
-  }
-  void put(const std::string &s) {
-    put<std::uint64_t>(s.size());
-    out += s;
-  }
-  template <typename T> void put(const std::vector<T> &v) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    put<std::uint64_t>(v.size());
-    out.append(reinterpret_cast<const char *>(v.data()), v.size() * sizeof(T));
-  }
-  std::string out;
-};
-
-class Reader {
-public:
-  explicit Reader(const std::string &bytes) : in_(bytes) {}
-  template <typename T> T get() {
-    static_assert(std::is_trivially_copyable_v<T>);
-    T v;
-    std::memcpy(&v, take(sizeof(T)), sizeof(T));
-    return v;
-  }
-  std::string get_string() {
-    const auto n = count(1);
-    return {take(n), n};
-  }
-  template <typename T> std::vector<T> get_vector() {
-    const auto n = count(sizeof(T));
-    std::vector<T> v(n);
-    if (n != 0) {
-      std::memcpy(v.data(), take(n * sizeof(T)), n * sizeof(T));
-    }
-    return v;
-  }
-  [[nodiscard]] bool done() const { return at_ == in_.size(); }
-
-private:
-  std::size_t count(std::size_t item) {
-    const auto n = get<std::uint64_t>();
-    if (n > (in_.size() - at_) / item) {
-      fail();
-    }
-    return static_cast<std::size_t>(n);
-  }
-  const char *take(std::size_t n) {
-    if (n > in_.size() - at_) {
-      fail();
-    }
-    const char *p = in_.data() + at_;
-    at_ += n;
-    return p;
-  }
-  [[noreturn]] void fail() const {
-    throw Error(ErrorKind::Analysis, "interval part: the received bytes are truncated or damaged "
-                                     "at byte " +
-                                         std::to_string(at_) + " of " + std::to_string(in_.size()));
-  }
-  const std::string &in_;
-  std::size_t at_ = 0;
-};
 
 } // namespace
 
@@ -119,7 +57,7 @@ std::string interval_part_bytes(const IntervalTree &tree) {
 }
 
 IntervalTree interval_part_from_bytes(const std::string &bytes) {
-  Reader r(bytes);
+  Reader r(bytes, "interval part");
   if (bytes.size() < sizeof(kMagic) || r.get<std::uint32_t>() != kMagic) {
     throw Error(ErrorKind::Analysis, "interval part: the received bytes are not an interval part");
   }

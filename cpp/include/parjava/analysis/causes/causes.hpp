@@ -25,6 +25,7 @@
 // Finalize; only the main thread of each process is analysed.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <vector>
 
@@ -41,6 +42,16 @@ struct Activity {
   std::uint32_t next_call = trace::kNoRef;
   std::uint32_t previous_callsite = trace::kNoRef;
   friend bool operator==(const Activity &, const Activity &) = default;
+};
+
+// When the serial analysis first asks for an activity, so that an analysis of a trace in parts
+// (cause_parts.hpp) numbers the activities as it does: {0, l, k} for the k-th request in the
+// walk of analysed location l (they are walked in order), {1, time, location, k} for the k-th
+// wait state found on trace location `location` at `time` (the scan's order), {2, l, 0} for a
+// Wait at Finalize. Ordered as the requests come.
+struct ActivityKey {
+  std::int64_t phase = 0, a = 0, b = 0, c = 0;
+  friend auto operator<=>(const ActivityKey &, const ActivityKey &) = default;
 };
 
 // Nanoseconds of one activity on one location.
