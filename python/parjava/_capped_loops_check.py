@@ -3,6 +3,9 @@
 The estimation caps a loop its data test ended early (`_data_exits.py`: miniFE's CG stops after
 100 of `max_iter` = 200 iterations at 30^3) at the count the run reached. That count belongs to
 the estimation's input and process count; a prediction at another one keeps it and says so.
+So does a loop left by a `break` under a test whose outcomes the model replays in the run's
+order (`taken_cycle`: miniVite's Louvain loop ends after the 14th round, when the modularity
+stops improving): it ends where the estimation run's did.
 """
 
 from __future__ import annotations
@@ -23,7 +26,13 @@ def capped_loops_warning(prediction: Any, np: int) -> str | None:
     model = prediction.model
     if model is None:
         return None
-    capped = [n for n in model.nodes() if "trips_cap" in n]
+    nodes = {n["id"]: n for n in model.nodes()}
+    capped = [n for n in nodes.values() if "trips_cap" in n]
+    counts = {n["id"]: int(n["trips_cap"]) for n in capped}
+    for loop, count in _replayed_exits(nodes).items():
+        if loop not in counts:
+            capped.append(nodes[loop])
+            counts[loop] = count
     if not capped:
         return None
     check = model.self_check or {}
@@ -52,13 +61,36 @@ def capped_loops_warning(prediction: Any, np: int) -> str | None:
         return f"{name}:{src.get('line', 0)}"
 
     loops = ", ".join(
-        f"'{n.get('label', '')}' ({where(n)}) at {n['trips_cap']}" for n in capped[:3]
+        f"'{n.get('label', '')}' ({where(n)}) at {counts[n['id']]}" for n in capped[:3]
     )
     more = f" and {len(capped) - 3} more" if len(capped) > 3 else ""
     return (
         f"{100 * min(share / total, 1.0):.0f}% of the predicted time at np={np} is in loop(s) "
-        f"capped at the iterations per entry their data test ended them at in the estimation "
+        f"ended after the iterations per entry their data test ended them at in the estimation "
         f"run ({loops}{more}); this prediction differs from that run in {', '.join(changed[:4])}"
         f"{' and more' if len(changed) > 4 else ''}, where the test (a convergence check) may "
         "end them after more or fewer iterations: estimate at this input to measure them"
     )
+
+
+def _replayed_exits(nodes: dict[int, dict[str, Any]]) -> dict[int, int]:
+    """Return the loops left by a break under an `if` whose outcomes are replayed.
+
+    With each, the iterations after which the replayed outcomes first take the break.
+    """
+    out: dict[int, int] = {}
+    for n in nodes.values():
+        cycle = n.get("taken_cycle")
+        if n.get("kind") not in ("if", "if-else") or not cycle or 1 not in cycle:
+            continue
+        # The if's own branch only (its first child): a break there leaves the loop.
+        stack = list(n.get("children", [])[:1])
+        while stack:
+            c = nodes.get(stack.pop(), {})
+            if c.get("kind") == "break" and c.get("target") in nodes:
+                target = nodes[c["target"]]
+                if target.get("kind") in ("for", "while", "do-while"):
+                    out.setdefault(target["id"], cycle.index(1) + 1)
+            elif c.get("kind") not in ("for", "while", "do-while"):
+                stack.extend(c.get("children", []))
+    return out

@@ -55,10 +55,36 @@ def test_a_prediction_away_from_the_capping_input_says_the_cap_is_the_estimation
     """The cap is the count the estimation input's data test ended the loop at; at another np
     or input the test may end it elsewhere, and the prediction says so with the loop's line."""
     same = pj.interpret(model, MACHINE, np=1, params=model.arguments(RUN))
-    assert not [w for w in same.warnings if "capped at the iterations" in w], same.warnings
+    assert not [w for w in same.warnings if "ended after the iterations" in w], same.warnings
     other = pj.interpret(model, MACHINE, np=[1, 2], params=model.arguments(["./converge", "400"]))
-    said = [w for w in other.warnings if "capped at the iterations" in w]
+    said = [w for w in other.warnings if "ended after the iterations" in w]
     # One line for np 1 (max_iter differs) and one for np 2 (max_iter and np differ).
     assert len(said) == 2, other.warnings
     assert "converge.c:23) at 20" in said[0] and "argv1=400 (estimated at 100)" in said[0]
     assert "np=2 (estimated at np=1)" in said[1]
+
+
+BREAK = Path(__file__).resolve().parents[1] / "programs" / "decisions" / "converge_break.c"
+
+
+def test_a_loop_left_by_a_break_replays_the_runs_rounds(tmp_path: Path) -> None:
+    """`while (1) { ...; if (residual < 1e-4) break; }` ends in round 14: the break's outcomes
+    are kept in order (0 thirteen times, then 1) and replayed, so the model runs 14 rounds at
+    every np. Drawn by their frequency (1/14), miniVite's Louvain loop ran 7 rounds of 14 in
+    one prediction. At another input the prediction says the rounds are the estimation's."""
+    run = ["./converge_break", "20000"]
+    model = pj.build_model(BREAK, ["-O2"], argv=run)
+    model.estimate(run=run, np=1, directory=tmp_path)
+    tests = [n for n in model.nodes() if n.get("kind") == "if" and "residual" in n.get("label")]
+    assert len(tests) == 1 and tests[0].get("taken_cycle") == [0] * 13 + [1], tests
+    allreduce = [n["id"] for n in model.nodes() if n.get("op") == "MPI_Allreduce"]
+    assert len(allreduce) == 1
+    for np_ in (2, 3):
+        p = pj.interpret(model, MACHINE, np=np_, params=model.arguments(run))
+        rows = {r["id"]: r for r in p.nodes(np_)}
+        assert rows[allreduce[0]]["freq"] == 14 * np_, rows[allreduce[0]]  # over the ranks
+    same = pj.interpret(model, MACHINE, np=1, params=model.arguments(run))
+    assert not [w for w in same.warnings if "ended after the iterations" in w], same.warnings
+    other = pj.interpret(model, MACHINE, np=1, params=model.arguments(["./c", "40000"]))
+    said = [w for w in other.warnings if "ended after the iterations" in w]
+    assert said and "converge_break.c:20) at 14" in said[0], other.warnings

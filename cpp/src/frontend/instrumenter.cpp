@@ -635,6 +635,27 @@ private:
                         (trips ? "pj_omp_iteration(" + t + "); " : ""));
   }
 
+  // Does the branch leave a loop that communicates (`if (currMod - prevMod < thresh) break;`
+  // in miniVite's Louvain loop)? Its outcomes then decide how many rounds of messages the loop
+  // sends, so they are kept in order like a branch that guards communication: drawn by their
+  // frequency (1/14), the loop ran 7 rounds of the run's 14 in one prediction and any number
+  // in another.
+  bool ends_communicating_loop(const StructNode &node) const {
+    std::vector<StructIndex> stack(node.children.begin(), node.children.end());
+    while (!stack.empty()) {
+      const StructNode &n = a_.program.nodes[stack.back()];
+      stack.pop_back();
+      if (n.kind == StructKind::Break && n.target != kNoStruct &&
+          is_loop(a_.program.nodes[n.target].kind) && a_.program.nodes[n.target].communicates) {
+        return true;
+      }
+      if (!is_loop(n.kind)) { // a break inside a nested loop leaves that loop
+        stack.insert(stack.end(), n.children.begin(), n.children.end());
+      }
+    }
+    return false;
+  }
+
   void branch(const StructNode &node, std::uint32_t k) {
     if (node.dispatch != kNoFunction) {
       dispatch(node, k);
@@ -646,8 +667,9 @@ private:
     }
     const clang::Expr *cond = ifs->getCond();
     open(before(cond->getBeginLoc()),
-         std::string(node.communicates ? "pj_branch_seq(" : "pj_branch(") + std::to_string(k) +
-             ", !!(");
+         std::string(node.communicates || ends_communicating_loop(node) ? "pj_branch_seq("
+                                                                        : "pj_branch(") +
+             std::to_string(k) + ", !!(");
     close(after_token(cond->getEndLoc()), "))");
   }
 
