@@ -408,7 +408,9 @@ def self_check(
                 float(r.get("corrected_share", 0.0)) > _CORRECTED for r in ranks
             )
             programs.append(max(_own_seconds(r, corrected) for r in timed))
-    if not programs:
+    if not programs or min(programs) <= 0:
+        # Nothing to compare with: no program time, or one the probes' estimated cost (or a
+        # wait) took all of -- a self-check against that would pass or fail by accident.
         return None
     measured = statistics.mean(programs)
     machine = machine if machine is not None else Machine.preset("shared-memory")

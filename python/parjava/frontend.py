@@ -382,10 +382,15 @@ class SourceModel(Model):
             # And how trustworthy the timings were: a self-check passes on timings a loaded
             # machine inflated (the model follows its own estimation run), so a prediction
             # must still say that its block times may be the machine's (issue 13, item 5).
+            # And the timed fragments the run never executed: a prediction that runs them
+            # (another np, another input) has no time for them (_unmeasured_check.py).
             self._doc["self_check"] = {
                 **checked.to_json(),
                 "argv": [str(a) for a in run],
                 "timings": {"verdict": verdict, "line": trust},
+                "unmeasured": sorted(
+                    int(n["node"]) for n in summary.get("nodes", []) if n["executions"] == 0
+                ),
             }
             self._changed()
             checks.append(

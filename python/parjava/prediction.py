@@ -30,6 +30,7 @@ from ._core_loader import load_core
 from ._extrapolation_check import rewritten_bounds_warning
 from ._progress import Progress
 from ._scaling_check import fixed_loops_warning, unmodelled_pgas_warning
+from ._unmeasured_check import unmeasured_warning
 from .errors import DeadlockError, Error, ModelError, UsageError
 from .model import Model
 
@@ -271,6 +272,9 @@ class Prediction:
             capped = capped_loops_warning(self, r.np)
             if capped is not None and capped not in seen:
                 seen.append(capped)
+            unmeasured = unmeasured_warning(self, r.np) if self.model is not None else None
+            if unmeasured is not None and unmeasured not in seen:
+                seen.append(unmeasured)
         return seen
 
     def _measured_through_warnings(self) -> list[str]:

@@ -878,6 +878,13 @@ Model read_model(std::string_view text, std::string_view origin) {
         timings != nullptr && (!timings->is_object() || !timings->contains("verdict"))) {
       cr.fail("timings", "must be an object with the estimation runs' 'verdict' and 'line'");
     }
+    if (const Json *unmeasured = cr.get("unmeasured");
+        unmeasured != nullptr &&
+        (!unmeasured->is_array() ||
+         !std::all_of(unmeasured->begin(), unmeasured->end(),
+                      [](const Json &id) { return id.is_number_integer(); }))) {
+      cr.fail("unmeasured", "must be the list of node ids the estimation run never executed");
+    }
     cr.finish();
     m.self_check = check->dump();
   }

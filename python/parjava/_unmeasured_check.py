@@ -1,0 +1,74 @@
+"""Honesty check of predictions that run fragments the estimation run never executed (issue 13).
+
+A timed fragment (a block, a loop measured as a whole, a function) that the estimation run never
+reached has no measured time: the model counts it as 0. At the estimation's np and input that
+costs nothing, as the model does not run it either; at another np or input it may run, and then
+the prediction leaves its work out. miniVite's graph generator pairs each rank's vertices with
+its neighbours' only when there are neighbours: estimated at np 1, its prediction at np 2 ran
+those 50 million pair tests at 0 s each and said nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SHOWN = 3
+
+
+def unmeasured_warning(prediction: Any, np: int) -> str | None:
+    """Return the warning for the run at ``np``, or None when it runs only measured fragments."""
+    model = prediction.model
+    check = model.self_check if model is not None else None
+    unmeasured = set((check or {}).get("unmeasured") or [])
+    if not unmeasured:
+        return None
+    rows = {r["id"]: r for r in prediction.nodes(np)}
+    ran = {i for i in unmeasured if rows.get(i, {}).get("freq", 0) > 0}
+    if not ran:
+        return None
+    nodes = {n["id"]: n for n in model.nodes()}
+    parent: dict[int, int] = {}
+    for n in nodes.values():
+        for c in n.get("children", []):
+            parent[c] = n["id"]
+
+    def outermost(i: int) -> bool:
+        p = parent.get(i)
+        while p is not None:
+            if p in ran:
+                return False
+            p = parent.get(p)
+        return True
+
+    def work(i: int) -> float:
+        # Executions of everything under the fragment: a loop entered once that runs 50
+        # million bodies comes before a call made 28 times.
+        total, stack = 0.0, [i]
+        while stack:
+            n = stack.pop()
+            total += float(rows.get(n, {}).get("freq", 0))
+            stack.extend(nodes.get(n, {}).get("children", []))
+        return total
+
+    top = sorted((i for i in ran if outermost(i)), key=lambda i: -work(i))
+    files = model.files
+
+    def where(node: dict[str, Any]) -> str:
+        src = node.get("source") or {}
+        f = src.get("file", -1)
+        name = files[f].rsplit("/", 1)[-1] if isinstance(f, int) and 0 <= f < len(files) else "?"
+        return f"{name}:{src.get('line', 0)}"
+
+    shown = ", ".join(
+        f"'{nodes[i].get('label') or nodes[i].get('kind')}' ({where(nodes[i])}, "
+        f"{rows[i]['freq']:.0f} times)"
+        for i in top[:SHOWN]
+    )
+    more = f" and {len(top) - SHOWN} more" if len(top) > SHOWN else ""
+    estimated = (check or {}).get("np")
+    return (
+        f"{len(top)} fragment(s) the estimation run (np={estimated}) never executed run in this "
+        f"prediction at np={np} with no measured time, counted as 0 s: {shown}{more}; they are "
+        f"reached only at other process counts or inputs, so the prediction leaves their work "
+        f"out: estimate at np={np} (or at this input) to measure them"
+    )
