@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._node_places import where
+
 _SHARE = 0.02  # warn when capped loops carry at least this share of the predicted time
 
 
@@ -54,14 +56,8 @@ def capped_loops_warning(prediction: Any, np: int) -> str | None:
         return None
     files = model.files
 
-    def where(node: dict[str, Any]) -> str:
-        src = node.get("source") or {}
-        f = src.get("file", -1)
-        name = files[f].rsplit("/", 1)[-1] if isinstance(f, int) and 0 <= f < len(files) else "?"
-        return f"{name}:{src.get('line', 0)}"
-
     loops = ", ".join(
-        f"'{n.get('label', '')}' ({where(n)}) at {counts[n['id']]}" for n in capped[:3]
+        f"'{n.get('label', '')}' ({where(files, n)}) at {counts[n['id']]}" for n in capped[:3]
     )
     more = f" and {len(capped) - 3} more" if len(capped) > 3 else ""
     return (

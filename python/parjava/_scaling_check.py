@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ._node_places import where
+
 # Names in a time expression that are functions, not variables.
 _FUNCTIONS = {"max", "min", "float", "int", "pow", "sqrt", "log", "log2", "exp", "ceil", "floor"}
 _FUNCTIONS |= {"abs", "dims_create", "e", "E"}
@@ -62,14 +64,8 @@ def fixed_loops_warning(prediction: Any, np: int) -> str | None:
     fixed.sort(key=lambda item: item[0], reverse=True)
     files = model.files
 
-    def where(node: dict[str, Any]) -> str:
-        src = node.get("source", {})
-        f = src.get("file", -1)
-        name = files[f].rsplit("/", 1)[-1] if 0 <= f < len(files) else "?"
-        return f"{name}:{src.get('line', 0)}"
-
     shown = ", ".join(
-        f"'{n.get('label', '')}' ({where(n)}, {100 * s:.0f}%)" for s, n in fixed[:SHOWN]
+        f"'{n.get('label', '')}' ({where(files, n)}, {100 * s:.0f}%)" for s, n in fixed[:SHOWN]
     )
     return (
         f"{100 * min(share, 1.0):.0f}% of the predicted time at np={np} is in {len(fixed)} "
@@ -112,16 +108,10 @@ def unmodelled_pgas_warning(prediction: Any, np: int) -> str | None:
         return None
     files = model.files
 
-    def where(node: dict[str, Any]) -> str:
-        src = node.get("source", {})
-        f = src.get("file", -1)
-        name = files[f].rsplit("/", 1)[-1] if 0 <= f < len(files) else "?"
-        return f"{name}:{src.get('line', 0)}"
-
     # The calls that take the time first, then communication before set-up and queries.
     times = {r["id"]: r["time"] for r in prediction.nodes(np)}
     calls.sort(key=lambda n: (-times.get(n["id"], 0.0), _SETUP.match(str(n["callee"])) is not None))
-    names = list(dict.fromkeys(f"{n['callee']} ({where(n)})" for n in calls))
+    names = list(dict.fromkeys(f"{n['callee']} ({where(files, n)})" for n in calls))
     shown = ", ".join(names[:SHOWN]) + (
         f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
     )

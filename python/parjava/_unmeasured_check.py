@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._node_places import where
+
 SHOWN = 3
 
 
@@ -53,14 +55,8 @@ def unmeasured_warning(prediction: Any, np: int) -> str | None:
     top = sorted((i for i in ran if outermost(i)), key=lambda i: -work(i))
     files = model.files
 
-    def where(node: dict[str, Any]) -> str:
-        src = node.get("source") or {}
-        f = src.get("file", -1)
-        name = files[f].rsplit("/", 1)[-1] if isinstance(f, int) and 0 <= f < len(files) else "?"
-        return f"{name}:{src.get('line', 0)}"
-
     shown = ", ".join(
-        f"'{nodes[i].get('label') or nodes[i].get('kind')}' ({where(nodes[i])}, "
+        f"'{nodes[i].get('label') or nodes[i].get('kind')}' ({where(files, nodes[i])}, "
         f"{rows[i]['freq']:.0f} times)"
         for i in top[:SHOWN]
     )
