@@ -75,6 +75,9 @@ class App:
     # Build as `cc FLAGS -E f.cpp > f.2.cpp && cc FLAGS -c f.2.cpp` (miniMD's Makefiles: a
     # macro holding `#pragma omp for` only works that way).
     preprocess_first: bool = False
+    # A header the app's Makefile generates before compiling (CoMD's CoMD_info.h): the command
+    # that makes it, run in `directory` when the file is missing.
+    generated: tuple[str, list[str]] | None = None
 
 
 MINIAMR_OBJECT = ["--num_objects", "1", "--object", "2", "0", "-1.10", "-1.10", "-1.10"]
@@ -104,6 +107,10 @@ def recognise(checkout: Path) -> App | list[Motif]:
             ["-x", "20", "-y", "20", "-z", "20", "-N", "10", "-n", "10"],
             ["-x", "20", "-y", "20", "-z", "20", "-N", "100", "-n", "100"],
             np2=["-i", "2"],
+            generated=(
+                "CoMD_info.h",
+                ["bash", "./generate_info_header", "CoMD-mpi", "mpicc", "-std=c99 -O3", "-lm"],
+            ),
         )
     if (checkout / "ref" / "main.c").exists() and (checkout / "ref" / "refine.c").exists():
         d = checkout / "ref"
@@ -448,6 +455,9 @@ def run_app(app: App, machine: object, args: argparse.Namespace, work: Path) -> 
     """The rows of one app."""
     rows: list[dict] = []
     t0 = time.monotonic()
+    if app.generated and not (app.directory / app.generated[0]).exists():
+        # What `make` does first; a new user builds the app before modelling it.
+        subprocess.run(app.generated[1], cwd=app.directory, check=True)
     model = estimate(app, app.small, 1, args.estimate_repeat)
     diagnosed = [str(d) for d in model.diagnostics if d.severity in ("warning", "error")]
     exe = build_real(app, work)
