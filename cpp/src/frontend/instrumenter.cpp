@@ -661,11 +661,20 @@ private:
       dispatch(node, k);
       return;
     }
-    const auto *ifs = llvm::dyn_cast_or_null<clang::IfStmt>(node.stmt);
-    if (ifs == nullptr || ifs->getConditionVariable() != nullptr || ifs->isConstexpr()) {
+    const clang::Expr *cond = nullptr;
+    if (const auto *ifs = llvm::dyn_cast_or_null<clang::IfStmt>(node.stmt)) {
+      if (ifs->getConditionVariable() != nullptr || ifs->isConstexpr()) {
+        throw Skip{"the condition declares a variable"};
+      }
+      cond = ifs->getCond();
+    } else if (const auto *c = llvm::dyn_cast_or_null<clang::ConditionalOperator>(node.stmt)) {
+      cond = c->getCond(); // calls under `?:` (structure_guards.cpp)
+    } else if (const auto *b = llvm::dyn_cast_or_null<clang::BinaryOperator>(node.stmt);
+               b != nullptr && b->isLogicalOp()) {
+      cond = b->getLHS(); // calls right of `&&` / `||`
+    } else {
       throw Skip{"the condition declares a variable"};
     }
-    const clang::Expr *cond = ifs->getCond();
     open(before(cond->getBeginLoc()),
          std::string(node.communicates || ends_communicating_loop(node) ? "pj_branch_seq("
                                                                         : "pj_branch(") +

@@ -442,9 +442,9 @@ void StructureWalk::append_simple(Seq &seq, const clang::Stmt *s) {
   flush(seq);
   std::set<const clang::Expr *> skip;
   for (const auto &c : leaves) {
-    emit_call_leaf(seq, c, s);
     skip.insert(c.expr);
   }
+  emit_leaves(seq, leaves, s);
   add_effects(seq, tagged(statement_effects(s, vars_, calls_, &skip), s), s->getSourceRange());
 }
 

@@ -13,9 +13,7 @@ void StructureWalk::emit_condition_calls(Seq &seq, const clang::Stmt *s) {
   if (s == nullptr) {
     return;
   }
-  for (const auto &c : leaf_calls(s)) {
-    emit_call_leaf(seq, c, s);
-  }
+  emit_leaves(seq, leaf_calls(s), s);
 }
 
 // Is `e` evaluated whenever `cond` is (not on the right of && or ||, not in a branch of ?:)?

@@ -36,6 +36,19 @@ bool contains_call(const clang::Stmt *s);
 // The statement a loop body consists of (a compound of one statement or the statement), or null.
 const clang::Stmt *single_statement(const clang::Stmt *body);
 
+// One conditional a call sits in (structure_guards.cpp): the `?:` or logical operator, and
+// which of its two sides holds the call (0: the true branch of `?:` and the right of `&&`; 1:
+// the false branch and the right of `||`).
+struct Guard {
+  const clang::Expr *expr = nullptr;
+  int side = 0;
+};
+
+struct GuardedCall {
+  ClassifiedCall call;
+  std::vector<Guard> guards; // outermost first
+};
+
 class StructureWalk {
 public:
   StructureWalk(Program &program, const CallClassifier &calls, FunctionId function)
@@ -109,6 +122,12 @@ private:
   std::string indirect_reason(const ClassifiedCall &c) const;
   StructIndex dispatch_chain(const ClassifiedCall &c, const clang::Stmt *statement, std::size_t k);
   VarId return_slot(FunctionId callee);
+
+  // structure_guards.cpp: leaves of calls under `?:`, `&&` and `||`, as ifs on the guards
+  void emit_leaves(Seq &seq, const std::vector<ClassifiedCall> &leaves,
+                   const clang::Stmt *statement);
+  void emit_guarded(Seq &seq, const std::vector<GuardedCall> &calls, std::size_t depth,
+                    const clang::Stmt *statement);
 
   // structure_mpi.cpp: MPI leaves, communicator names (arrays, copies, parameters), groups
   void emit_mpi_leaf(Seq &seq, const ClassifiedCall &c);
