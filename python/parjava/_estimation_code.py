@@ -148,12 +148,56 @@ def compile_estimation_code(
     for flag in [*link_flags, *link_args]:
         if flag not in dedup:
             dedup.append(flag)
-    check(
-        [linker, *objects, str(runtime_obj), "-o", str(exe), *dedup, "-lm"],
-        work,
-        "linking the estimation code",
-    )
+    link = [linker, *objects, str(runtime_obj), "-o", str(exe), *dedup, "-lm"]
+    try:
+        check(link, work, "linking the estimation code")
+    except RunError as failure:
+        inline = _c99_inline_missing(inst, str(failure))
+        if not inline:
+            raise
+        # C99 `inline` definitions without an external one (graph500's aml.c): the program
+        # links only while the compiler inlines every call, and the probes make the functions
+        # larger. GNU89 inline semantics give each such definition its external copy.
+        for i, src in enumerate(inst["sources"]):
+            if Path(src["original"]).suffix != ".c":
+                continue
+            command = list(src["command"])
+            if compiler:
+                command[0] = compiler
+            check(
+                compile_command([*command, "-fgnu89-inline"], work / f"source{i}.o"),
+                src["directory"] or work,
+                "compiling the estimation code",
+                source=True,
+            )
+        check(link, work, "linking the estimation code (with -fgnu89-inline)")
+        inst.setdefault("link_notes", []).append(
+            f"{', '.join(inline[:4])}{' and more' if len(inline) > 4 else ''}: C99 inline "
+            "definition(s) with no external definition, which link only where the compiler "
+            "inlines every call; the estimation code's probes make them larger, so its C "
+            "sources were compiled with -fgnu89-inline (an external copy of each)"
+        )
     return exe
+
+
+def _c99_inline_missing(inst: dict[str, Any], output: str) -> list[str]:
+    """Return the undefined functions of a failed link that a C source defines `inline`."""
+    missing = sorted(set(re.findall(r"undefined reference to `([A-Za-z_]\w*)'", output)))
+    if not missing:
+        return []
+    found = []
+    texts = []
+    for src in inst["sources"]:
+        if Path(src["original"]).suffix == ".c":
+            try:
+                texts.append(Path(src["original"]).read_text(errors="replace"))
+            except OSError:
+                continue
+    for name in missing:
+        pattern = re.compile(r"(^|[\s;}])inline\b[^;{}()]*\b" + re.escape(name) + r"\s*\(", re.M)
+        if any(pattern.search(t) for t in texts):
+            found.append(name)
+    return found
 
 
 def culprits(inst: dict[str, Any], output: str) -> list[Culprit]:

@@ -361,6 +361,10 @@ class SourceModel(Model):
             )
             for c in repaired
         ]
+        repairs += [
+            Diagnostic(kind="estimation", severity="note", message=m)
+            for m in inst.get("link_notes", [])
+        ]
         checked = None
         summary = json.loads(applied["summary"])
         params = self.arguments(run)

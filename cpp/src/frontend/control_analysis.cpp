@@ -231,6 +231,16 @@ private:
                   var.function != kNoFunction ? p_.functions[var.function].context : nullptr);
         continue;
       }
+      // A status field no modelled MPI call sets (graph500's `ack_intra -= status.MPI_TAG`
+      // after MPI_Testany, an external call): the model had a name nothing declared.
+      if (var.decl == nullptr && !assigned.contains(v) &&
+          (var.source_name.ends_with(".MPI_TAG") || var.source_name.ends_with(".MPI_SOURCE"))) {
+        knock_out(
+            v, "'" + var.source_name + "' is set by an MPI call the model does not follow (data)",
+            var.location,
+            var.function != kNoFunction ? p_.functions[var.function].context : nullptr);
+        continue;
+      }
       if (var.scope == VarScope::Local && var.source_name.ends_with(".size()") &&
           !assigned.contains(v)) {
         knock_out(v,
@@ -456,9 +466,7 @@ private:
         WriteOptions o;
         o.substitutions = task_substitution(n);
         const WriteResult r = writer_.write(node.cond, f, o);
-        if (r.ok) {
-          node.control = true;
-        } else if (is_loop(node.kind) && bounded_by_control(node, f, o, r)) {
+        if (r.ok || (is_loop(node.kind) && bounded_by_control(node, f, o, r))) {
           node.control = true;
         } else {
           node.opaque = true;

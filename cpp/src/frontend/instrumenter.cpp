@@ -244,6 +244,37 @@ private:
     return parents[0].get<clang::Stmt>();
   }
 
+  // Is there a preprocessor conditional (#if, #ifdef, #ifndef, #elif, #else, #endif) between
+  // the end of `a` and the start of `b` (or are they in different files or expansions)?
+  bool conditional_between(const clang::Stmt *a, const clang::Stmt *b) {
+    const auto [fa, oa] = sm_.getDecomposedLoc(sm_.getExpansionLoc(a->getEndLoc()));
+    const auto [fb, ob] = sm_.getDecomposedLoc(sm_.getExpansionLoc(b->getBeginLoc()));
+    if (fa != fb || ob < oa) {
+      return true;
+    }
+    bool invalid = false;
+    const llvm::StringRef buffer = sm_.getBufferData(fa, &invalid);
+    if (invalid || ob > buffer.size()) {
+      return true;
+    }
+    llvm::StringRef text = buffer.substr(oa, ob - oa);
+    // A directive starts a line: look at what follows each newline.
+    for (std::size_t nl = text.find('\n'); nl != llvm::StringRef::npos; nl = text.find('\n')) {
+      text = text.substr(nl + 1);
+      llvm::StringRef line = text.ltrim(" \t");
+      if (!line.consume_front("#")) {
+        continue;
+      }
+      line = line.ltrim(" \t");
+      for (const char *d : {"if", "elif", "else", "endif"}) {
+        if (line.starts_with(d)) {
+          return true; // #if, #ifdef, #ifndef, #elif, #elifdef, #else, #endif
+        }
+      }
+    }
+    return false;
+  }
+
   bool in_openmp_directive(const clang::Stmt *s) {
     const clang::Stmt *parent = parent_of(s);
     return parent != nullptr && (llvm::isa<clang::CapturedStmt>(parent) ||
@@ -401,7 +432,10 @@ private:
     if (s != nullptr && !statement_position(s)) {
       s = llvm::isa<clang::Expr>(s) ? enclosing_statement(s) : nullptr;
     }
-    if (s == nullptr) {
+    // The variable is read back by its spelling; a spelling that is a call (a macro use,
+    // graph500's `SETCOLUMN(next, gtgt)`: a memcpy returning a pointer) is not the variable,
+    // and `(double)` of it did not compile.
+    if (s == nullptr || site.spelling.find('(') != std::string::npos) {
       dropped_.insert(site.slot);
       return;
     }
@@ -472,6 +506,19 @@ private:
     for (std::size_t i = first; i < last; ++i) {
       if (!statement_position(node.stmts[i])) {
         throw Skip{"the statements include part of a loop header"};
+      }
+    }
+    // The probe's two ends in one scope and one preprocessor branch: a block the builder ran
+    // on into a nested `{ }` (graph500's main: the begin inside it declared a variable the end
+    // outside used), or across an `#else` / `#endif` the compiler of the estimation code takes
+    // the other side of (graph500's bitreverse: Clang's __GNUC__ is 4, gcc's 12), does not
+    // compile, and the function lost all its probes. The statements after the first such
+    // boundary go untimed: declarations and assignments, not loops or calls of the model.
+    for (std::size_t i = first + 1; i < last; ++i) {
+      if (parent_of(node.stmts[i]) != parent_of(node.stmts[first]) ||
+          conditional_between(node.stmts[i - 1], node.stmts[i])) {
+        last = i;
+        break;
       }
     }
     const clang::Stmt *s0 = node.stmts[first];
