@@ -13,7 +13,8 @@ with MPI, without OpenMP), ParRes/Kernels (MPI1/Stencil, the PRK stencil), Mante
 (ref/, header-only C++), lanl/PENNANT (its Sedov input), Mantevo/miniMD (ref/, MPI + OpenMP,
 built as Makefile.openmpi builds it: each file preprocessed, then the output compiled; one
 OpenMP thread, its default), sstsimulator/ember (the MPI communication motifs, see
-`ember_motifs`). For each app the rows are:
+`ember_motifs`), ECP-ExaGraph/miniVite (MPI + OpenMP graph clustering, one thread). For
+each app the rows are:
 
 * np 1 at the estimation input (bar 15 %): the model and the estimation code, no scaling;
 * np 1 on the full input, ten times the time steps, from the estimation on a tenth (bar 20 %);
@@ -157,9 +158,11 @@ def recognise(checkout: Path) -> App | list[Motif]:
         return pennant(checkout)
     if (checkout / "ref" / "ljs.cpp").exists() and (checkout / "ref" / "in.lj.miniMD").exists():
         return minimd(checkout / "ref")
+    if (checkout / "dspl.hpp").exists() and (checkout / "main.cpp").exists():
+        return minivite(checkout)
     raise SystemExit(
         f"{checkout}: not a checkout this benchmark knows (CoMD, miniAMR, LULESH, ParRes/Kernels, "
-        "miniFE, PENNANT, miniMD, Ember)"
+        "miniFE, PENNANT, miniMD, Ember, miniVite)"
     )
 
 
@@ -184,6 +187,27 @@ def minimd(ref: Path) -> App:
         two_ranks=True,
         cxx=True,
         preprocess_first=True,
+    )
+
+
+def minivite(checkout: Path) -> App:
+    """ECP-ExaGraph/miniVite: one distributed Louvain phase on the random geometric graph it
+    generates (`-n` vertices), built with its Makefile's flags; one OpenMP thread (the
+    benchmark sets OMP_NUM_THREADS=1). Rows: 20000 vertices, and 2x the vertices (the
+    generator's pairwise triangle makes it about 3.6x the time); its np-2 model is estimated
+    at np 2 (the cross-rank edges are data)."""
+    return App(
+        "miniVite",
+        checkout,
+        [str(checkout / "main.cpp")],
+        ["-std=c++11", "-O3", "-fopenmp", "-DPRINT_DIST_STATS"],
+        ["-fopenmp"],
+        ["-n", "20000"],
+        ["-n", "40000"],
+        estimate_np2=True,
+        two_ranks=True,
+        cxx=True,
+        full_label="2x the vertices",
     )
 
 
@@ -536,6 +560,8 @@ def main() -> int:
     args = parser.parse_args()
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    # OpenMP apps (miniMD, miniVite) run one thread, as the rows' models are estimated.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
     apps = [recognise(c.resolve()) for c in args.checkouts]
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     machine = machine_for(args)
