@@ -9,6 +9,7 @@
 #include "parjava/frontend/instrument.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -424,6 +425,22 @@ private:
     }
   }
 
+  // `f(...)` somewhere in `text`: a name followed by `(`, not a parenthesised lvalue such as
+  // `(params)[1]`.
+  static bool spelled_as_call(const std::string &text) {
+    for (std::size_t i = text.find('('); i != std::string::npos; i = text.find('(', i + 1)) {
+      std::size_t j = i;
+      while (j > 0 && (text[j - 1] == ' ' || text[j - 1] == '\t')) {
+        --j;
+      }
+      if (j > 0 &&
+          (std::isalnum(static_cast<unsigned char>(text[j - 1])) != 0 || text[j - 1] == '_')) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   // After the statement that sets a program input, the value it set (the model parameter's
   // value in the estimation run). A place that cannot hold it drops this probe only: the
   // node's other probes do not depend on it.
@@ -435,7 +452,7 @@ private:
     // The variable is read back by its spelling; a spelling that is a call (a macro use,
     // graph500's `SETCOLUMN(next, gtgt)`: a memcpy returning a pointer) is not the variable,
     // and `(double)` of it did not compile.
-    if (s == nullptr || site.spelling.find('(') != std::string::npos) {
+    if (s == nullptr || spelled_as_call(site.spelling)) {
       dropped_.insert(site.slot);
       return;
     }
