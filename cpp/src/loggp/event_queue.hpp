@@ -69,7 +69,7 @@ public:
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
 
-  void push(const Event &e) {
+  [[gnu::always_inline]] void push(const Event &e) {
     if (size_ == 0) {
       // An empty queue: the event is the next one served whatever its time, so it waits in
       // solo_ without a list, a hash slot or a heap entry. Chains of events at distinct times
@@ -84,6 +84,11 @@ public:
       size_ = 1;
       return;
     }
+    push_queued(e);
+  }
+
+private:
+  [[gnu::noinline]] void push_queued(const Event &e) {
     if (has_solo_) {
       unsolo(e.time);
     }
@@ -110,6 +115,7 @@ public:
     append(l, Entry{e.seq, e.op, e.info});
   }
 
+public:
   // The earliest event (the queue must not be empty).
   const Event &top() {
     if (has_solo_) {
@@ -191,12 +197,17 @@ private:
   }
 
 public:
-  Event pop() {
+  [[gnu::always_inline]] Event pop() {
     if (has_solo_) {
       has_solo_ = false;
       size_ = 0;
       return solo_;
     }
+    return pop_queued();
+  }
+
+private:
+  [[gnu::noinline]] Event pop_queued() {
     const Event e = top();
     --size_;
     if (!past_.empty()) {
@@ -214,6 +225,7 @@ public:
     return e;
   }
 
+public:
   // Bytes the queue holds (its pool only grows, so this is also its peak).
   [[nodiscard]] std::size_t capacity_bytes() const noexcept {
     return pool_.capacity() * sizeof(Entry) + blocks_.capacity() * sizeof(Block) +
