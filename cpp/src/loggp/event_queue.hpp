@@ -154,27 +154,36 @@ public:
     }
   }
 
-  // The event `k` places after the earliest one when it is already known cheaply (the current
-  // list's first two blocks), else nullptr. Used only to prefetch the memory upcoming events
-  // will touch.
-  [[nodiscard]] const Event *peek_ahead(std::size_t k) noexcept {
-    if (has_solo_ || !past_.empty() || current_ == kNone) {
-      return nullptr;
-    }
+  // A queued entry as peek_ahead() and peek_late() show it (its time is the current one).
+  struct Entry {
+    std::uint64_t seq;
+    std::uint32_t op;
+    std::uint32_t info;
+    [[nodiscard]] EntryKind kind() const noexcept { return static_cast<EntryKind>(info >> 30U); }
+  };
+
+  // Whether the next entries are served from the current time's lists, the only ones
+  // peek_ahead() and peek_late() can see (one check for all the peeks of an event).
+  [[nodiscard]] bool lists_active() const noexcept {
+    return !has_solo_ && past_.empty() && current_ != kNone;
+  }
+
+  // With lists_active(): the entry `k` places after the head of the current list when it is
+  // already known cheaply (the list's first two blocks), else nullptr. Used only to prefetch
+  // the memory upcoming events will touch; valid until the next push.
+  [[nodiscard]] const Entry *peek_ahead(std::size_t k) const noexcept {
     return peek_in(current_, k);
   }
 
   // The same in the current time's late list (blocked groups re-queued with an older seq): the
   // two lists are served merged, so this is at most k places ahead.
-  [[nodiscard]] const Event *peek_late(std::size_t k) noexcept {
-    if (has_solo_ || !past_.empty() || current_ == kNone || lists_[current_].late == kNone) {
-      return nullptr;
-    }
-    return peek_in(lists_[current_].late, k);
+  [[nodiscard]] const Entry *peek_late(std::size_t k) const noexcept {
+    const std::uint32_t late = lists_[current_].late;
+    return late == kNone ? nullptr : peek_in(late, k);
   }
 
 private:
-  [[nodiscard]] const Event *peek_in(std::uint32_t list, std::size_t k) noexcept {
+  [[nodiscard]] const Entry *peek_in(std::uint32_t list, std::size_t k) const noexcept {
     const List &l = lists_[list];
     if (l.count <= k) {
       return nullptr;
@@ -191,9 +200,7 @@ private:
         return nullptr;
       }
     }
-    const Entry &x = pool_[b->start + at];
-    ahead_ = Event{now_, x.seq, x.op, x.info};
-    return &ahead_;
+    return &pool_[b->start + at];
   }
 
 public:
@@ -208,6 +215,24 @@ public:
 
 private:
   [[gnu::noinline]] Event pop_queued() {
+    // The common case of lockstep patterns first: the head of the current time's list or of its
+    // late list, nothing earlier pending (what top() would find, without its bookkeeping).
+    if (past_.empty() && current_ != kNone &&
+        (unordered_.empty() || unordered_.front().time != now_)) {
+      List &l = lists_[current_];
+      if (l.count != 0) {
+        List *from = &l;
+        if (l.late != kNone && lists_[l.late].count != 0 &&
+            head(lists_[l.late]).seq < head(l).seq) {
+          from = &lists_[l.late];
+        }
+        const Entry &x = head(*from);
+        const Event e{now_, x.seq, x.op, x.info};
+        --size_;
+        pop_head(*from);
+        return e;
+      }
+    }
     const Event e = top();
     --size_;
     if (!past_.empty()) {
@@ -240,11 +265,6 @@ private:
   static constexpr unsigned kClasses = 4; // block sizes 4 << (2 * class) entries
   static constexpr unsigned kLargestClass = kClasses - 1U;
 
-  struct Entry {
-    std::uint64_t seq;
-    std::uint32_t op;
-    std::uint32_t info;
-  };
   // A block of a list: `capacity` entries at pool_[start], the first `used` of them written.
   struct Block {
     std::uint32_t start;
@@ -501,7 +521,6 @@ private:
   bool has_solo_ = false;
   Event head_{}; // top() of a list entry (entries do not store the time)
   From from_ = From::List;
-  Event ahead_{};
 };
 
 } // namespace parjava::loggp

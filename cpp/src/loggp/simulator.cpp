@@ -107,11 +107,14 @@ private:
   // memory of the events a few places ahead (op record, then the host's clocks and queue), so
   // their cache misses overlap with the work on the current one.
   [[gnu::always_inline]] void prefetch_upcoming() noexcept {
-    if (const Event *far = queue_.peek_ahead(kPrefetchFar);
+    if (!queue_.lists_active()) {
+      return; // a single event queued, or earlier ones: nothing known ahead
+    }
+    if (const EventQueue::Entry *far = queue_.peek_ahead(kPrefetchFar);
         far != nullptr && far->kind() != EntryKind::Group) {
       __builtin_prefetch(ops_ + far->op);
     }
-    const Event *near = queue_.peek_ahead(kPrefetchNear);
+    const EventQueue::Entry *near = queue_.peek_ahead(kPrefetchNear);
     if (near != nullptr) {
       if (near->kind() == EntryKind::Group) {
         __builtin_prefetch(&groups_[near->op]);
@@ -120,7 +123,7 @@ private:
         if (near->kind() == EntryKind::Message) {
           queues_.prefetch(op.peer);
         } else {
-          queues_.prefetch(near->host());
+          queues_.prefetch(near->info & Event::kHostMask);
           __builtin_prefetch(&shapes_[op.shape]);
         }
       }
@@ -128,18 +131,18 @@ private:
     // Blocked groups re-queued with an older seq wait in the late list, merged with the one
     // above when served: their group record, then their host record (a tree's second and later
     // sends of a host, run long after the host was last touched).
-    if (const Event *late = queue_.peek_late(kPrefetchNear);
+    if (const EventQueue::Entry *late = queue_.peek_late(kPrefetchNear);
         late != nullptr && late->kind() == EntryKind::Group) {
       __builtin_prefetch(&groups_[late->op]);
     }
-    if (const Event *late = queue_.peek_late(kPrefetchNext);
+    if (const EventQueue::Entry *late = queue_.peek_late(kPrefetchNext);
         late != nullptr && late->kind() == EntryKind::Group) {
       queues_.prefetch(groups_[late->op].host);
     }
     // A message that will match a posted recv completes that recv, whose op id is known only
     // from the receiver's record: by now (loaded by the stage above) it can be read, and the
     // recv's record fetched before the message is processed.
-    const Event *next = queue_.peek_ahead(kPrefetchNext);
+    const EventQueue::Entry *next = queue_.peek_ahead(kPrefetchNext);
     if (next != nullptr && next->kind() == EntryKind::Message) {
       const std::uint32_t host = ops_[next->op].peer;
       const std::uint32_t recv = queues_.single_op(MatchQueue::Receive, host);
