@@ -43,6 +43,7 @@ public:
     for (OpId i = 0; i < schedule.num_ops(); ++i) {
       const std::uint32_t d = ops_[i].dependencies();
       remaining_.set(i, d == OpRecord::kManyDependencies ? schedule.dependency_count(i) : d);
+      ready_at_start_ += d == 0 ? 1U : 0U;
     }
   }
 
@@ -321,15 +322,29 @@ private:
   // straight from the schedule, host by host, instead of through the queue -- a dissemination
   // at 2^20 ranks would otherwise queue 21 million of them at once (issue 18).
   void start_up() {
-    std::uint64_t ready = 0;
-    for (OpId id = 0; id < schedule_.num_ops(); ++id) {
-      ready += ops_[id].dependencies() == 0 ? 1U : 0U;
-    }
-    seq_ = ready; // the seqs the queue would have given them
+    seq_ = ready_at_start_; // the seqs the queue would have given them
     std::uint64_t seq = 0;
     for (std::uint32_t h = 0; h < hosts_; ++h) {
+      const OpId begin = schedule_.rank_begin(h);
+      const OpId end = schedule_.rank_begin(h + 1);
+      // Most ranks of a tree, ring or lockstep pattern start with one ready op: run it without
+      // the ready list and its sort.
+      OpId only = begin;
+      while (only < end && ops_[only].dependencies() != 0) {
+        ++only;
+      }
+      OpId second = only + 1;
+      while (second < end && ops_[second].dependencies() != 0) {
+        ++second;
+      }
+      if (second >= end) {
+        if (only < end) {
+          step(Event{0, seq++, only, Event::pack(EntryKind::Operation, h)});
+        }
+        continue;
+      }
       startup_.clear();
-      for (OpId id = schedule_.rank_begin(h); id < schedule_.rank_begin(h + 1); ++id) {
+      for (OpId id = only; id < end; ++id) {
         if (ops_[id].dependencies() == 0) {
           startup_.push_back(id);
         }
@@ -703,12 +718,14 @@ private:
   MatchQueues queues_;
   BlockedGroups groups_;
 
-  std::vector<Released> released_; // ops released by the current event, in release order:
-  std::size_t n_released_ = 0;     //   the first n_released_ entries
-  std::vector<OpId> ready_;        // one host's ready list
-  std::vector<OpId> sorted_;       // scratch of the counting sort
-  std::vector<OpId> startup_;      // one host's ops ready at time 0
-  std::uint64_t seq_ = 0;          // LogGOPSim's aqtime: the next queue sequence number
+  std::vector<Released> released_;   // ops released by the current event, in release order:
+  std::size_t n_released_ = 0;       //   the first n_released_ entries
+  std::vector<OpId> ready_;          // one host's ready list
+  std::vector<OpId> sorted_;         // scratch of the counting sort
+  std::vector<OpId> startup_;        // one host's ops ready at time 0
+  std::uint64_t ready_at_start_ = 0; // ops without dependencies (LogGOPSim queues them before
+                                     // its loop)
+  std::uint64_t seq_ = 0;            // LogGOPSim's aqtime: the next queue sequence number
   std::uint64_t pops_ = 0;
   std::uint64_t next_report_ = kReportEvery;
   std::uint64_t blocked_checks_ = 0;
