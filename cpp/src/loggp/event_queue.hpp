@@ -210,11 +210,6 @@ public:
       size_ = 0;
       return solo_;
     }
-    return pop_queued();
-  }
-
-private:
-  [[gnu::noinline]] Event pop_queued() {
     // The common case of lockstep patterns first: the head of the current time's list or of its
     // late list, nothing earlier pending (what top() would find, without its bookkeeping).
     if (past_.empty() && current_ != kNone &&
@@ -233,6 +228,11 @@ private:
         return e;
       }
     }
+    return pop_queued();
+  }
+
+private:
+  [[gnu::noinline]] Event pop_queued() {
     const Event e = top();
     --size_;
     if (!past_.empty()) {
@@ -354,10 +354,14 @@ private:
   }
 
   // The list of a future time, created (and its time queued) when new.
-  std::uint32_t list_of(SimTime time) {
+  [[gnu::always_inline]] std::uint32_t list_of(SimTime time) {
     if (time == cached_time_ && cached_list_ != kNone) {
       return cached_list_;
     }
+    return look_up(time);
+  }
+
+  [[gnu::noinline]] std::uint32_t look_up(SimTime time) {
     const std::size_t mask = slots_.size() - 1U;
     std::size_t i = slot_of(time);
     while (slots_[i].list != kNone) {
