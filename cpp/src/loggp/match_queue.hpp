@@ -259,8 +259,7 @@ public:
   // Start loading `host`'s record (clocks and both queue headers).
   void prefetch(std::uint32_t host) const noexcept {
     const Line *line = &lines_[static_cast<std::size_t>(host) * lines_per_host_];
-    __builtin_prefetch(line, 1); // one line for a host with one CPU and one NIC
-    for (std::size_t i = 1; i < lines_per_host_; ++i) {
+    for (std::size_t i = 0; i < lines_per_host_; ++i) {
       __builtin_prefetch(line + i, 1);
     }
   }
