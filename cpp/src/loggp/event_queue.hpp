@@ -69,7 +69,7 @@ public:
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
 
-  void push(const Event &e) {
+  [[gnu::always_inline]] void push(const Event &e) {
     if (size_ == 0) {
       // An empty queue: the event is the next one served whatever its time, so it waits in
       // solo_ without a list, a hash slot or a heap entry. Chains of events at distinct times
@@ -84,6 +84,11 @@ public:
       size_ = 1;
       return;
     }
+    push_queued(e);
+  }
+
+private:
+  [[gnu::noinline]] void push_queued(const Event &e) {
     if (has_solo_) {
       unsolo(e.time);
     }
@@ -110,6 +115,7 @@ public:
     append(l, Entry{e.seq, e.op, e.info});
   }
 
+public:
   // The earliest event (the queue must not be empty).
   const Event &top() {
     if (has_solo_) {
@@ -148,27 +154,36 @@ public:
     }
   }
 
-  // The event `k` places after the earliest one when it is already known cheaply (the current
-  // list's first two blocks), else nullptr. Used only to prefetch the memory upcoming events
-  // will touch.
-  [[nodiscard]] const Event *peek_ahead(std::size_t k) noexcept {
-    if (has_solo_ || !past_.empty() || current_ == kNone) {
-      return nullptr;
-    }
+  // A queued entry as peek_ahead() and peek_late() show it (its time is the current one).
+  struct Entry {
+    std::uint64_t seq;
+    std::uint32_t op;
+    std::uint32_t info;
+    [[nodiscard]] EntryKind kind() const noexcept { return static_cast<EntryKind>(info >> 30U); }
+  };
+
+  // Whether the next entries are served from the current time's lists, the only ones
+  // peek_ahead() and peek_late() can see (one check for all the peeks of an event).
+  [[nodiscard]] bool lists_active() const noexcept {
+    return !has_solo_ && past_.empty() && current_ != kNone;
+  }
+
+  // With lists_active(): the entry `k` places after the head of the current list when it is
+  // already known cheaply (the list's first two blocks), else nullptr. Used only to prefetch
+  // the memory upcoming events will touch; valid until the next push.
+  [[nodiscard]] const Entry *peek_ahead(std::size_t k) const noexcept {
     return peek_in(current_, k);
   }
 
   // The same in the current time's late list (blocked groups re-queued with an older seq): the
   // two lists are served merged, so this is at most k places ahead.
-  [[nodiscard]] const Event *peek_late(std::size_t k) noexcept {
-    if (has_solo_ || !past_.empty() || current_ == kNone || lists_[current_].late == kNone) {
-      return nullptr;
-    }
-    return peek_in(lists_[current_].late, k);
+  [[nodiscard]] const Entry *peek_late(std::size_t k) const noexcept {
+    const std::uint32_t late = lists_[current_].late;
+    return late == kNone ? nullptr : peek_in(late, k);
   }
 
 private:
-  [[nodiscard]] const Event *peek_in(std::uint32_t list, std::size_t k) noexcept {
+  [[nodiscard]] const Entry *peek_in(std::uint32_t list, std::size_t k) const noexcept {
     const List &l = lists_[list];
     if (l.count <= k) {
       return nullptr;
@@ -185,18 +200,39 @@ private:
         return nullptr;
       }
     }
-    const Entry &x = pool_[b->start + at];
-    ahead_ = Event{now_, x.seq, x.op, x.info};
-    return &ahead_;
+    return &pool_[b->start + at];
   }
 
 public:
-  Event pop() {
+  [[gnu::always_inline]] Event pop() {
     if (has_solo_) {
       has_solo_ = false;
       size_ = 0;
       return solo_;
     }
+    // The common case of lockstep patterns first: the head of the current time's list or of its
+    // late list, nothing earlier pending (what top() would find, without its bookkeeping).
+    if (past_.empty() && current_ != kNone &&
+        (unordered_.empty() || unordered_.front().time != now_)) {
+      List &l = lists_[current_];
+      if (l.count != 0) {
+        List *from = &l;
+        if (l.late != kNone && lists_[l.late].count != 0 &&
+            head(lists_[l.late]).seq < head(l).seq) {
+          from = &lists_[l.late];
+        }
+        const Entry &x = head(*from);
+        const Event e{now_, x.seq, x.op, x.info};
+        --size_;
+        pop_head(*from);
+        return e;
+      }
+    }
+    return pop_queued();
+  }
+
+private:
+  [[gnu::noinline]] Event pop_queued() {
     const Event e = top();
     --size_;
     if (!past_.empty()) {
@@ -214,6 +250,7 @@ public:
     return e;
   }
 
+public:
   // Bytes the queue holds (its pool only grows, so this is also its peak).
   [[nodiscard]] std::size_t capacity_bytes() const noexcept {
     return pool_.capacity() * sizeof(Entry) + blocks_.capacity() * sizeof(Block) +
@@ -228,11 +265,6 @@ private:
   static constexpr unsigned kClasses = 4; // block sizes 4 << (2 * class) entries
   static constexpr unsigned kLargestClass = kClasses - 1U;
 
-  struct Entry {
-    std::uint64_t seq;
-    std::uint32_t op;
-    std::uint32_t info;
-  };
   // A block of a list: `capacity` entries at pool_[start], the first `used` of them written.
   struct Block {
     std::uint32_t start;
@@ -322,10 +354,14 @@ private:
   }
 
   // The list of a future time, created (and its time queued) when new.
-  std::uint32_t list_of(SimTime time) {
+  [[gnu::always_inline]] std::uint32_t list_of(SimTime time) {
     if (time == cached_time_ && cached_list_ != kNone) {
       return cached_list_;
     }
+    return look_up(time);
+  }
+
+  [[gnu::noinline]] std::uint32_t look_up(SimTime time) {
     const std::size_t mask = slots_.size() - 1U;
     std::size_t i = slot_of(time);
     while (slots_[i].list != kNone) {
@@ -489,7 +525,6 @@ private:
   bool has_solo_ = false;
   Event head_{}; // top() of a list entry (entries do not store the time)
   From from_ = From::List;
-  Event ahead_{};
 };
 
 } // namespace parjava::loggp

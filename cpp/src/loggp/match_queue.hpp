@@ -88,7 +88,8 @@ public:
 
   // The common cases (an empty queue, the oldest of a run matching) are inlined into the
   // engine; the rest is out of line, so the engine's hot loop stays small.
-  void append(MatchQueue which, std::uint32_t host, const QueueEntry &entry) {
+  [[gnu::always_inline]] void append(MatchQueue which, std::uint32_t host,
+                                     const QueueEntry &entry) {
     Queue &q = queue(which, host);
     if (which == MatchQueue::Receive && q.live == 0) { // one recv: kept as (src, tag, op)
       ++total_[static_cast<std::size_t>(which)];
@@ -101,8 +102,9 @@ public:
     append_slow(which, host, entry);
   }
 
-  bool take_first_match(MatchQueue which, std::uint32_t host, std::uint32_t src, std::uint32_t tag,
-                        QueueEntry &out) {
+  [[gnu::always_inline]] bool take_first_match(MatchQueue which, std::uint32_t host,
+                                               std::uint32_t src, std::uint32_t tag,
+                                               QueueEntry &out) {
     Queue &q = queue(which, host);
     if (q.live == 0) {
       return false;

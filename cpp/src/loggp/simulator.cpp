@@ -43,6 +43,7 @@ public:
     for (OpId i = 0; i < schedule.num_ops(); ++i) {
       const std::uint32_t d = ops_[i].dependencies();
       remaining_.set(i, d == OpRecord::kManyDependencies ? schedule.dependency_count(i) : d);
+      ready_at_start_ += d == 0 ? 1U : 0U;
     }
   }
 
@@ -65,8 +66,11 @@ public:
 private:
   static constexpr std::uint64_t kReportEvery = std::uint64_t{1} << 20U;
 
-  // One queue entry (anchor §4, "Processing").
-  void step(const Event &e) {
+  // One queue entry (anchor §4, "Processing"). The per-event path (step, try_execute, deliver,
+  // started, done, release, admit, and the queues' common cases) is forced inline: as calls,
+  // their register saves and restores were about 27 % of a ring's instructions (callgrind,
+  // issue 18); the rare paths stay out of line so the loop stays small.
+  [[gnu::always_inline]] void step(const Event &e) {
     ++pops_;
     if (e.kind() == EntryKind::Group) {
       run_group(e);
@@ -103,12 +107,15 @@ private:
   // Lockstep patterns keep thousands of events at the same time, sorted: start loading the
   // memory of the events a few places ahead (op record, then the host's clocks and queue), so
   // their cache misses overlap with the work on the current one.
-  void prefetch_upcoming() noexcept {
-    if (const Event *far = queue_.peek_ahead(kPrefetchFar);
+  [[gnu::always_inline]] void prefetch_upcoming() noexcept {
+    if (!queue_.lists_active()) {
+      return; // a single event queued, or earlier ones: nothing known ahead
+    }
+    if (const EventQueue::Entry *far = queue_.peek_ahead(kPrefetchFar);
         far != nullptr && far->kind() != EntryKind::Group) {
       __builtin_prefetch(ops_ + far->op);
     }
-    const Event *near = queue_.peek_ahead(kPrefetchNear);
+    const EventQueue::Entry *near = queue_.peek_ahead(kPrefetchNear);
     if (near != nullptr) {
       if (near->kind() == EntryKind::Group) {
         __builtin_prefetch(&groups_[near->op]);
@@ -117,7 +124,7 @@ private:
         if (near->kind() == EntryKind::Message) {
           queues_.prefetch(op.peer);
         } else {
-          queues_.prefetch(near->host());
+          queues_.prefetch(near->info & Event::kHostMask);
           __builtin_prefetch(&shapes_[op.shape]);
         }
       }
@@ -125,18 +132,18 @@ private:
     // Blocked groups re-queued with an older seq wait in the late list, merged with the one
     // above when served: their group record, then their host record (a tree's second and later
     // sends of a host, run long after the host was last touched).
-    if (const Event *late = queue_.peek_late(kPrefetchNear);
+    if (const EventQueue::Entry *late = queue_.peek_late(kPrefetchNear);
         late != nullptr && late->kind() == EntryKind::Group) {
       __builtin_prefetch(&groups_[late->op]);
     }
-    if (const Event *late = queue_.peek_late(kPrefetchNext);
+    if (const EventQueue::Entry *late = queue_.peek_late(kPrefetchNext);
         late != nullptr && late->kind() == EntryKind::Group) {
       queues_.prefetch(groups_[late->op].host);
     }
     // A message that will match a posted recv completes that recv, whose op id is known only
     // from the receiver's record: by now (loaded by the stage above) it can be read, and the
     // recv's record fetched before the message is processed.
-    const Event *next = queue_.peek_ahead(kPrefetchNext);
+    const EventQueue::Entry *next = queue_.peek_ahead(kPrefetchNext);
     if (next != nullptr && next->kind() == EntryKind::Message) {
       const std::uint32_t host = ops_[next->op].peer;
       const std::uint32_t recv = queues_.single_op(MatchQueue::Receive, host);
@@ -155,7 +162,7 @@ private:
   // admitting it reads next, is the only load. Every op starts once and every op but an eager
   // send matched by a rendezvous recv (done_again) completes once, so that first decrement is
   // the only one; the counters hold exactly the values LogGOPSim's would.
-  void release(OpId d, std::uint32_t host) {
+  [[gnu::always_inline]] void release(OpId d, std::uint32_t host) {
     if (ops_[d].dependencies() == 1) {
       remaining_.set(d, 0);
       push_released(host, d);
@@ -171,7 +178,7 @@ private:
   }
 
   // Implied dependents first, then the listed ones: the schedule's release order.
-  void started(OpId op, std::uint32_t host) {
+  [[gnu::always_inline]] void started(OpId op, std::uint32_t host) {
     const OpRecord &o = ops_[op];
     if (const std::uint32_t at = o.irequires_at(); at != 0) {
       release(op + at, host);
@@ -184,7 +191,7 @@ private:
     }
   }
 
-  void done(OpId op, std::uint32_t host) {
+  [[gnu::always_inline]] void done(OpId op, std::uint32_t host) {
     const OpRecord &o = ops_[op];
     if (const std::uint32_t at = o.requires_at(); at != 0) {
       const OpId first = op + at;
@@ -255,7 +262,7 @@ private:
     }
   }
 
-  void admit_one(std::uint32_t host, OpId id) {
+  [[gnu::always_inline]] void admit_one(std::uint32_t host, OpId id) {
     const OpShape &op = shapes_[ops_[id].shape];
     SimTime time = cpu_free(host, op.cpu);
     if (op.kind == OpKind::Send) {
@@ -266,7 +273,7 @@ private:
 
   // After each event, the hosts that released ops admit them in ascending host order, each in
   // release order before the kind sort. An event touches at most two hosts.
-  void admit_released() {
+  [[gnu::always_inline]] void admit_released() {
     if (n_released_ == 0) {
       return;
     }
@@ -275,6 +282,10 @@ private:
       admit_one(released_[0].host, released_[0].op);
       return;
     }
+    admit_several();
+  }
+
+  [[gnu::noinline]] void admit_several() {
     const std::span<const Released> released(released_.data(), n_released_);
     std::uint32_t low = released.front().host;
     std::uint32_t high = low;
@@ -298,7 +309,7 @@ private:
   }
 
   // released_ is a buffer that only grows, so the common push is a store and an increment.
-  void push_released(std::uint32_t host, OpId d) {
+  [[gnu::always_inline]] void push_released(std::uint32_t host, OpId d) {
     if (n_released_ == released_.size()) [[unlikely]] {
       released_.resize(2U * released_.size() + 16U);
     }
@@ -311,15 +322,29 @@ private:
   // straight from the schedule, host by host, instead of through the queue -- a dissemination
   // at 2^20 ranks would otherwise queue 21 million of them at once (issue 18).
   void start_up() {
-    std::uint64_t ready = 0;
-    for (OpId id = 0; id < schedule_.num_ops(); ++id) {
-      ready += ops_[id].dependencies() == 0 ? 1U : 0U;
-    }
-    seq_ = ready; // the seqs the queue would have given them
+    seq_ = ready_at_start_; // the seqs the queue would have given them
     std::uint64_t seq = 0;
     for (std::uint32_t h = 0; h < hosts_; ++h) {
+      const OpId begin = schedule_.rank_begin(h);
+      const OpId end = schedule_.rank_begin(h + 1);
+      // Most ranks of a tree, ring or lockstep pattern start with one ready op: run it without
+      // the ready list and its sort.
+      OpId only = begin;
+      while (only < end && ops_[only].dependencies() != 0) {
+        ++only;
+      }
+      OpId second = only + 1;
+      while (second < end && ops_[second].dependencies() != 0) {
+        ++second;
+      }
+      if (second >= end) {
+        if (only < end) {
+          step(Event{0, seq++, only, Event::pack(EntryKind::Operation, h)});
+        }
+        continue;
+      }
       startup_.clear();
-      for (OpId id = schedule_.rank_begin(h); id < schedule_.rank_begin(h + 1); ++id) {
+      for (OpId id = only; id < end; ++id) {
         if (ops_[id].dependencies() == 0) {
           startup_.push_back(id);
         }
@@ -333,7 +358,7 @@ private:
 
   // ---- processing one queue entry (anchor §4, "Processing") ----------------------------
   // Returns false, with the time the needed resources are free, when the entry is blocked.
-  bool try_execute(const Event &e, SimTime &free_at) {
+  [[gnu::always_inline]] bool try_execute(const Event &e, SimTime &free_at) {
     const SimTime t = e.time;
     if (e.kind() == EntryKind::Message) {
       return deliver(e, free_at);
@@ -427,7 +452,7 @@ private:
 
   // A message arriving at the receiver (MSG). It uses the *sender's* cpu/nic numbers on the
   // receiving host (quirk 2) and charges the receiver's CPU whether or not a recv is posted.
-  bool deliver(const Event &e, SimTime &free_at) {
+  [[gnu::always_inline]] bool deliver(const Event &e, SimTime &free_at) {
     const SimTime t = e.time;
     const OpId send_id = e.op;
     const OpShape &send = shapes_[ops_[send_id].shape];
@@ -693,12 +718,14 @@ private:
   MatchQueues queues_;
   BlockedGroups groups_;
 
-  std::vector<Released> released_; // ops released by the current event, in release order:
-  std::size_t n_released_ = 0;     //   the first n_released_ entries
-  std::vector<OpId> ready_;        // one host's ready list
-  std::vector<OpId> sorted_;       // scratch of the counting sort
-  std::vector<OpId> startup_;      // one host's ops ready at time 0
-  std::uint64_t seq_ = 0;          // LogGOPSim's aqtime: the next queue sequence number
+  std::vector<Released> released_;   // ops released by the current event, in release order:
+  std::size_t n_released_ = 0;       //   the first n_released_ entries
+  std::vector<OpId> ready_;          // one host's ready list
+  std::vector<OpId> sorted_;         // scratch of the counting sort
+  std::vector<OpId> startup_;        // one host's ops ready at time 0
+  std::uint64_t ready_at_start_ = 0; // ops without dependencies (LogGOPSim queues them before
+                                     // its loop)
+  std::uint64_t seq_ = 0;            // LogGOPSim's aqtime: the next queue sequence number
   std::uint64_t pops_ = 0;
   std::uint64_t next_report_ = kReportEvery;
   std::uint64_t blocked_checks_ = 0;
