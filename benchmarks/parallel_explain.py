@@ -7,16 +7,17 @@ and whether the results are identical.
     python3 benchmarks/parallel_explain.py --events 10000000 --repeat 2
     python3 benchmarks/parallel_explain.py --trace GEN --analyses root_causes --no-replay
 
-Per analysis (`pop`: POP metrics without the ideal-network replay, as under MPI;
-`critical_path`; `root_causes`: the delay costs) and per run: `seconds` from before reading
-the trace to the result on rank 0 (each process reads the trace for itself: `open_part` for the
-parallel runs), `analysis_seconds` the analysis alone (after reading), `rss_mib` each process's
-ru_maxrss, `digest` a hash of the result's figures (the POP dict; the critical path's or the
-delay costs' C++ arrays) to compare with the serial one, and for the critical path its segments
-and `token_hops`, the times the walk went from one analysis rank to another. `serial_replay` is
-the serial `pj.pop` with its ideal-network replay (transfer efficiency), which MPI does not run:
-what it would cost rank 0. `baseline` is a process that imports parjava and loads _core
-without a trace.
+Per analysis (`pop`: POP metrics without the ideal-network replay, as under MPI; `critical_path`;
+`root_causes`: the delay costs) and per run: `seconds` from before reading the trace to the result
+on rank 0 (each process reads the trace for itself: `open_part` for the parallel runs),
+`analysis_seconds` the analysis alone (after reading), `rss_mib` each process's ru_maxrss, `digest`
+a hash of the result's figures (the POP dict; the critical path's or the delay costs' C++ arrays)
+to compare with the serial one, and for the critical path its segments and `token_hops`, the times
+the walk went from one analysis rank to another; for the root causes per rank `propagation`: the
+times it stopped for another rank's waiting side and the messages it sent and received.
+`serial_replay` is the serial `pj.pop` with its ideal-network replay (transfer efficiency), which
+MPI does not run: what it would cost rank 0. `baseline` is a process that imports parjava and loads
+_core without a trace.
 """
 
 from __future__ import annotations
@@ -128,6 +129,8 @@ else:
     r = parallel.critical_path(part, comm)
 end = time.perf_counter()
 rss = comm.gather(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, root=0)
+from parjava._parallel_causes import last_propagation
+propagation = comm.gather(dict(last_propagation), root=0)
 trace_mib = comm.gather(part.trace.memory_bytes / 2**20, root=0)
 if comm.rank == 0:
     out = {"seconds": end - start, "analysis_seconds": end - opened, "rss_mib": rss,
@@ -135,6 +138,8 @@ if comm.rank == 0:
     if analysis == "critical_path":
         out["segments"] = len(r.segments())
         out["token_hops"] = hops(r, comm.size)
+    if analysis == "root_causes":
+        out["propagation"] = propagation  # per rank: stops for a waiting side, messages
     print(json.dumps(out))
 """
 )

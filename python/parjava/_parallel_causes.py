@@ -30,6 +30,10 @@ _SIDES_TAG = 17
 _BUDGET = 4096
 _POLL_FIRST, _POLL_MAX = 5e-5, 1e-3
 
+#: This rank's last propagation (benchmarks/parallel_explain.py): how often it stopped for a
+#: waiting side another rank had not sent yet, and the messages it sent and received.
+last_propagation: dict[str, int] = {}
+
 
 @_collective
 def root_causes(
@@ -118,6 +122,7 @@ def _propagate(cause_part: Any, comm: Any) -> None:
     shared = oversubscribed(comm)
     sends: list[tuple[Any, bytes]] = []
     incoming: list[bytes] = []
+    last_propagation.update(blocked=0, sent=0, received=0)
     try:
         while True:
             try:
@@ -135,6 +140,9 @@ def _propagate(cause_part: Any, comm: Any) -> None:
             if status == 0:
                 break
             incoming = _receive(channel, block=status == 1, shared=shared)
+            last_propagation["blocked"] += int(status == 1)
+            last_propagation["received"] += len(incoming)
+        last_propagation["sent"] = len(sends)
         MPI.Request.Waitall([request for request, _ in sends])
         # The next collective on `comm` would spin while the others still propagate.
         if shared:
