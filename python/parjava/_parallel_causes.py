@@ -144,9 +144,13 @@ def _propagate(cause_part: Any, comm: Any) -> None:
             last_propagation["received"] += len(incoming)
         last_propagation["sent"] = len(sends)
         MPI.Request.Waitall([request for request, _ in sends])
-        # The next collective on `comm` would spin while the others still propagate.
+        # Every rank (`shared` may differ between nodes): on a shared node the next collective
+        # on `comm` would spin while the others still propagate, so wait there with sleeps.
+        barrier = channel.Ibarrier()
         if shared:
-            wait_for(channel.Ibarrier())
+            wait_for(barrier)
+        else:
+            barrier.Wait()
     finally:
         channel.Free()
 
