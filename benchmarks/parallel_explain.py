@@ -1,19 +1,23 @@
-"""Serial POP metrics and critical path against `parallel.pop` and `parallel.critical_path` on
-K = 2 and 4 MPI ranks: wall time and peak memory per rank, on a trace written by
-benchmarks/trace_generate (64 ranks by default), and whether the results are identical.
+"""Serial POP metrics, critical path and root causes against `parallel.pop`,
+`parallel.critical_path` and `parallel.root_causes` on K = 2 and 4 MPI ranks: wall time and
+peak memory per rank, on a trace written by benchmarks/trace_generate (64 ranks by default),
+and whether the results are identical.
 
     python3 benchmarks/parallel_explain.py --trace /tmp/gen/traces.otf2 [--parts 2,4]
     python3 benchmarks/parallel_explain.py --events 10000000 --repeat 2
+    python3 benchmarks/parallel_explain.py --trace GEN --analyses root_causes --no-replay
 
-Per analysis (`pop`: POP metrics without the ideal-network replay, as under MPI; `critical_path`)
-and per run: `seconds` from before reading the trace to the result on rank 0 (each process
-reads the trace for itself: `open_part` for the parallel runs), `analysis_seconds` the analysis
-alone (after reading), `rss_mib` each process's ru_maxrss, `digest` a hash of the result's
-figures (the POP dict; the critical path's C++ arrays) to compare with the serial one, and for
-the critical path its segments and `token_hops`, the times the walk went from one analysis rank
-to another. `serial_replay` is the serial `pj.pop` with its ideal-network replay (transfer
-efficiency), which MPI does not run: what it would cost rank 0. `baseline` is a process that
-imports parjava and loads _core without a trace.
+Per analysis (`pop`: POP metrics without the ideal-network replay, as under MPI; `critical_path`;
+`root_causes`: the delay costs) and per run: `seconds` from before reading the trace to the result
+on rank 0 (each process reads the trace for itself: `open_part` for the parallel runs),
+`analysis_seconds` the analysis alone (after reading), `rss_mib` each process's ru_maxrss, `digest`
+a hash of the result's figures (the POP dict; the critical path's or the delay costs' C++ arrays)
+to compare with the serial one, and for the critical path its segments and `token_hops`, the times
+the walk went from one analysis rank to another; for the root causes per rank `propagation`: the
+times it stopped for another rank's waiting side and the messages it sent and received.
+`serial_replay` is the serial `pj.pop` with its ideal-network replay (transfer efficiency), which
+MPI does not run: what it would cost rank 0. `baseline` is a process that imports parjava and loads
+_core without a trace.
 """
 
 from __future__ import annotations
@@ -41,6 +45,12 @@ def digest(analysis, result):
         d = result.to_dict()
         d.pop("transfer_note", None)
         h.update(json.dumps(d, sort_keys=True).encode())
+    elif analysis == "root_causes":
+        raw = result._raw
+        for name in ("activities", "delay_costs"):
+            for column, values in sorted(getattr(raw, name).items()):
+                h.update(np.asarray(values).tobytes())
+        h.update(np.asarray(list(dict(raw.delay_totals).values()), dtype=np.float64).tobytes())
     else:
         raw = result._raw
         for name in ("activities", "time", "waiting", "path_segments", "path_profile"):
@@ -69,6 +79,9 @@ if analysis == "pop":
 elif analysis == "replay":
     r = pj.pop(t)
     r.metrics
+elif analysis == "root_causes":
+    r = pj.root_causes(t)
+    r.wait_states
 else:
     r = pj.critical_path(t)
 end = time.perf_counter()
@@ -78,6 +91,9 @@ out = {"seconds": end - start, "analysis_seconds": end - opened,
 if analysis == "critical_path":
     out["segments"] = len(r.segments())
     out["token_hops_at_4"] = hops(r, 4)
+if analysis == "root_causes":
+    out["wait_states"] = r.wait_states
+    out["cost_rows"] = len(r.table())
 if analysis != "replay":
     out["digest"] = digest(analysis, r)
 else:
@@ -107,10 +123,14 @@ comm.Barrier()
 opened = time.perf_counter()
 if analysis == "pop":
     r = parallel.pop(part, comm)
+elif analysis == "root_causes":
+    r = parallel.root_causes(part, comm)
 else:
     r = parallel.critical_path(part, comm)
 end = time.perf_counter()
 rss = comm.gather(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, root=0)
+from parjava._parallel_causes import last_propagation
+propagation = comm.gather(dict(last_propagation), root=0)
 trace_mib = comm.gather(part.trace.memory_bytes / 2**20, root=0)
 if comm.rank == 0:
     out = {"seconds": end - start, "analysis_seconds": end - opened, "rss_mib": rss,
@@ -118,6 +138,8 @@ if comm.rank == 0:
     if analysis == "critical_path":
         out["segments"] = len(r.segments())
         out["token_hops"] = hops(r, comm.size)
+    if analysis == "root_causes":
+        out["propagation"] = propagation  # per rank: stops for a waiting side, messages
     print(json.dumps(out))
 """
 )

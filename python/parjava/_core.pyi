@@ -46,8 +46,27 @@ class CausePart:
         finalize_entry: typing.SupportsInt | typing.SupportsIndex,
     ) -> None: ...
     def begins(self) -> numpy.typing.NDArray[numpy.int64]: ...
+    def caused_elsewhere(
+        self,
+        owners: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+        parts: typing.SupportsInt | typing.SupportsIndex,
+    ) -> list: ...
     def ends(self) -> numpy.typing.NDArray[numpy.int64]: ...
+    def propagate_delays(
+        self,
+        incoming: list,
+        parts: typing.SupportsInt | typing.SupportsIndex,
+        budget: typing.SupportsInt | typing.SupportsIndex,
+    ) -> tuple[int, list]: ...
     def result_bytes(self) -> bytes: ...
+    def start_delays(
+        self,
+        trace: Trace,
+        owners: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+        caused: list,
+        init: typing.SupportsInt | typing.SupportsIndex,
+        init_all: bool,
+    ) -> None: ...
     def walk(
         self,
         location: typing.SupportsInt | typing.SupportsIndex,
@@ -747,6 +766,9 @@ def generate_pattern(
 ) -> GoalSchedule: ...
 def goal_text(schedule: GoalSchedule) -> str: ...
 def ideal_network(machine: Machine) -> Machine: ...
+def init_entries(
+    trace: Trace, owned: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]
+) -> tuple[int, int]: ...
 def interpret(
     model: Model,
     machine: object,

@@ -171,37 +171,20 @@ def critical_path(
     (``cpp/include/parjava/analysis/causes/cause_parts.hpp``); the backward walk is one chain,
     so the rank holding it walks while the path stays on its processes and sends (location,
     time, step) on to the rank owning the process the path jumps to; then each rank profiles
-    its own segments and ``root`` merges the rows. Its delay costs (:func:`parjava.root_causes`)
-    are not computed in parallel.
+    its own segments and ``root`` merges the rows. The delay costs are
+    :func:`parjava.parallel.root_causes`.
     """
     comm = _comm(comm)
     core = load_core()
     started = time.perf_counter()
-    part = trace if isinstance(trace, PartTrace) else open_part(trace, comm, threads)
+    part, cause_part, owners = cause_part_of(trace, comm, threads, "the critical path")
     local = part.trace.core
-    mask = part.owned.astype(np.uint8)
-    entries, entered = _together(
-        comm, "the critical path", lambda: core.finalize_entries(local, mask)
-    )
-    # Wait at Finalize: caused by the process that entered MPI_Finalize last (the first of
-    # them), when every process entered it.
-    latest_entries = np.empty_like(entries)
-    comm.Allreduce(entries, latest_entries, op=_mpi_op("MAX"))
-    latest, entry = _NO_REF, 0
-    if int(comm.allreduce(int(entered), op=_mpi_op("SUM"))) == len(entries):
-        latest = int(np.argmax(latest_entries))
-        entry = int(latest_entries[latest])
-    del entries, latest_entries
-    cause_part = _together(
-        comm, "the critical path", lambda: core.CausePart(local, mask, latest, entry)
-    )
     # The walk starts at the end of the run (the first process to end last) and ends at its
     # start (the first event of all).
     begins, ends = cause_part.begins(), cause_part.ends()
     comm.Allreduce(_in_place(), begins, op=_mpi_op("MIN"))
     comm.Allreduce(_in_place(), ends, op=_mpi_op("MAX"))
     start = int(np.argmax(ends))
-    owners = np.asarray(core.partition_owners(local, comm.size))[cause_part.locations]
     _walk(cause_part, comm, owners, start, int(ends[start]), int(begins.min()))
     data = _together(comm, "the critical path", cause_part.result_bytes)
     del cause_part
@@ -212,6 +195,33 @@ def critical_path(
         return None
     raw = core.merge_cause_parts(local, gathered, float(seconds))
     return CriticalPath(part.trace, raw)
+
+
+def cause_part_of(
+    trace: TraceLike, comm: Any, threads: int, step: str
+) -> tuple[PartTrace, Any, np.ndarray]:
+    """Return this rank's part, its ``CausePart`` and the rank owning each analysed location.
+
+    The part's processes' timelines and wait states (cause_parts.hpp); Wait at Finalize is
+    caused by the process that entered MPI_Finalize last (the first of them), when every
+    process entered it: an ``allreduce`` (maximum) of each process's entry and one of the
+    count.
+    """
+    core = load_core()
+    part = trace if isinstance(trace, PartTrace) else open_part(trace, comm, threads)
+    local = part.trace.core
+    mask = part.owned.astype(np.uint8)
+    entries, entered = _together(comm, step, lambda: core.finalize_entries(local, mask))
+    latest_entries = np.empty_like(entries)
+    comm.Allreduce(entries, latest_entries, op=_mpi_op("MAX"))
+    latest, entry = _NO_REF, 0
+    if int(comm.allreduce(int(entered), op=_mpi_op("SUM"))) == len(entries):
+        latest = int(np.argmax(latest_entries))
+        entry = int(latest_entries[latest])
+    del entries, latest_entries
+    cause_part = _together(comm, step, lambda: core.CausePart(local, mask, latest, entry))
+    owners = np.asarray(core.partition_owners(local, comm.size))[cause_part.locations]
+    return part, cause_part, owners.astype(np.uint32)
 
 
 def _in_place() -> Any:
@@ -226,7 +236,7 @@ _SPIN_SECONDS = 5e-5
 _POLL_FIRST, _POLL_MAX = 5e-5, 1e-3
 
 
-def _oversubscribed(comm: Any) -> bool:
+def oversubscribed(comm: Any) -> bool:
     """Whether this node runs more ranks of ``comm`` than it has cores (collective)."""
     from mpi4py import MPI  # type: ignore[import-not-found]
 
@@ -237,7 +247,7 @@ def _oversubscribed(comm: Any) -> bool:
         node.Free()
 
 
-def _wait(request: Any) -> None:
+def wait_for(request: Any) -> None:
     """Complete ``request`` without keeping a core busy once the wait is long.
 
     For ranks that share cores: a blocking receive polls the network all the while (Open
@@ -266,7 +276,7 @@ def _walk(part: Any, comm: Any, owners: np.ndarray, location: int, at: int, firs
     from mpi4py import MPI  # type: ignore[import-not-found]
 
     channel = comm.Dup()  # the token cannot meet the caller's own messages on `comm`
-    shared = _oversubscribed(comm)
+    shared = oversubscribed(comm)
     token = np.zeros(4, dtype=np.int64)  # location, time, step, done
     holding = int(owners[location]) == comm.rank
     step = 0
@@ -274,7 +284,7 @@ def _walk(part: Any, comm: Any, owners: np.ndarray, location: int, at: int, firs
         while True:
             if not holding:
                 if shared:
-                    _wait(channel.Irecv(token, source=MPI.ANY_SOURCE, tag=_TOKEN_TAG))
+                    wait_for(channel.Irecv(token, source=MPI.ANY_SOURCE, tag=_TOKEN_TAG))
                 else:
                     channel.Recv(token, source=MPI.ANY_SOURCE, tag=_TOKEN_TAG)
                 if token[3]:

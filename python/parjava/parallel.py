@@ -1,14 +1,15 @@
 """Trace analysis on MPI: ``K`` analysis processes share a trace too large for one.
 
 Run under ``mpirun -np K`` (``parjava scan TRACE --mpi``, ``parjava intervals TRACE --mpi``,
-``parjava pop TRACE --mpi``, ``parjava critical-path TRACE --mpi``, or from Python with
-mpi4py)::
+``parjava pop TRACE --mpi``, ``parjava critical-path TRACE --mpi``,
+``parjava root-causes TRACE --mpi``, or from Python with mpi4py)::
 
     part = parjava.parallel.open_part("run/traces.otf2")      # every rank calls these
     findings = parjava.parallel.scan(part, eps=1e-6)
     tree = parjava.parallel.intervals(part)
     metrics = parjava.parallel.pop(part, tables=True)
     path = parjava.parallel.critical_path(part)
+    causes = parjava.parallel.root_causes(part)
     if findings is not None:                                    # rank 0 only
         print(findings.report(), tree.report(depth=1), metrics.report(), path.report())
 
@@ -33,7 +34,9 @@ tests check it for K = 1..4 on every test archive). The POP metrics reduce each 
 nanoseconds outside and inside MPI, and the window's extremes, as integers (:func:`pop`; no
 ideal-network replay, so no transfer and serialisation efficiency); the critical path is
 walked back by the ranks owning its processes in turn, passing a token, and rank 0 merges
-their profiles (:func:`critical_path`). Both equal the serial results to the last bit.
+their profiles (:func:`critical_path`); the delay costs propagate back from the latest wait
+state, each wait state's waiting side sent to the rank of the process that caused it
+(:func:`root_causes`). All equal the serial results to the last bit.
 
 Any rank failing (an unreadable archive, a bad option) makes every rank raise the same error;
 a rank that dies makes ``mpirun`` end the job with an error, and nothing is printed as a
@@ -51,6 +54,7 @@ from typing import Any, Callable, TextIO
 import numpy as np
 
 from ._core_loader import load_core
+from ._parallel_causes import root_causes
 from ._parallel_explain import TRANSFER_NOTE, critical_path, pop
 from ._parallel_intervals import intervals
 from ._parallel_part import (
@@ -422,6 +426,7 @@ __all__ = [
     "intervals",
     "open_part",
     "pop",
+    "root_causes",
     "scan",
     "scan_csv",
     "scan_write",

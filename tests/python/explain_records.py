@@ -52,3 +52,27 @@ def critical_path_record(path: Any) -> dict[str, Any]:
         "json": path.to_json(),
         "csv": path.to_csv(),
     }
+
+
+def root_causes_record(causes: Any) -> dict[str, Any]:
+    """The C++ result's delay-cost arrays bit for bit, and every table and report of a
+    RootCauses (with the activities' labels they name)."""
+    if causes is None:
+        return {}
+    raw = causes._raw
+    arrays = {}
+    for name in ("activities", "delay_costs"):
+        for column, values in getattr(raw, name).items():
+            arrays[f"{name}.{column}"] = np.asarray(values).tobytes()
+    arrays["locations"] = np.asarray(raw.locations).tobytes()
+    totals = dict(raw.delay_totals)
+    return {
+        "arrays": arrays,
+        "totals": {k: np.float64(v).tobytes() for k, v in totals.items()},
+        "table": causes.table(),
+        "by_activity": causes.by_activity(),
+        "report": causes.report(top=20),
+        "tree": causes.tree().to_dict(),
+        "json": causes.to_json(),
+        "csv": causes.to_csv(),
+    }

@@ -1,9 +1,11 @@
-"""The explanation analyses on MPI (parjava.parallel.pop and critical_path, `parjava pop
---mpi`, `parjava critical-path --mpi`): for K = 1..4 analysis ranks on every test archive, the
-project's own traced examples and a generated 64-rank trace, every POP figure (per run, per
-interval, per region, the scaling table) and the whole critical path (the C++ result's arrays
-bit for bit, every table and report) equal the serial ones; the command line writes the serial
-reports' bytes; a failing or killed rank fails the job clearly."""
+"""The explanation analyses on MPI (parjava.parallel.pop, critical_path and root_causes,
+`parjava pop --mpi`, `parjava critical-path --mpi`, `parjava root-causes --mpi`): for K = 1..4
+analysis ranks on every test archive, the project's own traced examples and a generated
+64-rank trace, every POP figure (per run, per interval, per region, the scaling table), the
+whole critical path and every delay cost (the C++ result's arrays bit for bit, every table and
+report) equal the serial ones; the command line writes the serial reports' bytes; a failing or
+killed rank fails the job clearly; `parjava whatif --mpi` says why a replay cannot run in
+parts."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ import pandas as pd
 import pytest
 
 import parjava as pj
-from explain_records import critical_path_record, pop_record
+from explain_records import critical_path_record, pop_record, root_causes_record
 from parjava import parallel
 
 HERE = Path(__file__).parent
@@ -78,6 +80,13 @@ def _serial_path(trace: pj.Trace) -> dict[str, Any]:
         return {"error": str(exc)}
 
 
+def _serial_causes(trace: pj.Trace) -> dict[str, Any]:
+    try:
+        return root_causes_record(pj.root_causes(trace))
+    except pj.Error as exc:
+        return {"error": str(exc)}
+
+
 def _check(out: Path, k: int, path: Path) -> bool:
     """Compare OUT/<k>.pickle with the serial analyses of ``path``; whether it has processes."""
     got = pickle.loads((out / f"{k}.pickle").read_bytes())
@@ -93,11 +102,14 @@ def _check(out: Path, k: int, path: Path) -> bool:
         assert want.pop("note") is None
         _equal(record, want, (path, name))
     want = _serial_path(trace)
+    causes = _serial_causes(trace)
     if "error" in want:
         assert want["error"] in got["critical_path"]["error"], path
+        assert causes["error"] in got["root_causes"]["error"], path
         return False
     _equal(got["critical_path"], want, (path, "critical path"))
     assert want["path"]["length"] > 0, path
+    _equal(got["root_causes"], causes, (path, "root causes"))
     return True
 
 
@@ -119,6 +131,9 @@ def test_parallel_explanations_equal_serial(ranks: int, tmp_path: Path, generate
     _run_worker(ranks, tmp_path, [str(p) for p in archives])
     with_processes = [p for k, p in enumerate(archives) if _check(tmp_path, k, p)]
     assert len(with_processes) >= 5
+    # Long-term costs: waiting propagated across the ranks' blocks (generated: 64 processes).
+    causes = pj.root_causes(generated)
+    assert causes.table()["long_term"].sum() > 0
     scaling = pickle.loads((tmp_path / "scaling.pickle").read_bytes())
     assert scaling == pj.pop([str(p) for p in with_processes], transfer=False).to_dict()
 
@@ -153,7 +168,7 @@ def _serial_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, capture_output=True, text=True, env=_env(), timeout=300)
 
 
-@pytest.mark.parametrize("verb", ["pop", "critical-path"])
+@pytest.mark.parametrize("verb", ["pop", "critical-path", "root-causes"])
 def test_cli_mpi_writes_the_serial_reports(verb: str, tmp_path: Path) -> None:
     """Every format with --mpi: rank 0 alone writes the serial command's bytes."""
     path = str(next(p for p in ARCHIVES if "stencil" in str(p)))
@@ -198,7 +213,21 @@ def test_cli_critical_path_mpi_refuses_what_needs_the_whole_trace(tmp_path: Path
         assert run.stdout == ""
 
 
-@pytest.mark.parametrize("verb", ["pop", "critical-path"])
+def test_cli_whatif_mpi_says_why_a_replay_is_not_parallel() -> None:
+    """The replay is one simulation of the whole run: --mpi is refused, with the reason."""
+    from parjava.cli.whatif import MPI_REFUSED
+
+    path = str(next(p for p in ARCHIVES if "stencil" in str(p)))
+    run = _cli("whatif", path, "--machine", "shared-memory", "--mpi", ranks=2)
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert run.stderr.count("a replay cannot run in parts") == 2  # each rank says it
+    assert MPI_REFUSED.split(".")[0] in run.stderr
+    assert run.stdout == ""
+    serial = _serial_cli("whatif", path, "--machine", "shared-memory", "--mpi")
+    assert serial.returncode == 2 and "global time order" in serial.stderr
+
+
+@pytest.mark.parametrize("verb", ["pop", "critical-path", "root-causes"])
 def test_a_bad_archive_fails_every_rank_clearly(verb: str, tmp_path: Path) -> None:
     run = _cli(verb, str(tmp_path / "missing.otf2"), "--mpi", ranks=2)
     assert run.returncode == 2, run.stderr
@@ -206,7 +235,7 @@ def test_a_bad_archive_fails_every_rank_clearly(verb: str, tmp_path: Path) -> No
     assert run.stdout == ""
 
 
-@pytest.mark.parametrize("verb", ["pop", "critical-path"])
+@pytest.mark.parametrize("verb", ["pop", "critical-path", "root-causes"])
 def test_a_killed_rank_fails_the_job(verb: str) -> None:
     """Rank 2 dies as it starts: mpirun ends the job with an error and nothing is reported."""
     path = str(next(p for p in ARCHIVES if "stencil" in str(p)))
@@ -222,3 +251,4 @@ def test_a_killed_rank_fails_the_job(verb: str) -> None:
     assert run.returncode != 0
     assert "signal 9" in run.stderr or "Killed" in run.stderr, run.stderr[-2000:]
     assert "POP metrics" not in run.stdout and "critical path" not in run.stdout
+    assert "root causes" not in run.stdout

@@ -2,6 +2,7 @@
 // arrays, tables built in python/parjava/causes.py.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include "parjava/analysis/causes/cause_parts.hpp"
 #include "parjava/analysis/causes/causes.hpp"
@@ -46,6 +47,15 @@ template <typename T> py::array_t<T> array_of(const std::vector<T> &values) {
   return out;
 }
 
+std::vector<std::string> strings_of(const py::list &items) {
+  std::vector<std::string> out;
+  out.reserve(items.size());
+  for (const auto &item : items) {
+    out.push_back(item.cast<std::string>());
+  }
+  return out;
+}
+
 using OwnedMask = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>;
 
 void register_cause_parts(py::module_ &m) {
@@ -78,6 +88,52 @@ void register_cause_parts(py::module_ &m) {
           },
           py::arg("location"), py::arg("time"), py::arg("first"), py::arg("step"),
           "Walk back while on own locations: (location, time, step, done) to go on from")
+      .def(
+          "caused_elsewhere",
+          [](const CausePart &p, const std::vector<std::uint32_t> &owners, std::size_t parts) {
+            std::vector<std::string> bytes;
+            {
+              py::gil_scoped_release release;
+              bytes = p.caused_elsewhere(owners, parts);
+            }
+            py::list out;
+            for (const auto &b : bytes) {
+              out.append(py::bytes(b));
+            }
+            return out;
+          },
+          py::arg("owners"), py::arg("parts"),
+          "Per analysis rank, the bytes of own wait states caused by its processes")
+      .def(
+          "start_delays",
+          [](CausePart &p, const std::shared_ptr<const parjava::trace::Trace> &trace,
+             const std::vector<std::uint32_t> &owners, const py::list &caused, std::int64_t init,
+             bool init_all) {
+            const auto bytes = strings_of(caused);
+            py::gil_scoped_release release;
+            p.start_delays(*trace, owners, bytes, init, init_all);
+          },
+          py::arg("trace"), py::arg("owners"), py::arg("caused"), py::arg("init"),
+          py::arg("init_all"),
+          "Start the delay costs' propagation with what every rank sent (caused_elsewhere)")
+      .def(
+          "propagate_delays",
+          [](CausePart &p, const py::list &incoming, std::size_t parts, std::size_t budget) {
+            const auto bytes = strings_of(incoming);
+            std::vector<std::string> outgoing(parts);
+            CausePart::Propagation status{};
+            {
+              py::gil_scoped_release release;
+              status = p.propagate_delays(bytes, outgoing, budget);
+            }
+            py::list out;
+            for (const auto &b : outgoing) {
+              out.append(py::bytes(b));
+            }
+            return py::make_tuple(static_cast<int>(status), out);
+          },
+          py::arg("incoming"), py::arg("parts"), py::arg("budget"),
+          "(status, bytes per rank): 0 done, 1 waiting for another rank, 2 budget spent")
       .def("result_bytes", [](const CausePart &p) {
         std::string bytes;
         {
@@ -96,18 +152,23 @@ void register_cause_parts(py::module_ &m) {
       "Per analysed location its MPI_Finalize entry where owned (INT64_MIN elsewhere), and "
       "how many owned ones have one");
   m.def(
+      "init_entries",
+      [](const std::shared_ptr<const parjava::trace::Trace> &trace, const OwnedMask &owned) {
+        const auto e = init_entries(*trace, mask_of(*trace, owned));
+        return py::make_tuple(e.latest, e.entered);
+      },
+      py::arg("trace"), py::arg("owned"),
+      "The latest first entry into MPI_Init of the owned processes, and how many have one");
+  m.def(
       "merge_cause_parts",
       [](const std::shared_ptr<const parjava::trace::Trace> &trace, const py::list &parts,
          double seconds) {
-        std::vector<std::string> bytes;
-        for (const auto &p : parts) {
-          bytes.push_back(p.cast<std::string>());
-        }
+        const auto bytes = strings_of(parts);
         py::gil_scoped_release release;
         return std::make_shared<CauseAnalysis>(merge_cause_parts(*trace, bytes, seconds));
       },
       py::arg("trace"), py::arg("parts"), py::arg("seconds"),
-      "The parts' bytes as the serial critical path (a CauseAnalysis without delay costs)");
+      "The parts' bytes as the serial analysis (critical path, delay costs: as computed)");
 }
 
 } // namespace

@@ -22,6 +22,17 @@ from that line), "rank N" or "*". Rules and limits of the replay: docs/replay.md
 """
 
 
+#: Why ``--mpi`` is refused (docs/running-at-scale.md, "Replays and transfer efficiency").
+MPI_REFUSED = (
+    "whatif --mpi: a replay cannot run in parts. It is one discrete-event simulation of every "
+    "rank's MPI calls in global time order (when a message arrives decides when its receiver "
+    "goes on, and that changes the times of every later call on every rank), the same reason "
+    "`parjava pop --mpi` has no transfer efficiency; a rank holding only its processes' calls "
+    "cannot know when its messages arrive. Run `parjava whatif` serially (on a smaller run of "
+    "the program if the trace does not fit in memory); docs/running-at-scale.md"
+)
+
+
 def _scale(text: str) -> tuple[str, float]:
     key, sep, value = text.rpartition("=")
     if not sep or not key:
@@ -58,6 +69,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--write-trace", metavar="DIR", help="write the replayed trace (OTF2) here")
     p.add_argument("--chrome", metavar="JSON", help="write the replayed trace as Perfetto JSON")
+    p.add_argument(
+        "--mpi",
+        action="store_true",
+        help="refused: a replay is one simulation of the whole run, not parallel "
+        "(docs/running-at-scale.md)",
+    )
     add_output_options(
         p,
         "time:SECONDS (replayed run time above), change:PERCENT (replay slower than the "
@@ -70,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     """Replay, report, check."""
     from ..replay import replay
 
+    if args.mpi:
+        raise UsageError(MPI_REFUSED)
     scale = dict(args.scale)
     if len(scale) != len(args.scale):
         raise UsageError("--scale: a key is given twice")

@@ -1,9 +1,11 @@
-// The critical path in parts (cause_parts.hpp): K parts of a hand-built trace, each owning a
-// block of its processes, walk the path with the token handed from part to part (here in one
-// process; parjava.parallel sends it over MPI) and the merge equals the serial analysis' path,
-// profile, rows, activity numbering and imbalance exactly.
+// The critical path and delay costs in parts (cause_parts.hpp): K parts of a hand-built trace,
+// each owning a block of its processes, walk the path with the token handed from part to part
+// and propagate the delay costs with the waiting sides handed to the causes' parts (here in
+// one process; parjava.parallel sends both over MPI); the merge equals the serial analysis'
+// path, profile, rows, activity numbering, imbalance and delay costs exactly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -40,7 +42,51 @@ std::vector<std::uint8_t> owned_by(const parjava::trace::Trace &t, std::uint32_t
   return owned;
 }
 
-CauseAnalysis in_parts(const parjava::trace::Trace &t, std::uint32_t parts) {
+// The delay costs' propagation of `part`, the parts' messages delivered here; `budget` wait
+// states per step (small: the parts interleave as on several processes).
+void propagate(const parjava::trace::Trace &t, std::vector<std::unique_ptr<CausePart>> &part,
+               const std::vector<std::uint32_t> &owner, std::size_t budget) {
+  const auto parts = part.size();
+  std::vector<std::uint8_t> owned_any(t.locations.size(), 1);
+  const auto init = parjava::analysis::init_entries(t, owned_any);
+  const bool init_all = init.entered == owner.size();
+  // Step 1: each part's wait states caused elsewhere go to the causes' parts.
+  std::vector<std::vector<std::string>> caused(parts);
+  for (const auto &p : part) {
+    const auto bytes = p->caused_elsewhere(owner, parts);
+    EXPECT_EQ(bytes.size(), parts);
+    for (std::size_t k = 0; k < parts; ++k) {
+      caused[k].push_back(bytes[k]);
+    }
+  }
+  for (std::size_t k = 0; k < parts; ++k) {
+    part[k]->start_delays(t, owner, caused[k], init.latest, init_all);
+  }
+  std::vector<std::vector<std::string>> inbox(parts);
+  std::vector<bool> done(parts, false);
+  for (std::size_t round = 0; std::count(done.begin(), done.end(), true) < std::ptrdiff_t(parts);
+       ++round) {
+    ASSERT_LT(round, 100000U) << "the propagation does not end";
+    for (std::size_t k = 0; k < parts; ++k) {
+      if (done[k]) {
+        continue;
+      }
+      std::vector<std::string> outgoing(parts);
+      const auto status = part[k]->propagate_delays(inbox[k], outgoing, budget);
+      inbox[k].clear();
+      for (std::size_t to = 0; to < parts; ++to) {
+        if (!outgoing[to].empty()) {
+          ASSERT_FALSE(done[to]) << "a finished part was sent a waiting side";
+          inbox[to].push_back(outgoing[to]);
+        }
+      }
+      done[k] = status == CausePart::Propagation::Done;
+    }
+  }
+}
+
+CauseAnalysis in_parts(const parjava::trace::Trace &t, std::uint32_t parts,
+                       std::size_t budget = 0) {
   const auto locations = parjava::analysis::analysed_locations(t);
   const auto n = locations.size();
   // The reductions parjava.parallel does over MPI.
@@ -87,6 +133,9 @@ CauseAnalysis in_parts(const parjava::trace::Trace &t, std::uint32_t parts) {
     ++hops;
   }
   EXPECT_GE(hops, 1U);
+  if (budget != 0) {
+    propagate(t, part, owner, budget);
+  }
   std::vector<std::string> bytes;
   bytes.reserve(part.size());
   for (const auto &p : part) {
@@ -137,6 +186,21 @@ void expect_same_path(const CauseAnalysis &serial, const CauseAnalysis &merged) 
   EXPECT_TRUE(same_bits(b.imbalance_total, a.imbalance_total));
 }
 
+void expect_same_costs(const CauseAnalysis &serial, const CauseAnalysis &merged) {
+  const auto &a = serial.delays;
+  const auto &b = merged.delays;
+  EXPECT_EQ(b.wait_states, a.wait_states);
+  EXPECT_TRUE(same_bits(b.total_wait, a.total_wait));
+  EXPECT_TRUE(same_bits(b.unattributed, a.unattributed));
+  ASSERT_EQ(b.costs.size(), a.costs.size());
+  for (std::size_t i = 0; i < a.costs.size(); ++i) {
+    EXPECT_EQ(b.costs[i].location, a.costs[i].location) << i;
+    EXPECT_EQ(b.costs[i].activity, a.costs[i].activity) << i;
+    EXPECT_TRUE(same_bits(b.costs[i].short_term, a.costs[i].short_term)) << i;
+    EXPECT_TRUE(same_bits(b.costs[i].long_term, a.costs[i].long_term)) << i;
+  }
+}
+
 // A chain of late senders over four processes, a barrier the last one reaches late, more
 // messages in the other direction, and MPI_Finalize entered at different times: the path
 // jumps between every pair of parts and ends in a Wait at Finalize.
@@ -181,6 +245,42 @@ TEST(CauseParts, EveryPartitionGivesTheSerialCriticalPath) {
     SCOPED_TRACE(parts);
     expect_same_path(serial, in_parts(s.trace, parts));
   }
+}
+
+TEST(CauseParts, EveryPartitionGivesTheSerialDelayCosts) {
+  Scenario s = chain();
+  s.trace = s.b.finish();
+  s.built = true;
+  const CauseAnalysis serial = analyze_causes(s.trace);
+  // Long-term costs: the barrier's waiting propagates back along the chain of late senders.
+  double long_term = 0.0;
+  for (const auto &c : serial.delays.costs) {
+    long_term += c.long_term;
+  }
+  ASSERT_GE(serial.delays.costs.size(), 4U);
+  EXPECT_GT(long_term, 0.0);
+  for (std::uint32_t parts = 1; parts <= 4; ++parts) {
+    for (const std::size_t budget : {std::size_t{1}, std::size_t{2}, std::size_t{1000}}) {
+      SCOPED_TRACE(std::to_string(parts) + " parts, budget " + std::to_string(budget));
+      const auto merged = in_parts(s.trace, parts, budget);
+      expect_same_path(serial, merged);
+      expect_same_costs(serial, merged);
+    }
+  }
+}
+
+TEST(CauseParts, DelayCostsRefuseAPartThatDidNotPropagate) {
+  Scenario s = chain();
+  s.trace = s.b.finish();
+  s.built = true;
+  CausePart part(s.trace, owned_by(s.trace, 0, 1), parjava::trace::kNoRef, 0);
+  const std::vector<std::uint32_t> owner(4, 0);
+  std::vector<std::string> outgoing(1);
+  EXPECT_THROW((void)part.propagate_delays({}, outgoing, 10), parjava::Error);
+  part.start_delays(s.trace, owner, part.caused_elsewhere(owner, 1), 0, false);
+  ASSERT_EQ(part.propagate_delays({}, outgoing, 1), CausePart::Propagation::More);
+  EXPECT_THROW((void)part.result_bytes(), parjava::Error); // not finished
+  EXPECT_THROW((void)part.propagate_delays({"damaged"}, outgoing, 10), parjava::Error);
 }
 
 TEST(CauseParts, WalkRefusesAnotherPartsProcess) {

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "../part_bytes.hpp"
+#include "cause_part_state.hpp"
 #include "critical_path.hpp"
 #include "parjava/error.hpp"
 
@@ -21,28 +22,19 @@ constexpr std::uint32_t kMagic = 0x31504350U; // "PCP1"
 constexpr Timestamp kNever = std::numeric_limits<Timestamp>::min();
 constexpr Timestamp kAlways = std::numeric_limits<Timestamp>::max();
 
-std::vector<std::uint8_t> analysed_owned(const std::vector<std::uint32_t> &locations,
-                                         const std::vector<std::uint8_t> &owned) {
-  std::vector<std::uint8_t> out(locations.size(), 0);
-  for (std::size_t l = 0; l < locations.size(); ++l) {
-    out[l] = owned[locations[l]];
-  }
-  return out;
-}
-
-causes::PartScope scope_of(std::vector<std::uint8_t> owned, std::uint32_t latest, Timestamp entry) {
-  causes::PartScope scope;
-  scope.owned = std::move(owned);
-  scope.finalize_latest = latest;
-  scope.finalize_entry = entry;
-  return scope;
-}
-
 void check_mask(const trace::Trace &trace, const std::vector<std::uint8_t> &owned) {
   if (owned.size() != trace.locations.size()) {
     throw Error(ErrorKind::Usage, "cause part: `owned` has " + std::to_string(owned.size()) +
                                       " flags for " + std::to_string(trace.locations.size()) +
                                       " locations");
+  }
+}
+
+void check_owners(std::size_t locations, const std::vector<std::uint32_t> &owners) {
+  if (owners.size() != locations) {
+    throw Error(ErrorKind::Usage, "delay costs: `owners` has " + std::to_string(owners.size()) +
+                                      " entries for " + std::to_string(locations) +
+                                      " analysed locations");
   }
 }
 
@@ -67,25 +59,13 @@ FinalizeEntries finalize_entries(const trace::Trace &trace,
   return out;
 }
 
-struct CausePart::State {
-  State(const trace::Trace &trace, std::vector<std::uint32_t> analysed,
-        const std::vector<std::uint8_t> &owned_locations, std::uint32_t latest, Timestamp entry)
-      : locations(std::move(analysed)),
-        scope(scope_of(analysed_owned(locations, owned_locations), latest, entry)),
-        timelines(trace, locations, scope.owned), waits(trace, locations, timelines, &scope),
-        next(locations.size()) {
-    for (std::uint32_t l = 0; l < locations.size(); ++l) {
-      next[l] = waits.of(l).size();
-    }
-  }
-  std::vector<std::uint32_t> locations;
-  causes::PartScope scope;
-  causes::Timelines timelines;
-  causes::WaitStates waits;
-  std::vector<std::size_t> next;     // per analysed location (walk_step)
-  std::vector<PathSegment> segments; // own, in walk order (analysed locations)
-  std::vector<std::int64_t> steps;   // their steps (0: the path's last segment)
-};
+InitEntries init_entries(const trace::Trace &trace, const std::vector<std::uint8_t> &owned) {
+  check_mask(trace, owned);
+  const auto locations = analysed_locations(trace);
+  const auto [latest, entered] =
+      causes::WaitStates::init_entries(trace, locations, detail::analysed_owned(locations, owned));
+  return {latest, entered};
+}
 
 CausePart::CausePart(const trace::Trace &trace, const std::vector<std::uint8_t> &owned,
                      std::uint32_t finalize_latest, Timestamp finalize_entry) {
@@ -136,6 +116,47 @@ CausePart::Step CausePart::walk(std::uint32_t l, Timestamp t, Timestamp first, s
   return out;
 }
 
+std::vector<std::string> CausePart::caused_elsewhere(const std::vector<std::uint32_t> &owners,
+                                                     std::size_t parts) const {
+  check_owners(state_->locations.size(), owners);
+  for (const auto o : owners) {
+    if (o >= parts) {
+      throw Error(ErrorKind::Usage, "delay costs: a process's owner " + std::to_string(o) +
+                                        " is not one of the " + std::to_string(parts) + " parts");
+    }
+  }
+  return causes::DelayPart::caused_elsewhere(state_->waits, owners, parts);
+}
+
+void CausePart::start_delays(const trace::Trace &trace, const std::vector<std::uint32_t> &owners,
+                             const std::vector<std::string> &caused, Timestamp init,
+                             bool init_all) {
+  auto &s = *state_;
+  check_owners(s.locations.size(), owners);
+  if (s.delays) {
+    throw Error(ErrorKind::Usage, "delay costs: the part's propagation was already started");
+  }
+  s.delays = std::make_unique<causes::DelayPart>(trace, s.locations, s.scope, s.timelines, s.waits,
+                                                 owners, init, init_all, caused);
+}
+
+CausePart::Propagation CausePart::propagate_delays(const std::vector<std::string> &incoming,
+                                                   std::vector<std::string> &outgoing,
+                                                   std::size_t budget) {
+  if (!state_->delays) {
+    throw Error(ErrorKind::Usage, "delay costs: start_delays() first");
+  }
+  switch (state_->delays->step(incoming, outgoing, budget)) {
+  case causes::DelayStatus::Done:
+    return Propagation::Done;
+  case causes::DelayStatus::Blocked:
+    return Propagation::Blocked;
+  case causes::DelayStatus::More:
+    break;
+  }
+  return Propagation::More;
+}
+
 std::string CausePart::result_bytes() const {
   const auto &s = *state_;
   // Own segments in time order (the walk numbers them from the end back).
@@ -163,6 +184,10 @@ std::string CausePart::result_bytes() const {
   }
   w.put(in_time);
   w.put(steps);
+  w.put<std::uint8_t>(s.delays ? 1 : 0);
+  if (s.delays) {
+    s.delays->write(w, s.locations);
+  }
   return std::move(w.out);
 }
 
@@ -180,6 +205,12 @@ struct PartRows {
   std::vector<ActivityTime> time, waiting, profile;
   std::vector<PathSegment> segments;
   std::vector<std::int64_t> steps;
+  bool delays = false;
+  std::vector<DelayCost> costs;
+  std::vector<causes::WaitKey> created; // per cost row: the wait state that created it
+  std::vector<causes::Unattributed> unattributed;
+  std::uint64_t wait_states = 0;
+  double total_wait = 0.0;
 };
 
 PartRows read_part(const std::string &bytes) {
@@ -195,7 +226,16 @@ PartRows read_part(const std::string &bytes) {
   p.profile = r.get_vector<ActivityTime>();
   p.segments = r.get_vector<PathSegment>();
   p.steps = r.get_vector<std::int64_t>();
-  if (!r.done() || p.keys.size() != p.activities.size() || p.steps.size() != p.segments.size()) {
+  p.delays = r.get<std::uint8_t>() != 0;
+  if (p.delays) {
+    p.costs = r.get_vector<DelayCost>();
+    p.created = r.get_vector<causes::WaitKey>();
+    p.unattributed = r.get_vector<causes::Unattributed>();
+    p.wait_states = r.get<std::uint64_t>();
+    p.total_wait = r.get<double>();
+  }
+  if (!r.done() || p.keys.size() != p.activities.size() || p.steps.size() != p.segments.size() ||
+      p.created.size() != p.costs.size()) {
     throw Error(ErrorKind::Analysis, "critical path part: the received bytes are damaged");
   }
   return p;
@@ -246,6 +286,11 @@ CauseAnalysis merge_cause_parts(const trace::Trace &trace, const std::vector<std
   };
   std::vector<std::pair<std::int64_t, PathSegment>> segments;
   CriticalPath &path = out.critical_path;
+  // Cost rows with the wait state that created each: a part made its rows in the serial
+  // order, and the rows of one wait state all come from the part of its cause.
+  std::vector<std::pair<causes::WaitKey, DelayCost>> costs;
+  std::vector<causes::Unattributed> unattributed;
+  std::size_t with_delays = 0;
   for (auto &p : rows) {
     std::vector<std::uint32_t> global(p.activities.size());
     for (std::size_t a = 0; a < p.activities.size(); ++a) {
@@ -267,6 +312,39 @@ CauseAnalysis merge_cause_parts(const trace::Trace &trace, const std::vector<std
     for (std::size_t i = 0; i < p.segments.size(); ++i) {
       segments.emplace_back(p.steps[i], p.segments[i]);
     }
+    if (p.delays) {
+      ++with_delays;
+      for (std::size_t i = 0; i < p.costs.size(); ++i) {
+        auto c = p.costs[i];
+        if (c.activity >= global.size() || c.location >= analysed.size() ||
+            analysed[c.location] == trace::kNoRef) {
+          throw Error(ErrorKind::Analysis, "delay costs part: a cost names no activity or "
+                                           "analysed location");
+        }
+        c.activity = global[c.activity];
+        costs.emplace_back(p.created[i], c);
+      }
+      unattributed.insert(unattributed.end(), p.unattributed.begin(), p.unattributed.end());
+      out.delays.wait_states += p.wait_states;
+      // Integral nanoseconds: exact in any order.
+      out.delays.total_wait += p.total_wait;
+    }
+  }
+  if (with_delays != 0 && with_delays != rows.size()) {
+    throw Error(ErrorKind::Usage, "delay costs parts: " + std::to_string(with_delays) + " of " +
+                                      std::to_string(rows.size()) +
+                                      " parts propagated the delay costs");
+  }
+  // The serial analysis goes from the latest wait state to the earliest.
+  std::stable_sort(costs.begin(), costs.end(),
+                   [](const auto &a, const auto &b) { return a.first > b.first; });
+  for (const auto &[key, c] : costs) {
+    out.delays.costs.push_back(c);
+  }
+  std::sort(unattributed.begin(), unattributed.end(),
+            [](const auto &a, const auto &b) { return a.key > b.key; });
+  for (const auto &u : unattributed) {
+    out.delays.unattributed += u.ns;
   }
   std::stable_sort(out.time.begin(), out.time.end(), by_location);
   std::stable_sort(path.profile.begin(), path.profile.end(), by_location);

@@ -18,9 +18,30 @@ bool is_runtime_region(const trace::Trace &trace, std::uint32_t region) {
          r.paradigm == trace::Paradigm::Shmem;
 }
 
+std::pair<std::uint64_t, std::uint64_t> Timelines::key_of(const Activity &a) {
+  const std::uint64_t site = (static_cast<std::uint64_t>(a.region) << 32U) | a.callsite;
+  if (!a.computation) {
+    return {site, ~std::uint64_t{0}};
+  }
+  return {site, (static_cast<std::uint64_t>(a.previous_callsite) << 32U) | a.next_call};
+}
+
+std::uint32_t Timelines::find_activity(const Activity &a) const {
+  const auto it = index_.find(key_of(a));
+  return it == index_.end() ? kNoRef : it->second;
+}
+
+std::uint32_t Timelines::find_path(const Activity &a) const {
+  if (!a.computation) {
+    const auto own = find_activity(a);
+    return own == kNoRef ? kNoRef : path_[own];
+  }
+  const auto it = computation_path_.find(a.region);
+  return it == computation_path_.end() ? kNoRef : it->second;
+}
+
 std::uint32_t Timelines::call_activity(std::uint32_t region, std::uint32_t callsite) {
-  const std::pair<std::uint64_t, std::uint64_t> key{
-      (static_cast<std::uint64_t>(region) << 32U) | callsite, ~std::uint64_t{0}};
+  const auto key = key_of({region, callsite, false, region, kNoRef});
   const auto [it, fresh] = index_.emplace(key, static_cast<std::uint32_t>(activities_.size()));
   if (fresh) {
     activities_.push_back({region, callsite, false, region, kNoRef});
@@ -32,9 +53,7 @@ std::uint32_t Timelines::call_activity(std::uint32_t region, std::uint32_t calls
 
 std::uint32_t Timelines::computation_activity(std::uint32_t region, std::uint32_t previous,
                                               std::uint32_t callsite, std::uint32_t next_call) {
-  const std::pair<std::uint64_t, std::uint64_t> key{
-      (static_cast<std::uint64_t>(region) << 32U) | callsite,
-      (static_cast<std::uint64_t>(previous) << 32U) | next_call};
+  const auto key = key_of({region, callsite, true, next_call, previous});
   const auto [it, fresh] = index_.emplace(key, static_cast<std::uint32_t>(activities_.size()));
   if (fresh) {
     activities_.push_back({region, callsite, true, next_call, previous});

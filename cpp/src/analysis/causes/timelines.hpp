@@ -62,6 +62,11 @@ public:
   std::uint32_t call_activity(std::uint32_t region, std::uint32_t callsite);
   std::uint32_t computation_activity(std::uint32_t region, std::uint32_t previous,
                                      std::uint32_t callsite, std::uint32_t next_call);
+  // The activity equal to `a` in this timeline, or kNoRef; the call path an activity equal to
+  // `a` belongs to here (a call's own, a computation's region's), or kNoRef: another part's
+  // activities (delay_parts.cpp) read where this part has them.
+  [[nodiscard]] std::uint32_t find_activity(const Activity &a) const;
+  [[nodiscard]] std::uint32_t find_path(const Activity &a) const;
   // The key of each activity's first request (ActivityKey); set_key() names the next requests.
   [[nodiscard]] const std::vector<ActivityKey> &keys() const { return keys_; }
   void set_key(const ActivityKey &key) { key_ = key; }
@@ -77,6 +82,8 @@ public:
   }
 
 private:
+  [[nodiscard]] static std::pair<std::uint64_t, std::uint64_t> key_of(const Activity &a);
+
   std::vector<Activity> activities_;
   std::vector<ActivityKey> keys_;
   ActivityKey key_;

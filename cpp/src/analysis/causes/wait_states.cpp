@@ -56,7 +56,6 @@ WaitStates::WaitStates(const trace::Trace &t, const std::vector<std::uint32_t> &
       }
     }
   }
-  const auto &ev = t.events;
   std::vector<std::int64_t> found(n, 0); // wait states per waiting location (ActivityKey)
   for (const Finding &f : scan(t, wait_state_options())) {
     if (f.location >= analysed.size() || f.peer_location >= analysed.size() || f.idle <= 0) {
@@ -89,9 +88,30 @@ WaitStates::WaitStates(const trace::Trace &t, const std::vector<std::uint32_t> &
   // one has entered it (max_q E_q), so a process that leaves MPI_Init late has more of it in
   // its next interval than its partner, and the waiting that causes is charged to MPI_Init
   // there. Not when some process has no MPI_Init (its interval then starts at its first event).
+  const auto [init, entered] = init_entries(t, locations);
+  if (entered == n) {
+    for (std::uint32_t l = 0; l < n; ++l) {
+      sync_[l].push_back({init, kNoRef, kAll});
+    }
+  }
+  add_collective_syncs(t, analysed);
+  index_waits();
+  for (const WaitState &w : waits_) {
+    add_wait_syncs(w);
+  }
+  sort_syncs();
+}
+
+std::pair<Timestamp, std::uint32_t>
+WaitStates::init_entries(const trace::Trace &t, const std::vector<std::uint32_t> &locations,
+                         const std::vector<std::uint8_t> &owned) {
+  const auto &ev = t.events;
   Timestamp init = 0;
   std::uint32_t entered = 0;
-  for (std::uint32_t l = 0; l < n; ++l) {
+  for (std::uint32_t l = 0; l < locations.size(); ++l) {
+    if (!owned.empty() && owned[l] == 0) {
+      continue;
+    }
     for (EventIndex e = t.location_begin(locations[l]); e < t.location_end(locations[l]); ++e) {
       const auto i = static_cast<std::size_t>(e);
       if (ev.kind[i] == EventKind::Enter && ev.region[i] < t.regions.size() &&
@@ -103,21 +123,52 @@ WaitStates::WaitStates(const trace::Trace &t, const std::vector<std::uint32_t> &
       }
     }
   }
-  if (entered == n) {
-    for (std::uint32_t l = 0; l < n; ++l) {
-      sync_[l].push_back({init, kNoRef, kAll});
-    }
-  }
-  add_collective_syncs(t, analysed);
-  index_waits();
-  for (const WaitState &w : waits_) {
-    sync_[w.waiting].push_back({w.end, w.comm == kNoRef ? w.cause : kNoRef, w.comm});
-    sync_[w.cause].push_back({w.end, w.comm == kNoRef ? w.waiting : kNoRef, w.comm});
-  }
+  return {init, entered};
+}
+
+void WaitStates::add_wait_syncs(const WaitState &w) {
+  sync_[w.waiting].push_back({w.end, w.comm == kNoRef ? w.cause : kNoRef, w.comm});
+  sync_[w.cause].push_back({w.end, w.comm == kNoRef ? w.waiting : kNoRef, w.comm});
+}
+
+// previous_sync() reads the time of a point only, so the order among points at one time
+// does not matter: a part's points equal the serial ones as a multiset.
+void WaitStates::sort_syncs() {
   for (auto &s : sync_) {
     std::sort(s.begin(), s.end(),
               [](const SyncPoint &a, const SyncPoint &b) { return a.time < b.time; });
   }
+}
+
+void WaitStates::add_part_syncs(const trace::Trace &t, const std::vector<std::uint32_t> &locations,
+                                const PartScope &part, Timestamp init, bool init_all,
+                                const std::vector<WaitState> &caused) {
+  std::vector<std::uint32_t> analysed(t.locations.size(), kNoRef);
+  for (std::uint32_t l = 0; l < locations.size(); ++l) {
+    analysed[locations[l]] = l;
+    sync_[l].clear();
+    if (init_all && part.owned[l] != 0) {
+      sync_[l].push_back({init, kNoRef, kAll});
+    }
+  }
+  // Of an instance a part holds its own members and the decisive ones, among them the latest
+  // to begin (partition.hpp): the point is the whole instance's.
+  add_collective_syncs(t, analysed);
+  for (const WaitState &w : waits_) {
+    add_wait_syncs(w);
+  }
+  for (const WaitState &w : caused) {
+    if (w.cause < sync_.size() && part.owned[w.cause] != 0) {
+      sync_[w.cause].push_back({w.end, w.comm == kNoRef ? w.waiting : kNoRef, w.comm});
+    }
+  }
+  // Other processes' points here are partial: they are never asked for.
+  for (std::uint32_t l = 0; l < locations.size(); ++l) {
+    if (part.owned[l] == 0) {
+      sync_[l].clear();
+    }
+  }
+  sort_syncs();
 }
 
 // By increasing end; a location's wait states ending together stay in the order they were
@@ -210,7 +261,8 @@ void WaitStates::add_collective_syncs(const trace::Trace &t,
   const auto &ev = t.events;
   for (const auto &c : t.collectives) {
     const auto &info = trace::function_info(c.function);
-    if (!info.blocking || c.member_count == 0 || c.member_count < c.expected ||
+    // `participants`: the whole trace's members (a part holds only some: partition.hpp).
+    if (!info.blocking || c.member_count == 0 || c.participants < c.expected ||
         (info.shape != trace::CollectiveShape::Barrier &&
          info.shape != trace::CollectiveShape::AllToAll)) {
       continue;

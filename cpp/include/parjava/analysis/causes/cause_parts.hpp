@@ -8,8 +8,10 @@
 // process merges the parts' rows, numbering the activities as the serial analysis does
 // (ActivityKey), into the serial CauseAnalysis' critical path: same segments, same profile,
 // same imbalance to the last bit (the sums are of integral nanoseconds; the imbalance is
-// computed once, by the serial code, in the serial activity order). Delay costs do not run in
-// parts (their backward propagation reads both sides of every wait state).
+// computed once, by the serial code, in the serial activity order). Delay costs run in parts
+// too (start_delays, propagate_delays): a backward replay that carries each wait state's
+// waiting side to the part of the process that caused it, in the serial order (the
+// cpp/src/analysis/causes/delay_parts.hpp), so the merged costs are the serial ones.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +37,15 @@ struct FinalizeEntries {
   std::uint32_t entered = 0;
 };
 FinalizeEntries finalize_entries(const trace::Trace &trace, const std::vector<std::uint8_t> &owned);
+
+// Over the analysed locations the part owns (`owned`: per trace location): the latest first
+// entry into MPI_Init (at least 0) and how many have one. Reduced over the parts (maximum,
+// sum), MPI_Init synchronises all processes when the count is theirs.
+struct InitEntries {
+  trace::Timestamp latest = 0;
+  std::uint32_t entered = 0;
+};
+InitEntries init_entries(const trace::Trace &trace, const std::vector<std::uint8_t> &owned);
 
 class CausePart {
 public:
@@ -63,8 +74,25 @@ public:
   };
   Step walk(std::uint32_t l, trace::Timestamp t, trace::Timestamp first, std::int64_t step);
 
+  // Delay costs, in three steps (`owners`: per analysed location, the part that owns it):
+  // 1. per part (of `parts`), the bytes of this part's wait states its processes caused;
+  [[nodiscard]] std::vector<std::string> caused_elsewhere(const std::vector<std::uint32_t> &owners,
+                                                          std::size_t parts) const;
+  // 2. with what every part sent this one in step 1, and MPI_Init's latest entry over the
+  //    parts (init_entries; `init_all`: every process entered it): the synchronisation points
+  //    and the order of the propagation;
+  void start_delays(const trace::Trace &trace, const std::vector<std::uint32_t> &owners,
+                    const std::vector<std::string> &caused, trace::Timestamp init, bool init_all);
+  // 3. take the waiting sides other parts sent (`incoming`), propagate for at most `budget`
+  //    wait states, leave in `outgoing` (one string per part, empty for none) what to send;
+  //    repeat until Done. Blocked: waits for another part's waiting side.
+  enum class Propagation { Done = 0, Blocked = 1, More = 2 };
+  Propagation propagate_delays(const std::vector<std::string> &incoming,
+                               std::vector<std::string> &outgoing, std::size_t budget);
+
   // What the root merges, as bytes: activities and their keys, time, waiting and path profile
-  // rows of own locations (own activity numbers), own segments with their steps.
+  // rows of own locations (own activity numbers), own segments with their steps; the delay
+  // costs when they were propagated.
   [[nodiscard]] std::string result_bytes() const;
 
 private:
@@ -72,8 +100,9 @@ private:
   std::unique_ptr<State> state_;
 };
 
-// The parts' bytes (CausePart::result_bytes) as the serial analysis' critical path (no delay
-// costs): activities in the serial order, time and waiting rows, segments, profile, imbalance.
+// The parts' bytes (CausePart::result_bytes) as the serial analysis: activities in the serial
+// order, time and waiting rows; the critical path (segments, profile, imbalance) when it was
+// walked (no part has a segment otherwise); the delay costs when every part propagated them.
 CauseAnalysis merge_cause_parts(const trace::Trace &trace, const std::vector<std::string> &parts,
                                 double seconds);
 
