@@ -140,7 +140,7 @@ def test_parallel_explanations_equal_serial(ranks: int, tmp_path: Path, generate
 
 def test_own_traced_examples(examples_bin: Path, tmp_path: Path) -> None:
     """Runs of the project's own examples under the tracer (every wrapped MPI function; a
-    stencil with rank 0 late; a program with injected imbalance), on 3 ranks."""
+    stencil with rank 0 late; a program with injected imbalance), on 1 to 4 ranks."""
     runs = [
         ([str(examples_bin / "mpi_coverage")], 4),
         ([str(examples_bin / "stencil2d"), "-n", "16", "-i", "8", "-r", "2", "-d", "2"], 4),
@@ -153,9 +153,12 @@ def test_own_traced_examples(examples_bin: Path, tmp_path: Path) -> None:
         trace = pj.trace(command, np=np_, output=tmp_path / f"run{k}", timeout=120)
         archives.append(trace.metadata["path"])
     assert len(archives) >= 2
-    _run_worker(3, tmp_path, archives)
-    for k, path in enumerate(archives):
-        assert _check(tmp_path, k, Path(path)), path
+    for ranks in (1, 2, 3, 4):
+        out = tmp_path / f"k{ranks}"
+        out.mkdir()
+        _run_worker(ranks, out, archives)
+        for k, path in enumerate(archives):
+            assert _check(out, k, Path(path)), (ranks, path)
 
 
 def _cli(*args: str, ranks: int = 3) -> subprocess.CompletedProcess[str]:

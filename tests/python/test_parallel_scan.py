@@ -251,7 +251,7 @@ def test_a_killed_rank_fails_the_job(tmp_path: Path) -> None:
 
 def test_own_traced_examples(examples_bin: Path, tmp_path: Path) -> None:
     """Runs of the project's own examples under the tracer (every wrapped MPI function;
-    a stencil with rank 0 late), scanned on 3 ranks, equal the serial scans."""
+    a stencil with rank 0 late), scanned on 1 to 4 ranks, equal the serial scans."""
     runs = [
         ([str(examples_bin / "mpi_coverage")], 4),
         ([str(examples_bin / "stencil2d"), "-n", "16", "-i", "8", "-r", "2", "-d", "2"], 4),
@@ -260,18 +260,21 @@ def test_own_traced_examples(examples_bin: Path, tmp_path: Path) -> None:
     for k, (command, np_) in enumerate(runs):
         trace = pj.trace(command, np=np_, output=tmp_path / f"run{k}", timeout=120)
         archives.append(trace.metadata["path"])
-    cmd = [*_mpirun(), "-np", "3", sys.executable, str(HERE / "mpi_scan_worker.py")]
-    run = subprocess.run(
-        [*cmd, str(tmp_path), *archives], capture_output=True, text=True, env=_env(), timeout=300
-    )
-    assert run.returncode == 0, run.stderr[-4000:]
-    for k, path in enumerate(archives):
-        serial = pj.scan(pj.Trace.open(path), eps=1e-7)
-        assert len(serial) > 0, path
-        assert _text(tmp_path / f"{k}.csv") == serial.to_csv(), path
-        assert _text(tmp_path / f"{k}.merged.csv") == serial.to_csv(), path
-        assert json.loads((tmp_path / f"{k}.merged.json").read_text()) == len(serial)
-        raw = np.load(tmp_path / f"{k}.npy")
-        for field in serial.raw.dtype.names:
-            assert np.array_equal(raw[field], serial.raw[field]), (path, field)
-        _check_intervals(tmp_path, k, Path(path))
+    serials = [pj.scan(pj.Trace.open(path), eps=1e-7) for path in archives]
+    for ranks in (1, 2, 3, 4):
+        out = tmp_path / f"k{ranks}"
+        out.mkdir()
+        cmd = [*_mpirun(), "-np", str(ranks), sys.executable, str(HERE / "mpi_scan_worker.py")]
+        run = subprocess.run(
+            [*cmd, str(out), *archives], capture_output=True, text=True, env=_env(), timeout=300
+        )
+        assert run.returncode == 0, run.stderr[-4000:]
+        for k, (path, serial) in enumerate(zip(archives, serials, strict=True)):
+            assert len(serial) > 0, path
+            assert _text(out / f"{k}.csv") == serial.to_csv(), (ranks, path)
+            assert _text(out / f"{k}.merged.csv") == serial.to_csv(), (ranks, path)
+            assert json.loads((out / f"{k}.merged.json").read_text()) == len(serial)
+            raw = np.load(out / f"{k}.npy")
+            for field in serial.raw.dtype.names:
+                assert np.array_equal(raw[field], serial.raw[field]), (ranks, path, field)
+            _check_intervals(out, k, Path(path))
