@@ -484,11 +484,26 @@ CompiledExpression CompiledExpression::compile(const Expression &expr,
     return out;
   }
   out.code_ = std::move(p.code);
-  // Stack depth check: each push adds one, binary ops pop one; a simple simulation suffices
-  // because jumps only skip balanced sequences.
-  int depth = 0;
+  // Stack depth check, following the jumps: the two arms of a `?:` each leave one value, but
+  // only one of them runs, so a straight-line count adds one per nested conditional and a
+  // chain of 27 (an array element read by a variable index, `faces[n]`, replaced by one
+  // variable per element) looked 27 deep when it runs 3 deep. Jumps only go forward.
+  const std::size_t n = out.code_.size();
+  std::vector<int> at(n + 1, -1); // the depth on entry to each instruction; -1: not reached
   int max_depth = 0;
-  for (const auto &ins : out.code_) {
+  auto reach = [&](std::size_t pc, int depth) {
+    if (pc >= at.size()) {
+      fail(where, "internal: a jump past the end of the expression's code");
+    }
+    at[pc] = std::max(at[pc], depth);
+    max_depth = std::max(max_depth, depth);
+  };
+  for (std::size_t pc = 0; pc < n; ++pc) {
+    const int depth = pc == 0 ? 0 : at[pc];
+    if (depth < 0) {
+      continue;
+    }
+    const Instruction ins = out.code_[pc];
     switch (ins.op) {
     case Opcode::PushConst:
     case Opcode::LoadSlot:
@@ -496,7 +511,7 @@ CompiledExpression CompiledExpression::compile(const Expression &expr,
     case Opcode::LoadThread:
     case Opcode::LoadPeer:
     case Opcode::LoadTask:
-      ++depth;
+      reach(pc + 1, depth + 1);
       break;
     case Opcode::IntToFloat:
     case Opcode::FloatToInt:
@@ -516,16 +531,27 @@ CompiledExpression CompiledExpression::compile(const Expression &expr,
     case Opcode::Log:
     case Opcode::Exp:
     case Opcode::Sqrt:
+      reach(pc + 1, depth);
+      break;
     case Opcode::Jump:
+      reach(pc + ins.arg, depth);
+      break;
+    case Opcode::JumpIfZero:
+      reach(pc + 1, depth - 1);
+      reach(pc + ins.arg, depth - 1);
+      break;
+    case Opcode::JumpIfZeroKeep:
+    case Opcode::JumpIfNonzeroKeep:
+      reach(pc + 1, depth - 1);
+      reach(pc + ins.arg, depth);
       break;
     case Opcode::DimsCreate:
-      depth -= 2;
+      reach(pc + 1, depth - 2);
       break;
     default:
-      --depth;
+      reach(pc + 1, depth - 1);
       break;
     }
-    max_depth = std::max(max_depth, depth);
   }
   if (max_depth >= static_cast<int>(kMaxStack)) {
     fail(where, "expression nests too deeply (more than 63 pending operands)");
