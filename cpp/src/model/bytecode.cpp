@@ -205,8 +205,8 @@ private:
   static std::optional<Value> fold(Opcode op, const std::vector<Piece> &operands) {
     const Value a = operands[0].constant.value_or(Value{});
     if (operands.size() == 3) { // DimsCreate
-      return Value::of_int(
-          dims_create(a.as_int(), operands[1].constant->as_int(), operands[2].constant->as_int()));
+      return Value::of_int(dims_create(a.as_int(), operands[1].constant.value_or(Value{}).as_int(),
+                                       operands[2].constant.value_or(Value{}).as_int()));
     }
     if (operands.size() == 1) {
       switch (op) {
