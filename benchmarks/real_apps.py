@@ -13,7 +13,7 @@ with MPI, without OpenMP), ParRes/Kernels (MPI1/Stencil, the PRK stencil), Mante
 (ref/, header-only C++), lanl/PENNANT (its Sedov input), Mantevo/miniMD (ref/, MPI + OpenMP,
 built as Makefile.openmpi builds it: each file preprocessed, then the output compiled; one
 OpenMP thread, its default), sstsimulator/ember (the MPI communication motifs, see
-`ember_motifs`), hpgmg/hpgmg (HPGMG-FV, see `hpgmg_fv`). For each app the rows are:
+`ember_motifs`), hpgmg/hpgmg (HPGMG-FV, see `hpgmg_fv`), Mantevo/HPCCG. For each app the rows are:
 
 * np 1 at the estimation input (bar 15 %): the model and the estimation code, no scaling;
 * np 1 on the full input, ten times the time steps, from the estimation on a tenth (bar 20 %);
@@ -152,9 +152,11 @@ def recognise(checkout: Path) -> App | list[Motif]:
         return minimd(checkout / "ref")
     if (checkout / "finite-volume" / "source" / "hpgmg-fv.c").exists():
         return hpgmg_fv(checkout / "finite-volume" / "source")
+    if (checkout / "HPCCG.cpp").exists() and (checkout / "exchange_externals.cpp").exists():
+        return hpccg(checkout)
     raise SystemExit(
         f"{checkout}: not a checkout this benchmark knows (CoMD, miniAMR, LULESH, ParRes/Kernels, "
-        "miniFE, PENNANT, miniMD, Ember, HPGMG)"
+        "miniFE, PENNANT, miniMD, Ember, HPGMG, HPCCG)"
     )
 
 
@@ -400,6 +402,28 @@ def pennant(checkout: Path) -> App:
         estimate_np2=True,
         two_ranks=True,
         cxx=True,
+    )
+
+
+def hpccg(checkout: Path) -> App:
+    """Mantevo/HPCCG: 150 conjugate-gradient iterations on a 27-point brick of nx*ny*nz rows
+    per rank (weak scaling: np 2 doubles the problem), built as its Makefile builds it with MPI
+    (`-O3 -ftree-vectorize -DUSING_MPI`). Its neighbours come from the matrix's column
+    indices (data), so the np-2 model is estimated at np 2. It writes a YAML report per run:
+    run it outside the checkout."""
+    run_dir = Path(tempfile.mkdtemp(prefix="parjava-hpccg-"))
+    return App(
+        "HPCCG",
+        run_dir,
+        sorted(str(p) for p in checkout.glob("*.cpp")),
+        ["-O3", "-ftree-vectorize", "-DUSING_MPI"],
+        [],
+        ["20", "20", "20"],
+        ["40", "40", "40"],
+        estimate_np2=True,
+        two_ranks=True,
+        cxx=True,
+        full_label="8x the rows (40^3)",
     )
 
 
