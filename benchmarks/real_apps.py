@@ -13,8 +13,8 @@ with MPI, without OpenMP), ParRes/Kernels (MPI1/Stencil, the PRK stencil), Mante
 (ref/, header-only C++), lanl/PENNANT (its Sedov input), Mantevo/miniMD (ref/, MPI + OpenMP,
 built as Makefile.openmpi builds it: each file preprocessed, then the output compiled; one
 OpenMP thread, its default), sstsimulator/ember (the MPI communication motifs, see
-`ember_motifs`), ECP-ExaGraph/miniVite (MPI + OpenMP graph clustering, one thread). For
-each app the rows are:
+`ember_motifs`), ECP-ExaGraph/miniVite (MPI + OpenMP graph clustering, one thread),
+hpgmg/hpgmg (HPGMG-FV, see `hpgmg_fv`), Mantevo/HPCCG. For each app the rows are:
 
 * np 1 at the estimation input (bar 15 %): the model and the estimation code, no scaling;
 * np 1 on the full input, ten times the time steps, from the estimation on a tenth (bar 20 %);
@@ -160,9 +160,41 @@ def recognise(checkout: Path) -> App | list[Motif]:
         return minimd(checkout / "ref")
     if (checkout / "dspl.hpp").exists() and (checkout / "main.cpp").exists():
         return minivite(checkout)
+    if (checkout / "finite-volume" / "source" / "hpgmg-fv.c").exists():
+        return hpgmg_fv(checkout / "finite-volume" / "source")
+    if (checkout / "HPCCG.cpp").exists() and (checkout / "exchange_externals.cpp").exists():
+        return hpccg(checkout)
     raise SystemExit(
         f"{checkout}: not a checkout this benchmark knows (CoMD, miniAMR, LULESH, ParRes/Kernels, "
-        "miniFE, PENNANT, miniMD, Ember, miniVite)"
+        "miniFE, PENNANT, miniMD, Ember, miniVite, HPGMG, HPCCG)"
+    )
+
+
+def hpgmg_fv(source: Path) -> App:
+    """HPGMG-FV (hpgmg/hpgmg, finite-volume/source): full multigrid (F-cycles of V-cycles,
+    `MGVCycle` recursing over the levels, exchanging ghosts and restricting/interpolating
+    between ranks at each) with a BiCGStab bottom solver, as `./configure` writes its Makefile
+    by default (`-DUSE_MPI=1 -DUSE_BICGSTAB=1 -DUSE_SUBCOMM=1 -DUSE_FCYCLES=1 -DUSE_GSRB=1`,
+    `-std=c99`, no OpenMP), plus `--CPPFLAGS=-DTEST_ERROR`: without it the benchmark times
+    each of three grids for at least 60 s (`minSolves = minTime / timePerSolve`, a clock
+    reading: the builder says so), which no estimation can be a tenth of. With it, the run is
+    its Richardson error analysis: one F-cycle solve on each of the three grids. Its input is
+    `log2(box size)` and boxes per rank; the grid is the largest cube of boxes not above
+    boxes-per-rank * np, so `4 8` is 2^3 boxes of 16^3 cells at np 1 and at np 2 (4 each)."""
+    names = ["timers.c", "level.c", "operators.fv4.c", "mg.c", "solvers.c", "hpgmg-fv.c"]
+    flags = ["-std=c99", "-DUSE_MPI=1", "-DUSE_BICGSTAB=1", "-DUSE_SUBCOMM=1", "-DUSE_FCYCLES=1"]
+    flags += ["-DUSE_GSRB=1", "-DTEST_ERROR", "-O3"]
+    return App(
+        "hpgmg-fv",
+        source,
+        [str(source / n) for n in names],
+        flags,
+        ["-lm"],
+        ["4", "8"],
+        ["5", "8"],
+        estimate_np2=True,
+        two_ranks=True,
+        full_label="8x the cells (32^3 boxes)",
     )
 
 
@@ -401,6 +433,28 @@ def pennant(checkout: Path) -> App:
         estimate_np2=True,
         two_ranks=True,
         cxx=True,
+    )
+
+
+def hpccg(checkout: Path) -> App:
+    """Mantevo/HPCCG: 150 conjugate-gradient iterations on a 27-point brick of nx*ny*nz rows
+    per rank (weak scaling: np 2 doubles the problem), built as its Makefile builds it with MPI
+    (`-O3 -ftree-vectorize -DUSING_MPI`). Its neighbours come from the matrix's column
+    indices (data), so the np-2 model is estimated at np 2. It writes a YAML report per run:
+    run it outside the checkout."""
+    run_dir = Path(tempfile.mkdtemp(prefix="parjava-hpccg-"))
+    return App(
+        "HPCCG",
+        run_dir,
+        sorted(str(p) for p in checkout.glob("*.cpp")),
+        ["-O3", "-ftree-vectorize", "-DUSING_MPI"],
+        [],
+        ["20", "20", "20"],
+        ["40", "40", "40"],
+        estimate_np2=True,
+        two_ranks=True,
+        cxx=True,
+        full_label="8x the rows (40^3)",
     )
 
 

@@ -1,11 +1,14 @@
-"""Honesty check of predictions at a process count other than the estimation's.
+"""Honesty check of predictions at a process count or input other than the estimation's.
 
 A loop whose trip count the model could not compute (it depends on data, e.g. a domain
 decomposition held in arrays passed by pointer), or a call through a function pointer, is timed
 by the estimation run as a block of *constant* time: the time it took at the estimation's
-process count. Predicted at another np, that block keeps its time, whether or not the real
-work is divided among the ranks. When such blocks carry a large share of a prediction, the
-prediction says so, with the loops and their source lines (never silently wrong; issue 13).
+process count and input. Predicted at another np, that block keeps its time, whether or not the
+real work is divided among the ranks; predicted at another input (HPGMG-FV's boxes of 32^3
+cells instead of 16^3: its operators loop over blocks and cells held in data), it keeps its
+time whatever the input does to the work. When such blocks carry a large share of a
+prediction, the prediction says so, with the loops and their source lines (never silently
+wrong; issue 13).
 OpenSHMEM calls, which the builder keeps as external calls timed at the estimation's PE count,
 are named likewise at any other PE count.
 """
@@ -35,11 +38,26 @@ def _constant(time: Any) -> bool:
     return not any(n not in _FUNCTIONS for n in _NAME.findall(time))
 
 
+def _changed_parameters(prediction: Any) -> list[str]:
+    """Return 'name=value (estimated at value)' for each parameter the prediction changed."""
+    given = prediction._options.get("params") or {}
+    changed = []
+    for name, raw in prediction.model._doc.get("parameters", {}).items():
+        value = raw.get("value") if isinstance(raw, dict) else raw
+        if name in given and given[name] != value:
+            changed.append(f"{name}={given[name]} (estimated at {value})")
+    return changed
+
+
 def fixed_loops_warning(prediction: Any, np: int) -> str | None:
     """Return the warning for the run at ``np``, or None when there is nothing to say."""
     model = prediction.model
     check = model.self_check if model is not None else None
-    if check is None or int(check.get("np", np)) == np:
+    if check is None:
+        return None
+    same_np = int(check.get("np", np)) == np
+    changed = _changed_parameters(prediction) if same_np else []
+    if same_np and not changed:
         return None
     nodes = {n["id"]: n for n in model.nodes()}
     rows = prediction.nodes(np)
@@ -67,6 +85,15 @@ def fixed_loops_warning(prediction: Any, np: int) -> str | None:
     shown = ", ".join(
         f"'{n.get('label', '')}' ({where(files, n)}, {100 * s:.0f}%)" for s, n in fixed[:SHOWN]
     )
+    if same_np:
+        return (
+            f"{100 * min(share, 1.0):.0f}% of the predicted time with {', '.join(changed)} is "
+            f"in {len(fixed)} loop(s) or indirect call(s) whose work the model could not "
+            f"compute, timed as constants at the estimation input: {shown}; they keep the "
+            f"estimation's time whatever this input does to their work, so if their work depends "
+            f"on what changed the prediction does not follow it there; estimate at this input to "
+            f"measure them, or make their bounds computable (see the builder's [opaque] warnings)"
+        )
     return (
         f"{100 * min(share, 1.0):.0f}% of the predicted time at np={np} is in {len(fixed)} "
         f"loop(s) or indirect call(s) whose work the model could not compute, timed as "

@@ -1,7 +1,6 @@
-// Compiler and evaluator of the expression bytecode. Compilation folds every constant
-// subtree (program parameters, size and nthreads are constants at this point) and types every
-// operation statically; the evaluator is a switch over a flat instruction array with a fixed
-// stack, no allocation per evaluation.
+// Compiler of the expression bytecode. Compilation folds every constant subtree (program
+// parameters, size and nthreads are constants at this point) and types every operation
+// statically; the evaluator is in bytecode_run.cpp, the scalar operations in bytecode_ops.hpp.
 #include "parjava/model/bytecode.hpp"
 
 #include <algorithm>
@@ -12,158 +11,22 @@
 #include <string>
 #include <vector>
 
+#include "bytecode_ops.hpp"
 #include "parjava/error.hpp"
 
 namespace parjava::model {
 
-namespace {
+using ops::float_binary;
+using ops::float_compare;
+using ops::float_to_int;
+using ops::float_unary;
+using ops::int_binary;
+using ops::kMaxStack;
 
-constexpr std::size_t kMaxStack = 64;
+namespace {
 
 [[noreturn]] void fail(std::string_view where, const std::string &what) {
   throw Error(ErrorKind::Model, std::string(where) + ": " + what);
-}
-
-// Integer operations with C semantics; false on an operation C leaves undefined (division by
-// zero, overflow of the minimum by -1, shifts outside 0..63).
-bool int_binary(Opcode op, std::int64_t a, std::int64_t b, std::int64_t &out) {
-  switch (op) {
-  case Opcode::IAdd:
-    out = static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
-    return true;
-  case Opcode::ISub:
-    out = static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
-    return true;
-  case Opcode::IMul:
-    out = static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
-    return true;
-  case Opcode::IDiv:
-  case Opcode::IRem:
-    if (b == 0 || (a == std::numeric_limits<std::int64_t>::min() && b == -1)) {
-      return false;
-    }
-    out = op == Opcode::IDiv ? a / b : a % b;
-    return true;
-  case Opcode::IEq:
-    out = a == b;
-    return true;
-  case Opcode::INe:
-    out = a != b;
-    return true;
-  case Opcode::ILt:
-    out = a < b;
-    return true;
-  case Opcode::ILe:
-    out = a <= b;
-    return true;
-  case Opcode::IGt:
-    out = a > b;
-    return true;
-  case Opcode::IGe:
-    out = a >= b;
-    return true;
-  case Opcode::BitAnd:
-    out = a & b;
-    return true;
-  case Opcode::BitOr:
-    out = a | b;
-    return true;
-  case Opcode::BitXor:
-    out = a ^ b;
-    return true;
-  case Opcode::Shl:
-  case Opcode::Shr:
-    if (b < 0 || b > 63) {
-      return false;
-    }
-    out = op == Opcode::Shl
-              ? static_cast<std::int64_t>(static_cast<std::uint64_t>(a) << static_cast<unsigned>(b))
-              : a >> b;
-    return true;
-  case Opcode::IMin:
-    out = a < b ? a : b;
-    return true;
-  case Opcode::IMax:
-    out = a > b ? a : b;
-    return true;
-  default:
-    return false;
-  }
-}
-
-double float_binary(Opcode op, double a, double b) {
-  switch (op) {
-  case Opcode::FAdd:
-    return a + b;
-  case Opcode::FSub:
-    return a - b;
-  case Opcode::FMul:
-    return a * b;
-  case Opcode::FDiv:
-    return a / b;
-  case Opcode::FMin:
-    return a < b ? a : b;
-  case Opcode::FMax:
-    return a > b ? a : b;
-  case Opcode::Pow:
-    return std::pow(a, b);
-  default:
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-}
-
-std::int64_t float_compare(Opcode op, double a, double b) {
-  switch (op) {
-  case Opcode::FEq:
-    return a == b;
-  case Opcode::FNe:
-    return a != b;
-  case Opcode::FLt:
-    return a < b;
-  case Opcode::FLe:
-    return a <= b;
-  case Opcode::FGt:
-    return a > b;
-  case Opcode::FGe:
-    return a >= b;
-  default:
-    return 0;
-  }
-}
-
-double float_unary(Opcode op, double a) {
-  switch (op) {
-  case Opcode::FNeg:
-    return -a;
-  case Opcode::FAbs:
-    return std::fabs(a);
-  case Opcode::Floor:
-    return std::floor(a);
-  case Opcode::Ceil:
-    return std::ceil(a);
-  case Opcode::Round:
-    return std::round(a);
-  case Opcode::Trunc:
-    return std::trunc(a);
-  case Opcode::Log2:
-    return std::log2(a);
-  case Opcode::Log:
-    return std::log(a);
-  case Opcode::Exp:
-    return std::exp(a);
-  case Opcode::Sqrt:
-    return std::sqrt(a);
-  default:
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-}
-
-std::int64_t float_to_int(double v) {
-  if (!(v > -9.2e18 && v < 9.2e18)) { // NaN or out of range: saturate, never UB
-    return v > 0 ? std::numeric_limits<std::int64_t>::max()
-                 : std::numeric_limits<std::int64_t>::min();
-  }
-  return static_cast<std::int64_t>(v);
 }
 
 bool is_comparison(ExprOp op) {
@@ -342,8 +205,8 @@ private:
   static std::optional<Value> fold(Opcode op, const std::vector<Piece> &operands) {
     const Value a = operands[0].constant.value_or(Value{});
     if (operands.size() == 3) { // DimsCreate
-      return Value::of_int(
-          dims_create(a.as_int(), operands[1].constant->as_int(), operands[2].constant->as_int()));
+      return Value::of_int(dims_create(a.as_int(), operands[1].constant.value_or(Value{}).as_int(),
+                                       operands[2].constant.value_or(Value{}).as_int()));
     }
     if (operands.size() == 1) {
       switch (op) {
@@ -621,11 +484,26 @@ CompiledExpression CompiledExpression::compile(const Expression &expr,
     return out;
   }
   out.code_ = std::move(p.code);
-  // Stack depth check: each push adds one, binary ops pop one; a simple simulation suffices
-  // because jumps only skip balanced sequences.
-  int depth = 0;
+  // Stack depth check, following the jumps: the two arms of a `?:` each leave one value, but
+  // only one of them runs, so a straight-line count adds one per nested conditional and a
+  // chain of 27 (an array element read by a variable index, `faces[n]`, replaced by one
+  // variable per element) looked 27 deep when it runs 3 deep. Jumps only go forward.
+  const std::size_t n = out.code_.size();
+  std::vector<int> at(n + 1, -1); // the depth on entry to each instruction; -1: not reached
   int max_depth = 0;
-  for (const auto &ins : out.code_) {
+  auto reach = [&](std::size_t pc, int depth) {
+    if (pc >= at.size()) {
+      fail(where, "internal: a jump past the end of the expression's code");
+    }
+    at[pc] = std::max(at[pc], depth);
+    max_depth = std::max(max_depth, depth);
+  };
+  for (std::size_t pc = 0; pc < n; ++pc) {
+    const int depth = pc == 0 ? 0 : at[pc];
+    if (depth < 0) {
+      continue;
+    }
+    const Instruction ins = out.code_[pc];
     switch (ins.op) {
     case Opcode::PushConst:
     case Opcode::LoadSlot:
@@ -633,7 +511,7 @@ CompiledExpression CompiledExpression::compile(const Expression &expr,
     case Opcode::LoadThread:
     case Opcode::LoadPeer:
     case Opcode::LoadTask:
-      ++depth;
+      reach(pc + 1, depth + 1);
       break;
     case Opcode::IntToFloat:
     case Opcode::FloatToInt:
@@ -653,16 +531,27 @@ CompiledExpression CompiledExpression::compile(const Expression &expr,
     case Opcode::Log:
     case Opcode::Exp:
     case Opcode::Sqrt:
+      reach(pc + 1, depth);
+      break;
     case Opcode::Jump:
+      reach(pc + ins.arg, depth);
+      break;
+    case Opcode::JumpIfZero:
+      reach(pc + 1, depth - 1);
+      reach(pc + ins.arg, depth - 1);
+      break;
+    case Opcode::JumpIfZeroKeep:
+    case Opcode::JumpIfNonzeroKeep:
+      reach(pc + 1, depth - 1);
+      reach(pc + ins.arg, depth);
       break;
     case Opcode::DimsCreate:
-      depth -= 2;
+      reach(pc + 1, depth - 2);
       break;
     default:
-      --depth;
+      reach(pc + 1, depth - 1);
       break;
     }
-    max_depth = std::max(max_depth, depth);
   }
   if (max_depth >= static_cast<int>(kMaxStack)) {
     fail(where, "expression nests too deeply (more than 63 pending operands)");
@@ -675,164 +564,6 @@ CompiledExpression CompiledExpression::of_constant(Value v) {
   out.constant_ = v;
   out.type_ = v.type;
   return out;
-}
-
-Value CompiledExpression::run(const EvalScope &scope) const {
-  std::array<std::uint64_t, kMaxStack> stack{};
-  std::size_t sp = 0;
-  const Instruction *code = code_.data();
-  const std::size_t n = code_.size();
-  auto as_i = [](std::uint64_t b) { return static_cast<std::int64_t>(b); };
-  auto as_f = [](std::uint64_t b) { return std::bit_cast<double>(b); };
-  auto of_i = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-  auto of_f = [](double v) { return std::bit_cast<std::uint64_t>(v); };
-  for (std::size_t pc = 0; pc < n; ++pc) {
-    const Instruction ins = code[pc];
-    switch (ins.op) {
-    case Opcode::PushConst:
-      stack[sp++] = constants_[ins.arg];
-      break;
-    case Opcode::LoadSlot:
-      stack[sp++] = scope.slots[ins.arg];
-      break;
-    case Opcode::LoadRank:
-      stack[sp++] = of_i(scope.rank);
-      break;
-    case Opcode::LoadThread:
-      stack[sp++] = of_i(scope.thread);
-      break;
-    case Opcode::LoadPeer:
-      stack[sp++] = of_i(scope.peer);
-      break;
-    case Opcode::LoadTask:
-      stack[sp++] = of_i(scope.task);
-      break;
-    case Opcode::IntToFloat:
-      stack[sp - 1] = of_f(static_cast<double>(as_i(stack[sp - 1])));
-      break;
-    case Opcode::FloatToInt:
-      stack[sp - 1] = of_i(float_to_int(as_f(stack[sp - 1])));
-      break;
-    case Opcode::IntTruth:
-      stack[sp - 1] = as_i(stack[sp - 1]) != 0 ? 1 : 0;
-      break;
-    case Opcode::FloatTruth:
-      stack[sp - 1] = as_f(stack[sp - 1]) != 0.0 ? 1 : 0;
-      break;
-    case Opcode::INeg:
-      stack[sp - 1] = of_i(-as_i(stack[sp - 1]));
-      break;
-    case Opcode::Not:
-      stack[sp - 1] = as_i(stack[sp - 1]) == 0 ? 1 : 0;
-      break;
-    case Opcode::BitNot:
-      stack[sp - 1] = ~stack[sp - 1];
-      break;
-    case Opcode::IAbs: {
-      const std::int64_t v = as_i(stack[sp - 1]);
-      stack[sp - 1] = of_i(v < 0 ? -v : v);
-      break;
-    }
-    case Opcode::FNeg:
-    case Opcode::FAbs:
-    case Opcode::Floor:
-    case Opcode::Ceil:
-    case Opcode::Round:
-    case Opcode::Trunc:
-    case Opcode::Log2:
-    case Opcode::Log:
-    case Opcode::Exp:
-    case Opcode::Sqrt:
-      stack[sp - 1] = of_f(float_unary(ins.op, as_f(stack[sp - 1])));
-      break;
-    case Opcode::FAdd:
-    case Opcode::FSub:
-    case Opcode::FMul:
-    case Opcode::FDiv:
-    case Opcode::FMin:
-    case Opcode::FMax:
-    case Opcode::Pow:
-      --sp;
-      stack[sp - 1] = of_f(float_binary(ins.op, as_f(stack[sp - 1]), as_f(stack[sp])));
-      break;
-    case Opcode::FEq:
-    case Opcode::FNe:
-    case Opcode::FLt:
-    case Opcode::FLe:
-    case Opcode::FGt:
-    case Opcode::FGe:
-      --sp;
-      stack[sp - 1] = of_i(float_compare(ins.op, as_f(stack[sp - 1]), as_f(stack[sp])));
-      break;
-    case Opcode::DimsCreate:
-      sp -= 2;
-      stack[sp - 1] = of_i(dims_create(as_i(stack[sp - 1]), as_i(stack[sp]), as_i(stack[sp + 1])));
-      break;
-    case Opcode::JumpIfZero:
-      --sp;
-      if (stack[sp] == 0) {
-        pc += ins.arg - 1;
-      }
-      break;
-    case Opcode::JumpIfZeroKeep:
-      if (stack[sp - 1] == 0) {
-        pc += ins.arg - 1;
-      } else {
-        --sp;
-      }
-      break;
-    case Opcode::JumpIfNonzeroKeep:
-      if (stack[sp - 1] != 0) {
-        pc += ins.arg - 1;
-      } else {
-        --sp;
-      }
-      break;
-    case Opcode::Jump:
-      pc += ins.arg - 1;
-      break;
-    default: { // integer binary operations
-      --sp;
-      std::int64_t out = 0;
-      if (!int_binary(ins.op, as_i(stack[sp - 1]), as_i(stack[sp]), out)) {
-        const bool division = ins.op == Opcode::IDiv || ins.op == Opcode::IRem;
-        throw Error(ErrorKind::Model,
-                    where_ + ": " +
-                        (division
-                             ? std::string("integer division by zero")
-                             : "shift by " + std::to_string(as_i(stack[sp])) + " (must be 0..63)") +
-                        " on rank " + std::to_string(scope.rank) + " thread " +
-                        std::to_string(scope.thread));
-      }
-      stack[sp - 1] = of_i(out);
-      break;
-    }
-    }
-  }
-  return {type_, stack[0]};
-}
-
-std::int64_t dims_create(std::int64_t n, std::int64_t ndims, std::int64_t i) {
-  if (n < 1 || ndims < 1 || ndims > 64 || i < 0 || i >= ndims) {
-    return 0;
-  }
-  std::vector<std::int64_t> factors;
-  std::int64_t m = n;
-  for (std::int64_t p = 2; p * p <= m; ++p) {
-    while (m % p == 0) {
-      factors.push_back(p);
-      m /= p;
-    }
-  }
-  if (m > 1) {
-    factors.push_back(m);
-  }
-  std::vector<std::int64_t> dims(static_cast<std::size_t>(ndims), 1);
-  for (auto f = factors.rbegin(); f != factors.rend(); ++f) {
-    *std::min_element(dims.begin(), dims.end()) *= *f;
-  }
-  std::sort(dims.begin(), dims.end(), std::greater<>());
-  return dims[static_cast<std::size_t>(i)];
 }
 
 std::optional<ValueType>

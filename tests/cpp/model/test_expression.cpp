@@ -113,3 +113,21 @@ TEST(Expression, NamesAndValidity) {
   EXPECT_FALSE(is_valid_variable_name("2x"));
   EXPECT_FALSE(is_valid_variable_name("min"));
 }
+
+// A chain of conditionals runs one arm of each: `i == 0 ? x : (i == 1 ? x + 1 : ...)` 80
+// deep needs a stack of 3, not 80 (HPGMG-FV's 27-entry direction tables, one variable per
+// element, read by the loop index). Operands that really are pending still count.
+TEST(Expression, ConditionalChainsRunOneArm) {
+  std::string chain = "0.0";
+  for (int k = 79; k >= 0; --k) {
+    chain = "(i == " + std::to_string(k) + " ? x + " + std::to_string(k) + " : " + chain + ")";
+  }
+  EXPECT_DOUBLE_EQ(eval(chain, 0, 7, 2.5).as_float(), 9.5);
+  EXPECT_DOUBLE_EQ(eval(chain + " + " + chain, 0, 79, 2.5).as_float(), 163.0);
+  EXPECT_DOUBLE_EQ(eval(chain, 0, 80, 2.5).as_float(), 0.0);
+  std::string pending = "i";
+  for (int k = 0; k < 70; ++k) {
+    pending = "i * (" + pending + " + x)";
+  }
+  EXPECT_THROW(eval(pending), parjava::Error);
+}
