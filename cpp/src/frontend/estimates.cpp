@@ -900,7 +900,6 @@ private:
     }
     // The time depends on the enclosing iteration (e.g. a triangular nest): keep the loop and
     // reduce its body to one block per iteration.
-    const NodeIndex body_index = m_.nodes[chain.front()].children.front();
     std::string per_iteration = "(" + body + ")";
     for (std::size_t i = chain.size(); i-- > 1;) {
       per_iteration.insert(0, trip_texts[i] + " * ");
@@ -918,6 +917,14 @@ private:
            message + "; not reducible (" + why + "), its own time goes to its condition: " +
                seconds(d.cond_time.seconds) + " per evaluation");
     };
+    // A loop whose body an earlier reduction left empty in the model (HPCCG estimated at np
+    // 2): nothing to reduce per iteration; its time goes to its condition. Reading the first
+    // child of none crashed the process.
+    if (m_.nodes[chain.front()].children.empty()) {
+      keep_loop("its body has no node left in the model");
+      return;
+    }
+    const NodeIndex body_index = m_.nodes[chain.front()].children.front();
     std::set<std::string> set_in_body;
     assigned(body_index, set_in_body);
     if (reads_any(per_iteration, set_in_body)) {
