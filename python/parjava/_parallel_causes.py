@@ -21,7 +21,13 @@ from typing import Any
 import numpy as np
 
 from ._core_loader import load_core
-from ._parallel_explain import TraceLike, cause_part_of, oversubscribed, wait_for
+from ._parallel_explain import (
+    TraceLike,
+    cause_part_of,
+    merged_causes,
+    oversubscribed,
+    wait_for,
+)
 from ._parallel_part import _collective, _comm, _mpi_op, _together
 from .causes import RootCauses
 
@@ -70,15 +76,8 @@ def root_causes(
     _together(comm, "the root causes", start)
     del received, start
     _propagate(cause_part, comm)
-    data = _together(comm, "the root causes", cause_part.result_bytes)
-    del cause_part
-    gathered = comm.gather(data, root=root)
-    del data
-    seconds = comm.reduce(time.perf_counter() - started, root=root, op=_mpi_op("MAX"))
-    if comm.rank != root:
-        return None
-    raw = core.merge_cause_parts(local, gathered, float(seconds))
-    return RootCauses(part.trace, raw)
+    raw = merged_causes(comm, root, cause_part, local, started, "the root causes")
+    return None if raw is None else RootCauses(part.trace, raw)
 
 
 def _receive(channel: Any, block: bool, shared: bool) -> list[bytes]:

@@ -175,7 +175,6 @@ def critical_path(
     :func:`parjava.parallel.root_causes`.
     """
     comm = _comm(comm)
-    core = load_core()
     started = time.perf_counter()
     part, cause_part, owners = cause_part_of(trace, comm, threads, "the critical path")
     local = part.trace.core
@@ -186,15 +185,25 @@ def critical_path(
     comm.Allreduce(_in_place(), ends, op=_mpi_op("MAX"))
     start = int(np.argmax(ends))
     _walk(cause_part, comm, owners, start, int(ends[start]), int(begins.min()))
-    data = _together(comm, "the critical path", cause_part.result_bytes)
-    del cause_part
+    raw = merged_causes(comm, root, cause_part, local, started, "the critical path")
+    return None if raw is None else CriticalPath(part.trace, raw)
+
+
+def merged_causes(
+    comm: Any, root: int, cause_part: Any, local: Any, started: float, what: str
+) -> Any:
+    """Gather every rank's cause part on ``root`` and merge them there (None elsewhere).
+
+    The tail of the critical path and of the root causes on MPI: each rank's result bytes,
+    the slowest rank's time, one merge into the serial analysis' arrays.
+    """
+    data = _together(comm, what, cause_part.result_bytes)
     gathered = comm.gather(data, root=root)
     del data
     seconds = comm.reduce(time.perf_counter() - started, root=root, op=_mpi_op("MAX"))
     if comm.rank != root:
         return None
-    raw = core.merge_cause_parts(local, gathered, float(seconds))
-    return CriticalPath(part.trace, raw)
+    return load_core().merge_cause_parts(local, gathered, float(seconds))
 
 
 def cause_part_of(
