@@ -108,19 +108,9 @@ def compile_estimation_code(
     cxx = False
     first_compiler = None
     for i, src in enumerate(inst["sources"]):
-        command = list(src["command"])
-        if compiler:
-            command[0] = compiler
-        first_compiler = first_compiler or command[0]
+        first_compiler = first_compiler or (compiler or src["command"][0])
         cxx = cxx or Path(src["original"]).suffix in (".cpp", ".cc", ".cxx", ".C", ".c++")
-        obj = work / f"source{i}.o"
-        check(
-            compile_command(command, obj),
-            src["directory"] or work,
-            "compiling the estimation code",
-            source=True,
-        )
-        objects.append(str(obj))
+        objects.append(str(_compile_source(src, work / f"source{i}.o", work, compiler)))
         link_flags += [
             a for a in src["command"] if a.startswith(_LINK_PREFIXES) or a in _LINK_FLAGS
         ]
@@ -159,17 +149,8 @@ def compile_estimation_code(
         # links only while the compiler inlines every call, and the probes make the functions
         # larger. GNU89 inline semantics give each such definition its external copy.
         for i, src in enumerate(inst["sources"]):
-            if Path(src["original"]).suffix != ".c":
-                continue
-            command = list(src["command"])
-            if compiler:
-                command[0] = compiler
-            check(
-                compile_command([*command, "-fgnu89-inline"], work / f"source{i}.o"),
-                src["directory"] or work,
-                "compiling the estimation code",
-                source=True,
-            )
+            if Path(src["original"]).suffix == ".c":
+                _compile_source(src, work / f"source{i}.o", work, compiler, ["-fgnu89-inline"])
         check(link, work, "linking the estimation code (with -fgnu89-inline)")
         inst.setdefault("link_notes", []).append(
             f"{', '.join(inline[:4])}{' and more' if len(inline) > 4 else ''}: C99 inline "
@@ -178,6 +159,26 @@ def compile_estimation_code(
             "sources were compiled with -fgnu89-inline (an external copy of each)"
         )
     return exe
+
+
+def _compile_source(
+    src: dict[str, Any],
+    obj: Path,
+    work: Path,
+    compiler: str | None,
+    extra: Sequence[str] = (),
+) -> Path:
+    """Compile one instrumented source with its own command (and ``extra`` flags) to ``obj``."""
+    command = list(src["command"])
+    if compiler:
+        command[0] = compiler
+    check(
+        compile_command([*command, *extra], obj),
+        src["directory"] or work,
+        "compiling the estimation code",
+        source=True,
+    )
+    return obj
 
 
 def _c99_inline_missing(inst: dict[str, Any], output: str) -> list[str]:
