@@ -737,7 +737,7 @@ private:
                b != nullptr && b->isLogicalOp()) {
       cond = b->getLHS(); // calls right of `&&` / `||`
     } else {
-      throw Skip{"the condition declares a variable"};
+      throw Skip{"the branch has no condition in the source to count"};
     }
     open(before(cond->getBeginLoc()),
          std::string(node.communicates || ends_communicating_loop(node) ? "pj_branch_seq("
