@@ -63,3 +63,26 @@ def test_a_kept_work_sharing_loop_over_data_is_counted(
     assert len(loops) == 1
     # The filter keeps 3 of every 4 of the 8000: one thread runs all 6000 per step.
     assert loops[0]["opaque"]["trips"] == pytest.approx(6000.0), loops[0]["opaque"]
+
+
+def test_a_triangle_inside_a_loop_with_its_own_variable_reads_that_variable(
+    tmp_path: Path,
+) -> None:
+    # HPCCG estimated at np 2 stopped with "unknown name 'i'": the triangle's count was written
+    # with the function's `i`, while the enclosing loop counts with a variable of its own.
+    run = ["./scoped_triangle", "4000"]
+    model = pj.build_model(PROGRAMS / "scoped_triangle.c", ["-O2"], argv=run)
+    outer = [n for n in model.nodes() if n["kind"] == "for" and n["source"]["line"] == 22]
+    assert len(outer) == 1
+    counter = str(outer[0]["init"][0][0])
+    assert counter != "i", outer  # the loop has a variable of its own
+    model.estimate(run=run, np=1, directory=tmp_path)
+    triangle = [n for n in model.nodes() if "(n) - ((" in str(n.get("time", ""))]
+    assert len(triangle) == 1, [n.get("time") for n in model.nodes()]
+    text = str(triangle[0]["time"])
+    # Its count reads the enclosing loop's own variable, one the model has.
+    assert f"(({counter} + 1))" in text, (text, counter)
+    small, large = _node_times(model, run), _node_times(model, ["./scoped_triangle", "8000"])
+    # The triangle dominates: twice the range, about four times its time.
+    ratio = large[outer[0]["id"]] / small[outer[0]["id"]]
+    assert 3.6 < ratio < 4.2, (ratio, text)

@@ -1,6 +1,7 @@
 #include "loop_shape.hpp"
 
 #include <clang/AST/ASTContext.h>
+#include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/AST/StmtCXX.h>
 
@@ -82,10 +83,40 @@ private:
   int switch_depth_ = 0;
 };
 
+// The names the loop's expressions see: an enclosing loop with a variable of its own
+// (loop_scopes.hpp) renames the function's variable inside it. Without them HPCCG's
+// `for (j = i + 1; ...)` under a scoped `for (i ...)` counted `num_external - (i + 1)` with the
+// function's `i`, which the model does not have there, and its estimation at np 2 failed.
+std::map<VarId, std::string> scope_names(const Program &program, const ExpressionWriter &writer,
+                                         const clang::Stmt *loop, clang::ASTContext &ctx,
+                                         const std::map<VarId, std::string> *given) {
+  std::map<VarId, std::string> names;
+  if (given != nullptr) {
+    names = *given;
+  }
+  clang::DynTypedNode at = clang::DynTypedNode::create(*loop);
+  for (int depth = 0; depth < 4096; ++depth) {
+    if (const auto *s = at.get<clang::Stmt>()) {
+      const auto own = program.loop_variables.find(s);
+      if (own != program.loop_variables.end()) {
+        for (const auto &[outer, inner] : own->second) {
+          names.emplace(outer, writer.name(inner)); // the innermost scope wins
+        }
+      }
+    }
+    const auto parents = ctx.getParents(at);
+    if (parents.empty() || parents[0].get<clang::Decl>() != nullptr) {
+      break;
+    }
+    at = parents[0];
+  }
+  return names;
+}
+
 } // namespace
 
 LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const clang::Stmt *loop,
-                     FunctionId function) {
+                     FunctionId function, const std::map<VarId, std::string> *substitutions) {
   LoopShape shape;
   const auto *fors = llvm::dyn_cast_or_null<clang::ForStmt>(loop);
   if (fors == nullptr || fors->getCond() == nullptr || fors->getInc() == nullptr ||
@@ -196,9 +227,13 @@ LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const cla
   if (own != program.loop_variables.end() && own->second.contains(v)) {
     v = own->second.at(v);
   }
-  const WriteResult a = writer.write(start, function);
-  const WriteResult b = writer.write(bound, function);
-  const WriteResult s = step ? writer.write(step, function) : WriteResult{true, "1", "", {}};
+  const std::map<VarId, std::string> names = scope_names(program, writer, loop, ctx, substitutions);
+  WriteOptions scoped;
+  scoped.substitutions = &names;
+  const WriteResult a = writer.write(start, function, scoped);
+  const WriteResult b = writer.write(bound, function, scoped);
+  const WriteResult s =
+      step ? writer.write(step, function, scoped) : WriteResult{true, "1", "", {}};
   if (v == kNoVar || !a.ok || !b.ok || !s.ok) {
     return shape;
   }

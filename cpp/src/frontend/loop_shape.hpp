@@ -3,6 +3,7 @@
 // to another (seed 000 notes §3.7.3: per-iteration time = loop time / iterations).
 #pragma once
 
+#include <map>
 #include <string>
 
 #include <clang/AST/Stmt.h>
@@ -22,7 +23,10 @@ struct LoopShape {
   std::string trips; // iterations per execution, "" when not computable (break, return, data)
 };
 
+// `substitutions`: names the caller already decided (a task group's `task`); the enclosing
+// loops' own variables are added to them.
 LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const clang::Stmt *loop,
-                     FunctionId function);
+                     FunctionId function,
+                     const std::map<VarId, std::string> *substitutions = nullptr);
 
 } // namespace parjava::frontend

@@ -623,7 +623,7 @@ private:
   // chunk of ceil(n / T) iterations (OpenMP 5.2 §11.5.3).
   void chunk_worksharing_loop(model::Node &n, const StructNode &s, FunctionId f,
                               const WriteOptions &o) {
-    const LoopShape shape = loop_shape(p_, w_, s.stmt, f);
+    const LoopShape shape = loop_shape(p_, w_, s.stmt, f, o.substitutions);
     if (!shape.canonical || shape.step != "1" || shape.decreasing) {
       Diagnostic d;
       d.kind = DiagnosticKind::Approximation;
@@ -633,7 +633,6 @@ private:
                   "' is not of the form for (i = a; i < b; i++): every task runs all its "
                   "iterations in the model";
       p_.diagnostics.push_back(d);
-      (void)o;
       return;
     }
     const std::string a = "(" + shape.start + ")";
