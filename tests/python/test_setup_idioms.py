@@ -166,3 +166,21 @@ def test_a_short_run_of_data_iteration_counts_is_replayed_whole(tmp_path: Path) 
     freq = {r["id"]: r["freq"] for r in pred.nodes(2)}
     assert freq[reduce["id"]] == 2 * 4 * 10
     assert freq[loop["id"]] == 2 * 4 * 3
+
+
+def test_a_peer_measured_at_another_np_that_falls_outside_is_named(tmp_path: Path) -> None:
+    """HPCCG estimated at np 2 and predicted at np 1: the halo loop keeps its np 2 count and its
+    peer falls back to a rank np 1 does not have. The error names the operation and says that
+    its peer was measured at np 2, not that the program sends outside the world."""
+    program = PROGRAM.parent / "data_peers.c"
+    run = ["./data_peers", "20000"]
+    model = pj.build_model(program, ["-O2"], argv=run)
+    model.estimate(run=run, np=2, directory=tmp_path)
+    two = pj.interpret(model, MACHINE, np=2, params=model.arguments(run))
+    assert two.runs[0].engine["messages"] >= 20, two.runs[0].engine
+    with pytest.raises(pj.Error) as caught:
+        pj.interpret(model, MACHINE, np=1, params=model.arguments(run))
+    text = str(caught.value)
+    assert "is outside world" in text and "data_peers.c:3" in text, text
+    assert "the program itself need not address a rank outside" in text, text
+    assert "measured at np 2" in text and "estimate at np 1" in text, text

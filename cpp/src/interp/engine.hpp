@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -273,6 +274,8 @@ private:
   void finish_thread(std::uint32_t ctx);
   void account(std::uint32_t ctx, model::NodeIndex node, double start);
   [[noreturn]] void raise_deadlock();
+  // The guessed peers at this np, as a paragraph for an error message ("" when none).
+  [[nodiscard]] std::string guessed_peers_note(std::string_view what) const;
   std::string describe_wait(std::uint32_t ctx);
 
   // ---- communication leaves (engine_*.cpp). Return true when the leaf completed and the

@@ -237,7 +237,8 @@ CollectiveCall Engine::call_of(std::uint32_t ctx, const CommOp &op, std::uint32_
     if (out.send_peer < 0 || out.send_peer >= size) {
       throw Error(ErrorKind::Model, "model '" + model_.name + "', " + model_.describe(op.node) +
                                         ": permute destination " + std::to_string(out.send_peer) +
-                                        " outside 0.." + std::to_string(size - 1));
+                                        " outside 0.." + std::to_string(size - 1) +
+                                        guessed_peers_note("address a rank outside"));
     }
     return call;
   }
@@ -376,7 +377,7 @@ bool Engine::execute_collective(std::uint32_t ctx, const CommOp &op) {
                                           ": root " + std::to_string(root) + " on rank " +
                                           std::to_string(rank_of(ctx)) + " is outside " +
                                           comms_[comm].name + " (size " + std::to_string(size) +
-                                          ")");
+                                          ")" + guessed_peers_note("address a rank outside"));
       }
     }
     const std::uint64_t bytes = kind == Collective::Barrier ? 0 : arg_bytes(ctx, op, Arg::Bytes);

@@ -277,7 +277,8 @@ std::uint32_t Engine::post_send(std::uint32_t ctx, std::uint32_t comm, std::int6
     throw Error(ErrorKind::Model, "model '" + model_.name + "', " + model_.describe(node) +
                                       ": destination rank " + std::to_string(dest_local) +
                                       " on rank " + std::to_string(p) + " is outside " +
-                                      comms_[comm].name + " (size " + std::to_string(size) + ")");
+                                      comms_[comm].name + " (size " + std::to_string(size) + ")" +
+                                      guessed_peers_note("address a rank outside"));
   }
   const std::int64_t dest = world_rank(comm, dest_local, p);
   const NetworkTiming &nt = net(p, dest);
@@ -396,7 +397,8 @@ std::uint32_t Engine::post_recv(std::uint32_t ctx, std::uint32_t comm, std::int6
       throw Error(ErrorKind::Model, "model '" + model_.name + "', " + model_.describe(node) +
                                         ": source rank " + std::to_string(source_local) +
                                         " on rank " + std::to_string(p) + " is outside " +
-                                        comms_[comm].name + " (size " + std::to_string(size) + ")");
+                                        comms_[comm].name + " (size " + std::to_string(size) + ")" +
+                                        guessed_peers_note("address a rank outside"));
     }
     q.source = static_cast<std::int32_t>(world_rank(comm, source_local, p));
   }
@@ -739,7 +741,8 @@ bool Engine::execute_p2p(std::uint32_t ctx, const CommOp &op) {
           throw Error(ErrorKind::Model, "model '" + model_.name + "', " + model_.describe(op.node) +
                                             ": destination rank " + std::to_string(dest) +
                                             " on rank " + std::to_string(p) + " is outside " +
-                                            comms_[comm].name);
+                                            comms_[comm].name +
+                                            guessed_peers_note("address a rank outside"));
         }
         if (!send_ready(world_rank(comm, dest, p))) {
           return false;

@@ -150,19 +150,26 @@ void Engine::raise_deadlock() {
   if (blocked.size() > shown) {
     message += "\n  ... and " + std::to_string(blocked.size() - shown) + " more";
   }
-  if (!program_.guessed_peers.empty()) {
-    // Never silently wrong: peers the model could not measure at this np are guesses, and a
-    // deadlock of the guesses is not the program's.
-    message += "\nthe program itself need not deadlock: the peers of " +
-               std::to_string(program_.guessed_peers.size()) +
-               " operation(s) are guesses at this np (estimate at np " +
-               std::to_string(processes_) + " to measure them):";
-    const std::size_t listed = std::min<std::size_t>(program_.guessed_peers.size(), 8);
-    for (std::size_t i = 0; i < listed; ++i) {
-      message += "\n  " + program_.guessed_peers[i];
-    }
-  }
+  message += guessed_peers_note("deadlock");
   throw DeadlockError(message, std::move(blocked));
+}
+
+// Never silently wrong: peers the model could not measure at this np are guesses, and a
+// deadlock or an out-of-range peer of the guesses is not the program's (HPCCG estimated at np
+// 2 and predicted at np 1 sent to rank 1).
+std::string Engine::guessed_peers_note(std::string_view what) const {
+  if (program_.guessed_peers.empty()) {
+    return {};
+  }
+  std::string note = "\nthe program itself need not " + std::string(what) + ": the peers of " +
+                     std::to_string(program_.guessed_peers.size()) +
+                     " operation(s) are guesses at this np (estimate at np " +
+                     std::to_string(processes_) + " to measure them):";
+  const std::size_t listed = std::min<std::size_t>(program_.guessed_peers.size(), 8);
+  for (std::size_t i = 0; i < listed; ++i) {
+    note += "\n  " + program_.guessed_peers[i];
+  }
+  return note;
 }
 
 } // namespace parjava::interp
