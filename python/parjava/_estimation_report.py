@@ -432,8 +432,13 @@ def self_check(
     machine = machine if machine is not None else Machine.preset("shared-memory")
     if shared:
         machine = machine.with_layout(nodes=1, cores_per_node=cpus, ranks_per_node=np)
+    # The OpenMP team the run's work-sharing loops had (1 without OpenMP): the model shares
+    # their iterations among that many tasks, as the run did.
+    threads = max(
+        (int(r.get("threads", 1)) for ranks in summary.get("runs", []) for r in ranks), default=1
+    )
     try:
-        pred = interpret(model, machine, np=np, params=dict(params))
+        pred = interpret(model, machine, np=np, threads=max(1, threads), params=dict(params))
     except Exception as exc:  # the model cannot run its own estimation input: say so
         return SelfCheck(
             np=np,
@@ -475,7 +480,8 @@ def self_check(
     error = (predicted - measured) / measured if measured > 0 else 0.0
     passed = abs(error) <= SELF_CHECK_TOLERANCE
     message = (
-        f"self-check: the model predicts its own estimation run (np {np}, same input) in "
+        f"self-check: the model predicts its own estimation run (np {np}"
+        f"{f', {threads} threads' if threads > 1 else ''}, same input) in "
         f"{predicted:.3g} s, the run took {measured:.3g} s ({100 * error:+.0f}%, coverage "
         f"{100 * max(0.0, min(1.0, predicted / measured)):.0f}%)"
     )

@@ -4,6 +4,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cmath>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -47,6 +49,17 @@ std::string run_summary(const EstimationPlan &plan, const Measurements &ms) {
     for (const RankRun &r : run) {
       nlohmann::json j = {
           {"rank", r.rank}, {"size", r.size}, {"probe_seconds", probe_seconds(r, ms, plan)}};
+      // The largest OpenMP team the rank's work-sharing loops ran with (their trip probes
+      // record it): the self-check predicts the run with that many threads.
+      double threads = 0.0;
+      for (const SlotMeasurement &s : r.slots) {
+        if (s.count > 0 && s.team > 0.0) {
+          threads = std::max(threads, s.team / static_cast<double>(s.count));
+        }
+      }
+      if (threads > 0.0) {
+        j["threads"] = static_cast<int>(std::lround(threads));
+      }
       if (r.has_program) {
         j["program_seconds"] = r.program_seconds;
         j["cpu_seconds"] = r.program_cpu_seconds;

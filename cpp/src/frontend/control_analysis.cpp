@@ -790,7 +790,8 @@ private:
         }
         for (StructIndex n : nodes_of(f)) {
           const StructNode &node = p_.nodes[n];
-          if (scales_with_inputs(node) ||
+          // A work-sharing loop takes time that depends on the calling region's threads.
+          if (scales_with_inputs(node) || node.omp_chunk ||
               (node.kind == StructKind::UserCall && node.callee != kNoFunction &&
                p_.functions[node.callee].has_loops)) {
             fn.has_loops = changed = true;
@@ -844,11 +845,14 @@ private:
     bool c = node.communicates || leaves ||
              (node.kind == StructKind::UserCall && node.callee != kNoFunction &&
               p_.functions[node.callee].has_loops);
+    const bool shares = node.omp_chunk;
     for (StructIndex child : std::vector<StructIndex>(node.children)) {
       c = mark_interpreted(child) || c;
     }
     p_.nodes[n].interpreted = c;
-    return c;
+    // A work-sharing loop is reduced on its own (trips per task x its time per iteration); what
+    // encloses it is not one measured fragment, whose time would not change with the threads.
+    return c || shares;
   }
 
   bool mark_communicates(StructIndex n) {

@@ -715,7 +715,7 @@ private:
   }
 
   // A loop timed by its iterations alone (OpenMP): trips × the mean iteration time, each
-  // sample less the cost of the probe that took it.
+  // sample less the cost of the clock reads that took it.
   void reduce_by_iterations(NodeId id) {
     const Probe *it = probe(id, ProbeKind::Iterations);
     static const SlotMeasurement none;
@@ -725,9 +725,14 @@ private:
            "loop " + label(id) + ": no iteration was timed (each thread needs two iterations)");
       return;
     }
-    const double ticks = static_cast<double>(s.sum) - static_cast<double>(s.count) * ms_.pair_ticks;
+    // Each sample is one iteration between two clock reads of pj_iteration_tls, which carry
+    // what an empty probe pair reports (probe_runtime.cpp).
+    const double ticks = static_cast<double>(s.sum) - static_cast<double>(s.count) * ms_.self_ticks;
     const double per = std::max(0.0, ticks) / static_cast<double>(s.count) / ms_.ticks_per_second;
-    const std::string trips = trips_text(id, {});
+    std::string trips = shared_trips(id);
+    if (trips.empty()) {
+      trips = trips_text(id, {});
+    }
     if (trips.empty()) {
       note(id, Severity::Warning, "loop " + label(id) + " has no trip count; not reduced");
       return;
@@ -745,6 +750,26 @@ private:
     } catch (const Error &e) {
       note(id, Severity::Warning, message + "; not reduced (" + e.what() + ")");
     }
+  }
+
+  // A work-sharing loop over a count the model cannot compute (miniMD's `nlocal` atoms): each
+  // thread counted its chunk, with its team's size (pj_omp_trips), so the count per team is
+  // the per-thread mean times the mean team. Shared out again among the predicted tasks as
+  // OpenMP's static schedule does (OpenMP 5.2 §11.5.3: chunks of ceil(n / T)); with a count
+  // per thread instead, two threads each ran all the iterations the estimation's one did.
+  std::string shared_trips(NodeId id) const {
+    const PlannedLoop *planned = plan_.loop(id);
+    const auto it = trips_.find(id);
+    if (planned == nullptr || !planned->trips.empty() || it == trips_.end() ||
+        it->second.count == 0 || !(it->second.team > 0.0)) {
+      return {};
+    }
+    const auto records = static_cast<double>(it->second.count);
+    const double per_team =
+        static_cast<double>(it->second.sum) / records * (it->second.team / records);
+    const std::string n = std::to_string(static_cast<long long>(std::llround(per_team)));
+    const std::string chunk = "((" + n + " + ntasks - 1) / ntasks)";
+    return "max(0, min(" + n + ", (task + 1) * " + chunk + ") - task * " + chunk + ")";
   }
 
   void reduce_loop(NodeId id) {

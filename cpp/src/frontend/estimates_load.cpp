@@ -30,6 +30,7 @@ void accumulate(SlotMeasurement &into, const SlotMeasurement &from) {
   into.skips += from.skips;
   into.live += from.live;
   into.trend += from.trend;
+  into.team += from.team;
   into.watched += from.watched;
   into.watched_ticks += from.watched_ticks;
   into.removed_ticks += from.removed_ticks;
@@ -207,6 +208,15 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
         }
         rank.slots[k].trend = v;
         m.slots[k].trend += v;
+      } else if (key == "team") {
+        std::uint32_t k = 0;
+        double v = 0.0;
+        ls >> k >> v;
+        if (!ls || k >= slots || !std::isfinite(v) || v < 0.0) {
+          throw bad("malformed team line");
+        }
+        rank.slots[k].team = v;
+        m.slots[k].team += v;
       } else if (key == "waited") {
         std::uint32_t k = 0;
         SlotMeasurement w;
@@ -334,9 +344,18 @@ double probe_seconds(const RankRun &rank, const Measurements &m, const Estimatio
       ticks += static_cast<double>(s.count) * m.pair_ticks +
                static_cast<double>(executions_of(s) - s.count) * m.skip_ticks;
       break;
-    case ProbeKind::Iterations:
+    case ProbeKind::Iterations: {
+      // The timed iterations cost a clock pair; every other one a countdown (an untimed
+      // probe), which the loop's trip probe counted. A loop of millions of short iterations
+      // (miniMD's) otherwise left most of its probes' cost in the program's time.
       ticks += static_cast<double>(s.count) * m.pair_ticks;
+      const Probe *trips = plan.find(p.node, ProbeKind::Trips);
+      if (trips != nullptr && trips->slot < rank.slots.size()) {
+        const auto all = static_cast<double>(rank.slots[trips->slot].sum);
+        ticks += std::max(0.0, all - static_cast<double>(s.count)) * m.skip_ticks;
+      }
       break;
+    }
     case ProbeKind::Trips:
     case ProbeKind::Branch:
     case ProbeKind::Switch:

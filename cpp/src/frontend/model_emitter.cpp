@@ -625,6 +625,11 @@ private:
                               const WriteOptions &o) {
     const LoopShape shape = loop_shape(p_, w_, s.stmt, f, o.substitutions);
     if (!shape.canonical || shape.step != "1" || shape.decreasing) {
+      if (s.opaque && !s.interpreted) {
+        // Reduced by its iterations: the estimation measures the count per team and shares it
+        // out among the tasks (estimates.cpp, shared_trips).
+        return;
+      }
       Diagnostic d;
       d.kind = DiagnosticKind::Approximation;
       d.severity = Severity::Warning;

@@ -59,6 +59,7 @@ typedef struct pj_slot {
   pj_u64 kept;
   double live;   /* timed probes: the probed heap's live bytes, summed over the samples */
   double trend;  /* trips: sum over executions of (execution index x iterations) */
+  double team;   /* OpenMP trips: sum over records of the recording thread's team size */
   double *bins;  /* sized probes: per power of two of the bytes, count, bytes and ticks */
   pj_u64 watched, wticks, wremoved; /* samples whose run-queue wait was read, their ticks after
                                        the wait was taken out, and the ticks taken out */
@@ -242,10 +243,17 @@ static inline void pj_trips(unsigned k, pj_u64 n) {
    records them once the loop is over. */
 static inline void pj_omp_iteration(unsigned k) { pj_slot_of(k)->left++; }
 
+/* OpenMP's own, under a name of ours (so no prototype clashes with <omp.h>'s), weak so that a
+   program without OpenMP links: a team of one. Each thread records its chunk, so a loop run by
+   T threads leaves T records; with the team sizes the loader knows the count per team, which a
+   prediction with another number of threads shares out again (orphaned loops included). */
+extern int pj_omp_team_size(void) __asm__("omp_get_num_threads") __attribute__((weak));
+
 static inline void pj_omp_trips(unsigned k) {
   pj_slot *s = pj_slot_of(k);
   pj_u64 n = s->left;
   s->left = 0;
+  s->team += pj_omp_team_size != 0 ? (double)pj_omp_team_size() : 1.0;
   pj_trips(k, n);
 }
 
@@ -420,18 +428,31 @@ static inline void pj_last_iteration(unsigned k, pj_iter *it) {
 }
 
 /* Iterations of a loop the probes cannot enclose (an OpenMP work-sharing loop, which must stay
-   next to its pragma): each thread times the gap between its consecutive iterations; the
-   generation, bumped after every execution of the loop, keeps a thread from timing across
-   two executions. */
+   next to its pragma): each thread times single iterations, densely for the slot's first
+   PJ_ITERATION_DENSE samples and then spread as pj_iteration_stride says, in the slot's
+   countdown word; the generation, bumped after every execution of the loop, keeps a thread from
+   timing across two executions. A timed iteration starts with a fresh clock read, so it
+   carries what an empty probe pair reports (the runtime's `self` calibration) and nothing of
+   the sample's bookkeeping: timing every iteration with the last one's end as the next one's
+   start put a probe and a histogram update in each sample, more than a short body (miniMD's
+   integration step), and the body's time came out 0. */
 static inline void pj_iteration_tls(unsigned k) {
-  pj_u64 now = pj_now();
   pj_slot *s = pj_slot_of(k);
   pj_u64 generation = __atomic_load_n(&pj_generation, __ATOMIC_RELAXED);
-  if (s->last != 0 && s->generation == generation) {
-    pj_iteration_sample(k, now - s->last);
+  if (__builtin_expect(s->generation == generation && s->last == 0 && s->left > 1, 1)) {
+    s->left--;
+    return;
   }
-  s->last = now;
+  if (s->last != 0 && s->generation == generation) {
+    pj_iteration_sample(k, pj_now() - s->last);
+    s->left = pj_iteration_stride(s->count);
+    if (s->left > 1) {
+      s->last = 0;
+      return;
+    }
+  }
   s->generation = generation;
+  s->last = pj_now();
 }
 
 static inline void pj_generation_bump(void) {
@@ -851,6 +872,7 @@ static void pj_merge(pj_slot *into, const pj_slot *from) {
     }
   }
   into->dsum += from->dsum;
+  into->team += from->team;
   into->overflow += from->overflow;
   for (i = 0; i < (int)from->kept && from->sequence != 0 && into->kept < PJ_SEQUENCE; ++i) {
     pj_keep_value(into, from->sequence[i]);
@@ -956,6 +978,7 @@ static void pj_write(void) {
     fprintf(out, "\n");
     if (s->live > 0) fprintf(out, "live %d %.17g\n", k, s->live);
     if (s->trend > 0) fprintf(out, "trend %d %.17g\n", k, s->trend);
+    if (s->team > 0) fprintf(out, "team %d %.17g\n", k, s->team);
     if (s->watched > 0) {
       fprintf(out, "waited %d %llu %llu %llu\n", k, (unsigned long long)s->watched,
               (unsigned long long)s->wticks, (unsigned long long)s->wremoved);

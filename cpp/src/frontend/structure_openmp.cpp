@@ -55,20 +55,11 @@ void StructureWalk::append_openmp(Seq &seq, const clang::OMPExecutableDirective 
     return;
   }
   if (kind == llvm::omp::OMPD_for || kind == llvm::omp::OMPD_for_simd) {
-    if (!in_parallel_) {
-      // An orphaned `omp for` outside a parallel region runs serially. Called from inside one
-      // (miniMD's loops over atoms, called from Integrate::run's region), it shares its
-      // iterations among the region's threads, which the model does not follow.
-      diag(DiagnosticKind::Approximation, Severity::Warning, loc,
-           "'omp for' outside a lexical parallel region (orphaned): the model runs the whole "
-           "loop in each task of a parallel region that calls this function; predictions "
-           "with one thread per process are right, with more threads they count its "
-           "iterations once per thread");
-      const std::size_t before = program_.nodes.size();
-      append(seq, body);
-      mark_openmp_loop(before, body, false);
-      return;
-    }
+    // An orphaned `omp for` (miniMD's loops over atoms, in functions Integrate::run's parallel
+    // region calls) shares its iterations among the threads of the region that calls it, and
+    // runs whole outside one (OpenMP 5.2 §11.5: the binding region is the innermost enclosing
+    // parallel region, of one thread when there is none). The chunk formula reads `task` and
+    // `ntasks`, which the interpreter keeps per thread across calls: 0 and 1 outside a group.
     append_worksharing_loop(seq, body, d);
     return;
   }

@@ -74,6 +74,9 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
     returns_.assign(n * program.max_call_depth, ReturnEntry{0, kNone, 0.0});
   }
   frames_.assign(n * program.frame_slots, 0);
+  for (std::size_t c = 0; c < n && program.ntasks_slot < program.frame_slots; ++c) {
+    frames_[c * program.frame_slots + program.ntasks_slot] = 1; // one thread outside a group
+  }
   collective_.assign(n, CollectiveState{});
   decisions_.assign(program.comms.size(), Decision{});
   if (program.lock_names.size() > 1) {

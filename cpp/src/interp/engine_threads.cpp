@@ -95,6 +95,7 @@ void Engine::task_group(std::uint32_t ctx, const Instruction &ins) {
   clock_[ctx] = s.join;
   pc_[ctx] = ins.b;
   if (s.tasks == 0) {
+    frame(ctx)[g.ntasks_slot] = 1;
     return;
   }
   const std::int64_t pool = contexts_per_process_ - 1;
@@ -134,6 +135,9 @@ void Engine::task_end(std::uint32_t ctx) {
     status_[ctx] = Status::Idle;
   }
   if (--s.remaining == 0) {
+    // Back to one thread: a worksharing loop the main thread calls after the group runs whole.
+    frame(main)[g.task_slot] = 0;
+    frame(main)[g.ntasks_slot] = 1;
     error_[main] = std::max(error_[main], s.join_error);
     resume(main, std::max(s.join, clock_[main]));
   }

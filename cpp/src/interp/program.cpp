@@ -215,6 +215,8 @@ private:
     }
     task_slot_ = hidden(ValueType::Int);
     ntasks_slot_ = hidden(ValueType::Int);
+    p_.task_slot = task_slot_;
+    p_.ntasks_slot = ntasks_slot_;
     // Every (slot, expression, function of the expression) that writes a slot.
     struct Write {
       std::uint32_t slot;

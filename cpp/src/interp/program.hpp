@@ -264,6 +264,10 @@ struct Program {
   bool trace_entry = true;
   bool measured_times = false; // every time was measured on the target: no processor sharing
   bool uses_task_groups = false;
+  // The hidden slots `task` and `ntasks` read (every thread's frame): a worksharing loop in a
+  // function called outside any task group reads 0 and 1 there (OpenMP's orphaned `omp for`).
+  std::uint32_t task_slot = 0;
+  std::uint32_t ntasks_slot = 0;
   bool uses_pgas = false;
   std::int64_t processes = 1;
   std::int64_t threads = 1;

@@ -13,10 +13,20 @@
 static double *x, *v;
 static int nlocal;
 
+/* A force from a few neighbours per atom, then the positions: two worksharing loops outside
+ * any lexical parallel region (orphaned), as miniMD's are. */
 static void integrate(double dt) {
   OMP_FOR_STATIC
   for (int i = 0; i < nlocal; i++) {
-    v[i] += dt * (0.5 - x[i]);
+    double f = 0.0;
+    for (int k = 1; k <= 8; k++) {
+      const double d = x[i] - x[(i + k) % nlocal];
+      f += d / (1.0 + d * d);
+    }
+    v[i] += dt * f;
+  }
+  OMP_FOR_STATIC
+  for (int i = 0; i < nlocal; i++) {
     x[i] += dt * v[i];
   }
 }
@@ -55,7 +65,7 @@ int main(int argc, char **argv) {
 #pragma omp parallel private(n)
   {
     for (n = 0; n < steps; n++) {
-      for (int sub = 0; sub < 20; sub++) {
+      for (int sub = 0; sub < 5; sub++) {
         integrate(0.001);
       }
       exchange(me, nprocs, 64);

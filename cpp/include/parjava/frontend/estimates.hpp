@@ -36,6 +36,9 @@ struct SlotMeasurement {
   std::uint64_t overflow = 0;
   double live = 0.0;  // timed probes: the probed heap's live bytes summed over the samples
   double trend = 0.0; // trip probes: sum over executions of (execution index x iterations)
+  // OpenMP work-sharing trip probes: the sum over records of the team size of the thread that
+  // recorded it (team / count: the mean team, so sum * team / count^2 is the count per team).
+  double team = 0.0;
   // Sized probes: per power of two of the bytes, {calls, bytes, ticks} of the timed calls.
   std::map<int, std::array<double, 3>> sizes;
   // Timed probes: the samples whose run-queue wait the runtime read and took out, their ticks
