@@ -24,7 +24,7 @@ double median(std::vector<double> values) {
 // carries a single probe event, not a pair.
 double overhead_ticks(const SlotMeasurement &s, const Measurements &run, SlotUse use) {
   if (use == SlotUse::Iterations) {
-    return static_cast<double>(s.count) * run.pair_ticks;
+    return static_cast<double>(s.count) * run.iteration_sample_ticks();
   }
   return static_cast<double>(s.count) * run.self_ticks +
          static_cast<double>(s.nested) * run.pair_ticks +
@@ -113,6 +113,7 @@ Measurements combine_runs(const std::vector<Measurements> &runs, const Estimatio
   out.pair_ticks = combined(&Measurements::pair_ticks);
   out.counter_ticks = combined(&Measurements::counter_ticks);
   out.skip_ticks = combined(&Measurements::skip_ticks);
+  out.iteration_ticks = combined(&Measurements::iteration_ticks);
   if (statistic == RunStatistic::Mean) {
     out.slots.resize(slots);
     for (const auto &r : runs) {

@@ -65,6 +65,7 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
   double pair = 0.0;
   double counter = 0.0;
   double skip = 0.0;
+  double iteration = 0.0;
   std::vector<RankRun> ranks;
   for (const auto &path : files) {
     std::ifstream in(path);
@@ -129,10 +130,15 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
             !std::isfinite(k)) {
           throw bad("malformed calibration line");
         }
+        double it = 0;
+        if (!(ls >> it) || !std::isfinite(it) || it < 0.0) {
+          it = 0.0; // written before the iteration calibration: none
+        }
         self += s;
         pair += p;
         counter += c;
         skip += k;
+        iteration += it;
       } else if (key == "slot") {
         std::uint32_t k = 0;
         SlotMeasurement s;
@@ -300,6 +306,7 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
   m.pair_ticks = pair / static_cast<double>(m.files);
   m.counter_ticks = counter / static_cast<double>(m.files);
   m.skip_ticks = skip / static_cast<double>(m.files);
+  m.iteration_ticks = iteration / static_cast<double>(m.files);
   if (!(m.ticks_per_second > 0.0)) {
     throw Error(ErrorKind::Run, "the estimates files give no clock rate");
   }
@@ -344,18 +351,10 @@ double probe_seconds(const RankRun &rank, const Measurements &m, const Estimatio
       ticks += static_cast<double>(s.count) * m.pair_ticks +
                static_cast<double>(executions_of(s) - s.count) * m.skip_ticks;
       break;
-    case ProbeKind::Iterations: {
-      // The timed iterations cost a clock pair; every other one a countdown (an untimed
-      // probe), which the loop's trip probe counted. A loop of millions of short iterations
-      // (miniMD's) otherwise left most of its probes' cost in the program's time.
-      ticks += static_cast<double>(s.count) * m.pair_ticks;
-      const Probe *trips = plan.find(p.node, ProbeKind::Trips);
-      if (trips != nullptr && trips->slot < rank.slots.size()) {
-        const auto all = static_cast<double>(rank.slots[trips->slot].sum);
-        ticks += std::max(0.0, all - static_cast<double>(s.count)) * m.skip_ticks;
-      }
+    case ProbeKind::Iterations:
+      // Every iteration is timed back to back: one probe each (iteration_ticks).
+      ticks += static_cast<double>(s.count) * m.iteration_sample_ticks();
       break;
-    }
     case ProbeKind::Trips:
     case ProbeKind::Branch:
     case ProbeKind::Switch:

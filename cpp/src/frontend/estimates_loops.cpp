@@ -221,9 +221,10 @@ void Applier::reduce_by_iterations(NodeId id) {
          "loop " + label(id) + ": no iteration was timed (each thread needs two iterations)");
     return;
   }
-  // Each sample is one iteration between two clock reads of pj_iteration_tls, which carry
-  // what an empty probe pair reports (probe_runtime.cpp).
-  const double ticks = static_cast<double>(s.sum) - static_cast<double>(s.count) * ms_.self_ticks;
+  // Each sample is one iteration between two back-to-back probes, which carries the probe the
+  // runtime measured in such a loop (probe_runtime.cpp, the iteration calibration).
+  const double ticks =
+      static_cast<double>(s.sum) - static_cast<double>(s.count) * ms_.iteration_sample_ticks();
   const double per = std::max(0.0, ticks) / static_cast<double>(s.count) / ms_.ticks_per_second;
   std::string trips = shared_trips(id);
   if (trips.empty()) {

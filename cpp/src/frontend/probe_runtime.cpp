@@ -428,31 +428,21 @@ static inline void pj_last_iteration(unsigned k, pj_iter *it) {
 }
 
 /* Iterations of a loop the probes cannot enclose (an OpenMP work-sharing loop, which must stay
-   next to its pragma): each thread times single iterations, densely for the slot's first
-   PJ_ITERATION_DENSE samples and then spread as pj_iteration_stride says, in the slot's
-   countdown word; the generation, bumped after every execution of the loop, keeps a thread from
-   timing across two executions. A timed iteration starts with a fresh clock read, so it
-   carries what an empty probe pair reports (the runtime's `self` calibration) and nothing of
-   the sample's bookkeeping: timing every iteration with the last one's end as the next one's
-   start put a probe and a histogram update in each sample, more than a short body (miniMD's
-   integration step), and the body's time came out 0. */
+   next to its pragma): each thread times the gap between its consecutive iterations; the
+   generation, bumped after every execution of the loop, keeps a thread from timing across
+   two executions. Back to back, the samples add up to the loop's time (a single iteration
+   timed alone is not: the clock read does not wait for an out-of-order body to finish), and
+   each carries one probe, whose cost the runtime measures in the same loop at exit
+   (pj_calibrate, the `iteration` calibration). */
 static inline void pj_iteration_tls(unsigned k) {
+  pj_u64 now = pj_now();
   pj_slot *s = pj_slot_of(k);
   pj_u64 generation = __atomic_load_n(&pj_generation, __ATOMIC_RELAXED);
-  if (__builtin_expect(s->generation == generation && s->last == 0 && s->left > 1, 1)) {
-    s->left--;
-    return;
-  }
   if (s->last != 0 && s->generation == generation) {
-    pj_iteration_sample(k, pj_now() - s->last);
-    s->left = pj_iteration_stride(s->count);
-    if (s->left > 1) {
-      s->last = 0;
-      return;
-    }
+    pj_iteration_sample(k, now - s->last);
   }
+  s->last = now;
   s->generation = generation;
-  s->last = pj_now();
 }
 
 static inline void pj_generation_bump(void) {
@@ -513,7 +503,8 @@ std::string_view probe_runtime_source() {
 #define PJ_CALIBRATION_SCRATCH (PJ_SLOTS + 3)
 #define PJ_CALIBRATION_SKIP (PJ_SLOTS + 4)
 #define PJ_CALIBRATION_UNTIMED (PJ_SLOTS + 5)
-#define PJ_ALL_SLOTS (PJ_SLOTS + 6)
+#define PJ_CALIBRATION_ITERATION (PJ_SLOTS + 6)
+#define PJ_ALL_SLOTS (PJ_SLOTS + 7)
 
 __thread pj_slot *pj_slots;
 __thread pj_u64 *pj_lefts;
@@ -846,6 +837,15 @@ static void pj_calibrate(void) {
     pj_trips(PJ_CALIBRATION_SCRATCH, (pj_u64)(i & 3));
   }
   (void)pj_sample(PJ_CALIBRATION_COUNTER, pj_ticks_since(t0, w0) / N, 0, 0);
+  /* An OpenMP loop's iteration probes back to back, with an empty body: what each of its
+     samples carries besides the body (a short body measured with a pair's cost taken off came
+     out at 0 s: the probe costs it less than a pair). */
+  for (i = 0; i < N; ++i) {
+    pj_iteration_tls(PJ_CALIBRATION_ITERATION);
+    pj_omp_iteration(PJ_CALIBRATION_SCRATCH);
+    __asm__ volatile("" ::: "memory");
+  }
+  pj_slot_of(PJ_CALIBRATION_SCRATCH)->left = 0;
 }
 
 static void pj_merge(pj_slot *into, const pj_slot *from) {
@@ -957,12 +957,16 @@ static void pj_write(void) {
             a->busy >= 0 && b->busy >= 0 ? b->busy - a->busy : -1.0,
             sched ? b->run - a->run : -1.0, sched ? b->wait - a->wait : -1.0);
   }
-  fprintf(out, "calibration %.6g %.6g %.6g %.6g\n",
+  fprintf(out, "calibration %.6g %.6g %.6g %.6g %.6g\n",
           total[PJ_CALIBRATION_SELF].count ? (double)total[PJ_CALIBRATION_SELF].sum /
                                                  (double)total[PJ_CALIBRATION_SELF].count
                                            : 0.0,
           (double)total[PJ_CALIBRATION_PAIR].sum, (double)total[PJ_CALIBRATION_COUNTER].sum,
-          (double)total[PJ_CALIBRATION_SKIP].sum);
+          (double)total[PJ_CALIBRATION_SKIP].sum,
+          total[PJ_CALIBRATION_ITERATION].count
+              ? (double)total[PJ_CALIBRATION_ITERATION].sum /
+                    (double)total[PJ_CALIBRATION_ITERATION].count
+              : 0.0);
   for (k = 0; k < PJ_SLOTS; ++k) {
     const pj_slot *s = &total[k];
     if (s->count == 0) continue;

@@ -287,6 +287,38 @@ TEST(Estimates, SampledTimedProbesScaleToEveryExecution) {
   EXPECT_EQ(b.time.samples, 300u);
 }
 
+// The fifth calibration value is what an OpenMP loop's back-to-back iteration sample carries
+// (about 30 cycles, where a pair costs 50: taking a pair off made a short body 0 s); files
+// without it fall back to the pair. A trip probe's team line gives its team sizes.
+TEST(Estimates, IterationCalibrationAndTeamSizesAreRead) {
+  Fixture f;
+  const std::uint32_t block = f.slot(f.loop("double s = 0.0;"), ProbeKind::Block);
+  const auto file = [&](const std::string &calibration, const std::string &extra) {
+    std::ostringstream out;
+    out << "parjava-estimates 3\nclock rdtsc\nticks_per_second 1e9\nslots " << f.built.plan.slots
+        << "\nrun_seconds 1\ncalibration " << calibration << "\nslot " << block
+        << " 8 800 0 100 100 0 0 0 0 8 0\n"
+        << extra << "end\n";
+    return out.str();
+  };
+  const Measurements with =
+      load_estimates({write_source("iteration.txt",
+                                   file("3 50 5 2 30", "team " + std::to_string(block) + " 16\n"))},
+                     f.built.plan.slots);
+  EXPECT_DOUBLE_EQ(with.iteration_ticks, 30.0);
+  EXPECT_DOUBLE_EQ(with.iteration_sample_ticks(), 30.0);
+  EXPECT_DOUBLE_EQ(with.slots[block].team, 16.0); // 8 records by threads of teams of 2
+  const Measurements without =
+      load_estimates({write_source("no_iteration.txt", file("3 50 5 2", ""))}, f.built.plan.slots);
+  EXPECT_DOUBLE_EQ(without.iteration_ticks, 0.0);
+  EXPECT_DOUBLE_EQ(without.iteration_sample_ticks(), 50.0);
+  EXPECT_THROW(
+      load_estimates({write_source("bad_team.txt",
+                                   file("3 50 5 2", "team " + std::to_string(block) + " -1\n"))},
+                     f.built.plan.slots),
+      Error);
+}
+
 // One sample preempted for a millisecond among 300 of 3000 executions: an event in time, counted
 // once; scaled by the stride like the others it would make the block ten times slower.
 TEST(Estimates, APreemptedSampleIsCountedOnceNotScaledByTheStride) {

@@ -78,7 +78,13 @@ struct Measurements {
   double pair_ticks = 0.0;    // what one probe event costs an enclosing measurement
   double counter_ticks = 0.0; // what one counter event costs an enclosing measurement
   double skip_ticks = 0.0;    // what one untimed probe execution costs it
-  std::size_t files = 0;      // one per rank
+  // What an OpenMP loop's iteration sample carries besides the body (back-to-back probes with
+  // an empty body; 0 in files written before it was measured: pair_ticks is used then).
+  double iteration_ticks = 0.0;
+  [[nodiscard]] double iteration_sample_ticks() const {
+    return iteration_ticks > 0.0 ? iteration_ticks : pair_ticks;
+  }
+  std::size_t files = 0; // one per rank
   std::vector<SlotMeasurement> slots;
   int cpus = 0; // online CPUs of the estimation machine (0: unknown)
   // Per estimation run, its ranks in rank order (several runs when combined).
