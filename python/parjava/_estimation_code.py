@@ -325,11 +325,19 @@ def run_estimation(
     mpirun: Sequence[str] | None,
     timeout: float,
     estimates_dir: Path,
+    threaded: bool = False,
 ) -> tuple[list[str], str, float]:
-    """Run the estimation code under mpirun; return the command, its output and its seconds."""
+    """Run the estimation code under mpirun; return the command, its output and its seconds.
+
+    ``threaded`` (the program has OpenMP parallel regions): the default launcher does not bind
+    the ranks to cores, which Open MPI does at np <= 2, so that a rank's threads run on cores
+    of their own as the model's tasks do, not all on one.
+    """
     import time
 
     launcher = list(mpirun) if mpirun else [shutil.which("mpirun") or "mpirun", "--oversubscribe"]
+    if threaded and not mpirun:
+        launcher += ["--bind-to", "none"]
     command = [*launcher, "-np", str(np), str(exe), *[str(a) for a in run[1:]]]
     env = dict(os.environ)
     env["PARJAVA_ESTIMATES_DIR"] = str(estimates_dir)

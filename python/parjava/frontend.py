@@ -227,7 +227,9 @@ class SourceModel(Model):
 
         Writes the estimation code, compiles it with the compiler of the build (``mpicc`` /
         ``mpicxx`` unless a compilation database names another, or ``compiler``), runs it as
-        ``mpirun --oversubscribe -np <np> <program> run[1:]`` in the current directory, and
+        ``mpirun --oversubscribe -np <np> <program> run[1:]`` in the current directory (with
+        ``--bind-to none`` when the program has OpenMP parallel regions, so that a rank's threads
+        do not share one core), and
         loads the results: every block gets its measured mean, σ and sample count, opaque
         conditions their branch probabilities or trip counts, and loops without communication
         become blocks whose time scales with their trip counts (``reduce_loops``). ``alpha`` is
@@ -281,6 +283,7 @@ class SourceModel(Model):
         )
         work.mkdir(parents=True, exist_ok=True)
         spec = self._spec
+        threaded = any(n.get("kind") == "task_group" for n in self.nodes())
         try:
             with Progress(3 + runs_wanted, "estimate", enabled=progress) as bar:
                 inst, exe, repaired = code.instrument_and_compile(
@@ -313,7 +316,7 @@ class SourceModel(Model):
                     for old in out.glob("parjava-estimates.*.txt"):
                         old.unlink()
                     command, stdout, took = code.run_estimation(
-                        exe, run, int(np), mpirun, timeout, out
+                        exe, run, int(np), mpirun, timeout, out, threaded
                     )
                     seconds += took
                     files = sorted(str(p) for p in out.glob("parjava-estimates.*.txt"))
