@@ -141,24 +141,63 @@ def compile_estimation_code(
     link = [linker, *objects, str(runtime_obj), "-o", str(exe), *dedup, "-lm"]
     try:
         check(link, work, "linking the estimation code")
+        return exe
     except RunError as failure:
-        inline = _c99_inline_missing(inst, str(failure))
-        if not inline:
-            raise
+        error = failure
+    inline = _c99_inline_missing(inst, str(error))
+    if inline:
         # C99 `inline` definitions without an external one (graph500's aml.c): the program
         # links only while the compiler inlines every call, and the probes make the functions
         # larger. GNU89 inline semantics give each such definition its external copy.
         for i, src in enumerate(inst["sources"]):
             if Path(src["original"]).suffix == ".c":
                 _compile_source(src, work / f"source{i}.o", work, compiler, ["-fgnu89-inline"])
-        check(link, work, "linking the estimation code (with -fgnu89-inline)")
         inst.setdefault("link_notes", []).append(
             f"{', '.join(inline[:4])}{' and more' if len(inline) > 4 else ''}: C99 inline "
             "definition(s) with no external definition, which link only where the compiler "
             "inlines every call; the estimation code's probes make them larger, so its C "
             "sources were compiled with -fgnu89-inline (an external copy of each)"
         )
+        try:
+            check(link, work, "linking the estimation code (with -fgnu89-inline)")
+            return exe
+        except RunError as failure:
+            error = failure
+    missing = _undefined(str(error))
+    if not missing:
+        raise error
+    _link_as_library(objects, [str(runtime_obj), "-o", str(exe), *dedup, "-lm"], linker, work)
+    inst.setdefault("link_notes", []).append(
+        f"{', '.join(missing[:4])}{' and more' if len(missing) > 4 else ''}: referenced but "
+        "defined in no source, from functions the program never calls (its build links them "
+        "from static libraries, which take only the members a program needs); the estimation "
+        "code was linked the same way, its objects in one archive"
+    )
     return exe
+
+
+def _undefined(output: str) -> list[str]:
+    """Return the symbols a failed link names as undefined references."""
+    return sorted(set(re.findall(r"undefined reference to `([^'`]+)'", output)))
+
+
+def _link_as_library(objects: Sequence[str], rest: Sequence[str], linker: str, work: Path) -> None:
+    """Link the objects as a static library, as hypre-derived builds (LLNL/AMG) do.
+
+    An archive gives the linker only the members the program needs (`main`'s, and what they
+    reach), so a file holding a function that calls something no source defines, which the
+    program never calls (AMG's GenerateDifConv calls hypre_map, declared but not defined),
+    links as it does in the program's own build.
+    """
+    archive = work / "libparjava_program.a"
+    archive.unlink(missing_ok=True)
+    ar = shutil.which("ar") or "ar"
+    check([ar, "rcs", str(archive), *objects], work, "archiving the estimation code")
+    check(
+        [linker, str(archive), *rest],
+        work,
+        "linking the estimation code (its objects as a static library)",
+    )
 
 
 def _compile_source(

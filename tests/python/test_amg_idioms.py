@@ -1,0 +1,35 @@
+"""Idioms of LLNL/AMG (the hypre-derived algebraic multigrid benchmark), tried unmodified in the
+tenth session, reproduced in small programs of our own (tests/programs/static_library/).
+
+AMG's build archives each directory into a static library and links the driver against them.
+parcsr_ls/par_difconv.c defines GenerateDifConv, which calls hypre_map: declared in a header,
+defined in no file of AMG. The driver never calls GenerateDifConv, so the archive member is never
+taken and the program links; the estimation code linked every object directly and failed
+("undefined reference to `hypre_map'") after six minutes of compiling.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import parjava as pj
+
+pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
+pytestmark = pytest.mark.mpi
+
+LIBRARY = Path(__file__).resolve().parents[1] / "programs" / "static_library"
+SOURCES = [str(LIBRARY / n) for n in ("main.c", "solver.c", "legacy.c")]
+MACHINE = pj.Machine.preset("shared-memory")
+
+
+def test_estimation_links_as_a_static_library_build(tmp_path: Path) -> None:
+    argv = ["./relax", "200000", "10"]
+    model = pj.build_model(SOURCES, ["-O2"], argv=argv)
+    model.estimate(run=argv, np=1, directory=tmp_path)
+    notes = [d.message for d in model.diagnostics if "static librar" in d.message]
+    assert notes and "grid_map" in notes[0], [d.message for d in model.diagnostics]
+    longer = pj.interpret(model, MACHINE, np=1, params=model.arguments(["./relax", "200000", "40"]))
+    short = pj.interpret(model, MACHINE, np=1, params=model.arguments(argv))
+    assert longer.time == pytest.approx(4 * short.time, rel=0.25)
