@@ -34,6 +34,20 @@ VarId address_of(const clang::Expr *arg, VariableResolver &vars) {
   return kNoVar;
 }
 
+// The scalar an MPI out-argument writes: `&x`, or a pointer parameter whose target is known
+// (`void sizeOf(MPI_Comm c, int *size) { MPI_Comm_size(c, size); }`, Quicksilver's checked
+// wrappers): the variable every call passes, or the cell a caller's local is copied through.
+VarId written_through(const clang::Expr *arg, VariableResolver &vars) {
+  if (const VarId direct = address_of(arg, vars); direct != kNoVar) {
+    return direct;
+  }
+  const auto target = vars.pointer_target(arg);
+  if (target && target->aggregate == kNoAggregate && target->scalar != kNoVar) {
+    return target->scalar;
+  }
+  return kNoVar;
+}
+
 // The copies between a caller's array and the array cell of the callee's pointer parameter
 // (aliases.cpp): into the cell before the call, back into the caller's array after it.
 void array_cell_copies(const clang::Expr *arg, const AliasTarget &cell, VariableResolver &vars,
@@ -233,7 +247,7 @@ VarId comm_query_output(const ClassifiedCall &call, VariableResolver &vars) {
       is_comm_world(call.args[0], vars.context())) {
     return kNoVar;
   }
-  return address_of(call.args[1], vars);
+  return written_through(call.args[1], vars);
 }
 
 namespace {
@@ -428,7 +442,7 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
                  ? call.args[static_cast<std::size_t>(i)]
                  : nullptr;
     };
-    const auto out_var = [&](int i) { return arg(i) ? address_of(arg(i), vars) : kNoVar; };
+    const auto out_var = [&](int i) { return arg(i) ? written_through(arg(i), vars) : kNoVar; };
     switch (mpi->role) {
     case MpiRole::CommRank:
     case MpiRole::CommSize: {

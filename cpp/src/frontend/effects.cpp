@@ -121,7 +121,11 @@ public:
   }
 
   bool VisitVarDecl(clang::VarDecl *decl) {
-    if (llvm::isa<clang::ParmVarDecl>(decl) || !decl->hasInit()) {
+    if (llvm::isa<clang::ParmVarDecl>(decl)) {
+      return true;
+    }
+    if (!decl->hasInit()) {
+      uninitialised(decl);
       return true;
     }
     if (vars_.aggregate(decl) != kNoAggregate) {
@@ -180,6 +184,28 @@ public:
   }
 
 private:
+  // `int myRank;` with no initialiser: a model names a local only where it assigns it, so a
+  // value read before any kept write (`rankOf(comm, &myRank)` copies it into the callee's cell
+  // before the call) would be an unknown name. The program's value is indeterminate; the model
+  // starts it at 0, as it does the elements of uninitialised local arrays.
+  void uninitialised(const clang::VarDecl *decl) {
+    const clang::QualType type = decl->getType();
+    if (decl->hasGlobalStorage() || decl->hasExternalStorage() ||
+        !(type->isArithmeticType() || type->isEnumeralType())) {
+      return;
+    }
+    const VarId var = vars_.declare(decl);
+    if (var == kNoVar) {
+      return;
+    }
+    Effect e;
+    e.kind = Effect::Kind::Builtin;
+    e.var = var;
+    e.text = type->isRealFloatingType() ? "0.0" : "0";
+    e.location = decl->getLocation();
+    out_.push_back(std::move(e));
+  }
+
   // `a[i] op= value` with an index the model computes at run time: every element may be the
   // one written, so each gets a conditional update (a weak definition).
   void element_write(const clang::Expr *lhs, Effect::Kind kind, const clang::Expr *value,
