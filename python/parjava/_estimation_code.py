@@ -30,6 +30,7 @@ _LINK_PREFIXES = ("-l", "-L", "-Wl,")
 _LINK_FLAGS = {"-fopenmp", "-pthread", "-static", "-fsanitize=address", "-fsanitize=thread"}
 _HEADER_LINES = 2  # '#include "parjava_probes.h"' and '#line 1' precede the user's line 1
 _MAX_REPAIRS = 12
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 
 _MESSAGE = re.compile(
     r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?P<kind>(?:fatal )?error|note): "
@@ -56,6 +57,7 @@ class Culprit:
     line: int
     where: str  # "orig:L (instrumented copy copy:L+2; probe 12 (block) of f)"
     message: str  # the compiler's message
+    why: str = ""  # why the probes were removed, when it is not the compiler's rejection
 
 
 def compile_command(command: Sequence[str], obj: Path) -> list[str]:
@@ -335,13 +337,15 @@ def instrument_and_compile(
     """
     without: list[str] = []
     repaired: list[Culprit] = []
+    inst = instrument(without)
+    rounds = 0
     while True:
-        inst = instrument(without)
         try:
             return inst, compile_estimation_code(inst, args, work, compiler, link_args), repaired
         except CompileError as failure:
             fresh = [c for c in culprits(inst, failure.output) if c.function not in without]
-            if not fresh or len(without) >= _MAX_REPAIRS:
+            rounds += 1
+            if not fresh or rounds > _MAX_REPAIRS:
                 places = culprits(inst, failure.output)
                 detail = "".join(f"\n  at {c.where}: {c.message}" for c in places[:5])
                 raise RunError(
@@ -353,8 +357,53 @@ def instrument_and_compile(
                         else ""
                     )
                 ) from None
+            # The instantiations of a template share its text (and its probes, when their
+            # trees match): a probe the compiler rejects in one is in all of them. Quicksilver's
+            # MemoryControl::allocate<T> and qs_vector<T> took one round per instantiation and
+            # ran out of rounds.
+            fresh += _instantiations_of(inst, fresh, without)
             repaired += fresh
             without += [c.function for c in fresh]
+            inst = instrument(without)
+
+
+def _instantiations_of(
+    inst: dict[str, Any], culprits_: Sequence[Culprit], without: Sequence[str]
+) -> list[Culprit]:
+    """Return the other instantiations of the templates the culprits are instantiations of.
+
+    They are the functions with the same file, lines and name but for template arguments.
+    """
+
+    def key(f: dict[str, Any]) -> tuple[str, int, int, str]:
+        name, plain = f["name"], ""
+        while plain != name:  # innermost arguments first: allocate<Tally<3>>
+            plain, name = name, _TEMPLATE_ARGS.sub("", name)
+        return (os.path.realpath(f["file"]), int(f["first_line"]), int(f["last_line"]), name)
+
+    spans = {f["name"]: f for f in inst["functions"]}
+    wanted: dict[tuple[str, int, int, str], str] = {}
+    for c in culprits_:
+        if c.function in spans and "<" in c.function:
+            wanted[key(spans[c.function])] = c.function
+    named = {c.function for c in culprits_} | set(without)
+    out: list[Culprit] = []
+    for f in inst["functions"]:
+        k = key(f)
+        if k in wanted and f["name"] not in named:
+            named.add(f["name"])
+            out.append(
+                Culprit(
+                    f["name"],
+                    f["file"],
+                    int(f["first_line"]),
+                    f"{f['file']}:{f['first_line']}",
+                    "",
+                    why=f"the compiler rejected the probes of {wanted[k]}, an instantiation of "
+                    "the same template, whose text (and probes) it shares",
+                )
+            )
+    return out
 
 
 def run_estimation(

@@ -100,3 +100,21 @@ def test_cli_takes_a_quoted_command_line_with_options(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     params = json.loads(out.read_text())["parameters"]
     assert params["nx"]["value"] == 24 and params["nSteps"]["value"] == 7
+
+
+def test_probes_a_template_s_instantiations_share_are_removed_together(tmp_path: Path) -> None:
+    """Storage::allocate<T> and Vault<T> (tests/programs/template_texts/) are instantiated for
+    three types; their probes collide in the shared text and the compiler rejects them. One
+    repair removes the probes of every instantiation of the rejected template, and says why."""
+    source = WRAPPERS.parent / "template_texts" / "particles.cpp"
+    argv = ["./particles", "20000", "5"]
+    model = pj.build_model(source, ["-O2"], argv=argv)
+    model.estimate(run=argv, np=1, directory=tmp_path)
+    together = [
+        d for d in model.diagnostics if "an instantiation of the same template" in d.message
+    ]
+    assert together, [d.message for d in model.diagnostics if "probes of" in d.message]
+    longer = pj.interpret(
+        model, MACHINE, np=1, params=model.arguments(["./particles", "20000", "20"])
+    )
+    assert longer.time > 0
