@@ -33,3 +33,19 @@ def test_estimation_links_as_a_static_library_build(tmp_path: Path) -> None:
     longer = pj.interpret(model, MACHINE, np=1, params=model.arguments(["./relax", "200000", "40"]))
     short = pj.interpret(model, MACHINE, np=1, params=model.arguments(argv))
     assert longer.time == pytest.approx(4 * short.time, rel=0.25)
+
+
+NESTED = LIBRARY.parent / "nested_solver" / "nested.c"
+
+
+def test_recursion_measured_never_taken_is_bounded(tmp_path: Path) -> None:
+    """`if (s->coarse) destroy(s->coarse);` (hypre's `if (amg) hypre_BoomerAMGDestroy(amg);`):
+    the guard is opaque, and the estimation run evaluated it and never took it, so the recursion
+    has the measured depth, not an error at every np."""
+    argv = ["./nested", "100000", "10"]
+    model = pj.build_model(NESTED, ["-O2"], argv=argv)
+    model.estimate(run=argv, np=1, directory=tmp_path)
+    assert not [d for d in model.diagnostics if "has no depth" in d.message]
+    for np_ in (1, 2):
+        params = model.arguments(["./nested", "100000", "40"])
+        assert pj.interpret(model, MACHINE, np=np_, params=params).time > 0
