@@ -10,6 +10,7 @@ taken and the program links; the estimation code linked every object directly an
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,23 @@ def test_recursion_measured_never_taken_is_bounded(tmp_path: Path) -> None:
     for np_ in (1, 2):
         params = model.arguments(["./nested", "100000", "40"])
         assert pj.interpret(model, MACHINE, np=np_, params=params).time > 0
+
+
+def test_relative_sources_in_a_compilation_database_are_instrumented(tmp_path: Path) -> None:
+    """A compile_commands.json written from make runs (`mpicc -c amg.c` in AMG's test/) names
+    each source relative to its directory. The estimation code compiled those originals, not
+    their instrumented copies: no probe ran, and AMG's model predicted 0 s (coverage 0 %)."""
+    database = [
+        {
+            "directory": str(LIBRARY),
+            "arguments": ["mpicc", "-O2", "-c", name, "-o", name.replace(".c", ".o")],
+            "file": name,
+        }
+        for name in ("main.c", "solver.c", "legacy.c")
+    ]
+    (tmp_path / "compile_commands.json").write_text(json.dumps(database))
+    argv = ["./relax", "200000", "10"]
+    model = pj.build_model(compile_commands=tmp_path / "compile_commands.json", argv=argv)
+    model.estimate(run=argv, np=1, directory=tmp_path / "est")
+    prediction = pj.interpret(model, MACHINE, np=1, params=model.arguments(argv))
+    assert prediction.time > 0, [d.message for d in model.diagnostics if "self-check" in d.message]
