@@ -31,3 +31,22 @@ def test_exit_after_finalize_is_no_unmeasured_fragment(tmp_path: Path) -> None:
         params = model.arguments(["./finalize_exit", "100000", "40"])
         prediction = pj.interpret(model, MACHINE, np=np_, params=params)
         assert not [w for w in prediction.warnings if "never executed" in w], prediction.warnings
+
+
+TILED = PROGRAM.parent.parent / "tiled_nest" / "tiled.c"
+
+
+def test_tiled_nest_with_indices_declared_at_the_top(tmp_path: Path) -> None:
+    """The transpose's tile loops read the outer indices, all declared uninitialised at the top
+    of main. Starting every uninitialised local at 0 made `i` a variable of main, and reducing
+    the nest wrote it into the nest's time, where no assignment names it ("unknown name 'i'").
+    Only locals whose address a call takes start at 0."""
+    argv = ["./tiled", "4", "600", "32"]
+    model = pj.build_model(TILED, ["-O2"], argv=argv)
+    model.estimate(run=argv, np=1, directory=tmp_path)
+    short = pj.interpret(model, MACHINE, np=1, params=model.arguments(argv))
+    longer = pj.interpret(
+        model, MACHINE, np=1, params=model.arguments(["./tiled", "16", "600", "32"])
+    )
+    assert short.time > 0
+    assert longer.time > 1.5 * short.time

@@ -184,14 +184,16 @@ public:
   }
 
 private:
-  // `int myRank;` with no initialiser: a model names a local only where it assigns it, so a
-  // value read before any kept write (`rankOf(comm, &myRank)` copies it into the callee's cell
-  // before the call) would be an unknown name. The program's value is indeterminate; the model
-  // starts it at 0, as it does the elements of uninitialised local arrays.
+  // `int myRank;` with no initialiser, whose address a call takes: a model names a local only
+  // where it assigns it, so a value read before any kept write (`rankOf(comm, &myRank)` copies
+  // it into the callee's cell before the call) would be an unknown name. The program's value is
+  // indeterminate; the model starts it at 0, as it does the elements of uninitialised local
+  // arrays. (Other locals keep no such definition: a loop index declared at the top would
+  // become a variable of the whole function.)
   void uninitialised(const clang::VarDecl *decl) {
     const clang::QualType type = decl->getType();
     if (decl->hasGlobalStorage() || decl->hasExternalStorage() ||
-        !(type->isArithmeticType() || type->isEnumeralType())) {
+        !(type->isArithmeticType() || type->isEnumeralType()) || !address_taken(decl)) {
       return;
     }
     const VarId var = vars_.declare(decl);
@@ -204,6 +206,32 @@ private:
     e.text = type->isRealFloatingType() ? "0.0" : "0";
     e.location = decl->getLocation();
     out_.push_back(std::move(e));
+  }
+
+  static bool address_taken(const clang::VarDecl *decl) {
+    const auto *fn = llvm::dyn_cast_or_null<clang::FunctionDecl>(decl->getParentFunctionOrMethod());
+    if (fn == nullptr || fn->getBody() == nullptr) {
+      return false;
+    }
+    std::vector<const clang::Stmt *> stack{fn->getBody()};
+    while (!stack.empty()) {
+      const clang::Stmt *s = stack.back();
+      stack.pop_back();
+      if (const auto *op = llvm::dyn_cast<clang::UnaryOperator>(s);
+          op != nullptr && op->getOpcode() == clang::UO_AddrOf) {
+        const auto *ref =
+            llvm::dyn_cast<clang::DeclRefExpr>(op->getSubExpr()->IgnoreParenImpCasts());
+        if (ref != nullptr && ref->getDecl() == decl) {
+          return true;
+        }
+      }
+      for (const clang::Stmt *child : s->children()) {
+        if (child != nullptr) {
+          stack.push_back(child);
+        }
+      }
+    }
+    return false;
   }
 
   // `a[i] op= value` with an index the model computes at run time: every element may be the
