@@ -350,7 +350,7 @@ std::string macro_name(const clang::Expr *expr, const clang::ASTContext &context
   if (expr == nullptr) {
     return {};
   }
-  const std::string text = source_text(expr, context, 80);
+  std::string text = source_text(expr, context, 80);
   if (text.rfind("MPI_", 0) != 0) {
     return {};
   }
