@@ -9,7 +9,8 @@ and prints predicted against measured times:
         python3 benchmarks/real_apps.py /path/to/CoMD /path/to/miniAMR /path/to/LULESH
 
 Recognised checkouts: ECP-copa/CoMD (src-mpi/), Mantevo/miniAMR (ref/), LLNL/LULESH (built
-with MPI, without OpenMP), ParRes/Kernels (MPI1/Stencil, the PRK stencil), Mantevo/miniFE
+with MPI, without OpenMP), ParRes/Kernels (MPI1: the stencil, the transpose and the
+Synch_p2p pipeline, see `parres_kernels`), Mantevo/miniFE
 (ref/, header-only C++), lanl/PENNANT (its Sedov input), Mantevo/miniMD (ref/, MPI + OpenMP,
 built as Makefile.openmpi builds it: each file preprocessed, then the output compiled; one
 OpenMP thread, its default), sstsimulator/ember (the MPI communication motifs, see
@@ -18,7 +19,7 @@ hpgmg/hpgmg (HPGMG-FV, see `hpgmg_fv`), Mantevo/HPCCG. For each app the rows are
 
 * np 1 at the estimation input (bar 15 %): the model and the estimation code, no scaling;
 * np 1 on the full input, ten times the time steps, from the estimation on a tenth (bar 20 %);
-* np 2 on the full input (bar 25 %; CoMD, miniAMR, the PRK stencil, miniFE, PENNANT, miniMD);
+* np 2 on the full input (bar 25 %; CoMD, miniAMR, the PRK kernels, miniFE, PENNANT, miniMD);
   the neighbours of miniAMR, miniFE and PENNANT come from their meshes (miniMD's from its
   atoms' positions), so their np-2 models are estimated at np 2 (partners measured per rank),
   with an np-2 row at the estimation input;
@@ -91,7 +92,7 @@ PRK_FLAGS = ["-O3", "-DMPI", "-DRADIUS=2", "-DSTAR=1", "-DDOUBLE=1", "-DLOOPGEN=
 PRK_FLAGS += ["-DRESTRICT_KEYWORD=0", "-DVERBOSE=0"]
 
 
-def recognise(checkout: Path) -> App | list[Motif]:
+def recognise(checkout: Path) -> App | list[Motif] | list[App]:
     """Return the App of a checkout (the motifs of an Ember checkout), by the files it holds."""
     if (checkout / "mpi" / "halo3d" / "halo3d.c").exists() and (
         checkout / "mpi" / "sweep3d"
@@ -140,18 +141,7 @@ def recognise(checkout: Path) -> App | list[Motif]:
             cxx=True,
         )
     if (checkout / "MPI1" / "Stencil" / "stencil.c").exists():
-        d = checkout / "MPI1" / "Stencil"
-        common = checkout / "common"
-        return App(
-            "stencil",
-            d,
-            [str(d / "stencil.c"), str(common / "MPI_bail_out.c"), str(common / "wtime.c")],
-            [*PRK_FLAGS, f"-I{checkout / 'include'}"],
-            ["-lm"],
-            ["10", "2000"],
-            ["100", "2000"],
-            two_ranks=True,
-        )
+        return parres_kernels(checkout)
     if (checkout / "ref" / "src" / "main.cpp").exists() and (checkout / "ref" / "utils").exists():
         return minife(checkout / "ref")
     if (checkout / "src" / "Hydro.cc").exists() and (checkout / "test" / "sedov").exists():
@@ -168,6 +158,40 @@ def recognise(checkout: Path) -> App | list[Motif]:
         f"{checkout}: not a checkout this benchmark knows (CoMD, miniAMR, LULESH, ParRes/Kernels, "
         "miniFE, PENNANT, miniMD, Ember, miniVite, HPGMG, HPCCG)"
     )
+
+
+def parres_kernels(checkout: Path) -> list[App]:
+    """ParRes/Kernels MPI1: the stencil, the transpose and the pipeline (Synch_p2p), each with
+    its Makefile's flags (`--only stencil`, `--only transpose`, `--only p2p` picks one). The
+    transpose exchanges blocks with every other rank in np - 1 phases and the pipeline passes
+    each row's last value to the next rank: neither communicates at np 1, so their np-2 models
+    are estimated at np 2."""
+    common = checkout / "common"
+    flags = [*PRK_FLAGS, f"-I{checkout / 'include'}"]
+
+    def kernel(name: str, directory: str, file: str, small: list[str], full: list[str]) -> App:
+        d = checkout / "MPI1" / directory
+        return App(
+            name,
+            d,
+            [str(d / file), str(common / "MPI_bail_out.c"), str(common / "wtime.c")],
+            flags,
+            ["-lm"],
+            small,
+            full,
+            two_ranks=True,
+            estimate_np2=name != "stencil",
+        )
+
+    return [
+        kernel("stencil", "Stencil", "stencil.c", ["10", "2000"], ["100", "2000"]),
+        # iterations, matrix order, tile size
+        kernel(
+            "transpose", "Transpose", "transpose.c", ["10", "2000", "32"], ["100", "2000", "32"]
+        ),
+        # iterations, grid rows, grid columns
+        kernel("p2p", "Synch_p2p", "p2p.c", ["10", "2000", "2000"], ["100", "2000", "2000"]),
+    ]
 
 
 def hpgmg_fv(source: Path) -> App:
@@ -609,7 +633,10 @@ def main() -> int:
     parser.add_argument("--estimate-repeat", type=int, default=3, help="pooled estimation runs")
     parser.add_argument("--record", help="write every row as JSON to this file")
     parser.add_argument(
-        "--only", action="append", default=[], help="only this Ember motif (repeatable)"
+        "--only",
+        action="append",
+        default=[],
+        help="only this Ember motif or ParRes kernel (repeatable)",
     )
     args = parser.parse_args()
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -624,9 +651,12 @@ def main() -> int:
     try:
         for app in apps:
             if isinstance(app, list):
-                for motif in app:
-                    if not args.only or motif.app.name in args.only:
-                        rows += run_motif(motif, machine, args, work)
+                for item in app:
+                    if isinstance(item, App):
+                        if not args.only or item.name in args.only:
+                            rows += run_app(item, machine, args, work)
+                    elif not args.only or item.app.name in args.only:
+                        rows += run_motif(item, machine, args, work)
             else:
                 rows += run_app(app, machine, args, work)
     finally:

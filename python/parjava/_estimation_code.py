@@ -30,6 +30,7 @@ _LINK_PREFIXES = ("-l", "-L", "-Wl,")
 _LINK_FLAGS = {"-fopenmp", "-pthread", "-static", "-fsanitize=address", "-fsanitize=thread"}
 _HEADER_LINES = 2  # '#include "parjava_probes.h"' and '#line 1' precede the user's line 1
 _MAX_REPAIRS = 12
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 
 _MESSAGE = re.compile(
     r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? (?P<kind>(?:fatal )?error|note): "
@@ -56,6 +57,7 @@ class Culprit:
     line: int
     where: str  # "orig:L (instrumented copy copy:L+2; probe 12 (block) of f)"
     message: str  # the compiler's message
+    why: str = ""  # why the probes were removed, when it is not the compiler's rejection
 
 
 def compile_command(command: Sequence[str], obj: Path) -> list[str]:
@@ -141,24 +143,63 @@ def compile_estimation_code(
     link = [linker, *objects, str(runtime_obj), "-o", str(exe), *dedup, "-lm"]
     try:
         check(link, work, "linking the estimation code")
+        return exe
     except RunError as failure:
-        inline = _c99_inline_missing(inst, str(failure))
-        if not inline:
-            raise
+        error = failure
+    inline = _c99_inline_missing(inst, str(error))
+    if inline:
         # C99 `inline` definitions without an external one (graph500's aml.c): the program
         # links only while the compiler inlines every call, and the probes make the functions
         # larger. GNU89 inline semantics give each such definition its external copy.
         for i, src in enumerate(inst["sources"]):
             if Path(src["original"]).suffix == ".c":
                 _compile_source(src, work / f"source{i}.o", work, compiler, ["-fgnu89-inline"])
-        check(link, work, "linking the estimation code (with -fgnu89-inline)")
         inst.setdefault("link_notes", []).append(
             f"{', '.join(inline[:4])}{' and more' if len(inline) > 4 else ''}: C99 inline "
             "definition(s) with no external definition, which link only where the compiler "
             "inlines every call; the estimation code's probes make them larger, so its C "
             "sources were compiled with -fgnu89-inline (an external copy of each)"
         )
+        try:
+            check(link, work, "linking the estimation code (with -fgnu89-inline)")
+            return exe
+        except RunError as failure:
+            error = failure
+    missing = _undefined(str(error))
+    if not missing:
+        raise error
+    _link_as_library(objects, [str(runtime_obj), "-o", str(exe), *dedup, "-lm"], linker, work)
+    inst.setdefault("link_notes", []).append(
+        f"{', '.join(missing[:4])}{' and more' if len(missing) > 4 else ''}: referenced but "
+        "defined in no source, from functions the program never calls (its build links them "
+        "from static libraries, which take only the members a program needs); the estimation "
+        "code was linked the same way, its objects in one archive"
+    )
     return exe
+
+
+def _undefined(output: str) -> list[str]:
+    """Return the symbols a failed link names as undefined references."""
+    return sorted(set(re.findall(r"undefined reference to `([^'`]+)'", output)))
+
+
+def _link_as_library(objects: Sequence[str], rest: Sequence[str], linker: str, work: Path) -> None:
+    """Link the objects as a static library, as hypre-derived builds (LLNL/AMG) do.
+
+    An archive gives the linker only the members the program needs (`main`'s, and what they
+    reach), so a file holding a function that calls something no source defines, which the
+    program never calls (AMG's GenerateDifConv calls hypre_map, declared but not defined),
+    links as it does in the program's own build.
+    """
+    archive = work / "libparjava_program.a"
+    archive.unlink(missing_ok=True)
+    ar = shutil.which("ar") or "ar"
+    check([ar, "rcs", str(archive), *objects], work, "archiving the estimation code")
+    check(
+        [linker, str(archive), *rest],
+        work,
+        "linking the estimation code (its objects as a static library)",
+    )
 
 
 def _compile_source(
@@ -296,13 +337,15 @@ def instrument_and_compile(
     """
     without: list[str] = []
     repaired: list[Culprit] = []
+    inst = instrument(without)
+    rounds = 0
     while True:
-        inst = instrument(without)
         try:
             return inst, compile_estimation_code(inst, args, work, compiler, link_args), repaired
         except CompileError as failure:
             fresh = [c for c in culprits(inst, failure.output) if c.function not in without]
-            if not fresh or len(without) >= _MAX_REPAIRS:
+            rounds += 1
+            if not fresh or rounds > _MAX_REPAIRS:
                 places = culprits(inst, failure.output)
                 detail = "".join(f"\n  at {c.where}: {c.message}" for c in places[:5])
                 raise RunError(
@@ -314,8 +357,53 @@ def instrument_and_compile(
                         else ""
                     )
                 ) from None
+            # The instantiations of a template share its text (and its probes, when their
+            # trees match): a probe the compiler rejects in one is in all of them. Quicksilver's
+            # MemoryControl::allocate<T> and qs_vector<T> took one round per instantiation and
+            # ran out of rounds.
+            fresh += _instantiations_of(inst, fresh, without)
             repaired += fresh
             without += [c.function for c in fresh]
+            inst = instrument(without)
+
+
+def _instantiations_of(
+    inst: dict[str, Any], culprits_: Sequence[Culprit], without: Sequence[str]
+) -> list[Culprit]:
+    """Return the other instantiations of the templates the culprits are instantiations of.
+
+    They are the functions with the same file, lines and name but for template arguments.
+    """
+
+    def key(f: dict[str, Any]) -> tuple[str, int, int, str]:
+        name, plain = f["name"], ""
+        while plain != name:  # innermost arguments first: allocate<Tally<3>>
+            plain, name = name, _TEMPLATE_ARGS.sub("", name)
+        return (os.path.realpath(f["file"]), int(f["first_line"]), int(f["last_line"]), name)
+
+    spans = {f["name"]: f for f in inst["functions"]}
+    wanted: dict[tuple[str, int, int, str], str] = {}
+    for c in culprits_:
+        if c.function in spans and "<" in c.function:
+            wanted[key(spans[c.function])] = c.function
+    named = {c.function for c in culprits_} | set(without)
+    out: list[Culprit] = []
+    for f in inst["functions"]:
+        k = key(f)
+        if k in wanted and f["name"] not in named:
+            named.add(f["name"])
+            out.append(
+                Culprit(
+                    f["name"],
+                    f["file"],
+                    int(f["first_line"]),
+                    f"{f['file']}:{f['first_line']}",
+                    "",
+                    why=f"the compiler rejected the probes of {wanted[k]}, an instantiation of "
+                    "the same template, whose text (and probes) it shares",
+                )
+            )
+    return out
 
 
 def run_estimation(

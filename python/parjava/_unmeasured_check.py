@@ -6,6 +6,10 @@ costs nothing, as the model does not run it either; at another np or input it ma
 the prediction leaves its work out. miniVite's graph generator pairs each rank's vertices with
 its neighbours' only when there are neighbours: estimated at np 1, its prediction at np 2 ran
 those 50 million pair tests at 0 s each and said nothing.
+
+Calls that end the process (`exit`, `abort`, `MPI_Abort`) are never counted as executed: no
+probe after them runs. They have no work to leave out, so they are not reported (every ParRes
+kernel ends in `exit(EXIT_SUCCESS)` after MPI_Finalize, and each of its predictions warned).
 """
 
 from __future__ import annotations
@@ -15,6 +19,9 @@ from typing import Any
 from ._node_places import where
 
 SHOWN = 3
+
+# External calls that never return: the model notes each ("ends the process here").
+PROCESS_ENDS = frozenset({"exit", "_exit", "_Exit", "quick_exit", "abort", "MPI_Abort"})
 
 
 def unmeasured_warning(prediction: Any, np: int) -> str | None:
@@ -29,6 +36,9 @@ def unmeasured_warning(prediction: Any, np: int) -> str | None:
     if not ran:
         return None
     nodes = {n["id"]: n for n in model.nodes()}
+    ran = {i for i in ran if nodes.get(i, {}).get("callee") not in PROCESS_ENDS}
+    if not ran:
+        return None
     parent: dict[int, int] = {}
     for n in nodes.values():
         for c in n.get("children", []):

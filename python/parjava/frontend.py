@@ -354,10 +354,10 @@ class SourceModel(Model):
             Diagnostic(
                 kind="estimation",
                 severity="warning",
-                message=f"the probes of {c.function} were removed because the compiler "
-                f"rejected the estimation code at {c.where}: {c.message}; the function runs "
-                "unprobed, its blocks keep no measured time and its opaque conditions their "
-                "default statistics",
+                message=f"the probes of {c.function} were removed because "
+                + (c.why or f"the compiler rejected the estimation code at {c.where}: {c.message}")
+                + "; the function runs unprobed, its blocks keep no measured time and its opaque "
+                "conditions their default statistics",
                 file=c.file,
                 line=c.line,
                 function=c.function,

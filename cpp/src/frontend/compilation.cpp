@@ -265,6 +265,16 @@ ParsedSources parse_sources(const BuildOptions &options) {
       cc.arguments.push_back(file);
     } else {
       cc.arguments = cmds.front().CommandLine;
+      // The source as the command names it, relative to its directory in databases written
+      // from make (`mpicc -c amg.c` in LLNL/AMG's test/), is this file: spelled absolute, so
+      // that the estimation code compiles the instrumented copy in its place, not the original.
+      const fs::path canonical = fs::weakly_canonical(file);
+      for (auto &a : cc.arguments) {
+        if (!a.empty() && a.front() != '-' && a != file &&
+            fs::weakly_canonical(fs::path(cc.directory) / a) == canonical) {
+          a = file;
+        }
+      }
       for (const auto &a : options.args) {
         cc.arguments.push_back(a);
       }

@@ -172,7 +172,15 @@ private:
   // An opaque if that replays measured outcomes with a "not taken" in every period (HPCG's
   // V-cycle: taken 3 times, then not) bounds the recursion it guards as a computed test does:
   // the depth is the measured one.
+  // An opaque if without an else that the estimation run evaluated and never took (hypre's
+  // `if (amg) hypre_BoomerAMGDestroy(amg);` on a solver with no nested one) bounds it too: the
+  // measured depth is that of the run, where the call never happened.
   bool replays_an_end(const Node &node) const {
+    if (node.kind == NodeKind::If && node.opaque.kind == model::Opaque::Kind::Probability &&
+        node.opaque.samples > 0 && node.opaque.probability == 0.0 && node.taken_by_rank.empty() &&
+        node.taken_cycle.empty()) {
+      return true;
+    }
     if (node.kind != NodeKind::If && node.kind != NodeKind::IfElse) {
       return false;
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import types
 from collections.abc import Sequence
@@ -17,8 +18,10 @@ EPILOG = """examples:
   parjava model -p build/ src/solver.cpp -o solver.json
   parjava model jacobi.c --structure
   parjava model jacobi.c --argv ./jacobi 4096 100 -o jacobi.json
+  parjava model *.cc --argv "./qs -N 10 -n 20000" -o qs.json -- -DHAVE_MPI
 
-Compiler flags (-I, -D, -std=, -fopenmp) go after `--`. Diagnostics (what was reduced, what
+Compiler flags (-I, -D, -std=, -fopenmp) go after `--`. A command line with options of its own
+(`-N 10`) is given quoted, as `parjava estimate --run` takes it. Diagnostics (what was reduced, what
 became opaque and why, what was not understood) are printed to stderr; --diagnostics FILE also
 writes them as JSON. The model is documented in docs/model-schema.md.
 """
@@ -82,8 +85,22 @@ def add_build_arguments(p: argparse.ArgumentParser) -> None:
         "--argv",
         nargs="+",
         metavar="ARG",
-        help="the program's command line (argv[0] first): defaults of argc, argv1, ...",
+        help="the program's command line (argv[0] first): defaults of argc, argv1, ...; "
+        'quoted when it has options: --argv "./app -n 10"',
     )
+
+
+def command_line(values: Sequence[str] | None) -> list[str] | None:
+    """Return the program's command line given to ``--argv``.
+
+    Its words, or one quoted string split as a shell would: argparse cannot take words starting
+    with ``-`` unquoted.
+    """
+    if values is None:
+        return None
+    if len(values) == 1 and any(c.isspace() for c in values[0]):
+        return shlex.split(values[0])
+    return list(values)
 
 
 def split_flags(args: argparse.Namespace) -> tuple[list[str], list[str]]:
@@ -115,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         compile_commands=args.compile_commands,
         entry=args.entry,
         name=args.name,
-        argv=args.argv,
+        argv=command_line(args.argv),
     )
     write_model(model, args.output)
     if not args.quiet:
