@@ -361,7 +361,9 @@ private:
     }
     note(p.node, Severity::Note,
          label(p.node) + ": " + number(n.opaque.trips_mean) + " iterations per execution on " +
-             "average (opaque, measured over " + std::to_string(s.count) + " executions)");
+             "average (opaque, measured over " + std::to_string(executions_of(s)) + " executions" +
+             (executions_of(s) > s.count ? ", " + std::to_string(s.count) + " of them counted" : "") +
+             ")");
     for (model::RewrittenBound &b : m_.rewritten_bounds) {
       if (b.node == p.node) {
         measure_rewritten_bound(b, ms_, p.slot, s);
@@ -640,7 +642,7 @@ private:
 
   std::uint64_t iterations(NodeId loop) const {
     const auto it = trips_.find(loop);
-    return it == trips_.end() ? 0 : it->second.sum;
+    return it == trips_.end() ? 0 : static_cast<std::uint64_t>(std::llround(total_of(it->second)));
   }
 
   // D over the iteration times. With the runtime's quarter-octave histogram, the 1% slowest
@@ -998,7 +1000,7 @@ private:
 
   std::uint64_t iterations_executions(NodeIndex loop) const {
     const auto it = trips_.find(m_.nodes[loop].id);
-    return it == trips_.end() ? 0 : it->second.count;
+    return it == trips_.end() ? 0 : executions_of(it->second);
   }
 
   model::Model &m_;

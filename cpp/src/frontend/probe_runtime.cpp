@@ -51,6 +51,7 @@ typedef struct pj_slot {
   pj_u64 executions; /* timed probes: executions, timed or not (count: the timed ones) */
   pj_u64 granted;    /* timed probes: untimed executions granted to the countdown */
   pj_u64 skips;      /* untimed probe executions inside the measured intervals */
+  pj_u64 cskips;     /* uncounted executions of sampled counters inside them (estimated) */
   pj_u64 last, generation; /* iterations timed per thread (OpenMP loops) */
   pj_u64 left;     /* iterations until the next timed one (sampled iteration timing) */
   double dsum;     /* values (value probes) */
@@ -68,10 +69,14 @@ typedef struct pj_slot {
 void pj_keep_value(pj_slot *s, double value);
 
 extern __thread pj_slot *pj_slots;
-extern __thread pj_u64 *pj_lefts; /* timed probes: untimed executions before the next timed one */
+/* Per slot, the executions before the next timed (timed probes) or counted (counters) one; until
+   a thread's first timed or counted execution, a shared array whose counters go negative (and
+   so counted), which registers the thread: the uncounted path has no test for it. */
+extern __thread pj_u64 *pj_lefts;
 extern __thread pj_u64 pj_events;
 extern __thread pj_u64 pj_counter_events;
 extern __thread pj_u64 pj_skips;
+extern __thread pj_u64 pj_counter_skips;
 extern __thread double pj_size;
 extern long long pj_live;
 extern __thread long long pj_live_pending;
@@ -157,17 +162,13 @@ static inline pj_slot *pj_sample(unsigned k, pj_u64 dt, pj_u64 nested, pj_u64 co
 /* The start of a timed probe: its timestamp, or 0 when this execution is not timed. */
 static inline pj_u64 pj_begin(unsigned k) {
   pj_u64 *left = pj_lefts;
-  if (__builtin_expect(left == 0, 0)) {
-    (void)pj_thread_slots();
-    left = pj_lefts;
-  }
   if (__builtin_expect(left[k] != 0, 1)) {
     left[k]--;
     pj_skips++;
     return 0;
   }
   {
-    const pj_slot *s = pj_slots + k;
+    const pj_slot *s = pj_slot_of(k);
     if (__builtin_expect(s->count == 0 || s->sum >= s->count * PJ_LONG_TICKS, 0)) {
       return pj_begin_watched(k);
     }
@@ -190,7 +191,8 @@ static inline pj_u64 pj_stride(pj_u64 count) {
 }
 
 /* The end of a timed execution that ended at t1. */
-static inline void pj_end_at(unsigned k, pj_u64 t0, pj_u64 t1, pj_u64 e0, pj_u64 c0, pj_u64 k0) {
+static inline void pj_end_at(unsigned k, pj_u64 t0, pj_u64 t1, pj_u64 e0, pj_u64 c0, pj_u64 k0,
+                             pj_u64 g0) {
   pj_u64 dt = t1 - t0;
   pj_slot *s;
   if (__builtin_expect(pj_watches[k].t0 == t0, 0)) {
@@ -203,6 +205,7 @@ static inline void pj_end_at(unsigned k, pj_u64 t0, pj_u64 t1, pj_u64 e0, pj_u64
   }
   s = pj_sample(k, dt, pj_events - e0, pj_counter_events - c0);
   s->skips += pj_skips - k0;
+  s->cskips += pj_counter_skips - g0;
   if (s->count >= PJ_SAMPLE_DENSE) {
     pj_u64 stride = pj_stride(s->count);
     pj_lefts[k] = stride;
@@ -210,9 +213,9 @@ static inline void pj_end_at(unsigned k, pj_u64 t0, pj_u64 t1, pj_u64 e0, pj_u64
   }
 }
 
-static inline void pj_end(unsigned k, pj_u64 t0, pj_u64 e0, pj_u64 c0, pj_u64 k0) {
+static inline void pj_end(unsigned k, pj_u64 t0, pj_u64 e0, pj_u64 c0, pj_u64 k0, pj_u64 g0) {
   if (t0 == 0) return;
-  pj_end_at(k, t0, pj_now(), e0, c0, k0);
+  pj_end_at(k, t0, pj_now(), e0, c0, k0, g0);
 }
 
 static inline void pj_histogram(pj_slot *s, pj_u64 v) {
@@ -224,17 +227,39 @@ static inline void pj_histogram(pj_slot *s, pj_u64 v) {
   s->overflow++;
 }
 
+/* Counted probes (trip counts, branch outcomes, selectors, values) are sampled too: a slot's
+   first PJ_COUNT_DENSE executions are counted, then one in 15..45, sparser with each doubling of
+   the counted ones up to 1 in 512..1472 (pj_stride), and the executions are the counted ones
+   plus the skips granted minus the countdown left at exit, as for timed probes. The model reads
+   ratios from them (a branch's probability, a loop's mean count and its histogram, a value's
+   mean), which the counted executions give; the first PJ_SEQUENCE outcomes of a sequence slot
+   (communicating loops and guards, whose every outcome the model replays per rank) are all
+   counted. An uncounted execution costs one countdown: counting every one made graph500's
+   generator, whose 150 million tests and trip counts are each a few instructions of work, run
+   2.3x slower probed than as built. The counted path is a call (rare past the first ones).
+   A counted execution grants its stride to pj_counter_skips, so a timed interval learns how
+   many uncounted executions it enclosed (its share of the grants; unbiased on average) and the
+   loader takes their cost out. */
+#define PJ_COUNT_DENSE PJ_SEQUENCE
+
+/* Decrement first: one read-modify-write and its sign (the counted path sets it again). */
+static inline int pj_uncounted(unsigned k) {
+  return __builtin_expect((long long)--pj_lefts[k] >= 0, 1);
+}
+
+/* The counted path of each counter kind (parjava_probes.c), out of the way of the uncounted. */
+__attribute__((cold)) void pj_trips_count(unsigned k, pj_u64 n);
+__attribute__((cold)) void pj_trips_seq_count(unsigned k, pj_u64 n);
+__attribute__((cold)) void pj_trips_sum_count(unsigned k, pj_u64 n);
+__attribute__((cold)) void pj_branch_count(unsigned k, int taken);
+__attribute__((cold)) void pj_branch_seq_count(unsigned k, int taken);
+__attribute__((cold)) void pj_switch_count(unsigned k, long value);
+__attribute__((cold)) void pj_value_count(unsigned k, double value);
+
 /* Trip count of an opaque loop: the model needs its distribution. */
 static inline void pj_trips(unsigned k, pj_u64 n) {
-  pj_slot *s = pj_slot_of(k);
-  /* With count, sum and sumsq, the least-squares slope of the count over the run: whether it
-     drifted while the estimation ran (a refining mesh), which extrapolation must not hide. */
-  s->trend += (double)s->count * (double)n;
-  s->count++;
-  s->sum += n;
-  s->sumsq += (double)n * (double)n;
-  pj_histogram(s, n);
-  pj_counter_events++;
+  if (pj_uncounted(k)) return;
+  pj_trips_count(k, n);
 }
 
 /* Trip count of an OpenMP work-sharing loop, which its probes cannot enclose: each thread
@@ -253,51 +278,38 @@ static inline void pj_omp_trips(unsigned k) {
    PJ_SEQUENCE), which an estimation at np >= 2 keeps per rank so that each rank of the model
    sends as many messages as the program's did. */
 static inline void pj_trips_seq(unsigned k, pj_u64 n) {
-  pj_slot *s = pj_slot_of(k);
-  pj_trips(k, n);
-  if (s->kept < PJ_SEQUENCE) pj_keep_value(s, (double)n);
+  if (pj_uncounted(k)) return;
+  pj_trips_seq_count(k, n);
 }
 
 /* Trip count of a loop whose count the model computes: the total (to divide a fragment's time
    by its iterations) and the sum of squares (a count that reads an enclosing loop's counter is
-   averaged over it when its variance is that of the sweep: estimates_triangles.hpp); three
-   additions cost an enclosing interval too little to correct. */
+   averaged over it when its variance is that of the sweep: estimates_triangles.hpp). */
 static inline void pj_trips_sum(unsigned k, pj_u64 n) {
-  pj_slot *s = pj_slot_of(k);
-  s->count++;
-  s->sum += n;
-  s->sumsq += (double)n * (double)n;
+  if (pj_uncounted(k)) return;
+  pj_trips_sum_count(k, n);
 }
 
 static inline int pj_branch(unsigned k, int taken) {
-  pj_slot *s = pj_slot_of(k);
-  s->count++;
-  s->sum += taken ? 1u : 0u;
+  if (!pj_uncounted(k)) pj_branch_count(k, taken);
   return taken;
 }
 
 /* An opaque branch that guards communication: its outcomes in order too (the first
    PJ_SEQUENCE), so that each rank of the model decides as the program's did. */
 static inline int pj_branch_seq(unsigned k, int taken) {
-  pj_slot *s = pj_slot_of(k);
-  s->count++;
-  s->sum += taken ? 1u : 0u;
-  if (s->kept < PJ_SEQUENCE) pj_keep_value(s, taken ? 1.0 : 0.0);
+  if (!pj_uncounted(k)) pj_branch_seq_count(k, taken);
   return taken;
 }
 
 static inline void pj_switch(unsigned k, long value) {
-  pj_slot *s = pj_slot_of(k);
-  s->count++;
-  pj_histogram(s, (pj_u64)value);
-  pj_counter_events++;
+  if (pj_uncounted(k)) return;
+  pj_switch_count(k, value);
 }
 
 static inline void pj_value(unsigned k, double value) {
-  pj_slot *s = pj_slot_of(k);
-  s->count++;
-  s->dsum += value;
-  if (s->kept < PJ_SEQUENCE) pj_keep_value(s, value);
+  if (pj_uncounted(k)) return;
+  pj_value_count(k, value);
 }
 
 /* A per-peer count array (MPI_Alltoallv): the mean count over the communicator's ranks;
@@ -335,20 +347,20 @@ static inline pj_u64 pj_begin_sized(unsigned k) {
 }
 
 static inline void pj_end_sized(unsigned k, unsigned s, int allocates, pj_u64 t0, pj_u64 e0,
-                                pj_u64 c0, pj_u64 k0) {
+                                pj_u64 c0, pj_u64 k0, pj_u64 g0) {
   pj_u64 t1;
   if (allocates) pj_live_add((long long)pj_size);
   if (t0 == 0) return;
   /* One reading ends both samples: the binning (a call, cold when samples are sparse) stays
      out of the block's time. */
   t1 = pj_now();
-  pj_end_at(k, t0, t1, e0, c0, k0);
+  pj_end_at(k, t0, t1, e0, c0, k0, g0);
   pj_sized_sample(s, pj_size, t1 - t0);
 }
 
 /* A constructor's member initialisers: marked at the call site, timed at the body's top; the
    mark names its constructor so another constructor's body does not take it. */
-typedef struct pj_mark_state { unsigned k; pj_u64 t, e, c, s; } pj_mark_state;
+typedef struct pj_mark_state { unsigned k; pj_u64 t, e, c, s, g; } pj_mark_state;
 extern __thread pj_mark_state pj_marked;
 
 static inline void pj_mark(unsigned k) {
@@ -356,6 +368,7 @@ static inline void pj_mark(unsigned k) {
   pj_marked.e = pj_events;
   pj_marked.c = pj_counter_events;
   pj_marked.s = pj_skips;
+  pj_marked.g = pj_counter_skips;
   pj_marked.t = pj_now();
 }
 
@@ -366,6 +379,7 @@ static inline void pj_prologue(unsigned k) {
   s = pj_sample(k, pj_now() - pj_marked.t, pj_events - pj_marked.e,
                 pj_counter_events - pj_marked.c);
   s->skips += pj_skips - pj_marked.s;
+  s->cskips += pj_counter_skips - pj_marked.g;
 }
 
 #define PJ_ITERATION_DENSE 256
@@ -442,21 +456,24 @@ static inline void pj_generation_bump(void) {
    declarations must precede statements, stays valid when a probe opens a block of them; C++
    keeps uninitialised declarations, which a case label may jump past. */
 #ifdef __cplusplus
-#define PJ_BEGIN(k) pj_u64 pj_t##k, pj_e##k, pj_c##k, pj_k##k; pj_e##k = pj_events; \
-  pj_c##k = pj_counter_events; pj_k##k = pj_skips; pj_t##k = pj_begin(k);
+#define PJ_BEGIN(k) pj_u64 pj_t##k, pj_e##k, pj_c##k, pj_k##k, pj_g##k; pj_e##k = pj_events; \
+  pj_c##k = pj_counter_events; pj_k##k = pj_skips; pj_g##k = pj_counter_skips; \
+  pj_t##k = pj_begin(k);
 #else
 #define PJ_BEGIN(k) pj_u64 pj_e##k = pj_events, pj_c##k = pj_counter_events, \
-  pj_k##k = pj_skips, pj_t##k = pj_begin(k);
+  pj_k##k = pj_skips, pj_g##k = pj_counter_skips, pj_t##k = pj_begin(k);
 #endif
-#define PJ_END(k) pj_end(k, pj_t##k, pj_e##k, pj_c##k, pj_k##k);
+#define PJ_END(k) pj_end(k, pj_t##k, pj_e##k, pj_c##k, pj_k##k, pj_g##k);
 #ifdef __cplusplus
-#define PJ_BEGIN_SIZED(k) pj_u64 pj_t##k, pj_e##k, pj_c##k, pj_k##k; pj_e##k = pj_events; \
-  pj_c##k = pj_counter_events; pj_k##k = pj_skips; pj_t##k = pj_begin_sized(k);
+#define PJ_BEGIN_SIZED(k) pj_u64 pj_t##k, pj_e##k, pj_c##k, pj_k##k, pj_g##k; \
+  pj_e##k = pj_events; pj_c##k = pj_counter_events; pj_k##k = pj_skips; \
+  pj_g##k = pj_counter_skips; pj_t##k = pj_begin_sized(k);
 #else
 #define PJ_BEGIN_SIZED(k) pj_u64 pj_e##k = pj_events, pj_c##k = pj_counter_events, \
-  pj_k##k = pj_skips, pj_t##k = pj_begin_sized(k);
+  pj_k##k = pj_skips, pj_g##k = pj_counter_skips, pj_t##k = pj_begin_sized(k);
 #endif
-#define PJ_END_SIZED(k, s, a) pj_end_sized(k, s, a, pj_t##k, pj_e##k, pj_c##k, pj_k##k);
+#define PJ_END_SIZED(k, s, a) \
+  pj_end_sized(k, s, a, pj_t##k, pj_e##k, pj_c##k, pj_k##k, pj_g##k);
 
 #ifdef __cplusplus
 }
