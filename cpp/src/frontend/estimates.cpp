@@ -362,7 +362,8 @@ private:
     note(p.node, Severity::Note,
          label(p.node) + ": " + number(n.opaque.trips_mean) + " iterations per execution on " +
              "average (opaque, measured over " + std::to_string(executions_of(s)) + " executions" +
-             (executions_of(s) > s.count ? ", " + std::to_string(s.count) + " of them counted" : "") +
+             (executions_of(s) > s.count ? ", " + std::to_string(s.count) + " of them counted"
+                                         : "") +
              ")");
     for (model::RewrittenBound &b : m_.rewritten_bounds) {
       if (b.node == p.node) {

@@ -82,7 +82,7 @@ struct Measurements {
   // (v4; measured in a loop with work of its own, as in a program).
   double branch_ticks = 0.0;
   double uncounted_ticks = 0.0;
-  std::size_t files = 0;      // one per rank
+  std::size_t files = 0; // one per rank
   std::vector<SlotMeasurement> slots;
   int cpus = 0; // online CPUs of the estimation machine (0: unknown)
   // Per estimation run, its ranks in rank order (several runs when combined).
