@@ -503,7 +503,7 @@ private:
     }
     note(p.node, Severity::Note,
          "argument '" + p.argument + "' of " + label(p.node) + " is " + std::to_string(v) +
-             " on average (measured over " + std::to_string(s.count) + " calls)");
+             " on average (measured over " + std::to_string(executions_of(s)) + " calls)");
   }
 
   // --- loops without communication (notes 000 §3.7.2-§3.7.4) -----------------------------
