@@ -227,14 +227,14 @@ static inline void pj_histogram(pj_slot *s, pj_u64 v) {
   s->overflow++;
 }
 
-/* Counted probes (trip counts, branch outcomes, selectors, values) are sampled too: a slot's
-   first PJ_COUNT_DENSE executions are counted, then one in 15..45, sparser with each doubling of
-   the counted ones up to 1 in 512..1472 (pj_stride), and the executions are the counted ones
-   plus the skips granted minus the countdown left at exit, as for timed probes. The model reads
-   ratios from them (a branch's probability, a loop's mean count and its histogram, a value's
-   mean), which the counted executions give; the first PJ_SEQUENCE outcomes of a sequence slot
-   (communicating loops and guards, whose every outcome the model replays per rank) are all
-   counted. An uncounted execution costs one countdown: counting every one made graph500's
+/* Counted probes (trip counts, branch outcomes, selectors) are sampled too: a slot's first
+   PJ_COUNT_DENSE executions are counted, and once its statistics are stable (pj_count_next: no
+   rare outcome, no heavy tail) one in 15..45, sparser with each doubling of the counted ones up
+   to 1 in 512..1472 (pj_stride); the executions are the counted ones plus the skips granted
+   minus the countdown left at exit, as for timed probes. The model reads ratios from them (a
+   branch's probability, a loop's mean count and its histogram), which the counted executions
+   give; the first PJ_SEQUENCE outcomes of a sequence slot (communicating loops and guards, whose
+   every outcome the model replays per rank) are all counted, and so are values. An uncounted execution costs one countdown: counting every one made graph500's
    generator, whose 150 million tests and trip counts are each a few instructions of work, run
    2.3x slower probed than as built. The counted path is a call (rare past the first ones).
    A counted execution grants its stride to pj_counter_skips, so a timed interval learns how
