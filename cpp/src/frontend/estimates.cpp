@@ -253,17 +253,18 @@ private:
                         : "; no rank of this input reaches it"));
       return;
     }
-    n.opaque.probability = static_cast<double>(s.sum) / static_cast<double>(s.count);
-    n.opaque.samples = s.count;
+    // Every true outcome is counted, the evaluations are the executions (probe_runtime.cpp).
+    n.opaque.probability = static_cast<double>(s.sum) / static_cast<double>(executions_of(s));
+    n.opaque.samples = executions_of(s);
     n.taken_by_rank = sequences_by_rank(p);
     n.taken_cycle = common_cycle(p);
     n.opaque.by_rank.clear();
     for (const auto &rank : per_rank_) {
       const SlotMeasurement &r = rank[p.slot];
       model::OpaqueRankStats stats;
-      stats.samples = r.count;
+      stats.samples = executions_of(r);
       if (r.count > 0) {
-        stats.probability = static_cast<double>(r.sum) / static_cast<double>(r.count);
+        stats.probability = static_cast<double>(r.sum) / static_cast<double>(executions_of(r));
       }
       n.opaque.by_rank.push_back(std::move(stats));
     }

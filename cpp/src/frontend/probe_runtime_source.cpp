@@ -78,11 +78,10 @@ pj_slot *pj_thread_slots(void) {
 }
 
 /* After a counted execution: past the first PJ_COUNT_DENSE, once the slot's statistics are
-   stable, the next ones go uncounted (probe_runtime.cpp: sampled counters). Stable: a branch
-   has seen each outcome PJ_STABLE times, a trip count's squared coefficient of variation is
-   at most PJ_STABLE_CV2, a selector has seen each of its values PJ_STABLE times. A rare
-   outcome stays counted: lattice.c's array grows twice in 32000 calls, and a sample caught one
-   growth in 4996, three times the rate, which the model then replayed. Values are counted. */
+   stable, the next ones go uncounted (probe_runtime.cpp: sampled counters). Stable: a trip
+   count's squared coefficient of variation is at most PJ_STABLE_CV2 (no heavy tail a sample
+   would miss), a selector has seen each of its values PJ_STABLE times (no rare case); a branch
+   counts its true outcomes always (pj_branch) and is sampled at once. Values are counted. */
 #define PJ_STABLE 64
 #define PJ_STABLE_CV2 100.0
 static void pj_count_next(pj_slot *s, unsigned k, int stable) {
@@ -131,7 +130,7 @@ void pj_branch_count(unsigned k, int taken) {
   pj_slot *s = pj_slot_of(k);
   s->count++;
   s->sum += taken ? 1u : 0u;
-  pj_count_next(s, k, s->sum >= PJ_STABLE && s->count - s->sum >= PJ_STABLE);
+  pj_count_next(s, k, 1);
 }
 
 void pj_branch_seq_count(unsigned k, int taken) {
