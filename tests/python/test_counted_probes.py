@@ -2,7 +2,7 @@
 item 4: at most 1.3x the program's time). graph500 ran 2.3x probed: 150 million branch outcomes
 counted one by one, each priced at what a loop of probes alone costs (8 ticks, about 5 in the
 program), so the probes' estimated cost exceeded the whole run and the self-check was "not
-possible". tests/programs/counted/kronecker.c is that idiom in small (nine counted events per
+possible". tests/programs/counted/kronecker.c is that idiom in small (six counted events per
 edge, a few instructions of work each); real Clang parse, estimation under mpirun, real runs
 of the program built as it is to compare with."""
 

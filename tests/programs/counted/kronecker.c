@@ -5,7 +5,7 @@
  * handled here, and a loop counts the bits where source and target differ (a trip count that
  * follows the data). The edge loop communicates (a reduction every 4096 edges), so the model
  * keeps it and its tests, and the estimation code counts every test's outcomes and every trip
- * count: about nine counted events per edge, a few instructions of work each.
+ * count: about six counted events per edge, a few instructions of work each.
  *
  *   ./kronecker <edges>
  *
