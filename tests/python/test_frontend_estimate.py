@@ -72,7 +72,7 @@ def test_repeated_runs_pool_and_iterations_are_sampled(tmp_path: Path) -> None:
     slot = re.search(r"pj_iter_begin\((\d+)\)", source)
     assert slot is not None
     text = next(runs[0].glob("parjava-estimates.*.txt")).read_text()
-    assert text.startswith("parjava-estimates 3\n")
+    assert text.startswith("parjava-estimates 4\n")
     line = re.search(rf"^slot {slot.group(1)} (\d+) ", text, re.M)
     assert line is not None
     assert int(line.group(1)) == 256 + (10 * 512 - 256) // 16

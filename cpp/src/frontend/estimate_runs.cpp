@@ -29,7 +29,8 @@ double overhead_ticks(const SlotMeasurement &s, const Measurements &run, SlotUse
   return static_cast<double>(s.count) * run.self_ticks +
          static_cast<double>(s.nested) * run.pair_ticks +
          static_cast<double>(s.counters) * run.counter_ticks +
-         static_cast<double>(s.skips) * run.skip_ticks;
+         static_cast<double>(s.skips) * run.skip_ticks +
+         static_cast<double>(s.counter_skips) * run.uncounted_ticks;
 }
 
 double key(const SlotMeasurement &s, const Measurements &run, SlotUse use) {
@@ -113,6 +114,8 @@ Measurements combine_runs(const std::vector<Measurements> &runs, const Estimatio
   out.pair_ticks = combined(&Measurements::pair_ticks);
   out.counter_ticks = combined(&Measurements::counter_ticks);
   out.skip_ticks = combined(&Measurements::skip_ticks);
+  out.branch_ticks = combined(&Measurements::branch_ticks);
+  out.uncounted_ticks = combined(&Measurements::uncounted_ticks);
   out.iteration_ticks = combined(&Measurements::iteration_ticks);
   if (statistic == RunStatistic::Mean) {
     out.slots.resize(slots);

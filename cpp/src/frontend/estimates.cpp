@@ -222,17 +222,18 @@ void Applier::branch(const Probe &p, const SlotMeasurement &s) {
                       : "; no rank of this input reaches it"));
     return;
   }
-  n.opaque.probability = static_cast<double>(s.sum) / static_cast<double>(s.count);
-  n.opaque.samples = s.count;
+  // Every true outcome is counted, the evaluations are the executions (probe_runtime.cpp).
+  n.opaque.probability = static_cast<double>(s.sum) / static_cast<double>(executions_of(s));
+  n.opaque.samples = executions_of(s);
   n.taken_by_rank = sequences_by_rank(p);
   n.taken_cycle = common_cycle(p);
   n.opaque.by_rank.clear();
   for (const auto &rank : per_rank_) {
     const SlotMeasurement &r = rank[p.slot];
     model::OpaqueRankStats stats;
-    stats.samples = r.count;
+    stats.samples = executions_of(r);
     if (r.count > 0) {
-      stats.probability = static_cast<double>(r.sum) / static_cast<double>(r.count);
+      stats.probability = static_cast<double>(r.sum) / static_cast<double>(executions_of(r));
     }
     n.opaque.by_rank.push_back(std::move(stats));
   }
@@ -328,7 +329,9 @@ void Applier::trips(const Probe &p, const SlotMeasurement &s) {
   }
   note(p.node, Severity::Note,
        label(p.node) + ": " + number(n.opaque.trips_mean) + " iterations per execution on " +
-           "average (opaque, measured over " + std::to_string(s.count) + " executions)");
+           "average (opaque, measured over " + std::to_string(executions_of(s)) + " executions" +
+           (executions_of(s) > s.count ? ", " + std::to_string(s.count) + " of them counted" : "") +
+           ")");
   for (model::RewrittenBound &b : m_.rewritten_bounds) {
     if (b.node == p.node) {
       measure_rewritten_bound(b, ms_, p.slot, s);
@@ -455,7 +458,7 @@ void Applier::value(const Probe &p, const SlotMeasurement &s) {
   }
   note(p.node, Severity::Note,
        "argument '" + p.argument + "' of " + label(p.node) + " is " + std::to_string(v) +
-           " on average (measured over " + std::to_string(s.count) + " calls)");
+           " on average (measured over " + std::to_string(executions_of(s)) + " calls)");
 }
 
 } // namespace parjava::frontend::estimates_detail

@@ -15,8 +15,8 @@ void measure_rewritten_bound(model::RewrittenBound &b, const Measurements &ms, s
   for (const auto &run : ms.runs) {
     files += run.size();
   }
-  b.executions =
-      static_cast<double>(merged.count) / static_cast<double>(std::max<std::size_t>(files, 1));
+  b.executions = static_cast<double>(executions_of(merged)) /
+                 static_cast<double>(std::max<std::size_t>(files, 1));
   // Trip probes keep a histogram, not a range: more than its distinct values (overflow) is
   // variation enough, whatever the range.
   if (!merged.histogram.empty()) {

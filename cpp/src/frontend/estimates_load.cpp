@@ -28,6 +28,7 @@ void accumulate(SlotMeasurement &into, const SlotMeasurement &from) {
   into.nested += from.nested;
   into.counters += from.counters;
   into.skips += from.skips;
+  into.counter_skips += from.counter_skips;
   into.live += from.live;
   into.trend += from.trend;
   into.team += from.team;
@@ -65,6 +66,8 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
   double pair = 0.0;
   double counter = 0.0;
   double skip = 0.0;
+  double branch = 0.0;
+  double uncounted = 0.0;
   double iteration = 0.0;
   std::vector<RankRun> ranks;
   for (const auto &path : files) {
@@ -93,7 +96,7 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
       ls >> key;
       if (key == "parjava-estimates") {
         ls >> version;
-        if (version < 1 || version > 3) {
+        if (version < 1 || version > 4) {
           throw bad("unsupported estimates version " + std::to_string(version));
         }
         header = true;
@@ -119,6 +122,8 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
         double p = 0;
         double c = 0;
         double k = 0;
+        double b = -1.0; // before v4 a branch was priced as a trip counter
+        double u = 0;
         ls >> s >> p;
         if (version >= 2) {
           ls >> c;
@@ -126,10 +131,15 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
         if (version >= 3) {
           ls >> k;
         }
+        if (version >= 4) {
+          ls >> b >> u;
+        }
         if (!ls || !std::isfinite(s) || !std::isfinite(p) || !std::isfinite(c) ||
-            !std::isfinite(k)) {
+            !std::isfinite(k) || !std::isfinite(b) || !std::isfinite(u)) {
           throw bad("malformed calibration line");
         }
+        branch += b < 0 ? c : b;
+        uncounted += u;
         double it = 0;
         if (!(ls >> it) || !std::isfinite(it) || it < 0.0) {
           it = 0.0; // written before the iteration calibration: none
@@ -149,6 +159,9 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
         }
         if (version >= 3) {
           ls >> s.executions >> s.skips;
+        }
+        if (version >= 4) {
+          ls >> s.counter_skips;
         }
         if (!ls || k >= slots || !std::isfinite(s.sumsq) || !std::isfinite(s.dsum)) {
           throw bad("malformed slot line");
@@ -306,6 +319,8 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
   m.pair_ticks = pair / static_cast<double>(m.files);
   m.counter_ticks = counter / static_cast<double>(m.files);
   m.skip_ticks = skip / static_cast<double>(m.files);
+  m.branch_ticks = branch / static_cast<double>(m.files);
+  m.uncounted_ticks = uncounted / static_cast<double>(m.files);
   m.iteration_ticks = iteration / static_cast<double>(m.files);
   if (!(m.ticks_per_second > 0.0)) {
     throw Error(ErrorKind::Run, "the estimates files give no clock rate");
@@ -317,7 +332,8 @@ double total_seconds(const SlotMeasurement &s, const Measurements &m) {
   const double ticks = static_cast<double>(s.sum) - static_cast<double>(s.count) * m.self_ticks -
                        static_cast<double>(s.nested) * m.pair_ticks -
                        static_cast<double>(s.counters) * m.counter_ticks -
-                       static_cast<double>(s.skips) * m.skip_ticks;
+                       static_cast<double>(s.skips) * m.skip_ticks -
+                       static_cast<double>(s.counter_skips) * m.uncounted_ticks;
   const double executions = static_cast<double>(executions_of(s));
   const double count = static_cast<double>(s.count);
   // A sampled probe's samples stand for executions / count executions each, but an
@@ -356,11 +372,17 @@ double probe_seconds(const RankRun &rank, const Measurements &m, const Estimatio
       ticks += static_cast<double>(s.count) * m.iteration_sample_ticks();
       break;
     case ProbeKind::Trips:
-    case ProbeKind::Branch:
     case ProbeKind::Switch:
+      ticks += static_cast<double>(s.count) * m.counter_ticks +
+               static_cast<double>(executions_of(s) - s.count) * m.uncounted_ticks;
+      break;
+    case ProbeKind::Branch:
     case ProbeKind::Value:
-    case ProbeKind::Sized:
     case ProbeKind::Input:
+      ticks += static_cast<double>(s.count) * m.branch_ticks +
+               static_cast<double>(executions_of(s) - s.count) * m.uncounted_ticks;
+      break;
+    case ProbeKind::Sized:
       ticks += static_cast<double>(s.count) * m.counter_ticks;
       break;
     }

@@ -141,7 +141,7 @@ std::string Applier::per_rank_trips(NodeId loop, double pooled) const {
 
 std::uint64_t Applier::iterations(NodeId loop) const {
   const auto it = trips_.find(loop);
-  return it == trips_.end() ? 0 : it->second.sum;
+  return it == trips_.end() ? 0 : static_cast<std::uint64_t>(std::llround(total_of(it->second)));
 }
 
 std::string Applier::balance_verdict(const SlotMeasurement &s) const {
@@ -504,7 +504,7 @@ std::string Applier::scale_across_caches(const SlotMeasurement &frag,
 
 std::uint64_t Applier::iterations_executions(NodeIndex loop) const {
   const auto it = trips_.find(m_.nodes[loop].id);
-  return it == trips_.end() ? 0 : it->second.count;
+  return it == trips_.end() ? 0 : executions_of(it->second);
 }
 
 } // namespace parjava::frontend::estimates_detail

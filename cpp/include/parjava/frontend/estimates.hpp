@@ -32,6 +32,9 @@ struct SlotMeasurement {
   // (0: all of them, files before v3), and `skips` untimed probe executions ran inside them.
   std::uint64_t executions = 0;
   std::uint64_t skips = 0;
+  // Counters are sampled too (v4): `count` executions counted out of `executions`; a timed
+  // slot's uncounted counter executions inside its samples (estimated from the strides granted).
+  std::uint64_t counter_skips = 0;
   double dsum = 0.0;
   std::uint64_t overflow = 0;
   double live = 0.0;  // timed probes: the probed heap's live bytes summed over the samples
@@ -78,6 +81,10 @@ struct Measurements {
   double pair_ticks = 0.0;    // what one probe event costs an enclosing measurement
   double counter_ticks = 0.0; // what one counter event costs an enclosing measurement
   double skip_ticks = 0.0;    // what one untimed probe execution costs it
+  // What a counted branch outcome or value costs, and an uncounted execution of any counter
+  // (v4; measured in a loop with work of its own, as in a program).
+  double branch_ticks = 0.0;
+  double uncounted_ticks = 0.0;
   // What an OpenMP loop's iteration sample carries besides the body (back-to-back probes with
   // an empty body; 0 in files written before it was measured: pair_ticks is used then).
   double iteration_ticks = 0.0;
@@ -120,9 +127,17 @@ void waiting_shares(Measurements &m, const EstimationPlan &plan);
 // Add the samples of `from` to `into` (ranks of one run, or runs of one estimation).
 void accumulate(SlotMeasurement &into, const SlotMeasurement &from);
 
-// Executions of a timed probe (sampled or not).
+// Executions of a probe (sampled or not).
 inline std::uint64_t executions_of(const SlotMeasurement &s) {
   return s.executions > s.count ? s.executions : s.count;
+}
+
+// A counter's sum over all its executions (a loop's iterations in the run), scaled from the
+// counted ones when the counter was sampled.
+inline double total_of(const SlotMeasurement &s) {
+  return s.count == 0 ? 0.0
+                      : static_cast<double>(s.sum) * static_cast<double>(executions_of(s)) /
+                            static_cast<double>(s.count);
 }
 
 // How several estimation runs become one set of measurements.
