@@ -790,8 +790,7 @@ private:
         }
         for (StructIndex n : nodes_of(f)) {
           const StructNode &node = p_.nodes[n];
-          // A work-sharing loop takes time that depends on the calling region's threads.
-          if (scales_with_inputs(node) || node.omp_chunk ||
+          if (scales_with_inputs(node) ||
               (node.kind == StructKind::UserCall && node.callee != kNoFunction &&
                p_.functions[node.callee].has_loops)) {
             fn.has_loops = changed = true;
@@ -800,9 +799,29 @@ private:
         }
       }
     }
+    // A worksharing loop takes time that depends on the threads of the region that runs it
+    // (OpenMP's binding region, the caller's for an orphaned one).
+    for (changed = true; changed;) {
+      changed = false;
+      for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+        FunctionInfo &fn = p_.functions[f];
+        if (fn.shares_work || fn.body == kNoStruct) {
+          continue;
+        }
+        for (StructIndex n : nodes_of(f)) {
+          const StructNode &node = p_.nodes[n];
+          if (node.omp_chunk || (node.kind == StructKind::UserCall && node.callee != kNoFunction &&
+                                 p_.functions[node.callee].shares_work)) {
+            fn.shares_work = changed = true;
+            break;
+          }
+        }
+      }
+    }
     for (FunctionId f = 0; f < p_.functions.size(); ++f) {
       if (p_.functions[f].body != kNoStruct) {
-        mark_interpreted(p_.functions[f].body);
+        bool shares = false;
+        mark_interpreted(p_.functions[f].body, shares);
       }
     }
     // Recursion: a function that reaches itself through the call graph.
@@ -836,7 +855,32 @@ private:
     });
   }
 
-  bool mark_interpreted(StructIndex n) {
+  // A for loop whose condition reads nothing its body writes: the model counts its iterations
+  // whatever the data do inside.
+  bool counted(StructIndex l) const {
+    const StructNode &loop = p_.nodes[l];
+    if (loop.kind != StructKind::For || loop.opaque) {
+      return false;
+    }
+    const auto read = [&](const std::vector<Effect> &effects) {
+      return std::any_of(effects.begin(), effects.end(), [&](const Effect &e) {
+        return std::find(loop.uses.begin(), loop.uses.end(), e.var) != loop.uses.end();
+      });
+    };
+    std::vector<StructIndex> stack(loop.children.begin(), loop.children.end());
+    while (!stack.empty()) {
+      const StructNode &n = p_.nodes[stack.back()];
+      stack.pop_back();
+      if (read(n.effects) || read(n.init) || read(n.update)) {
+        return false;
+      }
+      stack.insert(stack.end(), n.children.begin(), n.children.end());
+    }
+    return true;
+  }
+
+  // Whether `n` is interpreted; `shares`: a worksharing loop runs in it (or in what it calls).
+  bool mark_interpreted(StructIndex n, bool &shares) {
     StructNode &node = p_.nodes[n];
     // A forward goto is a break out of a sequence (forward_gotos.hpp): a loop it leaves cannot
     // be one measured fragment, so the decisions that take it are measured one by one.
@@ -845,14 +889,25 @@ private:
     bool c = node.communicates || leaves ||
              (node.kind == StructKind::UserCall && node.callee != kNoFunction &&
               p_.functions[node.callee].has_loops);
-    const bool shares = node.omp_chunk;
+    bool below = node.kind == StructKind::UserCall && node.callee != kNoFunction &&
+                 p_.functions[node.callee].shares_work;
     for (StructIndex child : std::vector<StructIndex>(node.children)) {
-      c = mark_interpreted(child) || c;
+      bool s = false;
+      c = mark_interpreted(child, s) || c;
+      below = below || s;
     }
-    p_.nodes[n].interpreted = c;
-    // A work-sharing loop is reduced on its own (trips per task x its time per iteration); what
-    // encloses it is not one measured fragment, whose time would not change with the threads.
-    return c || shares;
+    // What encloses a worksharing loop is interpreted rather than measured as one fragment,
+    // whose time would not change with the threads; the loop itself is reduced on its own
+    // (trips per task x its time per iteration). Not a loop whose exit depends on data, though
+    // (miniMD's `while (resize)` around its binning, which it leaves once no bin overflowed):
+    // interpreted, it would draw its exit from the overflow's frequency and run for ever: only
+    // counted loops are. It stays one fragment, timed with the estimation's threads.
+    if (below && !c && is_loop(node.kind) && !counted(n)) {
+      below = false;
+    }
+    p_.nodes[n].interpreted = c || below;
+    shares = below || node.omp_chunk;
+    return p_.nodes[n].interpreted;
   }
 
   bool mark_communicates(StructIndex n) {

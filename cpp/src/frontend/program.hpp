@@ -325,6 +325,7 @@ struct FunctionInfo {
   bool recursive = false;
   bool communicates = false;    // calls MPI or thread operations, directly or through callees
   bool has_loops = false;       // a loop whose trips follow its inputs, here or in a callee
+  bool shares_work = false;     // an OpenMP worksharing loop, here or in a callee
   bool returns_control = false; // ControlReturnMethods
   bool called = false;
   std::vector<FunctionId> callees;
