@@ -81,7 +81,9 @@ private:
   // communication its outcomes (pj_branch_seq): at np >= 2 each rank's sequence goes into the
   // model (docs/model-schema.md "Measured decisions"), so that the ranks of the model exchange
   // the messages the program's did; keep_decided_trips then keeps those that follow decisions.
-  std::vector<std::vector<std::int64_t>> sequences_by_rank(const Probe &p) const;
+  // `single`: also at np 1 (loops the model counts by their condition).
+  std::vector<std::vector<std::int64_t>> sequences_by_rank(const Probe &p,
+                                                           bool single = false) const;
 
   // The period of at least two values that every rank's sequence repeats from its start, if the
   // sequences show it at least twice (the probe runtime keeps the first 4096 values): HPCG's
