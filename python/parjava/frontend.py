@@ -229,7 +229,7 @@ class SourceModel(Model):
         ``mpicxx`` unless a compilation database names another, or ``compiler``), runs it as
         ``mpirun --oversubscribe -np <np> <program> run[1:]`` in the current directory (with
         ``--bind-to none`` when the program has OpenMP parallel regions, so that a rank's threads
-        do not share one core), and
+        do not share one core, and ``OMP_NUM_THREADS=1`` unless set: the model adds threads), and
         loads the results: every block gets its measured mean, σ and sample count, opaque
         conditions their branch probabilities or trip counts, and loops without communication
         become blocks whose time scales with their trip counts (``reduce_loops``). ``alpha`` is

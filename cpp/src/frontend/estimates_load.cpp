@@ -367,10 +367,22 @@ double probe_seconds(const RankRun &rank, const Measurements &m, const Estimatio
       ticks += static_cast<double>(s.count) * m.pair_ticks +
                static_cast<double>(executions_of(s) - s.count) * m.skip_ticks;
       break;
-    case ProbeKind::Iterations:
-      // Every iteration is timed back to back: one probe each (iteration_ticks).
-      ticks += static_cast<double>(s.count) * m.iteration_sample_ticks();
+    case ProbeKind::Iterations: {
+      // Every iteration pays the probe (iteration_ticks); a sample stands for a stretch of
+      // kIterationSpan of them. The threads
+      // of a team pay theirs at the same time: the run's time carries a team's share.
+      double share = 1.0;
+      const Probe *trips = plan.find(p.node, ProbeKind::Trips);
+      if (trips != nullptr && trips->slot < rank.slots.size()) {
+        const SlotMeasurement &t = rank.slots[trips->slot];
+        if (t.count > 0 && t.team > static_cast<double>(t.count)) {
+          share = static_cast<double>(t.count) / t.team;
+        }
+      }
+      ticks += static_cast<double>(s.count) * Measurements::kIterationSpan *
+               m.iteration_sample_ticks() * share;
       break;
+    }
     case ProbeKind::Trips:
     case ProbeKind::Switch:
       ticks += static_cast<double>(s.count) * m.counter_ticks +

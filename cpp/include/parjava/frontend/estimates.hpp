@@ -88,6 +88,9 @@ struct Measurements {
   // What an OpenMP loop's iteration sample carries besides the body (back-to-back probes with
   // an empty body; 0 in files written before it was measured: pair_ticks is used then).
   double iteration_ticks = 0.0;
+  // Iterations per OpenMP iteration sample (PJ_ITERATION_SPAN in the probe runtime): each
+  // sample is the mean iteration of a stretch of this many.
+  static constexpr double kIterationSpan = 16.0;
   [[nodiscard]] double iteration_sample_ticks() const {
     return iteration_ticks > 0.0 ? iteration_ticks : pair_ticks;
   }
