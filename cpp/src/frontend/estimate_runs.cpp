@@ -12,7 +12,9 @@ namespace parjava::frontend {
 
 namespace {
 
-enum class SlotUse : std::uint8_t { Counter, Timed, Iterations };
+// Iterations: an OpenMP loop's stretches (probe cost per iteration, the iteration calibration);
+// Stepped: a fragment's single timed iterations (a probe pair each).
+enum class SlotUse : std::uint8_t { Counter, Timed, Iterations, Stepped };
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -25,6 +27,9 @@ double median(std::vector<double> values) {
 double overhead_ticks(const SlotMeasurement &s, const Measurements &run, SlotUse use) {
   if (use == SlotUse::Iterations) {
     return static_cast<double>(s.count) * run.iteration_sample_ticks();
+  }
+  if (use == SlotUse::Stepped) {
+    return static_cast<double>(s.count) * run.pair_ticks;
   }
   return static_cast<double>(s.count) * run.self_ticks +
          static_cast<double>(s.nested) * run.pair_ticks +
@@ -76,9 +81,11 @@ Measurements combine_runs(const std::vector<Measurements> &runs, const Estimatio
     case ProbeKind::Prologue:
       use[p.slot] = SlotUse::Timed;
       break;
-    case ProbeKind::Iterations:
-      use[p.slot] = SlotUse::Iterations;
+    case ProbeKind::Iterations: {
+      const PlannedLoop *loop = plan.loop(p.node);
+      use[p.slot] = loop != nullptr && loop->by_iterations ? SlotUse::Iterations : SlotUse::Stepped;
       break;
+    }
     case ProbeKind::Trips:
     case ProbeKind::Branch:
     case ProbeKind::Switch:

@@ -368,6 +368,12 @@ double probe_seconds(const RankRun &rank, const Measurements &m, const Estimatio
                static_cast<double>(executions_of(s) - s.count) * m.skip_ticks;
       break;
     case ProbeKind::Iterations: {
+      const PlannedLoop *loop = plan.loop(p.node);
+      if (loop == nullptr || !loop->by_iterations) {
+        // A fragment's single timed iterations: a probe pair each.
+        ticks += static_cast<double>(s.count) * m.pair_ticks;
+        break;
+      }
       // Every iteration pays the probe (iteration_ticks); a sample stands for a stretch of
       // kIterationSpan of them. The threads
       // of a team pay theirs at the same time: the run's time carries a team's share.
