@@ -16,6 +16,7 @@
 #include "estimates_inputs.hpp"
 #include "estimates_triangles.hpp"
 #include "estimates_trips.hpp"
+#include "loop_shape.hpp"
 #include "parjava/error.hpp"
 #include "parjava/model/reduction.hpp"
 #include "size_costs.hpp"
@@ -259,9 +260,7 @@ std::string Applier::shared_trips(NodeId id) const {
   const auto records = static_cast<double>(it->second.count);
   const double per_team =
       static_cast<double>(it->second.sum) / records * (it->second.team / records);
-  const std::string n = std::to_string(static_cast<long long>(std::llround(per_team)));
-  const std::string chunk = "((" + n + " + ntasks - 1) / ntasks)";
-  return "max(0, min(" + n + ", (task + 1) * " + chunk + ") - task * " + chunk + ")";
+  return static_chunk_trips("0", std::to_string(static_cast<long long>(std::llround(per_team))));
 }
 
 void Applier::reduce_loop(NodeId id) {

@@ -262,4 +262,10 @@ LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const cla
   return shape;
 }
 
+std::string static_chunk_trips(const std::string &a, const std::string &b) {
+  const std::string chunk = "((" + b + " - " + a + " + ntasks - 1) / ntasks)";
+  return "max(0, min(" + b + ", " + a + " + (task + 1) * " + chunk + ") - (" + a + " + task * " +
+         chunk + "))";
+}
+
 } // namespace parjava::frontend

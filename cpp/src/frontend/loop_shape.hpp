@@ -29,4 +29,8 @@ LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const cla
                      FunctionId function,
                      const std::map<VarId, std::string> *substitutions = nullptr);
 
+// The iterations task `task` of `ntasks` runs of a loop over [a, b) shared by OpenMP's static
+// schedule (OpenMP 5.2 §11.5.3: contiguous chunks of ceil((b - a) / ntasks)), as model text.
+std::string static_chunk_trips(const std::string &a, const std::string &b);
+
 } // namespace parjava::frontend

@@ -258,11 +258,7 @@ private:
         } else if (node.omp_chunk) {
           const LoopShape shape = loop_shape(p_, *a_.writer, node.stmt, f);
           if (shape.canonical && shape.step == "1" && !shape.decreasing) {
-            const std::string a = "(" + shape.start + ")";
-            const std::string b = "(" + shape.end + ")";
-            const std::string chunk = "((" + b + " - " + a + " + ntasks - 1) / ntasks)";
-            loop.trips = "max(0, min(" + b + ", " + a + " + (task + 1) * " + chunk + ") - (" + a +
-                         " + task * " + chunk + "))";
+            loop.trips = static_chunk_trips("(" + shape.start + ")", "(" + shape.end + ")");
           }
         } else {
           const LoopShape shape = loop_shape(p_, *a_.writer, node.stmt, f);
