@@ -70,3 +70,29 @@ def test_relative_sources_in_a_compilation_database_are_instrumented(tmp_path: P
     model.estimate(run=argv, np=1, directory=tmp_path / "est")
     prediction = pj.interpret(model, MACHINE, np=1, params=model.arguments(argv))
     assert prediction.time > 0, [d.message for d in model.diagnostics if "self-check" in d.message]
+
+
+COMM_PKG = LIBRARY.parent / "records" / "comm_pkg.c"
+
+
+def test_a_communicator_field_set_in_several_functions_holds_the_last_one(tmp_path: Path) -> None:
+    """hypre's comm packages: `hypre_ParCSRCommPkgComm(pkg) = comm;` in several functions, each
+    from its own communicator parameter, and the exchange elsewhere uses the field. The field was
+    named after the first assignment in source order, a parameter of a function called only
+    after the solve, and every np stopped with "communicator ... is used on rank 0 before it was
+    created" (AMG's par_csr_communication.c:304). Each assignment now copies the communicator
+    into the field per rank, so the exchange runs on the world communicator it was given."""
+    argv = ["./pkg", "200000", "20"]
+    model = pj.build_model(COMM_PKG, ["-O2"], argv=argv)
+    assert not [d for d in model.diagnostics if "comm_pkg::comm" in d.message], [
+        d.message for d in model.diagnostics
+    ]
+    model.estimate(run=argv, np=1, directory=tmp_path)
+    one = pj.interpret(model, MACHINE, np=1, params=model.arguments(argv))
+    assert one.time > 0
+    for np_ in (2, 4):
+        run = pj.interpret(model, MACHINE, np=np_, params=model.arguments(argv)).runs[0]
+        # Each step: two neighbours' sends per rank, and the allreduce on the same field.
+        assert run.engine["messages"] >= 2 * 20 * np_, (np_, run.engine)
+    longer = pj.interpret(model, MACHINE, np=1, params=model.arguments(["./pkg", "200000", "80"]))
+    assert longer.time == pytest.approx(4 * one.time, rel=0.15)

@@ -126,6 +126,11 @@ void StructureWalk::emit_comm_query_leaf(Seq &seq, const ClassifiedCall &c) {
 // `MPI_Comm c = comms[k];` / `c = comms[k];`: a communicator variable that copies an element
 // of a communicator array is a communicator name of its own, set per rank by a comm_assign
 // leaf (the element differs between ranks and over time, so no static name fits).
+// `pkg->comm = comm;`: a communicator field is one variable for every record (notes 000 §3.5),
+// and records are filled in several functions from their own communicator parameters (hypre's
+// comm packages, LLNL/AMG). A static name would be one of those parameters, which exists only
+// while its function runs, so every assignment of a field is a comm_assign leaf: the field
+// holds, per rank, the communicator it was last given.
 bool StructureWalk::append_comm_copy(Seq &seq, const clang::Stmt *s) {
   const clang::ValueDecl *target = nullptr;
   const clang::Expr *source = nullptr;
@@ -143,7 +148,8 @@ bool StructureWalk::append_comm_copy(Seq &seq, const clang::Stmt *s) {
       source = assign->getRHS();
     }
   }
-  if (target == nullptr || !comm_element(source).valid() || contains_call(source)) {
+  if (target == nullptr || source == nullptr || contains_call(source) ||
+      !(comm_element(source).valid() || llvm::isa<clang::FieldDecl>(target))) {
     return false;
   }
   const VarId var = vars_.declare(target);
@@ -159,7 +165,9 @@ bool StructureWalk::append_comm_copy(Seq &seq, const clang::Stmt *s) {
   comm.name = "comm";
   comm.expr = source;
   comm.is_name = true;
-  vars_.uses(comm_element(source).index, comm.uses);
+  if (const CommElement element = comm_element(source); element.valid()) {
+    vars_.uses(element.index, comm.uses);
+  }
   CommArg newcomm;
   newcomm.name = "newcomm";
   newcomm.is_name = true;
