@@ -1,0 +1,366 @@
+// Command-line options that select an input (inputs.hpp): the string literals compared in the
+// if around an argv read, getopt's cases and getopt_long's tables, option-table registrations
+// whose value arrives when the program parses argv, tables of option prefixes, and the value a
+// command line gives an option.
+#include "inputs.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Expr.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/SourceManager.h>
+
+#include "calls.hpp"
+#include "input_analysis.hpp"
+#include "source_analysis.hpp"
+#include "variables.hpp"
+
+namespace parjava::frontend {
+
+namespace {
+
+bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// `word` occurs in `text` as a whole identifier.
+bool has_word(const std::string &text, const std::string &word) {
+  for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    const bool left = at == 0 || !is_identifier_char(text[at - 1]);
+    const std::size_t end = at + word.size();
+    const bool right = end >= text.size() || !is_identifier_char(text[end]);
+    if (left && right) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// getopt_long's tables: `struct option opts[] = {{"steps", required_argument, 0, 's'}, ...}`
+// map the short option a `case 's':` handles to its long spelling.
+class LongOptionTables : public clang::RecursiveASTVisitor<LongOptionTables> {
+public:
+  explicit LongOptionTables(clang::ASTContext &ctx) : ctx_(ctx) {}
+  bool VisitVarDecl(clang::VarDecl *var) {
+    const auto *array = ctx_.getAsConstantArrayType(var->getType());
+    if (array == nullptr || !var->hasInit()) {
+      return true;
+    }
+    const auto *record = array->getElementType()->getAsRecordDecl();
+    if (record == nullptr || record->getName() != "option") {
+      return true;
+    }
+    const auto *list = llvm::dyn_cast<clang::InitListExpr>(var->getInit()->IgnoreImplicit());
+    if (list == nullptr) {
+      return true;
+    }
+    for (const clang::Expr *entry : list->inits()) {
+      const auto *fields = llvm::dyn_cast<clang::InitListExpr>(entry->IgnoreImplicit());
+      if (fields == nullptr || fields->getNumInits() < 4) {
+        continue;
+      }
+      const auto *name =
+          llvm::dyn_cast<clang::StringLiteral>(fields->getInit(0)->IgnoreParenImpCasts());
+      clang::Expr::EvalResult val;
+      if (name == nullptr || !fields->getInit(3)->EvaluateAsInt(val, ctx_)) {
+        continue;
+      }
+      long_names[val.Val.getInt().getExtValue()] = "--" + name->getString().str();
+    }
+    return true;
+  }
+  std::map<std::int64_t, std::string> long_names;
+
+private:
+  clang::ASTContext &ctx_;
+};
+
+class StringLiterals : public clang::RecursiveASTVisitor<StringLiterals> {
+public:
+  bool VisitStringLiteral(clang::StringLiteral *s) {
+    if (s->isOrdinary()) {
+      const std::string text = s->getString().str();
+      if (!text.empty() && text.size() <= 40 && text.find(' ') == std::string::npos) {
+        found.push_back(text);
+      }
+    }
+    return true;
+  }
+  std::vector<std::string> found;
+};
+
+bool takes_argv(const clang::Expr *call) {
+  const auto *ce = llvm::dyn_cast_or_null<clang::CallExpr>(call);
+  if (ce == nullptr) {
+    return false;
+  }
+  for (const clang::Expr *arg : ce->arguments()) {
+    const clang::QualType t = arg->IgnoreImpCasts()->getType();
+    if (t->isPointerType() && t->getPointeeType()->isPointerType() &&
+        t->getPointeeType()->getPointeeType()->isCharType()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+bool InputAnalysis::parses_command_line(const StructNode &loop) const {
+  const clang::ASTContext &ctx = *p_.functions[loop.function].context;
+  const std::string cond = loop.cond != nullptr ? source_text(loop.cond, ctx, 1000) : "";
+  if (has_word(cond, "argc") || cond.find("getopt") != std::string::npos) {
+    return true;
+  }
+  if (loop.loop_body != nullptr) {
+    for (const clang::Expr *call : calls_in(loop.loop_body)) {
+      const auto *ce = llvm::dyn_cast<clang::CallExpr>(call);
+      const clang::FunctionDecl *callee = ce ? ce->getDirectCallee() : nullptr;
+      if (callee != nullptr && callee->getNameAsString().rfind("getopt", 0) == 0) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+StructIndex InputAnalysis::argv_loop(FunctionId f, StructIndex n) const {
+  const Tree &t = trees_[f];
+  StructIndex found = kNoStruct;
+  for (auto it = t.parent.find(n); it != t.parent.end(); it = t.parent.find(it->second)) {
+    const StructNode &node = p_.nodes[it->second];
+    if (is_loop(node.kind) && parses_command_line(node)) {
+      found = it->second;
+    }
+  }
+  return found;
+}
+
+void InputAnalysis::hoist_table_inputs() {
+  std::map<StructIndex, StructIndex> after; // argv loop -> the block of its inputs
+  std::map<StructIndex, std::set<VarId>> hoisted;
+  for (std::uint32_t k = 0; k < p_.inputs.size(); ++k) {
+    InputSite &site = p_.inputs[k];
+    const auto holder = holder_.find(k);
+    if (!site.setup || holder == holder_.end() ||
+        !(site.table || parsed_option(site, holder->second))) {
+      continue;
+    }
+    const FunctionId f = site.function;
+    const StructIndex loop = argv_loop(f, holder->second);
+    Tree &t = trees_[f];
+    const auto parent = t.parent.find(loop);
+    if (loop == kNoStruct || parent == t.parent.end()) {
+      continue;
+    }
+    StructIndex block = kNoStruct;
+    if (const auto known = after.find(loop); known != after.end()) {
+      block = known->second;
+    } else {
+      StructNode n;
+      n.kind = StructKind::Block;
+      n.function = f;
+      n.range = p_.nodes[loop].range;
+      n.label = "inputs set by the option loop";
+      block = p_.add(std::move(n));
+      after[loop] = block;
+      auto &siblings = p_.nodes[parent->second].children;
+      siblings.insert(std::find(siblings.begin(), siblings.end(), loop) + 1, block);
+      t.parent[block] = parent->second;
+      if (t.in_data_loop.contains(loop)) {
+        t.in_data_loop.insert(block);
+      }
+      // In preorder, after the loop's last descendant.
+      auto at = std::find(t.preorder.begin(), t.preorder.end(), loop) + 1;
+      while (at != t.preorder.end() && inside(t, *at, loop)) {
+        ++at;
+      }
+      t.preorder.insert(at, block);
+    }
+    auto &effects = p_.nodes[holder->second].effects;
+    const auto e = std::find_if(effects.begin(), effects.end(), [&](const Effect &x) {
+      return x.kind == Effect::Kind::Input && x.input == k;
+    });
+    if (e == effects.end()) {
+      continue;
+    }
+    Effect moved = *e;
+    effects.erase(e);
+    p_.nodes[block].effects.push_back(std::move(moved));
+    holder_[k] = block;
+    site.statement = p_.nodes[loop].stmt;
+    hoisted[block].insert(site.var);
+  }
+  for (const auto &[block, vars] : hoisted) {
+    forget_unfollowed_writes(p_.nodes[block].function, block, vars);
+  }
+}
+
+bool InputAnalysis::parsed_option(const InputSite &site, StructIndex holder) {
+  // A default the model cannot write as a constant (`int width = size;`) stays where the
+  // program sets it, the option's read in its branch: moved, an omitted option would take
+  // the estimation run's value.
+  if (site.options.empty() || site.how == "broadcast" || !value_before(site)) {
+    return false;
+  }
+  const FunctionId f = site.function;
+  const StructIndex loop = argv_loop(f, holder);
+  if (loop == kNoStruct) {
+    return false;
+  }
+  const Tree &t = trees_[f];
+  for (StructIndex n : t.preorder) {
+    if (n == holder || !inside(t, n, loop)) {
+      continue;
+    }
+    const StructNode &node = p_.nodes[n];
+    if (std::find(node.uses.begin(), node.uses.end(), site.var) != node.uses.end()) {
+      return false;
+    }
+    for (const auto *list : {&node.init, &node.effects, &node.update}) {
+      for (const Effect &e : *list) {
+        if ((e.var == site.var && e.kind != Effect::Kind::Input) ||
+            std::find(e.uses.begin(), e.uses.end(), site.var) != e.uses.end()) {
+          return false;
+        }
+      }
+    }
+  }
+  for (const Effect &e : p_.nodes[holder].effects) {
+    if (e.var == site.var && e.kind != Effect::Kind::Input) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> InputAnalysis::options_around(FunctionId f, StructIndex n) {
+  const Tree &t = trees_[f];
+  clang::ASTContext &ctx = *p_.functions[f].context;
+  StructIndex child = n;
+  for (auto it = t.parent.find(child); it != t.parent.end(); it = t.parent.find(child)) {
+    const StructNode &parent = p_.nodes[it->second];
+    if ((parent.kind == StructKind::If || parent.kind == StructKind::IfElse) &&
+        !parent.children.empty() && parent.children.front() == child && parent.cond) {
+      StringLiterals literals;
+      literals.TraverseStmt(const_cast<clang::Expr *>(parent.cond));
+      std::vector<std::string> out;
+      for (const auto &text : literals.found) {
+        if (text.front() == '-' || std::all_of(text.begin(), text.end(), is_identifier_char)) {
+          out.push_back(text);
+        }
+      }
+      if (!out.empty()) {
+        return out;
+      }
+    }
+    if (parent.kind == StructKind::Switch) {
+      for (std::size_t k = 0; k < parent.children.size() && k < parent.cases.size(); ++k) {
+        if (parent.children[k] != child) {
+          continue;
+        }
+        std::vector<std::string> out;
+        const auto &tables = long_options(ctx);
+        // Fall-through: the labels of the empty cases just above belong to this one too.
+        for (std::size_t j = k + 1; j-- > 0;) {
+          for (std::int64_t v : parent.cases[j].values) {
+            if (v > 32 && v < 127) {
+              out.push_back(std::string("-") + static_cast<char>(v));
+              const auto name = tables.find(v);
+              if (name != tables.end()) {
+                out.push_back(name->second);
+              }
+            }
+          }
+          if (j == 0 || !p_.nodes[parent.children[j - 1]].children.empty()) {
+            break;
+          }
+        }
+        if (!out.empty()) {
+          return out;
+        }
+      }
+    }
+    child = it->second;
+  }
+  return {};
+}
+
+const std::map<std::int64_t, std::string> &InputAnalysis::long_options(clang::ASTContext &ctx) {
+  auto it = tables_.find(&ctx);
+  if (it == tables_.end()) {
+    LongOptionTables tables(ctx);
+    tables.TraverseDecl(ctx.getTranslationUnitDecl());
+    it = tables_.emplace(&ctx, std::move(tables.long_names)).first;
+  }
+  return it->second;
+}
+
+void InputAnalysis::defer_registrations(FunctionId f, const std::vector<StructIndex> &order,
+                                        std::size_t i) {
+  StructNode &node = p_.nodes[order[i]];
+  std::vector<Effect> keep;
+  std::vector<Effect> moved;
+  for (Effect &e : node.effects) {
+    const bool registration = e.kind == Effect::Kind::Input && p_.inputs[e.input].registration &&
+                              p_.inputs[e.input].how == "option";
+    (registration ? moved : keep).push_back(std::move(e));
+  }
+  node.effects = std::move(keep);
+  if (moved.empty()) {
+    return;
+  }
+  StructIndex target = order[i];
+  for (std::size_t j = i + 1; j < order.size(); ++j) {
+    const StructNode &candidate = p_.nodes[order[j]];
+    if ((candidate.kind == StructKind::UserCall || candidate.kind == StructKind::ExternalCall) &&
+        !candidate.in_condition && takes_argv(candidate.call)) {
+      target = order[j];
+      break;
+    }
+  }
+  StructNode &to = p_.nodes[target];
+  for (Effect &e : moved) {
+    InputSite &site = p_.inputs[e.input];
+    if (target != order[i]) {
+      site.registration = false; // arrived: its value is set by the parser call
+      site.statement = to.kind == StructKind::ExternalCall && !to.stmts.empty()
+                           ? to.stmts.front()
+                           : static_cast<const clang::Stmt *>(to.call);
+    } else {
+      unparsed_.push_back(e.input);
+    }
+    holder_[e.input] = target;
+    to.effects.push_back(std::move(e));
+  }
+  (void)f;
+}
+
+std::optional<std::string> option_value(const std::vector<std::string> &argv,
+                                        const std::vector<std::string> &options) {
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    const std::string &arg = argv[i];
+    for (const auto &o : options) {
+      if (arg == o) {
+        if (i + 1 < argv.size()) {
+          return argv[i + 1];
+        }
+        continue;
+      }
+      if (arg.size() > o.size() && arg.compare(0, o.size(), o) == 0) {
+        if (arg[o.size()] == '=') {
+          return arg.substr(o.size() + 1); // --nSteps=100
+        }
+        const char next = arg[o.size()];
+        if (o.size() == 2 && o[0] == '-' && o[1] != '-' &&
+            (std::isdigit(static_cast<unsigned char>(next)) || next == '.')) {
+          return arg.substr(2); // getopt's -N100
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace parjava::frontend
