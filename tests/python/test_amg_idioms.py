@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,3 +97,54 @@ def test_a_communicator_field_set_in_several_functions_holds_the_last_one(tmp_pa
         assert run.engine["messages"] >= 2 * 20 * np_, (np_, run.engine)
     longer = pj.interpret(model, MACHINE, np=1, params=model.arguments(["./pkg", "200000", "80"]))
     assert longer.time == pytest.approx(4 * one.time, rel=0.15)
+    model_json = json.loads(model.to_json())
+    assert model_json["field_communicators"] == ["comm_pkg_comm"], model_json.get(
+        "field_communicators"
+    )
+
+
+def field_model(fields: list[str]) -> pj.Model:
+    """A package filled only behind a branch the run does not take, then used: the order an
+    AMG model's draws can take (`if (!comm_pkg) hypre_MatvecCommPkgCreate(A);`)."""
+    doc: dict[str, Any] = {
+        "format": "parjava-model",
+        "version": 1,
+        "name": "fields",
+        "functions": [{"name": "main", "params": [], "body": 1}],
+        "nodes": [
+            {"id": 1, "kind": "seq", "children": [2, 4, 5]},
+            {"id": 2, "kind": "if", "cond": "size < 0", "children": [3]},
+            {
+                "id": 3,
+                "kind": "cfc",
+                "op": "comm_assign",
+                "args": {"comm": "world", "newcomm": "pkg_comm"},
+            },
+            {
+                "id": 4,
+                "kind": "cfc",
+                "op": "MPI_Sendrecv",
+                "args": {
+                    "comm": "pkg_comm",
+                    "dest": "(rank + 1) % size",
+                    "sendbytes": "8",
+                    "source": "(rank + size - 1) % size",
+                },
+            },
+            {"id": 5, "kind": "cfc", "op": "MPI_Allreduce", "args": {"comm": "pkg_comm", "bytes": "8"}},
+        ],
+    }
+    if fields:
+        doc["field_communicators"] = fields
+    return pj.Model.from_json(json.dumps(doc))
+
+
+def test_a_communicator_field_read_before_it_is_assigned_is_world_with_a_warning() -> None:
+    """A field is world until assigned, said once per field with the leaf; any other
+    communicator read before it exists stays an error."""
+    pred = pj.interpret(field_model(["pkg_comm"]), MACHINE, np=4)
+    said = [w for w in pred.warnings if "communicator field 'pkg_comm'" in w]
+    assert len(said) == 1 and "read before the model assigned it" in said[0], pred.warnings
+    assert pred.runs[0].engine["messages"] >= 4, pred.runs[0].engine
+    with pytest.raises(pj.ModelError, match="'pkg_comm' is used on rank 0 before it was created"):
+        pj.interpret(field_model([]), MACHINE, np=4)

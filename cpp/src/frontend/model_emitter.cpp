@@ -106,10 +106,24 @@ public:
     }
     m.validate();
     rewritten();
+    field_communicators();
     return out;
   }
 
 private:
+  // Communicator fields the model names per rank (structure_mpi.cpp, append_comm_copy): one
+  // variable for every record, so a read can come before the model filled any record.
+  void field_communicators() {
+    const auto &used = model_->communicator_names();
+    for (const Variable &v : p_.variables) {
+      if (v.type == VarType::Comm && v.scope == VarScope::Field && !v.handle_name.empty() &&
+          v.handle_name == v.model_name &&
+          std::find(used.begin(), used.end(), v.handle_name) != used.end()) {
+        model_->field_communicators.push_back(v.handle_name);
+      }
+    }
+  }
+
   // Opaque loops whose bound an enclosing loop rewrites (rewritten_bounds.hpp).
   void rewritten() {
     for (const RewrittenBound &b : rewritten_bounds(p_)) {

@@ -120,6 +120,21 @@ std::uint32_t Engine::comm_id(std::uint32_t ctx, std::uint32_t slot, model::Node
   }
   const std::size_t i =
       (slot - 2) * static_cast<std::size_t>(processes_) + static_cast<std::size_t>(rank_of(ctx));
+  if (comm_slot_[i] == kNone && slot < program_.world_until_assigned.size() &&
+      program_.world_until_assigned[slot]) {
+    // A field of many records, read before the model filled one (its draws need not follow
+    // the order in which the program filled them): world, said once per field.
+    comm_slot_[i] = 0;
+    comm_local_[i] = static_cast<std::int32_t>(rank_of(ctx));
+    if (world_fallback_warned_.insert(slot).second) {
+      warnings_.push_back("model '" + model_.name + "', " + model_.describe(node) +
+                          ": communicator field '" + slot_names_[slot] +
+                          "' is read before the model assigned it (one name for the field of "
+                          "every record, filled where the model's draws did not reach yet): "
+                          "the model uses world for it until it is assigned");
+    }
+    return 0;
+  }
   if (comm_slot_[i] == kNone) {
     throw Error(ErrorKind::Model,
                 "model '" + model_.name + "', " + model_.describe(node) + ": communicator '" +

@@ -70,6 +70,13 @@ public:
     for (const auto &c : m_.communicator_names()) {
       p_.comm_names.push_back(c);
     }
+    p_.world_until_assigned.assign(p_.comm_names.size(), false);
+    for (const auto &field : m_.field_communicators) {
+      const auto it = std::find(p_.comm_names.begin(), p_.comm_names.end(), field);
+      if (it != p_.comm_names.end()) {
+        p_.world_until_assigned[static_cast<std::size_t>(it - p_.comm_names.begin())] = true;
+      }
+    }
     p_.request_names.emplace_back(""); // id 0: "no name"
     p_.lock_names.emplace_back("");
     p_.function_entry.assign(m_.functions.size(), 0);

@@ -248,6 +248,8 @@ struct Program {
   std::vector<std::string> request_names;
   std::vector<std::string> lock_names;
   std::vector<std::string> comm_names; // slot -> name ("world", "self", ...)
+  // Per slot: a communicator field (Model::field_communicators), world until assigned.
+  std::vector<bool> world_until_assigned;
   // Variable name -> slot, per function and for globals (partial interpretation inputs).
   std::vector<std::unordered_map<std::string, std::uint32_t>> local_slots;
   std::unordered_map<std::string, std::uint32_t> global_slots_by_name;

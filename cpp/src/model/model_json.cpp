@@ -920,6 +920,15 @@ Model read_model(std::string_view text, std::string_view origin) {
       m.rewritten_bounds.push_back(std::move(b));
     }
   }
+  if (const Json *fields = top.get("field_communicators")) {
+    if (!fields->is_array() ||
+        !std::all_of(fields->begin(), fields->end(), [](const Json &f) { return f.is_string(); })) {
+      top.fail("field_communicators", "must be a list of communicator names");
+    }
+    for (const auto &f : *fields) {
+      m.field_communicators.push_back(f.get<std::string>());
+    }
+  }
   top.finish();
   m.validate();
   for (const RewrittenBound &b : m.rewritten_bounds) {

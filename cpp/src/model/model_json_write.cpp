@@ -379,6 +379,9 @@ std::string model_to_json(const Model &m, int indent) {
     }
     doc["rewritten_bounds"] = std::move(bounds);
   }
+  if (!m.field_communicators.empty()) {
+    doc["field_communicators"] = m.field_communicators;
+  }
   OrderedJson nodes = OrderedJson::array();
   for (const auto &n : m.nodes) {
     nodes.push_back(node_json(m, n));

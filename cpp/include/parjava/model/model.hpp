@@ -95,6 +95,11 @@ public:
   // empty when the model was not estimated or not checked. The reader validates its fields.
   std::string self_check;
   std::vector<RewrittenBound> rewritten_bounds;
+  // Communicators held in a field of records (docs/model-schema.md "Communicator fields"): one
+  // name for the field of every record, set by comm_assign leaves. Read before the model ran
+  // any of them, the field is world, with a warning (its records are filled in an order the
+  // model's draws need not follow).
+  std::vector<std::string> field_communicators;
 
   // Structural and semantic validation; throws Error(Model) naming the node id and field.
   // Also rebuilds the id index and parent links, so call it after editing nodes.
