@@ -131,7 +131,12 @@ def field_model(fields: list[str]) -> pj.Model:
                     "source": "(rank + size - 1) % size",
                 },
             },
-            {"id": 5, "kind": "cfc", "op": "MPI_Allreduce", "args": {"comm": "pkg_comm", "bytes": "8"}},
+            {
+                "id": 5,
+                "kind": "cfc",
+                "op": "MPI_Allreduce",
+                "args": {"comm": "pkg_comm", "bytes": "8"},
+            },
         ],
     }
     if fields:
