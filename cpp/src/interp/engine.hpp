@@ -587,10 +587,10 @@ private:
   std::uint64_t message_count_ = 0;
   std::uint64_t direct_message_count_ = 0;
   std::vector<bool> warned_;
-  std::vector<bool> measured_warned_;    // per measured argument: a rank without values was told
-  std::vector<bool> opaque_warned_;      // per opaque: an unmeasured rank class was told
+  std::vector<bool> measured_warned_; // per measured argument: a rank without values was told
+  std::vector<bool> opaque_warned_;   // per opaque: an unmeasured rank class was told
   std::set<std::uint32_t> world_fallback_warned_; // communicator fields read before assigned
-  std::vector<bool> approximate_warned_; // per communication leaf with `approximate`: told
+  std::vector<bool> approximate_warned_;          // per communication leaf with `approximate`: told
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point last_progress_;
 
