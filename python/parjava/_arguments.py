@@ -45,10 +45,12 @@ def number(text: str, floating: bool) -> Number:
         return 0
 
 
-def option_value(argv: Sequence[str], options: Sequence[str]) -> str | None:
+def option_value(argv: Sequence[str], options: Sequence[str], position: int = 1) -> str | None:
     """Return the value ``argv`` gives one of ``options``: ``-N 100``, ``--nSteps=100``, ``-N100``.
 
-    The last occurrence wins, as with most parsers. Returns ``None`` if no option is given.
+    ``position`` k > 1 takes the k-th value after a separate option (``-n 20 30 40``: 2 gives
+    ``30``). The last occurrence wins, as with most parsers. Returns ``None`` if no option is
+    given.
     """
     found: str | None = None
     args = list(argv)
@@ -56,8 +58,10 @@ def option_value(argv: Sequence[str], options: Sequence[str]) -> str | None:
         arg = args[i]
         for o in options:
             if arg == o:
-                if i + 1 < len(args):
-                    found = args[i + 1]
+                if i + position < len(args):
+                    found = args[i + position]
+            elif position > 1:
+                continue
             elif arg.startswith(o + "="):
                 found = arg[len(o) + 1 :]
             elif (
@@ -90,7 +94,7 @@ def _read_positions(parameters: Mapping[str, Any], argv: Sequence[str]) -> set[i
             for i, arg in enumerate(argv):
                 for o in spec["options"]:
                     if arg == o:
-                        read.update((i, i + 1))
+                        read.update((i, i + int(spec.get("position", 1))))
                     elif arg.startswith(o) and (len(o) == 2 or arg.startswith(o + "=")):
                         read.add(i)
         elif spec.get("origin") == "argv":
@@ -166,7 +170,7 @@ def arguments(
             k = int(name[4:])
             params[name] = number(argv[k] if k < len(argv) else "", floating)
         elif spec.get("options"):
-            text = option_value(argv, spec["options"])
+            text = option_value(argv, spec["options"], int(spec.get("position", 1)))
             if text is not None:
                 params[name] = number(text, floating)
             elif "default" in spec:
@@ -202,9 +206,17 @@ def resolve(
     if not params:
         return {}
     lookup: dict[str, str] = {}
+    # An option that gives several values (`-n 20 30 40`) names none of their parameters.
+    several = {
+        o
+        for raw in parameters.values()
+        if int(_spec(raw).get("position", 1)) > 1
+        for o in _spec(raw).get("options", [])
+    }
     for name, raw in parameters.items():
         spec = _spec(raw)
-        for alias in [*spec.get("options", []), *spec.get("aliases", [])]:
+        options = [o for o in spec.get("options", []) if o not in several]
+        for alias in [*options, *spec.get("aliases", [])]:
             lookup.setdefault(alias, name)
             # `Command::nSteps` also answers to `nSteps.` forms users write: cmd.nSteps.
             lookup.setdefault(alias.replace("::", "."), name)

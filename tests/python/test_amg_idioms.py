@@ -11,6 +11,7 @@ taken and the program links; the estimation code linked every object directly an
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -153,3 +154,44 @@ def test_a_communicator_field_read_before_it_is_assigned_is_world_with_a_warning
     assert pred.runs[0].engine["messages"] >= 4, pred.runs[0].engine
     with pytest.raises(pj.ModelError, match="'pkg_comm' is used on rank 0 before it was created"):
         pj.interpret(field_model([]), MACHINE, np=4)
+
+
+TRIPLES = LIBRARY.parent / "inputs" / "triples.c"
+
+
+def test_options_with_several_values_set_one_parameter_each(tmp_path: Path) -> None:
+    """`-n 20 20 20` (AMG's `arg_index++; nx = atoi(argv[arg_index++]); ny = ...`) and `-P 2 1
+    1` (`argv[i + 1]`, `argv[i + 2]`, ...): each value is its own parameter, at its place after
+    the option. Before, every one of them took the first value, and `-n 40 40 40` was warned as
+    "no model parameter reads them"."""
+    argv = ["./triples", "-n", "40", "40", "40", "-s", "6"]
+    model = pj.build_model(TRIPLES, ["-O2"], argv=argv)
+    params = json.loads(model.to_json())["parameters"]
+    places = {k: (v["options"], v.get("position", 1)) for k, v in params.items() if "options" in v}
+    assert places == {
+        "nx": (["-n"], 1),
+        "ny": (["-n"], 2),
+        "nz": (["-n"], 3),
+        "px": (["-P"], 1),
+        "py": (["-P"], 2),
+        "pz": (["-P"], 3),
+        "sweeps": (["-s"], 1),
+    }, places
+    given = model.arguments(["./triples", "-n", "20", "30", "50", "-P", "2", "1", "1"])
+    assert {k: given[k] for k in ("nx", "ny", "nz", "px", "py", "pz")} == {
+        "nx": 20,
+        "ny": 30,
+        "nz": 50,
+        "px": 2,
+        "py": 1,
+        "pz": 1,
+    }
+    assert given["sweeps"] == 4  # the program's default: -s is not on that command line
+    model.estimate(run=argv, np=1, directory=tmp_path)
+    base = pj.interpret(model, MACHINE, np=1, params=model.arguments(argv)).time
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "no model parameter reads them"
+        deeper = pj.interpret(
+            model, MACHINE, np=1, params=model.arguments([*argv[:4], "80", "-s", "6"])
+        ).time
+    assert deeper == pytest.approx(2 * base, rel=0.15), (base, deeper)

@@ -110,8 +110,10 @@ private:
 
   // The options that select an argv read: the string literals compared in the if around it
   // (`if (!strcmp(argv[i], "-nx")) nx = atoi(argv[++i]);`), or the option characters of the
-  // getopt case it is in (with their getopt_long spellings).
-  std::vector<std::string> options_around(FunctionId f, StructIndex n);
+  // getopt case it is in (with their getopt_long spellings). `position` is set to the place of
+  // the value the read at `read` takes after the option (argv_position).
+  std::vector<std::string> options_around(FunctionId f, StructIndex n, clang::SourceLocation read,
+                                          int &position);
 
   const std::map<std::int64_t, std::string> &long_options(clang::ASTContext &ctx);
 

@@ -105,6 +105,113 @@ bool takes_argv(const clang::Expr *call) {
   return false;
 }
 
+// The argv index variable an option test reads (`strcmp(argv[i], "-n")`): i's declaration.
+class ArgvIndex : public clang::RecursiveASTVisitor<ArgvIndex> {
+public:
+  bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr *e) {
+    const clang::QualType base = e->getBase()->IgnoreParenImpCasts()->getType();
+    const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e->getIdx()->IgnoreParenImpCasts());
+    if (index == nullptr && ref != nullptr && base->isPointerType() &&
+        base->getPointeeType()->isPointerType() &&
+        base->getPointeeType()->getPointeeType()->isCharType()) {
+      index = ref->getDecl();
+    }
+    return true;
+  }
+  const clang::ValueDecl *index = nullptr;
+};
+
+bool names(const clang::Expr *e, const clang::ValueDecl *var) {
+  const auto *ref = llvm::dyn_cast_or_null<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+  return ref != nullptr && ref->getDecl() == var;
+}
+
+// Walks an option's branch in source order: the steps of the index variable and each argv read
+// with the place of the value it takes after the option.
+class ArgvSteps : public clang::RecursiveASTVisitor<ArgvSteps> {
+public:
+  ArgvSteps(const clang::ValueDecl *index, clang::ASTContext &ctx) : index_(index), ctx_(ctx) {}
+  // Pre-order: a read `argv[i++]` is seen before the step inside it, as it is evaluated.
+  bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr *e) {
+    const clang::QualType base = e->getBase()->IgnoreParenImpCasts()->getType();
+    if (!base->isPointerType() || !base->getPointeeType()->isPointerType()) {
+      return true;
+    }
+    const clang::Expr *idx = e->getIdx()->IgnoreParenImpCasts();
+    std::int64_t offset = 0;
+    if (const auto *u = llvm::dyn_cast<clang::UnaryOperator>(idx); u != nullptr) {
+      if (!names(u->getSubExpr(), index_)) {
+        return true;
+      }
+      offset = u->getOpcode() == clang::UO_PreInc ? 1 : u->getOpcode() == clang::UO_PreDec ? -1 : 0;
+    } else if (const auto *b = llvm::dyn_cast<clang::BinaryOperator>(idx);
+               b != nullptr &&
+               (b->getOpcode() == clang::BO_Add || b->getOpcode() == clang::BO_Sub)) {
+      const clang::Expr *other = names(b->getLHS(), index_) ? b->getRHS()
+                                 : b->getOpcode() == clang::BO_Add && names(b->getRHS(), index_)
+                                     ? b->getLHS()
+                                     : nullptr;
+      clang::Expr::EvalResult r;
+      if (other == nullptr || other->isValueDependent() || !other->EvaluateAsInt(r, ctx_)) {
+        return true;
+      }
+      offset = r.Val.getInt().getExtValue() * (b->getOpcode() == clang::BO_Sub ? -1 : 1);
+    } else if (!names(idx, index_)) {
+      return true;
+    }
+    reads.emplace_back(e->getBeginLoc(), delta_ + offset);
+    return true;
+  }
+  bool VisitUnaryOperator(clang::UnaryOperator *u) {
+    if (u->isIncrementDecrementOp() && names(u->getSubExpr(), index_)) {
+      delta_ += u->isIncrementOp() ? 1 : -1;
+    }
+    return true;
+  }
+  bool VisitCompoundAssignOperator(clang::CompoundAssignOperator *c) {
+    clang::Expr::EvalResult r;
+    if (names(c->getLHS(), index_) && !c->getRHS()->isValueDependent() &&
+        c->getRHS()->EvaluateAsInt(r, ctx_)) {
+      const std::int64_t v = r.Val.getInt().getExtValue();
+      delta_ += c->getOpcode() == clang::BO_AddAssign   ? v
+                : c->getOpcode() == clang::BO_SubAssign ? -v
+                                                        : 0;
+    }
+    return true;
+  }
+  std::vector<std::pair<clang::SourceLocation, std::int64_t>> reads;
+
+private:
+  const clang::ValueDecl *index_;
+  clang::ASTContext &ctx_;
+  std::int64_t delta_ = 0;
+};
+
+// The place after the option of the value an argv read at `read` takes, in the option's branch
+// `if (!strcmp(argv[i], "-n")) { i++; nx = atoi(argv[i++]); ny = atoi(argv[i++]); ... }` (LLNL
+// AMG) or `{ nx = atoi(argv[i + 1]); ny = atoi(argv[i + 2]); i += 2; }`: the steps of i before
+// the read, plus the read's own offset. 1 when the branch does not say.
+int argv_position(const clang::IfStmt *branch, clang::SourceLocation read, clang::ASTContext &ctx) {
+  if (branch == nullptr || branch->getThen() == nullptr || read.isInvalid()) {
+    return 1;
+  }
+  ArgvIndex test;
+  test.TraverseStmt(const_cast<clang::Expr *>(branch->getCond()));
+  if (test.index == nullptr) {
+    return 1;
+  }
+  ArgvSteps steps(test.index, ctx);
+  steps.TraverseStmt(const_cast<clang::Stmt *>(branch->getThen()));
+  const clang::SourceManager &sm = ctx.getSourceManager();
+  const clang::SourceLocation at = sm.getExpansionLoc(read);
+  for (const auto &[loc, place] : steps.reads) {
+    if (!sm.isBeforeInTranslationUnit(sm.getExpansionLoc(loc), at)) {
+      return place >= 1 && place <= 64 ? static_cast<int>(place) : 1;
+    }
+  }
+  return 1;
+}
+
 } // namespace
 
 bool InputAnalysis::parses_command_line(const StructNode &loop) const {
@@ -235,7 +342,8 @@ bool InputAnalysis::parsed_option(const InputSite &site, StructIndex holder) {
   return true;
 }
 
-std::vector<std::string> InputAnalysis::options_around(FunctionId f, StructIndex n) {
+std::vector<std::string> InputAnalysis::options_around(FunctionId f, StructIndex n,
+                                                       clang::SourceLocation read, int &position) {
   const Tree &t = trees_[f];
   clang::ASTContext &ctx = *p_.functions[f].context;
   StructIndex child = n;
@@ -252,6 +360,7 @@ std::vector<std::string> InputAnalysis::options_around(FunctionId f, StructIndex
         }
       }
       if (!out.empty()) {
+        position = argv_position(llvm::dyn_cast_or_null<clang::IfStmt>(parent.stmt), read, ctx);
         return out;
       }
     }
@@ -338,17 +447,18 @@ void InputAnalysis::defer_registrations(FunctionId f, const std::vector<StructIn
 }
 
 std::optional<std::string> option_value(const std::vector<std::string> &argv,
-                                        const std::vector<std::string> &options) {
+                                        const std::vector<std::string> &options, int position) {
   for (std::size_t i = 1; i < argv.size(); ++i) {
     const std::string &arg = argv[i];
     for (const auto &o : options) {
+      const auto at = i + static_cast<std::size_t>(std::max(position, 1));
       if (arg == o) {
-        if (i + 1 < argv.size()) {
-          return argv[i + 1];
+        if (at < argv.size()) {
+          return argv[at];
         }
         continue;
       }
-      if (arg.size() > o.size() && arg.compare(0, o.size(), o) == 0) {
+      if (position == 1 && arg.size() > o.size() && arg.compare(0, o.size(), o) == 0) {
         if (arg[o.size()] == '=') {
           return arg.substr(o.size() + 1); // --nSteps=100
         }

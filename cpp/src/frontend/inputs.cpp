@@ -230,7 +230,7 @@ void InputAnalysis::classify(FunctionId f, StructIndex n) {
         continue;
       }
       if (site.how == "argv" && site.options.empty()) {
-        site.options = options_around(f, n);
+        site.options = options_around(f, n, site.location, site.position);
       }
     }
   }
@@ -280,7 +280,9 @@ void InputAnalysis::helper_inputs() {
         site.spelling = e.text;
         site.location = e.location;
         site.statement = node.call;
-        site.options = site.how == "argv" ? options_around(f, n) : std::vector<std::string>{};
+        if (site.how == "argv") {
+          site.options = options_around(f, n, site.location, site.position);
+        }
         e.kind = Effect::Kind::Input;
         e.input = static_cast<std::uint32_t>(p_.inputs.size());
         e.uses.clear();
@@ -557,6 +559,9 @@ void InputAnalysis::name_parameters() {
       if (std::find(param->options.begin(), param->options.end(), o) == param->options.end()) {
         param->options.push_back(o);
       }
+    }
+    if (!site.options.empty()) {
+      param->position = site.position;
     }
     if (!site.spelling.empty() && std::find(param->aliases.begin(), param->aliases.end(),
                                             site.spelling) == param->aliases.end()) {

@@ -247,6 +247,7 @@ private:
     param.name = pp.name;
     param.doc = pp.doc;
     param.options = pp.options;
+    param.position = pp.position;
     param.origin = pp.origin;
     param.source = pp.source;
     param.aliases = pp.aliases;
@@ -263,8 +264,9 @@ private:
                          : model::Value::of_int(std::atoll(text.c_str()));
     };
     const auto &argv = a_.options.argv;
-    const std::optional<std::string> given =
-        pp.options.empty() || argv.empty() ? std::nullopt : option_value(argv, pp.options);
+    const std::optional<std::string> given = pp.options.empty() || argv.empty()
+                                                 ? std::nullopt
+                                                 : option_value(argv, pp.options, pp.position);
     if (given) {
       param.value = number(*given);
     } else if (param.program_default) {

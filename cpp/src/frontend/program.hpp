@@ -174,6 +174,9 @@ struct InputSite {
   std::string how;  // "argv", "option", "file", "broadcast", "external", "annotation"
   std::string what; // the reading call as written ("atoi(argv[i + 1])", "fscanf()")
   std::vector<std::string> options;    // command-line spellings that set it ("-N", "--nSteps")
+  // Which value after the option: `-n 20 30 40` read as `nx = atoi(argv[++i]); ny =
+  // atoi(argv[++i]); ...` gives ny position 2 (LLNL/AMG's -n and -P).
+  int position = 1;
   std::string doc;                     // the program's own help text for the option, if any
   bool registration = false;           // an option table entry: the value arrives at the next call
                                        // of the function that takes argv
@@ -343,6 +346,7 @@ struct ProgramParameter {
   bool floating = false; // read with atof / strtod
   // Named inputs (Program::inputs): how a command line sets it, where it is read.
   std::vector<std::string> options;
+  int position = 1; // InputSite::position
   std::string origin;
   std::string source;
   std::vector<std::string> aliases;

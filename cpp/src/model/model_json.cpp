@@ -742,6 +742,10 @@ Model read_model(std::string_view text, std::string_view origin) {
         p.value = read_parameter_value(pr.require("value"), name);
         p.doc = pr.string("doc");
         p.options = pr.strings("options");
+        p.position = static_cast<int>(pr.integer("position", 1));
+        if (p.position < 1 || p.position > 64) {
+          pr.fail("position", "must be 1..64, the value's place after the option");
+        }
         if (const Json *d = pr.get("default")) {
           p.program_default = read_parameter_value(*d, name);
         }

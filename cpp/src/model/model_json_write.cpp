@@ -307,6 +307,9 @@ std::string model_to_json(const Model &m, int indent) {
     }
     if (!p.options.empty()) {
       entry["options"] = p.options;
+      if (p.position > 1) {
+        entry["position"] = p.position;
+      }
     }
     if (p.program_default) {
       entry["default"] = p.program_default->type == ValueType::Int

@@ -31,6 +31,7 @@ struct Parameter {
   // ("mycommand.c:223"), what it is read from ("argv", "option", "file", "broadcast",
   // "external") and the control variables it sets ("cmd.nSteps"), which name it too.
   std::vector<std::string> options;
+  int position = 1; // the k-th value after the option (`-n 20 30 40`: ny is 2)
   std::optional<Value> program_default;
   std::string source;
   std::string origin;
