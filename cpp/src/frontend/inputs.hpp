@@ -24,7 +24,6 @@ void analyse_inputs(Program &program);
 // "--nSteps 100", "--nSteps=100"); nullopt when no option of the list is on it. `argv[0]` is
 // the program. `position` k > 1 takes the k-th value after a separate option (`-n 20 30 40`).
 std::optional<std::string> option_value(const std::vector<std::string> &argv,
-                                        const std::vector<std::string> &options,
-                                        int position = 1);
+                                        const std::vector<std::string> &options, int position = 1);
 
 } // namespace parjava::frontend

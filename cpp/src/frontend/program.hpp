@@ -173,7 +173,7 @@ struct InputSite {
   FunctionId function = kNoFunction;
   std::string how;  // "argv", "option", "file", "broadcast", "external", "annotation"
   std::string what; // the reading call as written ("atoi(argv[i + 1])", "fscanf()")
-  std::vector<std::string> options;    // command-line spellings that set it ("-N", "--nSteps")
+  std::vector<std::string> options; // command-line spellings that set it ("-N", "--nSteps")
   // Which value after the option: `-n 20 30 40` read as `nx = atoi(argv[++i]); ny =
   // atoi(argv[++i]); ...` gives ny position 2 (LLNL/AMG's -n and -P).
   int position = 1;
