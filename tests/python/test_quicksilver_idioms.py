@@ -119,3 +119,25 @@ def test_probes_a_template_s_instantiations_share_are_removed_together(tmp_path:
         model, MACHINE, np=1, params=model.arguments(["./particles", "20000", "20"])
     )
     assert longer.time > 0
+
+
+BLOCK_KEYS = WRAPPERS.parent / "inputs" / "block_keys.cpp"
+
+
+def test_keyed_reads_of_an_input_file_s_blocks_stay_program_inputs(tmp_path: Path) -> None:
+    """Quicksilver sets nSteps from `-N` and, when an input file is given, from its blocks:
+    `block.getValue<int>("nSteps", sp.nSteps)` in a loop over the file's blocks. The write
+    through the getter's reference made nSteps data, so `-N 50` was no parameter ("the command
+    line differs ... and no model parameter reads it") and the steps loop kept its measured
+    count. The getter's read is the input, in a loop or not."""
+    argv = ["./block_keys", "-N", "10", "-x", "200000"]
+    model = pj.build_model(BLOCK_KEYS, ["-O2"], argv=argv)
+    params = json.loads(model.to_json())["parameters"]
+    assert params["nSteps"]["options"] == ["-N"] and params["nx"]["options"] == ["-x"], params
+    assert not [d for d in model.diagnostics if "written through a pointer" in d.message]
+    model.estimate(run=argv, np=1, directory=tmp_path)
+    short = pj.interpret(model, MACHINE, np=1, params=model.arguments(argv)).time
+    longer = pj.interpret(
+        model, MACHINE, np=1, params=model.arguments(["./block_keys", "-N", "40", "-x", "200000"])
+    ).time
+    assert longer == pytest.approx(4 * short, rel=0.15), (short, longer)

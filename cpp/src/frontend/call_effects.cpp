@@ -8,6 +8,9 @@
 #include "shared_fields.hpp"
 #include "vector_sizes.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <clang/AST/DeclCXX.h>
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/RecursiveASTVisitor.h>
@@ -229,6 +232,61 @@ bool registers_option(const ClassifiedCall &call, VariableResolver &vars) {
     address = address || address_of(arg, vars) != kNoVar;
   }
   return address && !option_literals(call.args).first_word.empty();
+}
+
+// `block.getValue<int>("nSteps", sp.nSteps)` (LLNL/Quicksilver's input-file blocks): a program
+// function given a key literal and one variable by non-const reference, every other reference
+// or pointer parameter const, reads a configuration value into the variable: an input read
+// there (issue 12, program inputs), named after the variable and measured by the estimation.
+bool keyed_getter(const ClassifiedCall &call, VariableResolver &vars, std::vector<Effect> &out,
+                  clang::SourceLocation where) {
+  if (call.callee == nullptr || call.args.size() != call.callee->getNumParams()) {
+    return false;
+  }
+  std::string key;
+  VarId var = kNoVar;
+  const clang::Expr *named = nullptr;
+  for (unsigned i = 0; i < call.callee->getNumParams(); ++i) {
+    const clang::QualType type = call.callee->getParamDecl(i)->getType();
+    // `"nSteps"` given for a `const std::string &` is a temporary string constructed from it.
+    const clang::Expr *arg = call.args[i]->IgnoreImplicit()->IgnoreParens();
+    if (const auto *construct = llvm::dyn_cast<clang::CXXConstructExpr>(arg);
+        construct != nullptr && construct->getNumArgs() >= 1) {
+      arg = construct->getArg(0)->IgnoreImplicit()->IgnoreParens();
+    }
+    if (const auto *literal = llvm::dyn_cast<clang::StringLiteral>(arg)) {
+      const std::string text = literal->getString().str();
+      const bool word =
+          !text.empty() && text.size() <= 40 && std::all_of(text.begin(), text.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+          });
+      if (!word || !key.empty()) {
+        return false;
+      }
+      key = text;
+      continue;
+    }
+    const bool by_reference = type->isReferenceType() || type->isPointerType();
+    if (!by_reference || type->getPointeeType().isConstQualified()) {
+      continue;
+    }
+    if (var != kNoVar || !type->isLValueReferenceType()) {
+      return false; // two written arguments, or one through a pointer: not a getter
+    }
+    var = vars.lvalue(call.args[i]);
+    named = call.args[i];
+    if (var == kNoVar) {
+      return false;
+    }
+  }
+  if (key.empty() || var == kNoVar) {
+    return false;
+  }
+  Effect e = input(vars, var, "file", call.name + "(\"" + key + "\")",
+                   source_text(named, vars.context(), 200), where);
+  vars.program().inputs[e.input].keyed = true;
+  out.push_back(std::move(e));
+  return true;
 }
 
 bool reads_file(const std::string &name) {
@@ -625,6 +683,9 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
   case CallClass::User:
     if (registers_option(call, vars)) {
       out_arguments(call, vars, out, "", "option", /*registration=*/true);
+      break;
+    }
+    if (keyed_getter(call, vars, out, where)) {
       break;
     }
     out_arguments(call, vars, out, "written through a pointer or reference by " + call.name + "()");

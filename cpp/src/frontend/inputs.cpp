@@ -221,7 +221,7 @@ void InputAnalysis::classify(FunctionId f, StructIndex n) {
         continue;
       }
       InputSite &site = p_.inputs[e.input];
-      const bool setup = (!in_loop || site.element) && !looped_[f];
+      const bool setup = (!in_loop || site.element || site.keyed) && (!looped_[f] || site.keyed);
       site.setup = setup && list == &node.effects;
       holder_[e.input] = n;
       if (!site.setup) {

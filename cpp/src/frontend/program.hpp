@@ -191,6 +191,9 @@ struct InputSite {
   // Read into an element chosen at run time (`fscanf(f, "%d", dims + i)` in `for (i = 0; i < 3;
   // ++i)`): each element is read once, so a loop around the read does not make it data.
   bool element = false;
+  // Read by a getter with a key literal (`block.getValue<int>("nSteps", sp.nSteps)`, LLNL
+  // Quicksilver's input-file blocks): configuration, even in a loop over a file's blocks.
+  bool keyed = false;
   const clang::Stmt *statement = nullptr; // the value is set when this statement ends
   clang::SourceLocation location;
   bool setup = true;     // analysis: read outside loops, in code run once
