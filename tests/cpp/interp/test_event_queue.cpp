@@ -83,4 +83,30 @@ TEST(InterpEventQueue, GrowingPastTheBucketThresholdAndBackKeepsTheOrder) {
 
 TEST(InterpEventQueue, OscillatingAroundTheThresholdsKeepsTheOrder) { run(4, 3000, 60, 55, 3); }
 
+// The small layout's keys hold sequence numbers below 2^46; past that the queue keeps to the
+// buckets, which hold whole numbers. Pushed directly with such numbers: the order is the same.
+TEST(InterpEventQueue, SequenceNumbersBeyondTheKeyFieldKeepTheOrder) {
+  constexpr std::uint64_t big = std::uint64_t{1} << 46U;
+  EventQueue q;
+  std::set<Key> ref;
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 40; ++i) {
+    // Small numbers first, then numbers past the field, then small ones again (re-queued).
+    const std::uint64_t seq = i < 10   ? static_cast<std::uint64_t>(i)
+                              : i < 30 ? big + static_cast<std::uint64_t>(i)
+                                       : static_cast<std::uint64_t>(100 + i);
+    const double t = static_cast<double>(rng() % 4);
+    const auto kind = static_cast<EventKind>(rng() % 4);
+    const auto target = static_cast<std::uint32_t>(rng() % 1000);
+    q.push_with_seq(t, seq, kind, target, 3);
+    ref.insert({t, seq, target, 3, static_cast<int>(kind)});
+  }
+  while (!ref.empty()) {
+    ASSERT_EQ(key(q.top()), *ref.begin());
+    ASSERT_EQ(key(q.pop()), *ref.begin());
+    ref.erase(ref.begin());
+  }
+  EXPECT_TRUE(q.empty());
+}
+
 } // namespace
