@@ -9,7 +9,7 @@
 //     per rank): a 4-ary heap of 16-byte keys, each one 128-bit integer holding the time, the
 //     sequence number, the kind and the slot of the event's target and aux (a side array). A
 //     pop reads the top and sifts one key down a few levels; a level is three 128-bit
-//     comparisons and four children in one cache line.
+//     comparisons over four children in 64 bytes.
 //   * large queues (a million ranks): events with the same time share a bucket, a FIFO in
 //     sequence order; a 4-ary heap orders the distinct times; a flat open-addressing table finds
 //     a time's bucket. Such programs are full of simultaneous events (every rank of a collective
@@ -116,7 +116,7 @@ private:
   // (seq << 18 | kind << 16 | slot). Sequence numbers are unique, so comparing the low words
   // compares them, and (time, seq) order is one 128-bit comparison, without branches on
   // floating-point flags. The payload (target, aux) stays in its slot while the key moves: a
-  // key is 16 bytes where an event was 24, and the four children of a node share a cache line.
+  // key is 16 bytes where an event was 24, and the four children of a node are 64 bytes.
   __extension__ typedef unsigned __int128 Key; // NOLINT(modernize-use-using): pedantic wants it
   static constexpr unsigned kSlotBits = 16;    // slots for up to 65,536 events (kToBuckets + 1)
   static constexpr std::uint64_t kMaxSmallSeq = std::uint64_t{1} << (64U - kSlotBits - 2U);
