@@ -9,6 +9,7 @@
 // taken waits until the holder's unlock and takes it then (time_lock = sem_ts - time); waiters
 // are served in the model-time order of their requests.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "engine.hpp"
@@ -23,6 +24,68 @@ std::uint64_t Engine::lock_key(std::int64_t process, std::uint32_t lock, std::in
          (static_cast<std::uint64_t>(lock) << 28U) ^ static_cast<std::uint64_t>(index);
 }
 
+namespace {
+
+// Which execute_* runs an operation. Asked once per communication leaf, so it is a table made
+// once rather than operation_info() and is_collective() (calls into the model library) each
+// time.
+enum class LeafKind : std::uint8_t {
+  Thread,
+  Pgas,
+  Completion,
+  Split,
+  CommAssign,
+  CommQuery,
+  GroupIncl,
+  Collective,
+  P2p
+};
+
+LeafKind leaf_kind(Operation op) {
+  switch (model::operation_info(op).family) {
+  case model::OperationFamily::Thread:
+    return LeafKind::Thread;
+  case model::OperationFamily::Pgas:
+    return LeafKind::Pgas;
+  case model::OperationFamily::Mpi:
+    break;
+  }
+  switch (op) {
+  case Operation::Wait:
+  case Operation::Waitall:
+  case Operation::Waitany:
+  case Operation::Test:
+  case Operation::Testall:
+    return LeafKind::Completion;
+  case Operation::CommSplit:
+  case Operation::CommDup:
+  case Operation::CommCreate:
+    return LeafKind::Split;
+  case Operation::CommAssign:
+    return LeafKind::CommAssign;
+  case Operation::CommRank:
+  case Operation::CommSize:
+    return LeafKind::CommQuery;
+  case Operation::GroupIncl:
+    return LeafKind::GroupIncl;
+  default:
+    break;
+  }
+  return model::is_collective(op) ? LeafKind::Collective : LeafKind::P2p;
+}
+
+using LeafKinds = std::array<LeafKind, static_cast<std::size_t>(Operation::Count_)>;
+
+LeafKinds make_leaf_kinds() {
+  LeafKinds out{};
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i] = leaf_kind(static_cast<Operation>(i));
+  }
+  return out;
+}
+
+} // namespace
+
 bool Engine::execute(std::uint32_t ctx, const CommOp &op) {
   if (op.approximate) {
     const auto i = static_cast<std::size_t>(&op - program_.comms.data());
@@ -35,37 +98,26 @@ bool Engine::execute(std::uint32_t ctx, const CommOp &op) {
                           ": approximate: " + model_.nodes[op.node].approximate);
     }
   }
-  switch (model::operation_info(op.op).family) {
-  case model::OperationFamily::Thread:
+  static const LeafKinds kinds = make_leaf_kinds();
+  switch (kinds[static_cast<std::size_t>(op.op)]) {
+  case LeafKind::Thread:
     return execute_thread_op(ctx, op);
-  case model::OperationFamily::Pgas:
+  case LeafKind::Pgas:
     return execute_pgas(ctx, op);
-  case model::OperationFamily::Mpi:
-    break;
-  }
-  switch (op.op) {
-  case Operation::Wait:
-  case Operation::Waitall:
-  case Operation::Waitany:
-  case Operation::Test:
-  case Operation::Testall:
+  case LeafKind::Completion:
     return execute_completion(ctx, op);
-  case Operation::CommSplit:
-  case Operation::CommDup:
-  case Operation::CommCreate:
+  case LeafKind::Split:
     return execute_split(ctx, op);
-  case Operation::CommAssign:
+  case LeafKind::CommAssign:
     return execute_comm_assign(ctx, op);
-  case Operation::CommRank:
-  case Operation::CommSize:
+  case LeafKind::CommQuery:
     return execute_comm_query(ctx, op);
-  case Operation::GroupIncl:
+  case LeafKind::GroupIncl:
     return execute_group_incl(ctx, op);
-  default:
-    break;
-  }
-  if (model::is_collective(op.op)) {
+  case LeafKind::Collective:
     return execute_collective(ctx, op);
+  case LeafKind::P2p:
+    break;
   }
   return execute_p2p(ctx, op);
 }

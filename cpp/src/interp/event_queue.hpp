@@ -6,9 +6,10 @@
 // Two layouts serve the same order, and the queue moves its events from one to the other as it
 // grows and shrinks (so the order of pops never depends on the layout):
 //   * small queues (up to a few thousand events: ordinary models and replays, one or two events
-//     per rank): a 4-ary heap of the events themselves, 24 bytes each with the kind in the
-//     sequence number's top bits. A pop reads the top and sifts one entry down a few levels;
-//     nothing else is touched.
+//     per rank): a 4-ary heap of 16-byte keys, each one 128-bit integer holding the time, the
+//     sequence number, the kind and the slot of the event's target and aux (a side array). A
+//     pop reads the top and sifts one key down a few levels; a level is three 128-bit
+//     comparisons over four children in 64 bytes.
 //   * large queues (a million ranks): events with the same time share a bucket, a FIFO in
 //     sequence order; a 4-ary heap orders the distinct times; a flat open-addressing table finds
 //     a time's bucket. Such programs are full of simultaneous events (every rank of a collective
@@ -61,7 +62,8 @@ public:
     if (size_ == 0) {
       return false;
     }
-    return bucketed_ ? heap_[0].time <= time : small_[0].time_key <= time_key(time + 0.0);
+    return bucketed_ ? heap_[0].time <= time
+                     : static_cast<std::uint64_t>(small_[0] >> 64U) <= time_key(time + 0.0);
   }
 
   void push(double time, EventKind kind, std::uint32_t target, std::uint32_t aux = 0) {
@@ -75,6 +77,15 @@ public:
       peak_ = size_;
     }
     if (!bucketed_) {
+      if (seq >= kMaxSmallSeq) {
+        // Beyond the key's sequence field (2^46 events, never reached in practice): the
+        // buckets keep whole sequence numbers.
+        --size_;
+        to_buckets();
+        sticky_buckets_ = true;
+        push_with_seq(time, seq, kind, target, aux);
+        return;
+      }
       small_push(pack(time, seq, kind, target, aux));
       if (small_.size() > kToBuckets) {
         to_buckets();
@@ -87,10 +98,10 @@ public:
   Event pop() {
     --size_;
     if (!bucketed_) {
-      return unpack(small_pop());
+      return small_pop();
     }
     const Event out = bucket_pop();
-    if (size_ < kToSmall) {
+    if (size_ < kToSmall && !sticky_buckets_) {
       to_small();
     }
     return out;
@@ -100,14 +111,16 @@ private:
   // ---- the small layout
   static constexpr std::size_t kToBuckets = 4096; // a larger heap moves to buckets
   static constexpr std::size_t kToSmall = 512;    // buckets holding fewer events move back
-  // An entry is two ordered words and the payload. The time becomes an unsigned integer with
-  // the same order (the usual sign-flip of IEEE-754 bits), and the kind rides in the two low
-  // bits of the sequence number: sequence numbers are unique, so comparing (seq << 2 | kind)
-  // compares them. (time, seq) order is then two integer comparisons without branches on
-  // floating-point flags.
-  struct Small {
-    std::uint64_t time_key;
-    std::uint64_t seq_kind;
+  // A key: the time as an unsigned integer with the same order (the usual sign-flip of IEEE-754
+  // bits) in the high word; the sequence number, the kind and the payload slot in the low word
+  // (seq << 18 | kind << 16 | slot). Sequence numbers are unique, so comparing the low words
+  // compares them, and (time, seq) order is one 128-bit comparison, without branches on
+  // floating-point flags. The payload (target, aux) stays in its slot while the key moves: a
+  // key is 16 bytes where an event was 24, and the four children of a node are 64 bytes.
+  __extension__ typedef unsigned __int128 Key; // NOLINT(modernize-use-using): pedantic wants it
+  static constexpr unsigned kSlotBits = 16;    // slots for up to 65,536 events (kToBuckets + 1)
+  static constexpr std::uint64_t kMaxSmallSeq = std::uint64_t{1} << (64U - kSlotBits - 2U);
+  struct Payload {
     std::uint32_t target;
     std::uint32_t aux;
   };
@@ -118,82 +131,103 @@ private:
   static double time_of(std::uint64_t key) {
     return std::bit_cast<double>((key >> 63U) != 0 ? key & ~(std::uint64_t{1} << 63U) : ~key);
   }
-  static Small pack(double time, std::uint64_t seq, EventKind kind, std::uint32_t target,
-                    std::uint32_t aux) {
-    return {time_key(time), (seq << 2U) | static_cast<std::uint64_t>(kind), target, aux};
+  [[gnu::always_inline]] Key pack(double time, std::uint64_t seq, EventKind kind,
+                                  std::uint32_t target, std::uint32_t aux) {
+    std::uint32_t slot = 0;
+    if (!free_slots_.empty()) {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+    } else {
+      slot = static_cast<std::uint32_t>(payload_.size());
+      payload_.emplace_back();
+    }
+    payload_[slot] = {target, aux};
+    const std::uint64_t low =
+        (seq << (kSlotBits + 2U)) | (static_cast<std::uint64_t>(kind) << kSlotBits) | slot;
+    return (static_cast<Key>(time_key(time)) << 64U) | low;
   }
-  static Event unpack(const Small &s) {
-    return {time_of(s.time_key), s.seq_kind >> 2U, s.target, s.aux,
-            static_cast<EventKind>(s.seq_kind & 3U)};
+  [[nodiscard]] Event unpack(Key k) const {
+    const auto low = static_cast<std::uint64_t>(k);
+    const Payload &p = payload_[low & ((std::uint64_t{1} << kSlotBits) - 1U)];
+    return {time_of(static_cast<std::uint64_t>(k >> 64U)), low >> (kSlotBits + 2U), p.target, p.aux,
+            static_cast<EventKind>((low >> kSlotBits) & 3U)};
   }
-  static bool before(const Small &a, const Small &b) {
-    return a.time_key < b.time_key || (a.time_key == b.time_key && a.seq_kind < b.seq_kind);
+  // The event of a key taken out of the heap, its slot freed.
+  Event take(Key k) {
+    const Event e = unpack(k);
+    free_slots_.push_back(
+        static_cast<std::uint32_t>(static_cast<std::uint64_t>(k) & ((1U << kSlotBits) - 1U)));
+    return e;
   }
 
-  void small_push(Small e) {
+  void small_push(Key e) {
     small_.push_back(e);
+    Key *h = small_.data();
     std::size_t i = small_.size() - 1;
     while (i > 0) {
       const std::size_t parent = (i - 1) / 4;
-      if (!before(e, small_[parent])) {
+      if (!(e < h[parent])) {
         break;
       }
-      small_[i] = small_[parent];
+      h[i] = h[parent];
       i = parent;
     }
-    small_[i] = e;
+    h[i] = e;
   }
 
-  Small small_pop() {
-    const Small out = small_[0];
-    const Small e = small_.back();
+  Event small_pop() {
+    const Key out = small_[0];
+    const Key e = small_.back();
     small_.pop_back();
     const std::size_t n = small_.size();
-    if (n == 0) {
-      return out;
-    }
-    std::size_t i = 0;
-    while (true) {
-      const std::size_t first = 4 * i + 1;
-      if (first >= n) {
-        break;
-      }
-      std::size_t best = first;
-      if (first + 4 <= n) {
-        // The usual case, all four children: a tournament, selects rather than branches.
-        const std::size_t a = before(small_[first + 1], small_[first]) ? first + 1 : first;
-        const std::size_t b = before(small_[first + 3], small_[first + 2]) ? first + 3 : first + 2;
-        best = before(small_[b], small_[a]) ? b : a;
-      } else {
-        for (std::size_t c = first + 1; c < n; ++c) {
-          best = before(small_[c], small_[best]) ? c : best;
+    Key *h = small_.data();
+    if (n != 0) {
+      std::size_t i = 0;
+      while (true) {
+        const std::size_t first = 4 * i + 1;
+        if (first >= n) {
+          break;
         }
+        std::size_t best = first;
+        if (first + 4 <= n) {
+          // The usual case, all four children: a tournament, selects rather than branches.
+          const std::size_t a = h[first + 1] < h[first] ? first + 1 : first;
+          const std::size_t b = h[first + 3] < h[first + 2] ? first + 3 : first + 2;
+          best = h[b] < h[a] ? b : a;
+        } else {
+          for (std::size_t c = first + 1; c < n; ++c) {
+            best = h[c] < h[best] ? c : best;
+          }
+        }
+        if (!(h[best] < e)) {
+          break;
+        }
+        h[i] = h[best];
+        i = best;
       }
-      if (!before(small_[best], e)) {
-        break;
-      }
-      small_[i] = small_[best];
-      i = best;
+      h[i] = e;
     }
-    small_[i] = e;
-    return out;
+    return take(out);
   }
 
   // The heap's events, in order, into buckets (each bucket then holds its events by sequence).
   void to_buckets() {
-    std::sort(small_.begin(), small_.end(), before);
+    std::sort(small_.begin(), small_.end());
     bucketed_ = true;
-    for (const Small &s : small_) {
-      const Event e = unpack(s);
-      bucket_push(e);
+    for (const Key k : small_) {
+      bucket_push(unpack(k));
     }
     small_.clear();
+    payload_.clear();
+    free_slots_.clear();
   }
 
   // The buckets' events, in order, into the heap: a sorted array is a heap.
   void to_small() {
     bucketed_ = false;
     small_.clear();
+    payload_.clear();
+    free_slots_.clear();
     while (!heap_.empty()) {
       const Event e = bucket_pop();
       small_.push_back(pack(e.time, e.seq, e.kind, e.target, e.aux));
@@ -377,8 +411,11 @@ private:
   std::size_t size_ = 0;
   std::size_t peak_ = 0;
   std::uint64_t seq_ = 0;
-  std::vector<Small> small_;
+  std::vector<Key> small_;
+  std::vector<Payload> payload_;          // per slot: the target and aux of a key in small_
+  std::vector<std::uint32_t> free_slots_; // slots of payload_ no key holds
   bool bucketed_ = false;
+  bool sticky_buckets_ = false; // sequence numbers past kMaxSmallSeq
 };
 
 } // namespace parjava::interp

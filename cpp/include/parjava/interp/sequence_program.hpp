@@ -92,7 +92,8 @@ struct SequenceProgram {
   std::vector<double> seconds;
 
   [[nodiscard]] std::size_t steps() const { return kind.size(); }
-  void add(StepKind k, std::uint32_t r, double s) {
+  // Once per step while a trace is turned into sequences: inlined into the builder.
+  [[gnu::always_inline]] void add(StepKind k, std::uint32_t r, double s) {
     kind.push_back(k);
     ref.push_back(r);
     seconds.push_back(s);

@@ -133,7 +133,7 @@ private:
   Timestamp cursor_ = 0;
   std::vector<std::uint32_t> stack_;
   std::vector<std::uint32_t> completing_call_;
-  std::unordered_map<std::uint32_t, std::uint32_t> group_of_call_;
+  std::vector<std::uint32_t> group_of_call_; // per call ordinal of the location: its group
   std::vector<std::uint32_t> free_groups_;
   std::uint32_t groups_ = 0;
   std::vector<EventIndex> actions_;

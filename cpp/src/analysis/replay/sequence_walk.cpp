@@ -70,6 +70,9 @@ void SequenceBuilder::index_completions(std::uint32_t l) {
       completing_call_[static_cast<std::size_t>(e - begin)] = ordinal;
     }
   }
+  // Per call ordinal its open group (0: none): a flat table, not a hash map looked up for every
+  // non-blocking post and every completing call.
+  group_of_call_.assign(static_cast<std::size_t>(ordinal) + 1, 0);
 }
 
 // The group a post belongs to (allocated for the call that will complete it), or 0 for a
@@ -78,18 +81,16 @@ std::uint32_t SequenceBuilder::group_for(std::uint32_t completing) {
   if (completing == kNoRef) {
     return 0;
   }
-  const auto it = group_of_call_.find(completing);
-  if (it != group_of_call_.end()) {
-    return it->second;
+  std::uint32_t &g = group_of_call_[completing];
+  if (g != 0) {
+    return g;
   }
-  std::uint32_t g = 0;
   if (!free_groups_.empty()) {
     g = free_groups_.back();
     free_groups_.pop_back();
   } else {
     g = ++groups_;
   }
-  group_of_call_.emplace(completing, g);
   return g;
 }
 
@@ -121,7 +122,6 @@ void SequenceBuilder::compute_until(Timestamp t) {
 
 void SequenceBuilder::process(std::uint32_t l) {
   index_completions(l);
-  group_of_call_.clear();
   free_groups_.clear();
   groups_ = 0;
   stack_.clear();
@@ -296,20 +296,20 @@ bool SequenceBuilder::is_world_collective(Function f,
 // A Wait*/Test* (or any call) holding completions: wait for the group of this call.
 void SequenceBuilder::completion(EventIndex enter, EventIndex leave, std::uint32_t ordinal,
                                  std::uint32_t name, std::uint32_t site) {
-  const auto it = group_of_call_.find(ordinal);
-  if (it == group_of_call_.end()) {
-    return; // every request it completes was dropped (unmatched)
+  if (ordinal >= group_of_call_.size() || group_of_call_[ordinal] == 0) {
+    return; // every request it completes was dropped (unmatched), or it was never counted
   }
+  std::uint32_t &group = group_of_call_[ordinal];
   (void)enter;
   (void)leave;
   SequenceCall c;
   c.op = Operation::Waitall;
   c.function = name;
   c.callsite = site;
-  c.group = it->second;
+  c.group = group;
   sp_.add(StepKind::Call, call(c), 0.0);
-  free_groups_.push_back(it->second);
-  group_of_call_.erase(it);
+  free_groups_.push_back(group);
+  group = 0;
 }
 
 void SequenceBuilder::action(EventIndex a, Function f, std::uint32_t name, std::uint32_t site) {
