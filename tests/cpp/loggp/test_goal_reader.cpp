@@ -369,6 +369,12 @@ TEST(GoalReader, ReleasedPagesOfAMappedFileReadTheSame) {
     file.release_before(file.data() + page); // behind what was released: nothing to do
     file.release_before(file.data() + file.size());
     EXPECT_EQ(std::string(file.data(), file.size()), text);
+    // Read-ahead requests past either end are clipped (advice only: the text is unchanged).
+    file.will_need(0, std::size_t{1} << 40U);
+    file.will_need(file.size() - 1, 4096);
+    file.will_need(file.size(), 4096);
+    file.will_need(page + 5, 2 * page);
+    EXPECT_EQ(std::string(file.data(), file.size()), text);
   }
   std::remove(path.c_str());
 }
