@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "goal_line_scanner.hpp"
 #include "mapped_file.hpp"
 #include "parjava/error.hpp"
 
@@ -39,7 +40,7 @@ public:
     stamp_ = rank + 1U;
     if (general_.size() > 4096U) {
       general_ = {}; // clear() would memset the whole bucket array for every following rank
-    } else {
+    } else if (!general_.empty()) { // generated files have no other labels: skip the memset
       general_.clear();
     }
   }
@@ -47,10 +48,7 @@ public:
   [[nodiscard]] const Definition *find(std::string_view label) const {
     std::uint32_t n = 0;
     if (numeric(label, n)) {
-      if (n < numeric_.size() && numeric_[n].stamp == stamp_) {
-        return &numeric_[n].definition;
-      }
-      return nullptr;
+      return find_numeric(n);
     }
     const auto it = general_.find(label);
     return it == general_.end() ? nullptr : &it->second;
@@ -60,19 +58,27 @@ public:
   const Definition *insert(std::string_view label, Definition definition) {
     std::uint32_t n = 0;
     if (numeric(label, n)) {
-      if (n >= numeric_.size()) {
-        numeric_.resize(std::max<std::size_t>(std::size_t{n} + 1U, numeric_.size() * 2U));
-      }
-      Slot &slot = numeric_[n];
-      if (slot.stamp == stamp_) {
-        return &slot.definition;
-      }
-      slot.stamp = stamp_;
-      slot.definition = definition;
-      return nullptr;
+      return insert_numeric(n, definition);
     }
     const auto [it, inserted] = general_.emplace(label, definition);
     return inserted ? nullptr : &it->second;
+  }
+
+  // The label l<n> (n < 10^7, no leading zero), as numeric() reads it.
+  [[nodiscard]] const Definition *find_numeric(std::uint32_t n) const noexcept {
+    return n < numeric_.size() && numeric_[n].stamp == stamp_ ? &numeric_[n].definition : nullptr;
+  }
+  const Definition *insert_numeric(std::uint32_t n, Definition definition) {
+    if (n >= numeric_.size()) {
+      numeric_.resize(std::max<std::size_t>(std::size_t{n} + 1U, numeric_.size() * 2U));
+    }
+    Slot &slot = numeric_[n];
+    if (slot.stamp == stamp_) {
+      return &slot.definition;
+    }
+    slot.stamp = stamp_;
+    slot.definition = definition;
+    return nullptr;
   }
 
 private:
@@ -112,6 +118,7 @@ public:
   void release_pages_of(MappedFile &file) noexcept {
     file_ = &file;
     released_ = begin_;
+    file.will_need(0, kReadAhead);
   }
 
   GoalSchedule parse() {
@@ -138,10 +145,7 @@ public:
              "the file ends after " + std::to_string(rank) + " rank block(s) but num_ranks is " +
                  std::to_string(num_ranks));
       }
-      if (file_ != nullptr && token_ - released_ >= kReleaseEvery) {
-        file_->release_before(token_); // ranks are never read again: keep the file out of RSS
-        released_ = token_;
-      }
+      release_parsed();
       parse_rank_header(rank, num_ranks);
       builder.set_rank_block_offset(static_cast<std::uint64_t>(token_ - begin_));
       builder.begin_rank(rank);
@@ -207,16 +211,37 @@ private:
     return "'" + std::string(p_, q) + "'";
   }
 
-  [[noreturn]] void fail(const std::string &expected, const std::string &note = "") const {
-    std::string message = where(p_) + ": expected " + expected + ", found " + found_here();
+  // Error paths take the text of what was expected as a string_view (literals on the hot
+  // path): building a std::string per token cost more than the parse itself (callgrind: malloc
+  // and free were a third of the instructions).
+  [[noreturn]] [[gnu::cold]] void fail(std::string_view expected,
+                                       std::string_view note = {}) const {
+    std::string message =
+        where(p_) + ": expected " + std::string(expected) + ", found " + found_here();
     if (!note.empty()) {
-      message += " (" + note + ")";
+      message += " (" + std::string(note) + ")";
     }
     throw Error(ErrorKind::Model, message);
   }
 
-  [[noreturn]] void fail_at(const char *at, const std::string &message) const {
+  [[noreturn]] [[gnu::cold]] void fail_at(const char *at, const std::string &message) const {
     throw Error(ErrorKind::Model, where(at) + ": " + message);
+  }
+
+  // Parsed text is never read again (but for an error message): give its pages back as the
+  // parse moves on, so the process holds at most kReleaseEvery bytes of the file besides the
+  // schedule (issue 18: a 4 GB GOAL text must not be resident beside the schedule it becomes).
+  //
+  // The same steps keep kReadAhead bytes ahead of the parse point requested from the disk:
+  // the kernel's own readahead on faults of a mapping reads in small steps, and a cold 1.6 GB
+  // text was read at a quarter of the disk's rate (benchmarks/goal_read.py).
+  void release_parsed() noexcept {
+    if (file_ != nullptr && p_ - released_ >= kReleaseEvery) {
+      file_->release_before(p_);
+      file_->will_need(static_cast<std::size_t>(released_ - begin_) + kReadAhead,
+                       static_cast<std::size_t>(p_ - released_));
+      released_ = p_;
+    }
   }
 
   // ---- lexical helpers --------------------------------------------------------------------
@@ -243,7 +268,7 @@ private:
     return true;
   }
 
-  void expect_newline(const std::string &expected) {
+  void expect_newline(std::string_view expected) {
     skip_ws();
     if (!newline()) {
       fail(expected);
@@ -272,7 +297,15 @@ private:
   }
 
   // Blank lines, whitespace and comments between items (txt2bin state 0).
+  // Inline for the common case, an item right here (a generated file's every line).
   void skip_filler() {
+    if (p_ != end_ && *p_ != ' ' && *p_ != '\t' && *p_ != '\n' && *p_ != '\r' && *p_ != '/') {
+      return;
+    }
+    skip_filler_slow();
+  }
+
+  [[gnu::noinline]] void skip_filler_slow() {
     for (;;) {
       skip_ws();
       if (p_ == end_) {
@@ -313,7 +346,7 @@ private:
   }
 
   // An unsigned decimal number (txt2bin's INT), at most `max`.
-  std::uint64_t number(const std::string &what, std::uint64_t max) {
+  std::uint64_t number(std::string_view what, std::uint64_t max) {
     skip_ws();
     if (p_ == end_ || !is_digit(*p_)) {
       fail(what);
@@ -330,7 +363,7 @@ private:
       ++p_;
     }
     if (overflow || value > max) {
-      fail_at(start, what + " must be at most " + std::to_string(max) + ", found " +
+      fail_at(start, std::string(what) + " must be at most " + std::to_string(max) + ", found " +
                          std::string(start, p_));
     }
     return value;
@@ -354,6 +387,9 @@ private:
 
   void parse_rank_header(std::uint32_t rank, std::uint32_t num_ranks) {
     token_ = p_;
+    if (rank_header_as_written(rank)) {
+      return;
+    }
     const std::string_view word = identifier();
     if (word == "num_ranks") {
       fail_at(token_, "num_ranks is given twice; it must appear once, before the first rank");
@@ -377,9 +413,32 @@ private:
     }
   }
 
+  // `rank N {` with single blanks, as generators write it (the general way below takes any
+  // blanks and names what is wrong). At 2^20 ranks of two ops each, the header was a fifth of
+  // the reading.
+  bool rank_header_as_written(std::uint32_t rank) noexcept {
+    const char *q = p_;
+    if (end_ - q < 8 || std::memcmp(q, "rank ", 5) != 0) {
+      return false;
+    }
+    q += 5;
+    const char *digits = q;
+    std::uint64_t r = 0;
+    while (q < end_ && q - digits < 10 && is_digit(*q)) {
+      r = r * 10U + static_cast<std::uint64_t>(*q - '0');
+      ++q;
+    }
+    if (q == digits || r != rank || end_ - q < 2 || q[0] != ' ' || q[1] != '{') {
+      return false;
+    }
+    p_ = q + 2;
+    return true;
+  }
+
   void parse_rank_body(std::uint32_t rank) {
     op_count_ = 0;
     for (;;) {
+      release_parsed(); // also inside a rank: one rank of a linear all-to-all can be MBs
       skip_filler();
       if (p_ == end_) {
         fail("'}'", "rank " + std::to_string(rank) + " is not closed");
@@ -387,6 +446,9 @@ private:
       if (*p_ == '}') {
         ++p_;
         return;
+      }
+      if (builder_ != nullptr && common_lines()) {
+        continue;
       }
       token_ = p_;
       const std::uint64_t token_line = line_;
@@ -408,6 +470,61 @@ private:
         labelled_line(word, token_line);
       }
     }
+  }
+
+  // The lines from here on that have the shapes generators write (goal_line_scanner.hpp), in
+  // one loop with the position in a register; false if the first is not one of them (the
+  // general scanner below reads it, and reports every error).
+  bool common_lines() {
+    const char *p = p_;
+    std::uint64_t line_number = line_;
+    detail::GoalLine line;
+    bool any = false;
+    while (p != end_ && detail::scan_goal_line(p, end_, num_ranks_, line)) {
+      if (line.kind == detail::GoalLine::Kind::Operation) {
+        if (line.labelled && labels_.find_numeric(line.label) != nullptr) {
+          break; // a duplicate label
+        }
+        const std::uint32_t offset = op_count_++;
+        if (line.op == OpKind::Send) {
+          builder_->add_send(line.size, line.peer, line.tag, line.cpu, line.nic);
+        } else if (line.op == OpKind::Recv) {
+          builder_->add_recv(line.size, line.peer, line.tag, line.cpu, line.nic);
+        } else {
+          builder_->add_calc(line.size, line.cpu);
+        }
+        if (line.labelled) {
+          labels_.insert_numeric(line.label, {offset, line_number});
+        }
+      } else {
+        const LabelTable::Definition *dependent = labels_.find_numeric(line.label);
+        const LabelTable::Definition *required = labels_.find_numeric(line.prerequisite);
+        if (dependent == nullptr || required == nullptr || dependent->op == required->op) {
+          break;
+        }
+        if (line.kind == detail::GoalLine::Kind::Irequires) {
+          builder_->add_irequires(dependent->op, required->op);
+        } else {
+          builder_->add_requires(dependent->op, required->op);
+        }
+      }
+      any = true;
+      p += line.length;
+      if (!line.newline) {
+        break; // the end of the file
+      }
+      ++line_number;
+      if (p - released_ >= kReleaseEvery) {
+        p_ = p;
+        release_parsed();
+      }
+    }
+    if (any) {
+      p_ = p;
+      line_ = line_number;
+      line_start_ = p;
+    }
+    return any;
   }
 
   void labelled_line(std::string_view label, std::uint64_t label_line) {
@@ -440,8 +557,11 @@ private:
     if (prerequisite.empty()) {
       fail("a label after '" + std::string(start ? "irequires" : "requires") + "'");
     }
-    expect_newline("end of line after the dependency '" + std::string(label) +
-                   (start ? " irequires " : " requires ") + std::string(prerequisite) + "'");
+    skip_ws();
+    if (!newline()) {
+      fail("end of line after the dependency '" + std::string(label) +
+           (start ? " irequires " : " requires ") + std::string(prerequisite) + "'");
+    }
     if (builder_ == nullptr) {
       return; // locate mode
     }
@@ -486,9 +606,9 @@ private:
                              : "'cpu' or end of line (calc takes only a cpu clause)");
     } else {
       const bool send = kind == OpKind::Send;
-      size =
-          number(std::string("an integer size in bytes after '") + (send ? "send" : "recv") + "'",
-                 std::numeric_limits<std::uint64_t>::max());
+      size = number(send ? "an integer size in bytes after 'send'"
+                         : "an integer size in bytes after 'recv'",
+                    std::numeric_limits<std::uint64_t>::max());
       skip_ws();
       if (!keyword("b")) {
         fail("'b' after the message size");
@@ -520,7 +640,7 @@ private:
         }
       }
       skip_ws();
-      std::string next = "'tag', 'cpu', 'nic' or end of line";
+      std::string_view next = "'tag', 'cpu', 'nic' or end of line";
       if (keyword("tag")) {
         skip_ws();
         if (keyword("-1")) {
@@ -541,7 +661,10 @@ private:
         nic = number("an integer (0..255) after 'nic'", 255);
         next = "end of line";
       }
-      expect_newline(next + " (clauses come in the order tag, cpu, nic)");
+      skip_ws();
+      if (!newline()) {
+        fail(std::string(next) + " (clauses come in the order tag, cpu, nic)");
+      }
     }
     const std::uint32_t offset = op_count_++;
     if (wanted_ != nullptr) {
@@ -590,7 +713,10 @@ private:
   GoalScheduleBuilder *builder_ = nullptr;
   MappedFile *file_ = nullptr; // a mapped file whose parsed pages may be given back
   const char *released_ = nullptr;
-  static constexpr std::ptrdiff_t kReleaseEvery = std::ptrdiff_t{64} << 20U;
+  // 1 MiB: one madvise per MiB parsed is ~4000 calls for a 4 GB file, and the file's share of
+  // the peak stays at 1 MiB (16 B per rank at 2^16 ranks; the 64 MiB of before was 1 KB).
+  static constexpr std::ptrdiff_t kReleaseEvery = std::ptrdiff_t{1} << 20U;
+  static constexpr std::size_t kReadAhead = std::size_t{32} << 20U; // ~40 ms of disk
   LabelTable labels_;
   std::vector<GoalSourcePosition *> *wanted_ = nullptr;
 };

@@ -16,6 +16,40 @@ constexpr std::uint64_t kMaxOps = std::numeric_limits<std::uint32_t>::max() - 1U
 
 [[noreturn]] void usage(const std::string &message) { throw Error(ErrorKind::Usage, message); }
 
+// The messages of add_op's checks, out of line: building them inline made every add_op save
+// and restore the registers the string code needs (the GOAL reader calls it once per op).
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void op_outside_rank() {
+  usage("add an operation only between begin_rank() and end_rank()");
+}
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void too_many_ops() {
+  usage("the schedule has more than " + std::to_string(kMaxOps) +
+        " operations, the most one simulation holds");
+}
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void
+peer_out_of_range(bool send, std::uint32_t rank, std::uint32_t peer, std::uint32_t ranks) {
+  if (send) {
+    usage("rank " + std::to_string(rank) + ": send to rank " + std::to_string(peer) +
+          ", but the schedule has ranks 0.." + std::to_string(ranks - 1U));
+  }
+  usage("rank " + std::to_string(rank) + ": recv from rank " + std::to_string(peer) +
+        ", but the schedule has ranks 0.." + std::to_string(ranks - 1U) +
+        " (use -1 for any source)");
+}
+
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void
+bad_edge(std::uint32_t rank, std::uint32_t dependent, std::uint32_t prerequisite, std::uint32_t n) {
+  if (dependent >= n || prerequisite >= n) {
+    usage("rank " + std::to_string(rank) + ": dependency between ops " + std::to_string(dependent) +
+          " and " + std::to_string(prerequisite) + ", but the rank has " + std::to_string(n) +
+          " ops so far");
+  }
+  if (dependent == prerequisite) {
+    usage("rank " + std::to_string(rank) + ": op " + std::to_string(dependent) +
+          " cannot depend on itself (it would never start)");
+  }
+  usage("the schedule has more than " + std::to_string(kMaxOps) + " dependencies");
+}
+
 } // namespace
 
 std::uint32_t GoalSchedule::large_value(const Large &table, OpId id) noexcept {
@@ -64,9 +98,21 @@ std::uint32_t GoalSchedule::rank_of(OpId id) const noexcept {
   return static_cast<std::uint32_t>(it - rank_begin_.begin()) - 1U;
 }
 
+namespace {
+
+// Bytes an array of the huge-page allocator holds. Above its threshold the block is a mapping
+// of its own, and the capacity past size() is address space that was never touched (the GOAL
+// reader reserves room for as many ops as the file could hold), so it is counted by size.
+template <class T> std::uint64_t held_bytes(const std::vector<T, HugePageAllocator<T>> &v) {
+  const std::uint64_t capacity = v.capacity() * sizeof(T);
+  return capacity < kHugeThreshold ? capacity : v.size() * sizeof(T);
+}
+
+} // namespace
+
 std::uint64_t GoalSchedule::memory_bytes() const noexcept {
-  return ops_.capacity() * sizeof(OpRecord) + shapes_.capacity() * sizeof(OpShape) +
-         rank_begin_.capacity() * sizeof(OpId) + dependents_.capacity() * sizeof(OpId) +
+  return held_bytes(ops_) + shapes_.capacity() * sizeof(OpShape) + held_bytes(rank_begin_) +
+         held_bytes(dependents_) +
          (large_counts_.capacity() + large_splits_.capacity()) * sizeof(Large::value_type) +
          rank_block_offsets_.capacity() * sizeof(std::uint64_t) + source_.capacity();
 }
@@ -133,6 +179,18 @@ void GoalScheduleBuilder::set_rank_block_offset(std::uint64_t offset) {
 
 std::uint32_t GoalScheduleBuilder::shape_index(const OpShape &shape) {
   std::vector<OpShape> &shapes = schedule_.shapes_;
+  // Consecutive ops of a kind mostly share their shape (every send of a dissemination, of a
+  // tree): one compare instead of the hash and probe, which were a third of reading a GOAL text.
+  std::uint32_t &last = last_shape_[static_cast<std::size_t>(shape.kind) & 3U];
+  if (last < shapes.size() && shapes[last] == shape) {
+    return last;
+  }
+  last = lookup_shape(shape);
+  return last;
+}
+
+std::uint32_t GoalScheduleBuilder::lookup_shape(const OpShape &shape) {
+  std::vector<OpShape> &shapes = schedule_.shapes_;
   std::size_t mask = shape_slots_.size() - 1U;
   std::size_t slot = ShapeHash{}(shape)&mask;
   while (shape_slots_[slot] != 0) {
@@ -163,12 +221,11 @@ std::uint32_t GoalScheduleBuilder::shape_index(const OpShape &shape) {
 
 std::uint32_t GoalScheduleBuilder::add_op(OpKind kind, std::uint64_t size, std::uint32_t peer,
                                           std::uint32_t tag, std::uint8_t cpu, std::uint8_t nic) {
-  if (!in_rank_) {
-    usage("add an operation only between begin_rank() and end_rank()");
+  if (!in_rank_) [[unlikely]] {
+    op_outside_rank();
   }
-  if (schedule_.ops_.size() >= kMaxOps) {
-    usage("the schedule has more than " + std::to_string(kMaxOps) +
-          " operations, the most one simulation holds");
+  if (schedule_.ops_.size() >= kMaxOps) [[unlikely]] {
+    too_many_ops();
   }
   OpShape shape;
   shape.kind = kind;
@@ -187,19 +244,16 @@ std::uint32_t GoalScheduleBuilder::add_op(OpKind kind, std::uint64_t size, std::
 
 std::uint32_t GoalScheduleBuilder::add_send(std::uint64_t size, std::uint32_t dest,
                                             std::uint32_t tag, std::uint8_t cpu, std::uint8_t nic) {
-  if (dest >= declared_ranks_) {
-    usage("rank " + std::to_string(current_rank_) + ": send to rank " + std::to_string(dest) +
-          ", but the schedule has ranks 0.." + std::to_string(declared_ranks_ - 1U));
+  if (dest >= declared_ranks_) [[unlikely]] {
+    peer_out_of_range(true, current_rank_, dest, declared_ranks_);
   }
   return add_op(OpKind::Send, size, dest, tag, cpu, nic);
 }
 
 std::uint32_t GoalScheduleBuilder::add_recv(std::uint64_t size, std::uint32_t src,
                                             std::uint32_t tag, std::uint8_t cpu, std::uint8_t nic) {
-  if (src != kAnySource && src >= declared_ranks_) {
-    usage("rank " + std::to_string(current_rank_) + ": recv from rank " + std::to_string(src) +
-          ", but the schedule has ranks 0.." + std::to_string(declared_ranks_ - 1U) +
-          " (use -1 for any source)");
+  if (src != kAnySource && src >= declared_ranks_) [[unlikely]] {
+    peer_out_of_range(false, current_rank_, src, declared_ranks_);
   }
   return add_op(OpKind::Recv, size, src, tag, cpu, nic);
 }
@@ -211,17 +265,9 @@ std::uint32_t GoalScheduleBuilder::add_calc(std::uint64_t duration, std::uint8_t
 void GoalScheduleBuilder::add_edge(std::uint32_t dependent, std::uint32_t prerequisite,
                                    bool start) {
   const std::uint32_t n = rank_size();
-  if (dependent >= n || prerequisite >= n) {
-    usage("rank " + std::to_string(current_rank_) + ": dependency between ops " +
-          std::to_string(dependent) + " and " + std::to_string(prerequisite) +
-          ", but the rank has " + std::to_string(n) + " ops so far");
-  }
-  if (dependent == prerequisite) {
-    usage("rank " + std::to_string(current_rank_) + ": op " + std::to_string(dependent) +
-          " cannot depend on itself (it would never start)");
-  }
-  if (schedule_.num_edges_ + rank_edges_.size() >= kMaxOps) {
-    usage("the schedule has more than " + std::to_string(kMaxOps) + " dependencies");
+  if (dependent >= n || prerequisite >= n || dependent == prerequisite ||
+      schedule_.num_edges_ + rank_edges_.size() >= kMaxOps) [[unlikely]] {
+    bad_edge(current_rank_, dependent, prerequisite, n);
   }
   rank_edges_.push_back(Edge{prerequisite, dependent, start});
 }
@@ -326,6 +372,7 @@ GoalSchedule GoalScheduleBuilder::finish() {
   GoalSchedule out = std::move(schedule_);
   schedule_ = GoalSchedule();
   shape_slots_ = {};
+  last_shape_.fill(~0U);
   return out;
 }
 

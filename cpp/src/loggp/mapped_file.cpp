@@ -1,5 +1,6 @@
 #include "mapped_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -51,6 +52,16 @@ void MappedFile::release_before(const char *upto) noexcept {
     ::madvise(const_cast<char *>(data_) + released_, end - released_, MADV_DONTNEED);
     released_ = end;
   }
+}
+
+void MappedFile::will_need(std::size_t offset, std::size_t bytes) const noexcept {
+  if (data_ == nullptr || offset >= size_) {
+    return;
+  }
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t begin = offset / page * page;
+  const std::size_t end = std::min(size_, offset + bytes);
+  ::madvise(const_cast<char *>(data_) + begin, end - begin, MADV_WILLNEED);
 }
 
 void MappedFile::advise_sequential() const noexcept {

@@ -25,6 +25,10 @@ public:
   // The bytes before `upto` will not be read again soon: give their pages back (a later read
   // faults them in from the file again), so parsing a multi-GB file does not keep it resident.
   void release_before(const char *upto) noexcept;
+  // The bytes [offset, offset + bytes) of the file will be read soon: start reading them from the
+  // disk now (MADV_WILLNEED starts the I/O and returns), so a parse that is slower than the page
+  // cache but faster than one-page-at-a-time readahead does not wait for every fault.
+  void will_need(std::size_t offset, std::size_t bytes) const noexcept;
 
 private:
   const char *data_ = nullptr;

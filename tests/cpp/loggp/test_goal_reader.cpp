@@ -4,13 +4,17 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
 #include "../../../cpp/src/loggp/mapped_file.hpp"
 #include "parjava/error.hpp"
+#include "parjava/loggp/goal_patterns.hpp"
 #include "parjava/loggp/goal_reader.hpp"
+#include "parjava/loggp/goal_writer.hpp"
 
 namespace {
 
@@ -29,6 +33,128 @@ std::string error_of(const std::string &text) {
   }
   ADD_FAILURE() << "expected a parse error for:\n" << text;
   return "";
+}
+
+// Every array of two schedules, field by field.
+void expect_same_schedule(const GoalSchedule &a, const GoalSchedule &b) {
+  ASSERT_EQ(a.num_ranks(), b.num_ranks());
+  ASSERT_EQ(a.num_ops(), b.num_ops());
+  EXPECT_EQ(a.num_cpus(), b.num_cpus());
+  EXPECT_EQ(a.num_nics(), b.num_nics());
+  EXPECT_EQ(a.num_edges(), b.num_edges());
+  for (std::uint32_t r = 0; r <= a.num_ranks(); ++r) {
+    ASSERT_EQ(a.rank_begins()[r], b.rank_begins()[r]) << "rank " << r;
+  }
+  for (std::uint32_t i = 0; i <= a.num_ops(); ++i) {
+    const auto &x = a.ops()[i];
+    const auto &y = b.ops()[i];
+    ASSERT_EQ(x.peer, y.peer) << "op " << i;
+    ASSERT_EQ(x.shape, y.shape) << "op " << i;
+    ASSERT_EQ(x.edges, y.edges) << "op " << i;
+    ASSERT_EQ(x.links, y.links) << "op " << i;
+  }
+  ASSERT_EQ(a.shapes().size(), b.shapes().size());
+  for (std::size_t i = 0; i < a.shapes().size(); ++i) {
+    EXPECT_EQ(a.shapes()[i], b.shapes()[i]) << "shape " << i;
+  }
+  ASSERT_EQ(a.dependents().size(), b.dependents().size());
+  for (std::size_t i = 0; i < a.dependents().size(); ++i) {
+    EXPECT_EQ(a.dependents()[i], b.dependents()[i]) << "dependent " << i;
+  }
+  EXPECT_EQ(a.large_counts(), b.large_counts());
+  EXPECT_EQ(a.large_splits(), b.large_splits());
+}
+
+// The same text with every line longer than the reader's fast path takes (goal_line_scanner.hpp:
+// 95 bytes), so that the general scanner reads all of it.
+std::string padded(const std::string &text) {
+  std::istringstream in(text);
+  std::string out;
+  std::string line;
+  while (std::getline(in, line)) {
+    const bool cr = !line.empty() && line.back() == '\r';
+    if (cr) {
+      line.pop_back();
+    }
+    out += line + std::string(100, ' ') + (cr ? "\r\n" : "\n");
+  }
+  return out;
+}
+
+// The fast path reads the lines generators write; it must build what the general scanner builds
+// from the same lines, for every clause it takes (labels, tags, -1, cpu, nic, irequires, CRLF,
+// unlabelled ops, blanks and tabs, a last line without a newline).
+TEST(GoalReader, FastPathBuildsWhatTheGeneralScannerBuilds) {
+  const std::string text = "num_ranks 3\n"
+                           "rank 0 {\n"
+                           "l1: send 8b to 1 tag 5 cpu 1 nic 2\n"
+                           "l2:recv 16b from -1 tag -1\r\n"
+                           "l3: calc 100 cpu 3\n"
+                           "calc 7\n"
+                           "send\t0b to 2 nic 1\n"
+                           "l0: recv 4294967295b from 2 tag 4294967295\n"
+                           "l1234567: send 18446744073709551615b to 2 cpu 255\n"
+                           "l4: send8b to 1\n"
+                           "l2 requires l1\n"
+                           "l3 irequires l2\n"
+                           "l3 requires l1\n"
+                           "  l1234567   requires\tl0  \n"
+                           "l4 requiresl3\n"
+                           "}\n"
+                           "rank 1 {\n"
+                           "recv 8b from 0 tag 5\n"
+                           "}\n"
+                           "rank 2 {\n"
+                           "l1: send 0b to 0\n"
+                           "l2: recv 0b from 0\n"
+                           "l2 irequires l1\n"
+                           "}";
+  const GoalSchedule fast = parse_goal_text(text);
+  const GoalSchedule general = parse_goal_text(padded(text));
+  expect_same_schedule(fast, general);
+  EXPECT_EQ(fast.num_ops(), 11U);
+  EXPECT_EQ(fast.op(0).nic, 2U);
+  EXPECT_EQ(fast.op(1).peer, kAnySource);
+  EXPECT_EQ(fast.op(5).tag, kAnyTag);
+  EXPECT_EQ(fast.op(6).size, 18446744073709551615ULL);
+  EXPECT_EQ(fast.op(6).dependency_count, 1U);
+  EXPECT_EQ(fast.op(7).dependency_count, 1U);
+  EXPECT_EQ(fast.irequires_dependents(1), std::vector<parjava::loggp::OpId>{2U});
+  // Schedules as the generators write them, at sizes where ranks hold many ops.
+  for (const char *name : {"dissemination", "allreduce_recursive_doubling", "binomial_tree_reduce",
+                           "linear_alltoall"}) {
+    parjava::loggp::PatternOptions options;
+    options.ranks = 16;
+    options.bytes = 1024;
+    const std::string generated =
+        parjava::loggp::goal_text(parjava::loggp::generate_pattern(name, options));
+    SCOPED_TRACE(name);
+    expect_same_schedule(parse_goal_text(generated), parse_goal_text(padded(generated)));
+  }
+}
+
+// Lines the fast path reads still count for the positions of later errors, and a label it
+// recorded is found by the general scanner (and the other way round).
+TEST(GoalReader, ErrorsAfterFastPathLinesNameTheirLine) {
+  EXPECT_EQ(error_of("num_ranks 2\nrank 0 {\nl1: send 8b to 1\nl2: recv 8b from 1\n"
+                     "l3: send 8b to 2\n}\nrank 1 {\n}\n"),
+            "x.goal:5:16: send to rank 2, but the schedule has ranks 0..1");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nl1: calc 1\nl2: calc 1\nl1: calc 2\n}\n"),
+            "x.goal:5:1: label 'l1' is already defined at line 3 of this rank (txt2bin would "
+            "silently keep the first one)");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nl1: calc 1\nl2: calc 1\nl2 requires l1\n"
+                     "l3 requires l2\n}\n"),
+            "x.goal:6:1: label 'l3' is not defined in this rank (a dependency line must come "
+            "after both of its labels)");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nl1: calc 1\nl1 requires l1\n}\n"),
+            "x.goal:4:1: 'l1' depends on itself, so it could never start");
+  EXPECT_EQ(error_of("num_ranks 1\nrank 0 {\nl1: calc 1\nl2: calc 1 // why\n}\n"),
+            "x.goal:4:12: expected 'cpu' or end of line (calc takes only a cpu clause), found "
+            "'/'");
+  const auto s = parse_goal_text("num_ranks 1\nrank 0 {\nname: calc 1\nl1: calc 2\n"
+                                 "l1 requires name\nname irequires l1\n}\n");
+  EXPECT_EQ(s.op(1).dependency_count, 1U);
+  EXPECT_EQ(s.op(0).dependency_count, 1U);
 }
 
 TEST(GoalReader, AcceptsTxt2binGrammar) {
@@ -242,6 +368,12 @@ TEST(GoalReader, ReleasedPagesOfAMappedFileReadTheSame) {
     file.release_before(file.data() + 2 * page);
     file.release_before(file.data() + page); // behind what was released: nothing to do
     file.release_before(file.data() + file.size());
+    EXPECT_EQ(std::string(file.data(), file.size()), text);
+    // Read-ahead requests past either end are clipped (advice only: the text is unchanged).
+    file.will_need(0, std::size_t{1} << 40U);
+    file.will_need(file.size() - 1, 4096);
+    file.will_need(file.size(), 4096);
+    file.will_need(page + 5, 2 * page);
     EXPECT_EQ(std::string(file.data(), file.size()), text);
   }
   std::remove(path.c_str());

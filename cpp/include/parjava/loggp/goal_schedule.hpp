@@ -14,6 +14,7 @@
 // (LogGOPSim's binary form needs 39 bytes per op plus its runtime copies, anchor §7).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -235,6 +236,7 @@ private:
                        std::uint8_t cpu, std::uint8_t nic);
   void add_edge(std::uint32_t dependent, std::uint32_t prerequisite, bool start);
   std::uint32_t shape_index(const OpShape &shape);
+  std::uint32_t lookup_shape(const OpShape &shape);
 
   GoalSchedule schedule_;
   std::uint32_t declared_ranks_;
@@ -249,6 +251,8 @@ private:
   // Open-addressing table from shape to index (a std::unordered_map node per shape would cost
   // more than the shape itself when sizes vary).
   std::vector<std::uint32_t> shape_slots_;
+  // The shape of the last op of each kind (indexed by OpKind's value; out of range: none).
+  std::array<std::uint32_t, 4> last_shape_{~0U, ~0U, ~0U, ~0U};
 };
 
 } // namespace parjava::loggp
