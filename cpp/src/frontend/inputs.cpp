@@ -440,6 +440,13 @@ std::optional<double> InputAnalysis::value_before(const InputSite &site) {
       return 0.0; // a global without an initialiser starts at zero
     }
   }
+  // A field's default member initializer (`int nSteps = 10;`), the value every object starts
+  // with unless a constructor says otherwise.
+  if (const auto *field = llvm::dyn_cast_or_null<clang::FieldDecl>(p_.variables[site.var].decl);
+      field != nullptr && field->hasInClassInitializer() &&
+      field->getInClassInitializer() != nullptr) {
+    return constant(field->getInClassInitializer(), field->getASTContext());
+  }
   return std::nullopt;
 }
 
@@ -562,6 +569,11 @@ void InputAnalysis::name_parameters() {
     }
     if (!site.options.empty()) {
       param->position = site.position;
+      // The option's default, when another read of the variable (an input file's keyed read)
+      // made the parameter first.
+      if (!param->program_default && (site.how == "option" || site.how == "argv")) {
+        param->program_default = site.given_default ? site.given_default : value_before(site);
+      }
     }
     if (!site.spelling.empty() && std::find(param->aliases.begin(), param->aliases.end(),
                                             site.spelling) == param->aliases.end()) {
