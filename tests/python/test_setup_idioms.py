@@ -91,25 +91,25 @@ def test_a_rank_that_never_communicates_can_be_interrupted(tmp_path: Path) -> No
         )
     )
     proc = subprocess.Popen(
-        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A runner that starts the suite as a background job without job control has SIGINT
+        # ignored, and a Python child that inherits that never raises KeyboardInterrupt (this
+        # test failed so in two clean-clone runs started with `( ... &)`): Ctrl-C at a terminal
+        # is what is tested here, as in test_tracer_faults.py.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "start"
     time.sleep(1.0)
-    # Ctrl-C again every 5 s, as a user would: at load 2-5 a first SIGINT was lost a few times
-    # in a hundred (CI and the replay11 helper's run, 2026-11-29; cause not found, the note of
-    # that day says so), while the engine kept running. Six in 30 s must stop it.
-    out = err = ""
-    for _ in range(6):
-        proc.send_signal(signal.SIGINT)
-        try:
-            out, err = proc.communicate(timeout=5)
-            break
-        except subprocess.TimeoutExpired:
-            continue
-    else:
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
         proc.kill()
-        pytest.fail("the interpretation ignored six Ctrl-C in 30 s")
+        pytest.fail("the interpretation ignored Ctrl-C for 60 s")
     assert proc.returncode == 3 and "interrupted" in out, err
 
 
