@@ -26,6 +26,20 @@
 
 namespace parjava::interp {
 
+// A free index of `store` from `free` (LIFO, so recently freed entries are still in cache), or
+// a new entry at its end: one place for the payload slots and the time buckets.
+template <typename Store>
+[[gnu::always_inline]] inline std::uint32_t take_slot(std::vector<std::uint32_t> &free,
+                                                      Store &store) {
+  if (!free.empty()) {
+    const std::uint32_t slot = free.back();
+    free.pop_back();
+    return slot;
+  }
+  store.emplace_back();
+  return static_cast<std::uint32_t>(store.size() - 1);
+}
+
 enum class EventKind : std::uint8_t {
   Resume,   // a logical thread continues (target = context, aux = its wait generation)
   Envelope, // a message's envelope reaches its receiver (target = message)
@@ -133,14 +147,7 @@ private:
   }
   [[gnu::always_inline]] Key pack(double time, std::uint64_t seq, EventKind kind,
                                   std::uint32_t target, std::uint32_t aux) {
-    std::uint32_t slot = 0;
-    if (!free_slots_.empty()) {
-      slot = free_slots_.back();
-      free_slots_.pop_back();
-    } else {
-      slot = static_cast<std::uint32_t>(payload_.size());
-      payload_.emplace_back();
-    }
+    const std::uint32_t slot = take_slot(free_slots_, payload_);
     payload_[slot] = {target, aux};
     const std::uint64_t low =
         (seq << (kSlotBits + 2U)) | (static_cast<std::uint64_t>(kind) << kSlotBits) | slot;
@@ -286,14 +293,7 @@ private:
       }
       i = (i + 1) & mask_;
     }
-    std::uint32_t b = 0;
-    if (!free_buckets_.empty()) {
-      b = free_buckets_.back();
-      free_buckets_.pop_back();
-    } else {
-      b = static_cast<std::uint32_t>(buckets_.size());
-      buckets_.emplace_back();
-    }
+    const std::uint32_t b = take_slot(free_buckets_, buckets_);
     buckets_[b].time = time;
     buckets_[b].head = 0;
     table_[i] = {key, b};
