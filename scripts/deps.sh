@@ -14,6 +14,7 @@ APT_PACKAGES=(
   libdw-dev                           # call-site resolution (return address -> file:line)
   nlohmann-json3-dev                  # JSON (machine descriptions)
   chromium                            # headless rendering test of `parjava report`
+  valgrind                            # instruction counts: the probes' cost, load-independent
 )
 # nbclient, nbformat, ipykernel, jinja2: the notebooks (the `notebooks` extra of pyproject.toml);
 # mkdocs: the documentation site, built strictly by tests/python/test_docs.py (`docs` extra).

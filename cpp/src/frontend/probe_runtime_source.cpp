@@ -45,6 +45,8 @@ __thread pj_u64 pj_counter_events;
 __thread pj_u64 pj_skips;
 __thread pj_u64 pj_counter_skips;
 __thread pj_mark_state pj_marked;
+__thread pj_open *pj_opens;
+__thread unsigned pj_nopen, pj_capopen;
 __thread double pj_size = 1.0;
 long long pj_live;
 __thread long long pj_live_pending;
@@ -76,6 +78,20 @@ pj_slot *pj_thread_slots(void) {
                                       __ATOMIC_ACQUIRE)) {
   }
   return pj_slots;
+}
+
+/* The stack of timed executions in progress grows by doubling; its depth is the nesting of
+   timed probes, which recursion can make deep. */
+pj_open *pj_open_grow(void) {
+  unsigned cap = pj_capopen == 0 ? 64 : 2 * pj_capopen;
+  pj_open *opens = (pj_open *)realloc(pj_opens, cap * sizeof(pj_open));
+  if (opens == 0) {
+    fprintf(stderr, "parjava estimation: out of memory for the timed probes' stack\n");
+    abort();
+  }
+  pj_opens = opens;
+  pj_capopen = cap;
+  return opens;
 }
 
 /* After a counted execution: past the first PJ_COUNT_DENSE, once the slot's statistics are
@@ -516,18 +532,18 @@ static void pj_calibrate(void) {
   int i;
   pj_u64 t0, w0;
   for (i = 0; i < N; ++i) { /* what an empty timed interval reports */
-    pj_u64 e = pj_events, c = pj_counter_events, k = pj_skips, g = pj_counter_skips, t;
+    pj_u64 t;
     pj_lefts[PJ_CALIBRATION_SELF] = 0;
     t = pj_begin(PJ_CALIBRATION_SELF);
-    pj_end(PJ_CALIBRATION_SELF, t, e, c, k, g);
+    pj_end(PJ_CALIBRATION_SELF, t);
   }
   w0 = pj_wait_ns();
   t0 = pj_now();
   for (i = 0; i < N; ++i) { /* what a timed probe costs an enclosing interval */
-    pj_u64 e = pj_events, c = pj_counter_events, k = pj_skips, g = pj_counter_skips, t;
+    pj_u64 t;
     pj_lefts[PJ_CALIBRATION_SCRATCH] = 0;
     t = pj_begin(PJ_CALIBRATION_SCRATCH);
-    pj_end(PJ_CALIBRATION_SCRATCH, t, e, c, k, g);
+    pj_end(PJ_CALIBRATION_SCRATCH, t);
   }
   (void)pj_sample(PJ_CALIBRATION_PAIR, pj_ticks_since(t0, w0) / N, 0, 0);
   /* What an untimed execution and the counters cost it: in context (pj_calibrate_counters). */
