@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._count_divergence import CountWalk
+
 # A run is slowed by neighbours when its ranks got less than this share of a CPU, when other
 # processes used more than this share of the machine, or when the hypervisor stole this much.
 _CPU_SHARE = 0.85
@@ -280,8 +282,14 @@ def _cause(
     parents: Mapping[int, int],
     measured: Mapping[str, Any],
     predicted: Mapping[str, Any] | None,
+    walk: CountWalk | None = None,
 ) -> str:
     nodes = {n["id"]: n for n in model.nodes()}
+    parting = ""
+    if walk is not None:
+        found = walk.parting(node)
+        if found is not None:
+            parting = "; " + walk.describe(found, model._doc.get("files", []))
     if predicted is None or predicted["freq"] == 0:
         runs = measured["executions"]
         guard = _guarded_by_opaque(nodes, parents, node)
@@ -293,6 +301,7 @@ def _cause(
                 if guard
                 else " (a loop bound or branch the model computes differently from the run)"
             )
+            + parting
         )
     m_runs = measured["executions"]
     p_runs = float(predicted["freq"])
@@ -302,6 +311,7 @@ def _cause(
             f"{'opaque' if guard else 'reduced away'}: runs {p_runs:.0f} times in the model, "
             f"{m_runs:.0f} times in the run"
             + (f" (it depends on opaque node {guard})" if guard else "")
+            + parting
         )
     n = nodes[node]
     per_model = float(predicted["time"]) / p_runs if p_runs else 0.0
@@ -451,6 +461,13 @@ def self_check(
     rows = {r["id"]: r for r in pred.nodes(np)}
     parents = _ancestors(model)
     info = {n["id"]: n for n in model.nodes()}
+    walk = CountWalk(
+        model._doc,
+        {int(n["node"]): float(n["executions"]) for n in summary.get("nodes", [])},
+        {int(k): float(r.get("freq", 0.0)) for k, r in rows.items()},
+        parents,
+        summary.get("counters", []),
+    )
     fragments = []
     for group in _instantiations(summary.get("nodes", []), info):
         n = group[0]
@@ -472,7 +489,7 @@ def self_check(
                 "line": int(src.get("line", 0)),
                 "measured": n["seconds"] / np,
                 "predicted": (row["time"] if row else 0.0) / np,
-                "cause": _cause(model, node, parents, n, row),
+                "cause": _cause(model, node, parents, n, row, walk),
             }
         )
     fragments.sort(key=lambda f: abs(f["measured"] - f["predicted"]), reverse=True)

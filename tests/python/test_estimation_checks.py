@@ -141,6 +141,9 @@ def test_the_self_check_passes_on_its_own_runs_and_fires_on_a_lost_loop_bound(
     assert failed.fragments
     top = failed.fragments[0]
     assert "reduced away" in top["cause"] and "runs 2 times in the model, 100 times" in top["cause"]
+    # And where the counts part: the loop, entered once in both, whose trips differ.
+    assert "counts part at 'for it < iterations' (jacobi2d.c:" in top["cause"], top["cause"]
+    assert "condition '(it < 2)': 2 times in the model against 100 in the run" in top["cause"]
     assert f"node {top['node']}" in failed.message
     # The JSON carries the failed check; `parjava predict --fail-on self-check` refuses it.
     doc["self_check"] = failed.to_json()

@@ -302,18 +302,46 @@ std::vector<FunctionId> CallClassifier::indirect_targets(const clang::CallExpr *
   constexpr std::size_t kMaxTargets = 16;
   const clang::Expr *callee = call->getCallee();
   const std::string key = function_type_key(callee->getType());
-  const auto it = dispatch_.functions.find(key);
-  if (key.empty() || it == dispatch_.functions.end() || dispatch_.external.contains(key) ||
-      it->second.size() > kMaxTargets || callee->HasSideEffects(context)) {
+  const std::optional<FunctionShape> shape = function_shape(callee->getType());
+  if (key.empty() || callee->HasSideEffects(context)) {
     return {};
   }
-  for (const FunctionId f : it->second) {
+  // The functions of the call's own type, then those of types it reaches through `void *`
+  // (callable_through); a library function among them is code the model cannot follow.
+  std::vector<FunctionId> targets;
+  const auto add = [&](const std::string &type) {
+    if (dispatch_.external.contains(type)) {
+      return false;
+    }
+    if (const auto it = dispatch_.functions.find(type); it != dispatch_.functions.end()) {
+      for (const FunctionId f : it->second) {
+        if (std::find(targets.begin(), targets.end(), f) == targets.end()) {
+          targets.push_back(f);
+        }
+      }
+    }
+    return true;
+  };
+  if (!add(key)) {
+    return {};
+  }
+  if (shape.has_value()) {
+    for (const auto &[type, held] : dispatch_.shapes) {
+      if (type != key && callable_through(*shape, held) && !add(type)) {
+        return {};
+      }
+    }
+  }
+  if (targets.empty() || targets.size() > kMaxTargets) {
+    return {};
+  }
+  for (const FunctionId f : targets) {
     if (in_place_.contains(f) ||
         !dispatch_spelling(program_, f, context, call->getBeginLoc()).has_value()) {
       return {};
     }
   }
-  return it->second;
+  return targets;
 }
 
 // A virtual method called through a pointer or reference whose dynamic type the compiler

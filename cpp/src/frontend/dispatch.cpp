@@ -59,6 +59,54 @@ std::string function_type_key(clang::QualType type) {
   return type.getAsString();
 }
 
+std::optional<FunctionShape> function_shape(clang::QualType type) {
+  if (type.isNull()) {
+    return std::nullopt;
+  }
+  type = type.getCanonicalType();
+  if (type->isPointerType()) {
+    type = type->getPointeeType().getCanonicalType();
+  }
+  const auto *proto = type->getAs<clang::FunctionProtoType>();
+  if (proto == nullptr) {
+    return std::nullopt;
+  }
+  const auto object_pointer = [](clang::QualType t) {
+    t = t.getCanonicalType();
+    return t->isPointerType() && !t->getPointeeType()->isFunctionType();
+  };
+  FunctionShape shape;
+  shape.result = proto->getReturnType().getCanonicalType().getAsString();
+  shape.object_pointer.push_back(object_pointer(proto->getReturnType()));
+  for (const clang::QualType param : proto->getParamTypes()) {
+    shape.params.push_back(param.getCanonicalType().getUnqualifiedType().getAsString());
+    shape.object_pointer.push_back(object_pointer(param));
+  }
+  shape.variadic = proto->isVariadic();
+  return shape;
+}
+
+bool callable_through(const FunctionShape &call, const FunctionShape &held) {
+  if (call.variadic != held.variadic || call.params.size() != held.params.size()) {
+    return false;
+  }
+  const auto fits = [](const std::string &want, bool want_pointer, const std::string &have,
+                       bool have_pointer) {
+    return want == have ||
+           (want_pointer && have_pointer && (want == "void *" || want == "const void *"));
+  };
+  if (!fits(call.result, call.object_pointer[0], held.result, held.object_pointer[0])) {
+    return false;
+  }
+  for (std::size_t i = 0; i < call.params.size(); ++i) {
+    if (!fits(call.params[i], call.object_pointer[i + 1], held.params[i],
+              held.object_pointer[i + 1])) {
+      return false;
+    }
+  }
+  return true;
+}
+
 DispatchTable find_dispatch_table(const Program &program, const CallClassifier &calls) {
   DispatchTable table;
   std::set<clang::ASTContext *> units;
@@ -73,6 +121,11 @@ DispatchTable find_dispatch_table(const Program &program, const CallClassifier &
       const std::string key = function_type_key(fn->getType());
       if (key.empty()) {
         continue;
+      }
+      if (!table.shapes.contains(key)) {
+        if (auto shape = function_shape(fn->getType())) {
+          table.shapes.emplace(key, std::move(*shape));
+        }
       }
       const FunctionId id = calls.defined_function(fn);
       if (id == kNoFunction) {

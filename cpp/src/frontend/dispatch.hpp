@@ -21,6 +21,15 @@ namespace parjava::frontend {
 
 class CallClassifier;
 
+// A function type as comparable text across translation units: the return type and each
+// parameter's canonical type, and which of them point to objects (not to functions).
+struct FunctionShape {
+  std::string result;
+  std::vector<std::string> params;
+  std::vector<bool> object_pointer; // result first, then each parameter
+  bool variadic = false;
+};
+
 // The functions a pointer of each function type may hold, keyed by the canonical type as
 // printed (`int (struct SimFlatSt *)`, equal across translation units).
 struct DispatchTable {
@@ -28,7 +37,18 @@ struct DispatchTable {
   // Types for which the program also takes the address of a function it does not define (a
   // library function): a pointer of that type may reach code the model cannot follow.
   std::map<std::string, std::string> external; // type -> the first such function's name
+  std::map<std::string, FunctionShape> shapes; // every key above -> its shape
 };
+
+// The shape of a function type or of a function pointer's pointee (nullopt: neither, or a
+// function without a prototype).
+std::optional<FunctionShape> function_shape(clang::QualType type);
+
+// Whether a pointer of shape `call` may hold a function of shape `held`: the same type, or one
+// whose object pointers the call's type spells `void *` (C callback tables: hypre's Krylov
+// solvers call `int (*)(void *, void *, void *, void *)`, which the program set from
+// `(HYPRE_PtrToSolverFcn) HYPRE_BoomerAMGSolve`, a function of four typed pointers).
+bool callable_through(const FunctionShape &call, const FunctionShape &held);
 
 // Collects every function whose address the program takes (not as the callee of a direct
 // call), in function bodies and in initialisers of globals (`{"lj", ljForce}` tables).

@@ -415,8 +415,9 @@ std::vector<NodeTotal> node_totals(const EstimationPlan &plan, const Measurement
   }
   const double runs = static_cast<double>(m.runs.size());
   for (const Probe &p : plan.probes) {
-    if (p.kind != ProbeKind::Block && p.kind != ProbeKind::Fragment &&
-        p.kind != ProbeKind::Function) {
+    const bool timed = p.kind == ProbeKind::Block || p.kind == ProbeKind::Fragment ||
+                       p.kind == ProbeKind::Function;
+    if (!timed && p.kind != ProbeKind::Trips && p.kind != ProbeKind::Branch) {
       continue;
     }
     NodeTotal t;
@@ -424,9 +425,18 @@ std::vector<NodeTotal> node_totals(const EstimationPlan &plan, const Measurement
     t.kind = p.kind;
     for (const auto &run : m.runs) {
       for (const RankRun &rank : run) {
-        if (p.slot < rank.slots.size() && rank.slots[p.slot].count > 0) {
-          t.seconds += total_seconds(rank.slots[p.slot], m) / runs;
-          t.executions += static_cast<double>(executions_of(rank.slots[p.slot])) / runs;
+        if (p.slot >= rank.slots.size() || rank.slots[p.slot].count == 0) {
+          continue;
+        }
+        const SlotMeasurement &s = rank.slots[p.slot];
+        t.executions += static_cast<double>(executions_of(s)) / runs;
+        if (timed) {
+          t.seconds += total_seconds(s, m) / runs;
+        } else if (p.kind == ProbeKind::Trips) {
+          t.outcomes += total_of(s) / runs;
+        } else {
+          // Every true outcome is counted (probe_runtime.cpp: pj_branch).
+          t.outcomes += static_cast<double>(s.sum) / runs;
         }
       }
     }

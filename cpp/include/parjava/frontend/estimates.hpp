@@ -110,11 +110,15 @@ double total_seconds(const SlotMeasurement &s, const Measurements &m);
 
 // What one timed node took in an estimation run: seconds summed over the ranks, executions
 // over the ranks, averaged over the runs (for the self-check's per-fragment comparison).
+// Per node, summed over ranks and averaged over runs: a timed probe's seconds and executions,
+// a loop's entries and iterations (Trips), a branch's evaluations and true outcomes (Branch).
+// The self-check compares the counts with the model's (python/parjava/_count_divergence.py).
 struct NodeTotal {
   model::NodeId node = 0;
   ProbeKind kind = ProbeKind::Block;
   double seconds = 0.0;
   double executions = 0.0;
+  double outcomes = 0.0; // Trips: iterations; Branch: true outcomes
 };
 std::vector<NodeTotal> node_totals(const EstimationPlan &plan, const Measurements &m);
 
