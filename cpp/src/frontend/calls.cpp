@@ -306,10 +306,18 @@ std::vector<FunctionId> CallClassifier::indirect_targets(const clang::CallExpr *
   if (key.empty() || callee->HasSideEffects(context)) {
     return {};
   }
-  // The functions of the call's own type, then those of types it reaches through `void *`
-  // (callable_through); a library function among them is code the model cannot follow.
-  std::vector<FunctionId> targets;
-  const auto add = [&](const std::string &type) {
+  // Every function the pointer may hold, each nameable here; a library function among them is
+  // code the model cannot follow.
+  const auto usable = [&](const std::vector<FunctionId> &targets) {
+    if (targets.empty() || targets.size() > kMaxTargets) {
+      return false;
+    }
+    return std::ranges::all_of(targets, [&](FunctionId f) {
+      return !in_place_.contains(f) &&
+             dispatch_spelling(program_, f, context, call->getBeginLoc()).has_value();
+    });
+  };
+  const auto add = [&](const std::string &type, std::vector<FunctionId> &targets) {
     if (dispatch_.external.contains(type)) {
       return false;
     }
@@ -322,26 +330,27 @@ std::vector<FunctionId> CallClassifier::indirect_targets(const clang::CallExpr *
     }
     return true;
   };
-  if (!add(key)) {
+  std::vector<FunctionId> exact;
+  if (!add(key, exact)) {
     return {};
   }
-  if (shape.has_value()) {
+  // Then the functions of the types the call reaches through `void *` (callable_through). When
+  // they make the dispatch impossible (too many, one not nameable here, a library function), the
+  // call keeps the dispatch among its own type's functions, as before there were any.
+  std::vector<FunctionId> loose = exact;
+  bool loose_ok = shape.has_value();
+  if (loose_ok) {
     for (const auto &[type, held] : dispatch_.shapes) {
-      if (type != key && callable_through(*shape, held) && !add(type)) {
-        return {};
+      if (type != key && callable_through(*shape, held) && !add(type, loose)) {
+        loose_ok = false;
+        break;
       }
     }
   }
-  if (targets.empty() || targets.size() > kMaxTargets) {
-    return {};
+  if (loose_ok && usable(loose)) {
+    return loose;
   }
-  for (const FunctionId f : targets) {
-    if (in_place_.contains(f) ||
-        !dispatch_spelling(program_, f, context, call->getBeginLoc()).has_value()) {
-      return {};
-    }
-  }
-  return targets;
+  return usable(exact) ? exact : std::vector<FunctionId>{};
 }
 
 // A virtual method called through a pointer or reference whose dynamic type the compiler
