@@ -136,9 +136,11 @@ def test_keyed_reads_of_an_input_file_s_blocks_stay_program_inputs(tmp_path: Pat
     params = json.loads(model.to_json())["parameters"]
     assert params["nSteps"]["options"] == ["-N"] and params["nx"]["options"] == ["-x"], params
     assert not [d for d in model.diagnostics if "written through a pointer" in d.message]
-    # The defaults are the fields' own initializers (`int nSteps = 10;`): an option left out
-    # takes the program's value, without a warning that the default is unknown.
+    # The defaults are the fields' own initializers (`int nSteps = 10;`) or the constructor's
+    # (`SimulationParameters() : sweeps(2)`): an option left out takes the program's value,
+    # without a warning that the default is unknown.
     assert (params["nSteps"]["default"], params["nx"]["default"]) == (10, 100000), params
+    assert params["sweeps"]["options"] == ["-s"] and params["sweeps"]["default"] == 2, params
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert model.arguments(["./block_keys", "-N", "40"])["nx"] == 100000

@@ -132,6 +132,7 @@ private:
   std::optional<double> value_before(const InputSite &site);
 
   static std::optional<double> constant(const clang::Expr *e, const clang::ASTContext &ctx);
+  static std::optional<double> constructor_default(const clang::FieldDecl *field);
 
   // The one call of function `g` in the program (caller, ufc node), if there is exactly one.
   std::optional<std::pair<FunctionId, StructIndex>> only_call_of(FunctionId g) const;

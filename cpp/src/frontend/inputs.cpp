@@ -442,12 +442,44 @@ std::optional<double> InputAnalysis::value_before(const InputSite &site) {
   }
   // A field's default member initializer (`int nSteps = 10;`), the value every object starts
   // with unless a constructor says otherwise.
-  if (const auto *field = llvm::dyn_cast_or_null<clang::FieldDecl>(p_.variables[site.var].decl);
-      field != nullptr && field->hasInClassInitializer() &&
-      field->getInClassInitializer() != nullptr) {
+  const auto *field = llvm::dyn_cast_or_null<clang::FieldDecl>(p_.variables[site.var].decl);
+  if (field == nullptr) {
+    return std::nullopt;
+  }
+  if (field->hasInClassInitializer() && field->getInClassInitializer() != nullptr) {
     return constant(field->getInClassInitializer(), field->getASTContext());
   }
-  return std::nullopt;
+  return constructor_default(field);
+}
+
+// The value the record's constructors give a field in their member initializer lists
+// (Quicksilver's `Parameters() : nBatches(10), balanceTallyReplications(1), ...`), when every
+// constructor that names it gives the same constant; each option left out of a command line
+// otherwise warned that its default was not known (eleven per call of `arguments()`).
+std::optional<double> InputAnalysis::constructor_default(const clang::FieldDecl *field) {
+  const auto *record = llvm::dyn_cast<clang::CXXRecordDecl>(field->getParent());
+  if (record == nullptr || !record->hasDefinition()) {
+    return std::nullopt;
+  }
+  std::optional<double> value;
+  for (const clang::CXXConstructorDecl *ctor : record->getDefinition()->ctors()) {
+    const clang::FunctionDecl *def = nullptr;
+    if (ctor->isCopyOrMoveConstructor() || !ctor->hasBody(def)) {
+      continue;
+    }
+    for (const clang::CXXCtorInitializer *init :
+         llvm::cast<clang::CXXConstructorDecl>(def)->inits()) {
+      if (init->getMember() != field || !init->isWritten()) {
+        continue;
+      }
+      const auto given = constant(init->getInit(), field->getASTContext());
+      if (!given || (value && *value != *given)) {
+        return std::nullopt;
+      }
+      value = given;
+    }
+  }
+  return value;
 }
 
 std::optional<double> InputAnalysis::constant(const clang::Expr *e, const clang::ASTContext &ctx) {

@@ -14,9 +14,13 @@
 #include <string>
 #include <vector>
 
+// Defaults in a constructor's member initializer list too, as Quicksilver's Parameters has them
+// (`nBatches(10), balanceTallyReplications(1), ...`).
 struct SimulationParameters {
+  SimulationParameters() : sweeps(2) {}
   int nSteps = 10;
   int nx = 100000;
+  int sweeps;
   std::string inputFile;
 };
 
@@ -78,6 +82,8 @@ int main(int argc, char **argv) {
       sp.nSteps = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "-x") == 0 && i + 1 < argc) {
       sp.nx = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "-s") == 0 && i + 1 < argc) {
+      sp.sweeps = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "-i") == 0 && i + 1 < argc) {
       sp.inputFile = argv[++i];
     }
@@ -89,7 +95,9 @@ int main(int argc, char **argv) {
   double s = 0.0;
   const double t0 = MPI_Wtime();
   for (int step = 0; step < sp.nSteps; ++step) {
-    s += relax(u.data(), sp.nx);
+    for (int sweep = 0; sweep < sp.sweeps; ++sweep) {
+      s += relax(u.data(), sp.nx);
+    }
   }
   double total = 0.0;
   MPI_Allreduce(&s, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
