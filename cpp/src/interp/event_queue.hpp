@@ -40,6 +40,57 @@ template <typename Store>
   return static_cast<std::uint32_t>(store.size() - 1);
 }
 
+// The 4-ary heap moves both layouts use (the small layout's heap of keys, the bucketed layout's
+// heap of distinct times). `less` is a strict order under which no two entries are equal.
+// Sift-up: `e`, appended at h[n - 1], rises to its place.
+template <typename T, typename Less>
+[[gnu::always_inline]] inline void sift_up_4(T *h, std::size_t n, T e, Less less) {
+  std::size_t i = n - 1;
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / 4;
+    if (!less(e, h[parent])) {
+      break;
+    }
+    h[i] = h[parent];
+    i = parent;
+  }
+  h[i] = e;
+}
+
+// Sift-down: `e` (the former last entry, the root just taken) descends from the root of h[0, n)
+// to its place. A node with four children picks the least in a tournament whose winners are
+// indices computed from the comparisons' 0 or 1: written as three `? :`, GCC made one of them a
+// branch over the 128-bit keys, mispredicted about a third of the time (callgrind's branch
+// simulation of the engine in the 1 M-event benchmark replay: 4.99 M mispredicted branches
+// before, 4.03 M after).
+template <typename T, typename Less>
+[[gnu::always_inline]] inline void sift_down_4(T *h, std::size_t n, T e, Less less) {
+  std::size_t i = 0;
+  while (true) {
+    const std::size_t first = (4 * i) + 1;
+    if (first >= n) {
+      break;
+    }
+    std::size_t best = first;
+    if (first + 4 <= n) {
+      const std::size_t a = first + static_cast<std::size_t>(less(h[first + 1], h[first]));
+      const std::size_t b = first + 2 + static_cast<std::size_t>(less(h[first + 3], h[first + 2]));
+      const std::size_t b_wins = std::size_t{0} - static_cast<std::size_t>(less(h[b], h[a]));
+      best = a ^ ((a ^ b) & b_wins);
+    } else {
+      for (std::size_t c = first + 1; c < n; ++c) {
+        best = less(h[c], h[best]) ? c : best;
+      }
+    }
+    if (!less(h[best], e)) {
+      break;
+    }
+    h[i] = h[best];
+    i = best;
+  }
+  h[i] = e;
+}
+
 enum class EventKind : std::uint8_t {
   Resume,   // a logical thread continues (target = context, aux = its wait generation)
   Envelope, // a message's envelope reaches its receiver (target = message)
@@ -169,50 +220,15 @@ private:
 
   void small_push(Key e) {
     small_.push_back(e);
-    Key *h = small_.data();
-    std::size_t i = small_.size() - 1;
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / 4;
-      if (!(e < h[parent])) {
-        break;
-      }
-      h[i] = h[parent];
-      i = parent;
-    }
-    h[i] = e;
+    sift_up_4(small_.data(), small_.size(), e, [](Key x, Key y) { return x < y; });
   }
 
   Event small_pop() {
     const Key out = small_[0];
     const Key e = small_.back();
     small_.pop_back();
-    const std::size_t n = small_.size();
-    Key *h = small_.data();
-    if (n != 0) {
-      std::size_t i = 0;
-      while (true) {
-        const std::size_t first = 4 * i + 1;
-        if (first >= n) {
-          break;
-        }
-        std::size_t best = first;
-        if (first + 4 <= n) {
-          // The usual case, all four children: a tournament, selects rather than branches.
-          const std::size_t a = h[first + 1] < h[first] ? first + 1 : first;
-          const std::size_t b = h[first + 3] < h[first + 2] ? first + 3 : first + 2;
-          best = h[b] < h[a] ? b : a;
-        } else {
-          for (std::size_t c = first + 1; c < n; ++c) {
-            best = h[c] < h[best] ? c : best;
-          }
-        }
-        if (!(h[best] < e)) {
-          break;
-        }
-        h[i] = h[best];
-        i = best;
-      }
-      h[i] = e;
+    if (!small_.empty()) {
+      sift_down_4(small_.data(), small_.size(), e, [](Key x, Key y) { return x < y; });
     }
     return take(out);
   }
@@ -353,47 +369,21 @@ private:
     }
   }
 
+  struct Earlier {
+    bool operator()(const HeapEntry &x, const HeapEntry &y) const { return x.time < y.time; }
+  };
+
   void push_heap(HeapEntry e) {
     heap_.push_back(e);
-    std::size_t i = heap_.size() - 1;
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / 4;
-      if (!(e.time < heap_[parent].time)) {
-        break;
-      }
-      heap_[i] = heap_[parent];
-      i = parent;
-    }
-    heap_[i] = e;
+    sift_up_4(heap_.data(), heap_.size(), e, Earlier{});
   }
 
   void pop_heap() {
     const HeapEntry e = heap_.back();
     heap_.pop_back();
-    const std::size_t n = heap_.size();
-    if (n == 0) {
-      return;
+    if (!heap_.empty()) {
+      sift_down_4(heap_.data(), heap_.size(), e, Earlier{});
     }
-    std::size_t i = 0;
-    while (true) {
-      const std::size_t first = 4 * i + 1;
-      if (first >= n) {
-        break;
-      }
-      std::size_t best = first;
-      const std::size_t last = std::min(first + 4, n);
-      for (std::size_t c = first + 1; c < last; ++c) {
-        if (heap_[c].time < heap_[best].time) {
-          best = c;
-        }
-      }
-      if (!(heap_[best].time < e.time)) {
-        break;
-      }
-      heap_[i] = heap_[best];
-      i = best;
-    }
-    heap_[i] = e;
   }
 
   static constexpr std::uint32_t kEmpty = 0xffffffffU;
