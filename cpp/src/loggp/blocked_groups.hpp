@@ -89,6 +89,10 @@ public:
   explicit BlockedGroups(std::uint32_t hosts) : host_head_(hosts, kNone) {}
 
   BlockedGroup &operator[](std::uint32_t id) noexcept { return groups_[id]; }
+  const BlockedGroup &operator[](std::uint32_t id) const noexcept { return groups_[id]; }
+
+  // The head of the host's list of groups, which find() reads first.
+  void prefetch_host(std::uint32_t host) const noexcept { __builtin_prefetch(&host_head_[host]); }
 
   [[nodiscard]] std::uint32_t find(std::uint32_t host, std::uint32_t signature,
                                    SimTime time) const noexcept {
@@ -108,6 +112,9 @@ public:
     } else {
       id = free_.back();
       free_.pop_back();
+      if (!free_.empty()) { // the next create's record, freed long ago when groups pile up
+        __builtin_prefetch(&groups_[free_.back()], 1);
+      }
     }
     BlockedGroup &g = groups_[id];
     g.time = time;

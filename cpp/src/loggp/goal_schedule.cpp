@@ -166,27 +166,14 @@ void GoalScheduleBuilder::begin_rank(std::uint32_t rank) {
   rank_edges_.clear();
 }
 
-std::uint32_t GoalScheduleBuilder::rank_size() const noexcept {
-  if (!in_rank_) {
-    return 0;
-  }
-  return static_cast<std::uint32_t>(schedule_.ops_.size() - schedule_.rank_begin_.back());
+void GoalScheduleBuilder::op_outside_rank_error() { op_outside_rank(); }
+void GoalScheduleBuilder::too_many_ops_error() { too_many_ops(); }
+void GoalScheduleBuilder::peer_error(bool send, std::uint32_t peer) const {
+  peer_out_of_range(send, current_rank_, peer, declared_ranks_);
 }
 
 void GoalScheduleBuilder::set_rank_block_offset(std::uint64_t offset) {
   schedule_.rank_block_offsets_.push_back(offset);
-}
-
-std::uint32_t GoalScheduleBuilder::shape_index(const OpShape &shape) {
-  std::vector<OpShape> &shapes = schedule_.shapes_;
-  // Consecutive ops of a kind mostly share their shape (every send of a dissemination, of a
-  // tree): one compare instead of the hash and probe, which were a third of reading a GOAL text.
-  std::uint32_t &last = last_shape_[static_cast<std::size_t>(shape.kind) & 3U];
-  if (last < shapes.size() && shapes[last] == shape) {
-    return last;
-  }
-  last = lookup_shape(shape);
-  return last;
 }
 
 std::uint32_t GoalScheduleBuilder::lookup_shape(const OpShape &shape) {
@@ -219,49 +206,6 @@ std::uint32_t GoalScheduleBuilder::lookup_shape(const OpShape &shape) {
   return index;
 }
 
-std::uint32_t GoalScheduleBuilder::add_op(OpKind kind, std::uint64_t size, std::uint32_t peer,
-                                          std::uint32_t tag, std::uint8_t cpu, std::uint8_t nic) {
-  if (!in_rank_) [[unlikely]] {
-    op_outside_rank();
-  }
-  if (schedule_.ops_.size() >= kMaxOps) [[unlikely]] {
-    too_many_ops();
-  }
-  OpShape shape;
-  shape.kind = kind;
-  shape.size = size;
-  shape.tag = tag;
-  shape.cpu = cpu;
-  shape.nic = nic;
-  OpRecord op;
-  op.peer = peer;
-  op.shape = shape_index(shape);
-  max_cpu_ = std::max(max_cpu_, cpu);
-  max_nic_ = std::max(max_nic_, nic);
-  schedule_.ops_.push_back(op);
-  return rank_size() - 1U;
-}
-
-std::uint32_t GoalScheduleBuilder::add_send(std::uint64_t size, std::uint32_t dest,
-                                            std::uint32_t tag, std::uint8_t cpu, std::uint8_t nic) {
-  if (dest >= declared_ranks_) [[unlikely]] {
-    peer_out_of_range(true, current_rank_, dest, declared_ranks_);
-  }
-  return add_op(OpKind::Send, size, dest, tag, cpu, nic);
-}
-
-std::uint32_t GoalScheduleBuilder::add_recv(std::uint64_t size, std::uint32_t src,
-                                            std::uint32_t tag, std::uint8_t cpu, std::uint8_t nic) {
-  if (src != kAnySource && src >= declared_ranks_) [[unlikely]] {
-    peer_out_of_range(false, current_rank_, src, declared_ranks_);
-  }
-  return add_op(OpKind::Recv, size, src, tag, cpu, nic);
-}
-
-std::uint32_t GoalScheduleBuilder::add_calc(std::uint64_t duration, std::uint8_t cpu) {
-  return add_op(OpKind::Calc, duration, 0, 0, cpu, 0);
-}
-
 void GoalScheduleBuilder::add_edge(std::uint32_t dependent, std::uint32_t prerequisite,
                                    bool start) {
   const std::uint32_t n = rank_size();
@@ -291,6 +235,10 @@ void GoalScheduleBuilder::end_rank() {
   // written to the CSR array.
   const OpId base = schedule_.rank_begin_.back();
   const std::uint32_t n = rank_size();
+  if (rank_edges_.size() <= 1U) {
+    end_rank_with_one_edge_at_most(base, n);
+    return;
+  }
   counts_.assign(2U * static_cast<std::size_t>(n) + 1U, 0U);
   incoming_.assign(n, 0U);
   for (const Edge &e : rank_edges_) {
@@ -349,6 +297,46 @@ void GoalScheduleBuilder::end_rank() {
     op.links = OpRecord::pack(dependencies, at, run, iat, packed_split);
   }
   schedule_.num_edges_ += rank_edges_.size();
+  in_rank_ = false;
+}
+
+// What the counting sort above gives for a rank with no edge or a single one (most ranks of a
+// tree or a ring: a recv and the send that requires it), without its per-rank set-up, which
+// was about 280 instructions for such a rank, a seventh of reading its GOAL text (issue 18).
+void GoalScheduleBuilder::end_rank_with_one_edge_at_most(OpId base, std::uint32_t n) {
+  const auto edges = static_cast<std::uint32_t>(schedule_.dependents_.size());
+  for (std::uint32_t i = 0; i < n; ++i) {
+    OpRecord &op = schedule_.ops_[base + i];
+    op.edges = edges;
+    op.links = 0; // OpRecord::pack(0, 0, 0, 0, 0)
+  }
+  if (rank_edges_.empty()) {
+    in_rank_ = false;
+    return;
+  }
+  const Edge e = rank_edges_.front();
+  OpRecord &prerequisite = schedule_.ops_[base + e.prerequisite];
+  const std::uint32_t ahead = e.dependent > e.prerequisite ? e.dependent - e.prerequisite : 0U;
+  std::uint32_t at = 0;
+  std::uint32_t iat = 0;
+  std::uint32_t split = 0;
+  if (!e.start && ahead != 0 && ahead <= OpRecord::kMaxRequiresAt) {
+    at = ahead;
+  } else if (e.start && ahead != 0 && ahead <= OpRecord::kMaxIrequiresAt) {
+    iat = ahead;
+  } else {
+    schedule_.dependents_.push_back(base + e.dependent);
+    split = e.start ? 0U : 1U;
+  }
+  prerequisite.links = OpRecord::pack(0, at, at != 0 ? 1U : 0U, iat, split);
+  // The ops after the prerequisite start their explicit dependents after its one entry.
+  for (std::uint32_t i = e.prerequisite + 1U; i < n; ++i) {
+    schedule_.ops_[base + i].edges = static_cast<std::uint32_t>(schedule_.dependents_.size());
+  }
+  OpRecord &dependent = schedule_.ops_[base + e.dependent];
+  dependent.links |= OpRecord::pack(1, 0, 0, 0, 0);
+  schedule_.max_dependencies_ = std::max(schedule_.max_dependencies_, 1U);
+  schedule_.num_edges_ += 1U;
   in_rank_ = false;
 }
 

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "parjava/error.hpp"
 #include "parjava/loggp/goal_patterns.hpp"
 #include "parjava/loggp/goal_reader.hpp"
+#include "parjava/loggp/goal_schedule.hpp"
 #include "parjava/loggp/goal_writer.hpp"
 
 namespace {
@@ -131,6 +134,75 @@ TEST(GoalReader, FastPathBuildsWhatTheGeneralScannerBuilds) {
     SCOPED_TRACE(name);
     expect_same_schedule(parse_goal_text(generated), parse_goal_text(padded(generated)));
   }
+}
+
+// Ranks with no edge or a single one (most ranks of trees and rings) skip end_rank()'s counting
+// sort: whatever the path, every op must decode to the dependents and counts it was given, in
+// declaration order -- edges backwards, implied (near) and explicit (beyond the 127 and 63 ops
+// a record can point ahead), requires and irequires, beside ranks of several edges.
+TEST(GoalReader, RanksWithOneEdgeAtMostDecodeAsDeclared) {
+  using parjava::loggp::OpId;
+  struct Declared {
+    std::uint32_t dependent;
+    std::uint32_t prerequisite;
+    bool start;
+  };
+  std::mt19937 random(18);
+  const std::uint32_t sizes[] = {1, 2, 3, 5, 70, 140};
+  const std::uint32_t edge_counts[] = {0, 1, 1, 1, 2, 3};
+  constexpr std::uint32_t kRanks = 400;
+  parjava::loggp::GoalScheduleBuilder builder(kRanks);
+  std::vector<std::vector<Declared>> declared(kRanks);
+  for (std::uint32_t rank = 0; rank < kRanks; ++rank) {
+    builder.begin_rank(rank);
+    const std::uint32_t n = sizes[random() % std::size(sizes)];
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (i % 2 == 0) {
+        builder.add_send(8, (rank + 1U) % kRanks);
+      } else {
+        builder.add_recv(8, kAnySource);
+      }
+    }
+    const std::uint32_t edges = n < 2 ? 0U : edge_counts[random() % std::size(edge_counts)];
+    for (std::uint32_t k = 0; k < edges; ++k) {
+      const std::uint32_t prerequisite = random() % n;
+      std::uint32_t dependent = random() % n;
+      if (dependent == prerequisite) {
+        dependent = (dependent + 1U) % n;
+      }
+      const bool start = random() % 3 == 0;
+      declared[rank].push_back({dependent, prerequisite, start});
+      if (start) {
+        builder.add_irequires(dependent, prerequisite);
+      } else {
+        builder.add_requires(dependent, prerequisite);
+      }
+    }
+    builder.end_rank();
+  }
+  const GoalSchedule schedule = builder.finish();
+  std::uint64_t edges = 0;
+  for (std::uint32_t rank = 0; rank < kRanks; ++rank) {
+    const OpId base = schedule.rank_begin(rank);
+    const std::uint32_t n = schedule.rank_begin(rank + 1U) - base;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      std::vector<OpId> requires_dependents;
+      std::vector<OpId> irequires_dependents;
+      std::uint32_t incoming = 0;
+      for (const Declared &d : declared[rank]) {
+        if (d.prerequisite == i) {
+          (d.start ? irequires_dependents : requires_dependents).push_back(base + d.dependent);
+        }
+        incoming += d.dependent == i ? 1U : 0U;
+      }
+      SCOPED_TRACE("rank " + std::to_string(rank) + " op " + std::to_string(i));
+      EXPECT_EQ(schedule.requires_dependents(base + i), requires_dependents);
+      EXPECT_EQ(schedule.irequires_dependents(base + i), irequires_dependents);
+      EXPECT_EQ(schedule.dependency_count(base + i), incoming);
+    }
+    edges += declared[rank].size();
+  }
+  EXPECT_EQ(schedule.num_edges(), edges);
 }
 
 // Lines the fast path reads still count for the positions of later errors, and a label it

@@ -14,6 +14,7 @@
 // (LogGOPSim's binary form needs 39 bytes per op plus its runtime copies, anchor §7).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -235,6 +236,13 @@ private:
   std::uint32_t add_op(OpKind kind, std::uint64_t size, std::uint32_t peer, std::uint32_t tag,
                        std::uint8_t cpu, std::uint8_t nic);
   void add_edge(std::uint32_t dependent, std::uint32_t prerequisite, bool start);
+  void end_rank_with_one_edge_at_most(OpId base, std::uint32_t n);
+  // The messages of add_op's checks, out of line (cold): building them inline made every add_op
+  // save and restore the registers the string code needs.
+  [[noreturn]] [[gnu::cold]] [[gnu::noinline]] static void op_outside_rank_error();
+  [[noreturn]] [[gnu::cold]] [[gnu::noinline]] static void too_many_ops_error();
+  [[noreturn]] [[gnu::cold]] [[gnu::noinline]] void peer_error(bool send, std::uint32_t peer) const;
+  static constexpr std::uint64_t kMaxOpCount = 0xffffffffULL - 1U; // 2^32 - 2
   std::uint32_t shape_index(const OpShape &shape);
   std::uint32_t lookup_shape(const OpShape &shape);
 
@@ -254,5 +262,72 @@ private:
   // The shape of the last op of each kind (indexed by OpKind's value; out of range: none).
   std::array<std::uint32_t, 4> last_shape_{~0U, ~0U, ~0U, ~0U};
 };
+
+// The per-op part of building, inline: the GOAL text reader calls it once per op, and as calls
+// (add_send, add_op, shape_index, rank_size) it was ~120 instructions an op (issue 18).
+inline std::uint32_t GoalScheduleBuilder::rank_size() const noexcept {
+  if (!in_rank_) {
+    return 0;
+  }
+  return static_cast<std::uint32_t>(schedule_.ops_.size() - schedule_.rank_begin_.back());
+}
+
+inline std::uint32_t GoalScheduleBuilder::shape_index(const OpShape &shape) {
+  const std::vector<OpShape> &shapes = schedule_.shapes_;
+  // Consecutive ops of a kind mostly share their shape (every send of a dissemination, of a
+  // tree): one compare instead of the hash and probe, which were a third of reading a GOAL text.
+  std::uint32_t &last = last_shape_[static_cast<std::size_t>(shape.kind) & 3U];
+  if (last < shapes.size() && shapes[last] == shape) {
+    return last;
+  }
+  last = lookup_shape(shape);
+  return last;
+}
+
+inline std::uint32_t GoalScheduleBuilder::add_op(OpKind kind, std::uint64_t size,
+                                                 std::uint32_t peer, std::uint32_t tag,
+                                                 std::uint8_t cpu, std::uint8_t nic) {
+  if (!in_rank_) [[unlikely]] {
+    op_outside_rank_error();
+  }
+  if (schedule_.ops_.size() >= kMaxOpCount) [[unlikely]] {
+    too_many_ops_error();
+  }
+  OpShape shape;
+  shape.kind = kind;
+  shape.size = size;
+  shape.tag = tag;
+  shape.cpu = cpu;
+  shape.nic = nic;
+  OpRecord op;
+  op.peer = peer;
+  op.shape = shape_index(shape);
+  max_cpu_ = std::max(max_cpu_, cpu);
+  max_nic_ = std::max(max_nic_, nic);
+  schedule_.ops_.push_back(op);
+  return static_cast<std::uint32_t>(schedule_.ops_.size() - schedule_.rank_begin_.back()) - 1U;
+}
+
+inline std::uint32_t GoalScheduleBuilder::add_send(std::uint64_t size, std::uint32_t dest,
+                                                   std::uint32_t tag, std::uint8_t cpu,
+                                                   std::uint8_t nic) {
+  if (dest >= declared_ranks_) [[unlikely]] {
+    peer_error(true, dest);
+  }
+  return add_op(OpKind::Send, size, dest, tag, cpu, nic);
+}
+
+inline std::uint32_t GoalScheduleBuilder::add_recv(std::uint64_t size, std::uint32_t src,
+                                                   std::uint32_t tag, std::uint8_t cpu,
+                                                   std::uint8_t nic) {
+  if (src != kAnySource && src >= declared_ranks_) [[unlikely]] {
+    peer_error(false, src);
+  }
+  return add_op(OpKind::Recv, size, src, tag, cpu, nic);
+}
+
+inline std::uint32_t GoalScheduleBuilder::add_calc(std::uint64_t duration, std::uint8_t cpu) {
+  return add_op(OpKind::Calc, duration, 0, 0, cpu, 0);
+}
 
 } // namespace parjava::loggp
