@@ -88,3 +88,24 @@ def test_a_loop_left_by_a_break_replays_the_runs_rounds(tmp_path: Path) -> None:
     other = pj.interpret(model, MACHINE, np=1, params=model.arguments(["./c", "40000"]))
     said = [w for w in other.warnings if "ended after the iterations" in w]
     assert said and "converge_break.c:20) at 14" in said[0], other.warnings
+
+
+FLAG = BREAK.parent / "converge_flag.c"
+
+
+def test_a_convergence_flag_that_leaves_the_loop_replays_the_runs_rounds(tmp_path: Path) -> None:
+    """hypre's PCG (LLNL/AMG, pcg.c:479) sets `tentatively_converged` under `if (i_prod /
+    bi_prod < eps)` and leaves under `if (tentatively_converged) break;`. The residual test
+    breaks nothing itself, so its outcomes were drawn at 1/17 and the model ran 9 of the run's
+    17 iterations. A test that sets a variable another test with a break reads is kept in order
+    too: 14 rounds at every np."""
+    run = ["./converge_flag", "20000"]
+    model = pj.build_model(FLAG, ["-O2"], argv=run)
+    model.estimate(run=run, np=1, directory=tmp_path)
+    tests = [n for n in model.nodes() if n.get("kind") == "if" and "residual" in n.get("label")]
+    assert len(tests) == 1 and tests[0].get("taken_cycle") == [0] * 13 + [1], tests
+    allreduce = [n["id"] for n in model.nodes() if n.get("op") == "MPI_Allreduce"]
+    for np_ in (1, 2, 3):
+        p = pj.interpret(model, MACHINE, np=np_, params=model.arguments(run))
+        rows = {r["id"]: r for r in p.nodes(np_)}
+        assert rows[allreduce[0]]["freq"] == 14 * np_, rows[allreduce[0]]

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <clang/AST/ASTContext.h>
@@ -23,6 +24,7 @@
 #include <clang/Basic/SourceManager.h>
 
 #include "header_mirror.hpp"
+#include "loop_exits.hpp"
 #include "model_emitter.hpp"
 #include "parjava/error.hpp"
 #include "probe_runtime.hpp"
@@ -708,27 +710,6 @@ private:
                         (trips ? "pj_omp_iteration(" + t + "); " : ""));
   }
 
-  // Does the branch leave a loop that communicates (`if (currMod - prevMod < thresh) break;`
-  // in miniVite's Louvain loop)? Its outcomes then decide how many rounds of messages the loop
-  // sends, so they are kept in order like a branch that guards communication: drawn by their
-  // frequency (1/14), the loop ran 7 rounds of the run's 14 in one prediction and any number
-  // in another.
-  bool ends_communicating_loop(const StructNode &node) const {
-    std::vector<StructIndex> stack(node.children.begin(), node.children.end());
-    while (!stack.empty()) {
-      const StructNode &n = a_.program.nodes[stack.back()];
-      stack.pop_back();
-      if (n.kind == StructKind::Break && n.target != kNoStruct &&
-          is_loop(a_.program.nodes[n.target].kind) && a_.program.nodes[n.target].communicates) {
-        return true;
-      }
-      if (!is_loop(n.kind)) { // a break inside a nested loop leaves that loop
-        stack.insert(stack.end(), n.children.begin(), n.children.end());
-      }
-    }
-    return false;
-  }
-
   void branch(const StructNode &node, std::uint32_t k) {
     if (node.dispatch != kNoFunction) {
       dispatch(node, k);
@@ -749,8 +730,9 @@ private:
       throw Skip{"the branch has no condition in the source to count"};
     }
     open(before(cond->getBeginLoc()),
-         std::string(node.communicates || ends_communicating_loop(node) ? "pj_branch_seq("
-                                                                        : "pj_branch(") +
+         std::string(node.communicates || loop_exits().ends_communicating_loop(index_of(node))
+                         ? "pj_branch_seq("
+                         : "pj_branch(") +
              std::to_string(k) + ", !!(");
     close(after_token(cond->getEndLoc()), "))");
   }
@@ -941,7 +923,19 @@ private:
     }
   }
 
+  // Which branches end communicating loops (loop_exits.hpp), built on first use.
+  const LoopExits &loop_exits() {
+    if (!loop_exits_) {
+      loop_exits_.emplace(a_.program);
+    }
+    return *loop_exits_;
+  }
+  StructIndex index_of(const StructNode &node) const {
+    return static_cast<StructIndex>(&node - a_.program.nodes.data());
+  }
+
   AnalysedSources &a_;
+  std::optional<LoopExits> loop_exits_;
   clang::ASTContext &ctx_;
   clang::SourceManager &sm_;
   SourceEdits edits_;
