@@ -287,9 +287,14 @@ def _cause(
     nodes = {n["id"]: n for n in model.nodes()}
     parting = ""
     if walk is not None:
-        found = walk.parting(node)
-        if found is not None:
-            parting = "; " + walk.describe(found, model._doc.get("files", []))
+        try:
+            found = walk.parting(node)
+            if found is not None:
+                parting = "; " + walk.describe(found, model._doc.get("files", []))
+        except (KeyError, IndexError, TypeError, ValueError, RecursionError):
+            # A model whose structure the walk cannot follow keeps the check's other causes:
+            # the diagnosis adds to the self-check, it must not stop the estimation.
+            parting = ""
     if predicted is None or predicted["freq"] == 0:
         runs = measured["executions"]
         guard = _guarded_by_opaque(nodes, parents, node)
