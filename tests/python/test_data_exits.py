@@ -109,3 +109,25 @@ def test_a_convergence_flag_that_leaves_the_loop_replays_the_runs_rounds(tmp_pat
         p = pj.interpret(model, MACHINE, np=np_, params=model.arguments(run))
         rows = {r["id"]: r for r in p.nodes(np_)}
         assert rows[allreduce[0]]["freq"] == 14 * np_, rows[allreduce[0]]
+
+
+ROUNDS = BREAK.parent / "refine_rounds.c"
+
+
+def test_a_do_while_whose_rounds_follow_data_decisions_is_replayed_not_capped(
+    tmp_path: Path,
+) -> None:
+    """miniAMR's refine loop (refine.c:345) is a do-while that communicates until no rank
+    changes anything; its rounds follow the data tests inside it. Estimated at np 2, it was
+    capped like a for or while loop, which the model does not allow for a do-while: miniAMR's
+    estimation at np 2 stopped with "field 'trips_cap': only for and while loops are capped"."""
+    run = ["./refine_rounds", "20000", "6"]
+    model = pj.build_model(ROUNDS, ["-O2"], argv=run)
+    model.estimate(run=run, np=2, directory=tmp_path)
+    loop = next(n for n in model.nodes() if n.get("kind") == "do-while")
+    assert "trips_cap" not in loop, loop
+    allreduce = next(n["id"] for n in model.nodes() if n.get("op") == "MPI_Allreduce")
+    rounds = sum(step + 2 for step in range(6))  # step + 1 halvings, then a round of no change
+    p = pj.interpret(model, MACHINE, np=2, params=model.arguments(run))
+    assert {r["id"]: r for r in p.nodes(2)}[allreduce]["freq"] == 2 * rounds
+    assert pj.interpret(model, MACHINE, np=4, params=model.arguments(run)).time > 0

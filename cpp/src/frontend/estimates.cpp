@@ -69,8 +69,10 @@ std::vector<Diagnostic> Applier::run() {
     // most iterations an execution made in the run, as a loop its data test ended is
     // (_data_exits.py): miniMD's `while (resize > 0)`, left once no bin overflowed (3 % of the
     // tests, all in the first pass), drawn afresh in each of 47000 iterations never ended.
+    // (The model caps for and while loops only: a do-while's exit test follows its body.)
     std::string cap;
-    if (!branch && n.trips_cap < 0 && !n.trips_by_rank.empty()) {
+    const bool cappable = n.kind == model::NodeKind::For || n.kind == model::NodeKind::While;
+    if (!branch && cappable && n.trips_cap < 0 && !n.trips_by_rank.empty()) {
       std::int64_t most = 0;
       for (const auto &seq : n.trips_by_rank) {
         for (std::int64_t v : seq) {
