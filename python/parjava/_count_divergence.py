@@ -34,7 +34,8 @@ class Parting:
     functions: list[str]  # functions crossed upward (callee first)
 
 
-def _children(node: Mapping[str, Any]) -> list[int]:
+def children_of(node: Mapping[str, Any]) -> list[int]:
+    """Return the ids of a model node's children (any of its child keys, switch cases too)."""
     out: list[int] = []
     for key in ("children", "body", "then", "else"):
         value = node.get(key)
@@ -71,7 +72,7 @@ class CountWalk:
                 continue
             runs, outcomes = float(c["executions"]), float(c["outcomes"])
             self.measured[node] = runs
-            kids = _children(n)
+            kids = children_of(n)
             if c.get("kind") == "trips" and kids:
                 self.measured.setdefault(kids[0], outcomes)
             elif c.get("kind") == "branch" and kids:
@@ -115,7 +116,7 @@ class CountWalk:
         if kind == "seq":
             level = [
                 m
-                for c in _children(n)
+                for c in children_of(n)
                 if (c in self.measured or self.nodes.get(c, {}).get("kind") == "ufc")
                 and (m := self._own_count(c)) is not None
             ]

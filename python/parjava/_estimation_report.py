@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._count_divergence import CountWalk
+from ._count_divergence import CountWalk, children_of
 
 # A run is slowed by neighbours when its ranks got less than this share of a CPU, when other
 # processes used more than this share of the machine, or when the hypervisor stole this much.
@@ -263,17 +263,7 @@ class SelfCheck:
 
 
 def _ancestors(model: Any) -> dict[int, int]:
-    parent: dict[int, int] = {}
-    for n in model.nodes():
-        for key in ("children", "body", "then", "else"):
-            value = n.get(key)
-            kids = value if isinstance(value, list) else [value] if isinstance(value, int) else []
-            for c in kids:
-                parent[int(c)] = int(n["id"])
-        for case in n.get("cases", []) or []:
-            for c in case.get("body", []) if isinstance(case.get("body"), list) else []:
-                parent[int(c)] = int(n["id"])
-    return parent
+    return {c: int(n["id"]) for n in model._doc.get("nodes", []) for c in children_of(n)}
 
 
 def _cause(

@@ -45,7 +45,7 @@ def test_a_void_pointer_callback_dispatches_to_the_typed_functions_cast_into_it(
     assert notes, [d.message for d in model.diagnostics]
     check = model.estimation.self_check
     assert check is not None
-    assert check.passed or model.estimation.verdict == "doubtful", (check.message,)
+    assert check.coverage > 0.75 or model.estimation.verdict == "doubtful", (check.message,)
     # The smoother's sweeps are interpreted: twice the sweeps, nearly twice the time (the
     # smoother is most of the run), and two ranks split the rows.
     four = pj.interpret(model, MACHINE, np=1, params=model.arguments(RUN)).time
