@@ -131,3 +131,22 @@ def test_a_do_while_whose_rounds_follow_data_decisions_is_replayed_not_capped(
     p = pj.interpret(model, MACHINE, np=2, params=model.arguments(run))
     assert {r["id"]: r for r in p.nodes(2)}[allreduce]["freq"] == 2 * rounds
     assert pj.interpret(model, MACHINE, np=4, params=model.arguments(run)).time > 0
+
+
+OPTIONS = BREAK.parent / "option_steps.c"
+
+
+def test_a_time_step_loop_bounded_by_an_option_follows_the_option(tmp_path: Path) -> None:
+    """LULESH (lulesh.cc:2745): `while (time < stoptime && cycle < opts.its)`, with `opts.its`
+    parsed by a loop of strcmp tests that has both outcomes in any run with options. Those
+    tests read the command line, not data; counted as data decisions they made the step loop
+    replay its 20 estimated steps, and `-i 200` was predicted 92 % too fast."""
+    run = ["./option_steps", "-i", "10", "-s", "20000", "-q"]
+    model = pj.build_model(OPTIONS, ["-O2"], argv=run)
+    model.estimate(run=run, np=1, directory=tmp_path)
+    loop = next(n for n in model.nodes() if "cycle < opts.its" in n.get("label", ""))
+    assert "trips_by_rank" not in loop and "trips_cap" not in loop, loop
+    allreduce = next(n["id"] for n in model.nodes() if n.get("op") == "MPI_Allreduce")
+    for np_ in (1, 2):
+        p = pj.interpret(model, MACHINE, np=np_, params=model.arguments(["./o", "-i", "40"]))
+        assert {r["id"]: r for r in p.nodes(np_)}[allreduce]["freq"] == 40 * np_

@@ -1,6 +1,7 @@
 #include "estimates_trips.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 
@@ -61,6 +62,12 @@ public:
     }
     for (const auto &p : m.parameters) {
       globals_.insert(p.name);
+      params_.insert(p.name);
+    }
+    for (std::size_t f = 0; f < m.functions.size(); ++f) {
+      if (m.functions[f].body != model::kNoNode) {
+        find_inputs(m.functions[f].body, f);
+      }
     }
   }
 
@@ -88,9 +95,44 @@ private:
     return globals_.contains(name) ? name : std::to_string(f) + ":" + name;
   }
 
+  // A variable the model only ever sets to constants or to parameters holds a program input
+  // (`opts.its = 9999999;` ... `if (strcmp(argv[i], "-i") == 0) opts.its = its;`): the
+  // decisions it is written under read the command line, not data. LULESH's time-step loop
+  // `while (time < stoptime && cycle < opts.its)` was kept at the 20 steps of its estimation
+  // run because the option parser's strcmp branches had both outcomes, so `-i 200` predicted
+  // 20 steps. (The builder now moves that read after the parser loop, input_options.cpp; this
+  // holds for the reads it cannot move.)
+  void find_inputs(NodeIndex n, std::size_t f) {
+    const Node &node = m_.nodes[n];
+    for (const auto *list : {&node.assign, &node.init, &node.update}) {
+      for (const auto &a : *list) {
+        bool only_params = true; // a constant reads none
+        bool param = false;
+        for (const auto &v : a.value.names()) {
+          param = param || params_.contains(v);
+          only_params = only_params && params_.contains(v);
+        }
+        Written &w = written_[key(f, a.variable)];
+        w.other = w.other || !only_params;
+        w.param = w.param || param;
+      }
+    }
+    for (NodeIndex c : node.children) {
+      find_inputs(c, f);
+    }
+  }
+
+  bool input(std::size_t f, const std::string &name) const {
+    const auto it = written_.find(key(f, name));
+    return it != written_.end() && it->second.param && !it->second.other;
+  }
+
   bool mark(std::size_t f, const std::string &name, bool all) {
     if (!all && !globals_.contains(name)) {
       return false; // a local written unconditionally in a function called under a decision
+    }
+    if (input(f, name)) {
+      return false;
     }
     return steered_.insert(key(f, name)).second;
   }
@@ -198,6 +240,12 @@ private:
   std::vector<bool> fn_;
   std::set<std::string> globals_;
   std::set<std::string> steered_;
+  std::set<std::string> params_;
+  struct Written {
+    bool param = false; // some write reads a parameter
+    bool other = false; // some write reads a variable that is not a parameter
+  };
+  std::map<std::string, Written> written_;
 };
 
 } // namespace

@@ -316,6 +316,17 @@ bool InputAnalysis::parsed_option(const InputSite &site, StructIndex holder) {
   if (loop == kNoStruct) {
     return false;
   }
+  // An option read by a helper through a pointer (LULESH's `StrToInt(argv[i+1], &opts->its)`,
+  // lulesh-util.cc:76) arrives through the helper's pointer cell: the copy into that cell before
+  // the call reads the option's variable, but the helper writes it before it reads it, or the
+  // read would not be an input.
+  const auto k = static_cast<std::uint32_t>(&site - p_.inputs.data());
+  std::set<VarId> cells;
+  for (const Effect &e : p_.nodes[holder].effects) {
+    if (e.kind == Effect::Kind::Input && e.input == k && e.source != kNoVar) {
+      cells.insert(e.source);
+    }
+  }
   const Tree &t = trees_[f];
   for (StructIndex n : t.preorder) {
     if (n == holder || !inside(t, n, loop)) {
@@ -327,6 +338,9 @@ bool InputAnalysis::parsed_option(const InputSite &site, StructIndex holder) {
     }
     for (const auto *list : {&node.init, &node.effects, &node.update}) {
       for (const Effect &e : *list) {
+        if (e.kind == Effect::Kind::Copy && cells.contains(e.var)) {
+          continue;
+        }
         if ((e.var == site.var && e.kind != Effect::Kind::Input) ||
             std::find(e.uses.begin(), e.uses.end(), site.var) != e.uses.end()) {
           return false;
