@@ -331,11 +331,12 @@ private:
     if (!keyed) {
       return false;
     }
-    Effect e = input(vars_, var, "argv", keyed->what, spelling, where);
+    Effect e = input(vars_, var, keyed->file ? "file" : "argv", keyed->what, spelling, where);
     InputSite &site = vars_.program().inputs[e.input];
     site.options = keyed->options;
     site.given_default = keyed->fallback;
-    site.doc = "'" + keyed->key + "' looked up in the command line by " + keyed->what;
+    site.doc = "'" + keyed->key + "' looked up in the " +
+               (keyed->file ? "input file" : "command line") + " by " + keyed->what;
     out_.push_back(std::move(e));
     return true;
   }

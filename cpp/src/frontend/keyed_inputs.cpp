@@ -113,8 +113,14 @@ std::optional<KeyedLookup> keyed_lookup(const clang::Expr *value, VariableResolv
     return std::nullopt;
   }
   const auto *call = llvm::dyn_cast<clang::CallExpr>(value->IgnoreParenCasts());
-  if (call == nullptr || !call->getType()->isArithmeticType() ||
-      llvm::isa<clang::CXXMemberCallExpr>(call)) {
+  if (call == nullptr || !call->getType()->isArithmeticType()) {
+    return std::nullopt;
+  }
+  // A method reads the object's table, not the command line; only a const one is a lookup
+  // (`inp->getInt("cstop", 999999)`), and its key literal is a bare word.
+  const auto *method = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(call->getDirectCallee());
+  const bool member = llvm::isa<clang::CXXMemberCallExpr>(call);
+  if (member && (method == nullptr || !method->isConst())) {
     return std::nullopt;
   }
   // The program's own parser: `cmp = strcmp(argv[1], "run")` is a comparison, not a lookup.
@@ -135,14 +141,17 @@ std::optional<KeyedLookup> keyed_lookup(const clang::Expr *value, VariableResolv
     }
     command_line = command_line || holds_command_line(a, vars);
   }
-  if (key_at < 0 || !command_line) {
+  if (key_at < 0 || (!command_line && !member) || (member && key.front() == '-')) {
     return std::nullopt;
   }
   KeyedLookup out;
   out.key = key;
+  out.file = member;
   const std::string bare = llvm::StringRef(key).ltrim('-').str();
   for (const std::string &o : {bare, "-" + bare, "--" + bare}) {
-    out.options.push_back(o);
+    if (!member) {
+      out.options.push_back(o);
+    }
   }
   if (static_cast<unsigned>(key_at) + 1 < call->getNumArgs()) {
     clang::Expr::EvalResult r;

@@ -6,6 +6,11 @@
 // holding the command line (argv, or a string a call filled from argv) is such a lookup: the
 // variable it sets is the input named after the key, with the argument after the key as the
 // program's default when it is a constant.
+//
+// An input file read into a table and looked up by key works the same way: LANL PENNANT's
+// `cstop = inp->getInt("cstop", 999999);` (Driver.cc:54) is a const method of a program class
+// with an arithmetic result and a key literal. Its value is measured by the estimation run and
+// named after the variable it sets; a command line does not set it (`params=` does).
 #pragma once
 
 #include <optional>
@@ -21,6 +26,7 @@ struct KeyedLookup {
   std::vector<std::string> options; // the spellings a command line may use: nx, -nx, --nx
   std::optional<double> fallback;   // the default argument, when constant
   std::string what;                 // the call as written, shortened
+  bool file = false;                // a const method's lookup in a table read from a file
 };
 
 std::optional<KeyedLookup> keyed_lookup(const clang::Expr *value, VariableResolver &vars);

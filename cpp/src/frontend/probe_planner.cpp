@@ -77,6 +77,9 @@ private:
         }
       }
       if (holder == kNoStruct) {
+        holder = call_within(site);
+      }
+      if (holder == kNoStruct) {
         continue;
       }
       Probe probe;
@@ -89,6 +92,23 @@ private:
       where.spelling = site.spelling;
       a_.probe_sites.push_back(std::move(where));
     }
+  }
+
+  // A statement whose value comes from a program function's call (PENNANT's `cstop =
+  // inp->getInt("cstop", 999999);`) keeps its effects in a block of their own; the call's node,
+  // inside the statement, carries the probe that reads the value after the statement.
+  StructIndex call_within(const InputSite &site) const {
+    const clang::SourceManager &sm = p_.functions[site.function].context->getSourceManager();
+    const clang::SourceRange range = site.statement->getSourceRange();
+    for (StructIndex n = 0; n < p_.nodes.size(); ++n) {
+      const StructNode &node = p_.nodes[n];
+      if (node.function == site.function && node.kind == StructKind::UserCall &&
+          node.call != nullptr &&
+          sm.isPointWithin(node.call->getBeginLoc(), range.getBegin(), range.getEnd())) {
+        return n;
+      }
+    }
+    return kNoStruct;
   }
 
   struct LoopFacts {

@@ -1,0 +1,48 @@
+"""Idioms of PENNANT (lanl/PENNANT), tried unmodified in the thirteenth session, reproduced in
+small programs of our own (tests/programs/inputs/table_file.cpp).
+
+PENNANT reads its settings from an input file into a table and looks each one up by a const
+method with a key literal and a default: `cstop = inp->getInt("cstop", 999999);`
+(Driver.cc:54). Those reads were data: the time-step loop `while (cycle < cstop && time <
+tstop)` reduced away in the model, whose self-check said -88 % with 12 % coverage, and no
+parameter could change the number of cycles. A const method's keyed lookup is a program
+input, measured by the estimation run and named after the variable it sets.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import parjava as pj
+
+pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
+pytestmark = pytest.mark.mpi
+
+PROGRAM = Path(__file__).resolve().parents[1] / "programs" / "inputs" / "table_file.cpp"
+MACHINE = pj.Machine.preset("shared-memory")
+
+
+def test_settings_looked_up_in_an_input_file_table_are_parameters(tmp_path: Path) -> None:
+    settings = tmp_path / "run.in"
+    settings.write_text("# a PENNANT-like input\ncstop 10\ntstop 1.0\nwork 200000\n")
+    run = ["./table_file", str(settings)]
+    model = pj.build_model(PROGRAM, ["-O2"], argv=run)
+    params = json.loads(model.to_json())["parameters"]
+    assert {"cstop", "tstop", "work"} <= set(params), params
+    assert params["cstop"]["origin"] == "file" and "getInt" in params["cstop"]["doc"], params
+    model.estimate(run=run, np=1, directory=tmp_path / "est")
+    measured = json.loads(model.to_json())["parameters"]
+    assert (measured["cstop"]["value"], measured["work"]["value"]) == (10, 200000), measured
+    check = model.self_check
+    assert check is not None and check["coverage"] > 0.8, check
+    allreduce = next(n["id"] for n in model.nodes() if n.get("op") == "MPI_Allreduce")
+    base = model.arguments(run)
+    for np_, cycles in ((1, 10), (2, 10), (2, 40)):
+        p = pj.interpret(model, MACHINE, np=np_, params={**base, "cstop": cycles})
+        assert {r["id"]: r for r in p.nodes(np_)}[allreduce]["freq"] == cycles * np_
+    short = pj.interpret(model, MACHINE, np=1, params=base).time
+    heavier = pj.interpret(model, MACHINE, np=1, params={**base, "work": 400000}).time
+    assert heavier == pytest.approx(2 * short, rel=0.15), (short, heavier)
