@@ -31,6 +31,7 @@ from ._extrapolation_check import rewritten_bounds_warning
 from ._progress import Progress
 from ._scaling_check import fixed_loops_warning, unmodelled_pgas_warning
 from ._unmeasured_check import unmeasured_warning
+from ._warning_groups import group_node_warnings
 from .errors import DeadlockError, Error, ModelError, UsageError
 from .model import Model
 
@@ -257,7 +258,7 @@ class Prediction:
             )
         seen += self._measured_through_warnings()
         for r in self.runs:
-            for w in r.warnings:
+            for w in group_node_warnings(list(r.warnings)):
                 if w not in seen:
                     seen.append(w)
             fixed = fixed_loops_warning(self, r.np) if self.model is not None else None
