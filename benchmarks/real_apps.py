@@ -80,6 +80,9 @@ class App:
     # A header the app's Makefile generates before compiling (CoMD's CoMD_info.h): the command
     # that makes it, run in `directory` when the file is missing.
     generated: tuple[str, list[str]] | None = None
+    # Settings an input file holds, by the file's argument (PENNANT's `cstop 200` in full.pnt):
+    # a command line cannot set them, so the rows give them as `params=`, as a user would.
+    file_params: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 MINIAMR_OBJECT = ["--num_objects", "1", "--object", "2", "0", "-1.10", "-1.10", "-1.10"]
@@ -457,6 +460,7 @@ def pennant(checkout: Path) -> App:
         estimate_np2=True,
         two_ranks=True,
         cxx=True,
+        file_params={"small.pnt": {"cstop": 20}, "full.pnt": {"cstop": 200}},
     )
 
 
@@ -553,6 +557,15 @@ def machine_for(args: argparse.Namespace) -> object:
     return pj.Machine.measure(np=2)
 
 
+def file_settings(app: App, argv: list[str], model: pj.SourceModel) -> dict[str, float]:
+    """The settings of the input files on `argv` that the model has as parameters."""
+    known = json.loads(model.to_json()).get("parameters", {})
+    out: dict[str, float] = {}
+    for a in argv:
+        out.update({k: v for k, v in app.file_params.get(a, {}).items() if k in known})
+    return out
+
+
 def run_app(app: App, machine: object, args: argparse.Namespace, work: Path) -> list[dict]:
     """The rows of one app."""
     rows: list[dict] = []
@@ -569,6 +582,7 @@ def run_app(app: App, machine: object, args: argparse.Namespace, work: Path) -> 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             params = mdl.arguments([f"./{app.name}", *argv])
+        params.update(file_settings(app, argv, mdl))
         said: list[str] = [str(w.message).split(":")[0][:80] for w in caught]
         try:
             prediction = pj.interpret(mdl, machine, np=np, params=params)
