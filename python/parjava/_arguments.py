@@ -135,12 +135,23 @@ def unread_differences(
             )
     if not diffs:
         return None
+    # An argument that names an input file (PENNANT's `sedov.pnt`) changes the settings the model
+    # read from the file as parameters: they keep the estimation's values unless given.
+    from_file = [n for n, raw in parameters.items() if _spec(raw).get("origin") == "file"]
+    files = (
+        f"; the parameters read from input files ({', '.join(from_file[:6])}"
+        f"{' and more' if len(from_file) > 6 else ''}) keep the estimation run's values: give "
+        f"this input's with params="
+        if from_file
+        else ""
+    )
     return (
         f"the command line differs from the estimation run's at {', '.join(diffs[:4])}"
         f"{' and more' if len(diffs) > 4 else ''}, and no model parameter reads "
         f"{'it' if len(diffs) == 1 else 'them'}: the program keeps such inputs in data the model "
         f"does not follow, so the prediction keeps what the estimation run measured (trip "
         f"counts, sizes); estimate with this command line, or set the values with params="
+        f"{files}"
     )
 
 

@@ -12,6 +12,7 @@ input, measured by the estimation run and named after the variable it sets.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,23 @@ def test_settings_looked_up_in_an_input_file_table_are_parameters(tmp_path: Path
     short = pj.interpret(model, MACHINE, np=1, params=base).time
     heavier = pj.interpret(model, MACHINE, np=1, params={**base, "work": 400000}).time
     assert heavier == pytest.approx(2 * short, rel=0.15), (short, heavier)
+
+
+def test_another_input_file_says_which_settings_keep_the_estimations_values(
+    tmp_path: Path,
+) -> None:
+    """A prediction for another input file cannot read it: the warning about the differing
+    command line names the settings the model read from a file, to be given with params=."""
+    settings = tmp_path / "run.in"
+    settings.write_text("cstop 10\nwork 20000\n")
+    run = ["./table_file", str(settings)]
+    model = pj.build_model(PROGRAM, ["-O2"], argv=run)
+    model.estimate(run=run, np=1, directory=tmp_path / "est")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.arguments(["./table_file", str(tmp_path / "big.in")])
+    said = [str(w.message) for w in caught if "differs from the estimation" in str(w.message)]
+    assert said and "read from input files (cstop, tstop, work)" in said[0], said
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.arguments(run)  # the estimation's own command line: nothing to say
