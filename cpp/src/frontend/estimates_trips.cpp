@@ -64,10 +64,26 @@ public:
       globals_.insert(p.name);
       params_.insert(p.name);
     }
-    for (std::size_t f = 0; f < m.functions.size(); ++f) {
-      if (m.functions[f].body != model::kNoNode) {
-        find_inputs(m.functions[f].body, f);
+    // Through setters, to a fixed point: `set_num_iterations(num_iterations)` makes the
+    // setter's parameter an input, and then the option its body stores (the OSU
+    // micro-benchmarks' `options.loop = value;`). The set only grows.
+    for (std::size_t known = 0;;) {
+      written_.clear();
+      for (std::size_t f = 0; f < m.functions.size(); ++f) {
+        if (m.functions[f].body != model::kNoNode) {
+          find_inputs(m.functions[f].body, f);
+        }
       }
+      inputs_.clear();
+      for (const auto &[k, w] : written_) {
+        if (w.param && !w.other) {
+          inputs_.insert(k);
+        }
+      }
+      if (inputs_.size() == known) {
+        break;
+      }
+      known = inputs_.size();
     }
   }
 
@@ -106,15 +122,16 @@ private:
     const Node &node = m_.nodes[n];
     for (const auto *list : {&node.assign, &node.init, &node.update}) {
       for (const auto &a : *list) {
-        bool only_params = true; // a constant reads none
-        bool param = false;
-        for (const auto &v : a.value.names()) {
-          param = param || params_.contains(v);
-          only_params = only_params && params_.contains(v);
+        written(f, a.value, key(f, a.variable));
+      }
+    }
+    if (node.kind == NodeKind::UserCall) {
+      const std::size_t c = m_.function_index(node.callee);
+      if (c != std::string::npos) {
+        const auto &params = m_.functions[c].params;
+        for (std::size_t i = 0; i < node.args.size() && i < params.size(); ++i) {
+          written(f, node.args[i], key(c, params[i]));
         }
-        Written &w = written_[key(f, a.variable)];
-        w.other = w.other || !only_params;
-        w.param = w.param || param;
       }
     }
     for (NodeIndex c : node.children) {
@@ -122,9 +139,22 @@ private:
     }
   }
 
+  // `to` is given `value` (read in function f): only parameters and inputs, or something else.
+  void written(std::size_t f, const model::Expression &value, const std::string &to) {
+    bool only_inputs = true; // a constant reads none
+    bool param = false;
+    for (const auto &v : value.names()) {
+      const bool in = params_.contains(v) || inputs_.contains(key(f, v));
+      param = param || in;
+      only_inputs = only_inputs && in;
+    }
+    Written &w = written_[to];
+    w.other = w.other || !only_inputs;
+    w.param = w.param || param;
+  }
+
   bool input(std::size_t f, const std::string &name) const {
-    const auto it = written_.find(key(f, name));
-    return it != written_.end() && it->second.param && !it->second.other;
+    return inputs_.contains(key(f, name));
   }
 
   bool mark(std::size_t f, const std::string &name, bool all) {
@@ -246,6 +276,7 @@ private:
     bool other = false; // some write reads a variable that is not a parameter
   };
   std::map<std::string, Written> written_;
+  std::set<std::string> inputs_; // keys of the variables that hold program inputs
 };
 
 } // namespace

@@ -330,6 +330,13 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
       // The accessor's own expression, in its own unit; it reads no parameters or locals.
       return expr(c.inline_expr, f, o, *program_.functions[c.user].context);
     case CallClass::InputNumber:
+      if (const auto it = program_.argument_inputs.find(e); it != program_.argument_inputs.end()) {
+        const InputSite &site = program_.inputs[it->second];
+        if (site.setup && !site.parameter.empty()) {
+          const bool floating = program_.variables[site.var].type == VarType::Floating;
+          return ok(floating ? "float(" + site.parameter + ")" : site.parameter);
+        }
+      }
       return fail("the number " + c.name + "() reads from '" +
                       source_text(c.args.front(), ctx, 30) +
                       "' (a program input, modelled only when assigned to a variable outside "

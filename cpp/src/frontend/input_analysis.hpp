@@ -67,6 +67,7 @@ private:
   // every call: the input is the caller's variable, under the caller's option, set when the
   // call returns. The helper's own read becomes the cell's, which nothing else uses.
   void helper_inputs();
+  void argument_inputs();
 
   // The outermost loop over the command line around node `n` of function `f`, or kNoStruct.
   StructIndex argv_loop(FunctionId f, StructIndex n) const;

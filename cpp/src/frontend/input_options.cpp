@@ -250,7 +250,7 @@ void InputAnalysis::hoist_table_inputs() {
   for (std::uint32_t k = 0; k < p_.inputs.size(); ++k) {
     InputSite &site = p_.inputs[k];
     const auto holder = holder_.find(k);
-    if (!site.setup || holder == holder_.end() ||
+    if (!site.setup || holder == holder_.end() || site.call != nullptr ||
         !(site.table || parsed_option(site, holder->second))) {
       continue;
     }

@@ -30,6 +30,7 @@ void InputAnalysis::run() {
     }
   }
   helper_inputs();
+  argument_inputs();
   hoist_table_inputs();
   local_broadcasts();
   for (FunctionId f = 0; f < n; ++f) {
@@ -293,6 +294,31 @@ void InputAnalysis::helper_inputs() {
   }
   for (const auto &[cell, k] : cell_inputs) {
     p_.inputs[k].setup = false; // read per call, through the caller's inputs above
+  }
+}
+
+// Reads passed as a call's argument (InputSite::call, structure_calls.cpp): held by the call's
+// node, setup code under the same rules as a read into a variable there.
+void InputAnalysis::argument_inputs() {
+  for (std::uint32_t k = 0; k < p_.inputs.size(); ++k) {
+    InputSite &site = p_.inputs[k];
+    if (site.call == nullptr) {
+      continue;
+    }
+    const FunctionId f = site.function;
+    site.setup = false;
+    for (StructIndex n : trees_[f].preorder) {
+      const StructNode &node = p_.nodes[n];
+      if (node.kind != StructKind::UserCall || node.call != site.call) {
+        continue;
+      }
+      holder_[k] = n;
+      site.setup = !trees_[f].in_data_loop.contains(n) && !looped_[f];
+      if (site.setup && site.how == "argv") {
+        site.options = options_around(f, n, site.location, site.position);
+      }
+      break;
+    }
   }
 }
 
@@ -583,7 +609,10 @@ void InputAnalysis::name_parameters() {
       fresh.origin = site.how;
       fresh.source = location(site);
       fresh.doc = site.doc.empty() ? "'" + var.source_name + "' read by " + site.what : site.doc;
-      fresh.aliases.push_back(var.source_name);
+      // A setter's parameter is named the same in every setter (`value`): the setter names it.
+      fresh.aliases.push_back(site.call != nullptr && var.function != kNoFunction
+                                  ? p_.functions[var.function].name
+                                  : var.source_name);
       // The program's own value: what the variable holds when no option sets it, or, for a
       // broadcast, the constant the root sends (`if (rank == 0) n = 10; MPI_Bcast(&n, ...)`).
       if (site.how == "option" || site.how == "argv" || site.how == "annotation" ||

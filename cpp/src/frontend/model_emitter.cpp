@@ -218,6 +218,14 @@ private:
         }
       }
     }
+    // A read passed to a setter (InputSite::call) reaches the model as that call's argument,
+    // when the setter's parameter is a control variable.
+    for (const auto &site : p_.inputs) {
+      if (site.call != nullptr && site.setup && !site.parameter.empty() &&
+          p_.variables[site.var].control && p_.variables[site.var].representable) {
+        used.insert(site.parameter);
+      }
+    }
     for (const auto &pp : p_.parameters) {
       if (pp.input) {
         if (used.contains(pp.name)) {

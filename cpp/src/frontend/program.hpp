@@ -188,6 +188,10 @@ struct InputSite {
   // input after it).
   std::string name;
   bool table = false;
+  // A number passed straight to a program function, `set_num_iterations(atoi(optarg))` (the OSU
+  // micro-benchmarks, osu_pt2pt.c:165): `var` is the callee's parameter, `call` the call whose
+  // node holds the read; the model passes the parameter as that argument.
+  const clang::Expr *call = nullptr;
   // Read into an element chosen at run time (`fscanf(f, "%d", dims + i)` in `for (i = 0; i < 3;
   // ++i)`): each element is read once, so a loop around the read does not make it data.
   bool element = false;
@@ -415,6 +419,8 @@ public:
   [[nodiscard]] std::string source_file(const clang::ASTContext &unit, std::string_view name) const;
   // User calls whose value an expression uses: the return slot that holds it after the ufc.
   std::map<const clang::Expr *, VarId> call_results;
+  // Input reads passed as a call's argument (InputSite::call): the argument -> its site.
+  std::map<const clang::Expr *, std::uint32_t> argument_inputs;
 
   StructIndex add(StructNode node) {
     nodes.push_back(std::move(node));

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "dispatch.hpp"
+#include "input_reads.hpp"
 #include "sized_calls.hpp"
 #include <clang/AST/ExprCXX.h>
 
@@ -125,6 +126,7 @@ void StructureWalk::emit_call_leaf(Seq &seq, const ClassifiedCall &c,
       (void)op;
     }
     emit_comm_parameters(seq, c, args);
+    argument_inputs(c, args);
     for (const clang::Expr *a : args) {
       n.args.push_back(a);
       std::vector<VarId> uses;
@@ -183,6 +185,52 @@ void StructureWalk::emit_call_leaf(Seq &seq, const ClassifiedCall &c,
   default:
     break;
   }
+}
+
+// `if (set_num_iterations(atoi(optarg))) ...` under getopt's `case 'i':` (the OSU
+// micro-benchmarks): the number goes straight into a setter, which stores it in the options
+// that bound the timing loops. The read is an input like `n = atoi(optarg)`: the callee's
+// parameter takes the model parameter (inputs.cpp classifies and names it, after the setter:
+// `num_iterations`), so the loops it bounds follow `-i`.
+void StructureWalk::argument_inputs(const ClassifiedCall &c,
+                                    const std::vector<const clang::Expr *> &args) {
+  const FunctionInfo &callee = program_.functions[c.user];
+  for (std::size_t i = 0; i < args.size() && i < callee.params.size(); ++i) {
+    const clang::Expr *arg = args[i]->IgnoreParenCasts();
+    if (callee.params[i] == kNoVar || !llvm::isa<clang::CallExpr>(arg) ||
+        !is_input_conversion(arg, calls_, context_)) {
+      continue;
+    }
+    InputSite site;
+    site.var = callee.params[i];
+    site.function = function_;
+    site.how = input_origin(arg);
+    site.what = source_text(arg, context_, 60);
+    site.doc = "the number " + site.what + " passes to " + callee.name + "()";
+    site.location = arg->getBeginLoc();
+    site.call = c.expr;
+    site.name = setter_name(callee.name, program_.variables[site.var].source_name);
+    program_.argument_inputs[arg] = static_cast<std::uint32_t>(program_.inputs.size());
+    program_.inputs.push_back(std::move(site));
+  }
+}
+
+// `set_num_iterations` -> `num_iterations`, `setWarmup` -> `warmup`; otherwise the parameter's
+// own name.
+std::string StructureWalk::setter_name(const std::string &function, const std::string &param) {
+  const std::size_t colon = function.rfind(':');
+  const std::string base = colon == std::string::npos ? function : function.substr(colon + 1);
+  std::string rest;
+  if (base.size() > 4 && base.compare(0, 4, "set_") == 0) {
+    rest = base.substr(4);
+  } else if (base.size() > 3 && base.compare(0, 3, "set") == 0 &&
+             std::isupper(static_cast<unsigned char>(base[3])) != 0) {
+    rest = base.substr(3);
+  } else {
+    return param;
+  }
+  rest.front() = static_cast<char>(std::tolower(static_cast<unsigned char>(rest.front())));
+  return rest;
 }
 
 std::string StructureWalk::indirect_reason(const ClassifiedCall &c) const {

@@ -120,6 +120,8 @@ private:
   void append_external(Seq &seq, const clang::Stmt *s, const ClassifiedCall &c);
   void emit_call_leaf(Seq &seq, const ClassifiedCall &c, const clang::Stmt *statement);
   std::string indirect_reason(const ClassifiedCall &c) const;
+  void argument_inputs(const ClassifiedCall &c, const std::vector<const clang::Expr *> &args);
+  static std::string setter_name(const std::string &function, const std::string &param);
   StructIndex dispatch_chain(const ClassifiedCall &c, const clang::Stmt *statement, std::size_t k);
   VarId return_slot(FunctionId callee);
 
