@@ -90,6 +90,8 @@ def _read_positions(parameters: Mapping[str, Any], argv: Sequence[str]) -> set[i
         spec = _spec(raw)
         if name.startswith("argv") and name[4:].isdigit():
             read.add(int(name[4:]))
+        elif spec.get("options") and "flag" in spec:
+            read.update(i for i, arg in enumerate(argv) if i > 0 and arg in spec["options"])
         elif spec.get("options"):
             for i, arg in enumerate(argv):
                 for o in spec["options"]:
@@ -180,6 +182,10 @@ def arguments(
         elif name.startswith("argv") and name[4:].isdigit():
             k = int(name[4:])
             params[name] = number(argv[k] if k < len(argv) else "", floating)
+        elif spec.get("options") and "flag" in spec:
+            # An option without a value (`-q`): its constant when given, else the program's.
+            given = any(a in spec["options"] for a in list(argv)[1:])
+            params[name] = spec["flag"] if given else spec.get("default", spec["value"])
         elif spec.get("options"):
             text = option_value(argv, spec["options"], int(spec.get("position", 1)))
             if text is not None:

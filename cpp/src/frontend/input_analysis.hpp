@@ -68,6 +68,7 @@ private:
   // call returns. The helper's own read becomes the cell's, which nothing else uses.
   void helper_inputs();
   void argument_inputs();
+  void flag_inputs();
 
   // The outermost loop over the command line around node `n` of function `f`, or kNoStruct.
   StructIndex argv_loop(FunctionId f, StructIndex n) const;

@@ -31,6 +31,7 @@ void InputAnalysis::run() {
   }
   helper_inputs();
   argument_inputs();
+  flag_inputs();
   hoist_table_inputs();
   local_broadcasts();
   for (FunctionId f = 0; f < n; ++f) {
@@ -318,6 +319,54 @@ void InputAnalysis::argument_inputs() {
         site.options = options_around(f, n, site.location, site.position);
       }
       break;
+    }
+  }
+}
+
+// An option without a value: `if (strcmp(argv[i], "-q") == 0) { opts->quiet = 1; i += 1; }`
+// (LULESH, lulesh-util.cc) sets a constant under an option's test inside the loop over argv.
+// Left there, the model drew the test by its frequency in the estimation run; as an input it
+// is a parameter whose value is the constant when the option is given (model::Parameter::flag)
+// and the program's value before the loop otherwise, and it moves after the loop as the other
+// options' reads do (input_options.cpp).
+void InputAnalysis::flag_inputs() {
+  for (FunctionId f = 0; f < p_.functions.size(); ++f) {
+    if (looped_[f]) {
+      continue;
+    }
+    const clang::ASTContext &ctx = *p_.functions[f].context;
+    for (StructIndex n : trees_[f].preorder) {
+      if (trees_[f].in_data_loop.contains(n) || argv_loop(f, n) == kNoStruct) {
+        continue;
+      }
+      for (Effect &e : p_.nodes[n].effects) {
+        if (e.kind != Effect::Kind::Assign || e.var == kNoVar || e.value == nullptr) {
+          continue;
+        }
+        const std::optional<double> value = constant(e.value, ctx);
+        int position = 1;
+        std::vector<std::string> options =
+            value ? options_around(f, n, e.location, position) : std::vector<std::string>{};
+        if (options.empty()) {
+          continue;
+        }
+        InputSite site;
+        site.var = e.var;
+        site.function = f;
+        site.how = "flag";
+        site.what = "option " + options.front();
+        site.options = std::move(options);
+        site.position = 0;
+        site.location = e.location;
+        site.flag = value;
+        site.doc = "'" + p_.variables[e.var].source_name + "' set to " +
+                   source_text(e.value, ctx, 30) + " by the option " + site.options.front();
+        e.kind = Effect::Kind::Input;
+        e.input = static_cast<std::uint32_t>(p_.inputs.size());
+        e.uses.clear();
+        holder_[e.input] = n;
+        p_.inputs.push_back(std::move(site));
+      }
     }
   }
 }
@@ -616,9 +665,10 @@ void InputAnalysis::name_parameters() {
       // The program's own value: what the variable holds when no option sets it, or, for a
       // broadcast, the constant the root sends (`if (rank == 0) n = 10; MPI_Bcast(&n, ...)`).
       if (site.how == "option" || site.how == "argv" || site.how == "annotation" ||
-          site.how == "broadcast") {
+          site.how == "broadcast" || site.how == "flag") {
         fresh.program_default = site.given_default ? site.given_default : value_before(site);
       }
+      fresh.flag = site.flag;
       by_var[site.var] = p_.parameters.size();
       p_.parameters.push_back(std::move(fresh));
       param = &p_.parameters.back();

@@ -272,9 +272,19 @@ private:
                          : model::Value::of_int(std::atoll(text.c_str()));
     };
     const auto &argv = a_.options.argv;
-    const std::optional<std::string> given = pp.options.empty() || argv.empty()
-                                                 ? std::nullopt
-                                                 : option_value(argv, pp.options, pp.position);
+    std::optional<std::string> given;
+    if (pp.flag) {
+      // An option without a value: its constant when the command line has it.
+      param.flag = number(std::to_string(*pp.flag));
+      param.position = 1;
+      if (std::any_of(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), [&](const auto &a) {
+            return std::find(pp.options.begin(), pp.options.end(), a) != pp.options.end();
+          })) {
+        given = std::to_string(*pp.flag);
+      }
+    } else if (!pp.options.empty() && !argv.empty()) {
+      given = option_value(argv, pp.options, pp.position);
+    }
     if (given) {
       param.value = number(*given);
     } else if (param.program_default) {

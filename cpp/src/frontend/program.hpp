@@ -182,6 +182,7 @@ struct InputSite {
                                        // of the function that takes argv
   std::string spelling;                // the variable as written there (`cmd.nSteps`)
   std::optional<double> given_default; // the default the reading call names (keyed lookups)
+  std::optional<double> flag;          // how "flag": the constant an option without a value sets
   // A value read under one entry of a table of option prefixes (`sscanf(argv[i] +
   // strlen(cparams[j]), "%d", iparams + j)`, HPCG): the parameter's name from the entry
   // (`--nx=` -> `nx`), and the value holds once the loop over argv ends (inputs.cpp moves the
@@ -362,6 +363,7 @@ struct ProgramParameter {
   // The program's own value where no option sets it: the last constant the variable gets
   // before the program reads the input (its initialiser, `cmd.nSteps = 100;`).
   std::optional<double> program_default;
+  std::optional<double> flag; // model::Parameter::flag
   // Data computed from it that the model only measures (model::Parameter::measured_through).
   std::vector<std::string> measured_through;
 };

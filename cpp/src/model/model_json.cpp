@@ -749,6 +749,9 @@ Model read_model(std::string_view text, std::string_view origin) {
         if (const Json *d = pr.get("default")) {
           p.program_default = read_parameter_value(*d, name);
         }
+        if (const Json *fl = pr.get("flag")) {
+          p.flag = read_parameter_value(*fl, name);
+        }
         p.source = pr.string("source");
         p.origin = pr.string("origin");
         p.aliases = pr.strings("aliases");

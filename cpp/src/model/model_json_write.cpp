@@ -316,6 +316,10 @@ std::string model_to_json(const Model &m, int indent) {
                              ? OrderedJson(p.program_default->as_int())
                              : OrderedJson(p.program_default->as_float());
     }
+    if (p.flag) {
+      entry["flag"] = p.flag->type == ValueType::Int ? OrderedJson(p.flag->as_int())
+                                                     : OrderedJson(p.flag->as_float());
+    }
     if (!p.source.empty()) {
       entry["source"] = p.source;
     }

@@ -33,6 +33,9 @@ struct Parameter {
   std::vector<std::string> options;
   int position = 1; // the k-th value after the option (`-n 20 30 40`: ny is 2)
   std::optional<Value> program_default;
+  // An option that takes no value (LULESH's `-q`, `if (strcmp(argv[i], "-q") == 0) opts.quiet =
+  // 1;`): the value the program sets when one of `options` is on the command line.
+  std::optional<Value> flag;
   std::string source;
   std::string origin;
   std::vector<std::string> aliases;
