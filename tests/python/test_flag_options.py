@@ -27,6 +27,8 @@ def test_a_flag_is_a_parameter_that_follows_the_command_line(tmp_path: Path) -> 
     params = json.loads(model.to_json())["parameters"]
     sync = next(p for p in params.values() if isinstance(p, dict) and p.get("options") == ["-b"])
     assert (sync["flag"], sync["default"], sync["value"]) == (1, 0, 1), params
+    tol = next(p for p in params.values() if isinstance(p, dict) and p.get("options") == ["-e"])
+    assert (tol["flag"], tol["default"]) == (1e-9, 1e-3), params
     assert model.arguments(["./f", "-n", "5"])[next(k for k, v in params.items() if v is sync)] == 0
     model.estimate(run=run, np=2, directory=tmp_path)
     barrier = next(n["id"] for n in model.nodes() if n.get("op") == "MPI_Barrier")
@@ -35,6 +37,7 @@ def test_a_flag_is_a_parameter_that_follows_the_command_line(tmp_path: Path) -> 
         (["./f", "-n", "20", "-b"], 20),
         (["./f", "-q", "-n", "20"], 0),
         (["./f", "-b", "-n", "30", "-q"], 30),
+        (["./f", "-n", "5", "-e"], 5),
     ):
         p = pj.interpret(model, MACHINE, np=2, params=model.arguments(argv))
         rows = {r["id"]: r for r in p.nodes(2)}

@@ -356,7 +356,6 @@ void InputAnalysis::flag_inputs() {
         site.how = "flag";
         site.what = "option " + options.front();
         site.options = std::move(options);
-        site.position = 0;
         site.location = e.location;
         site.flag = value;
         site.doc = "'" + p_.variables[e.var].source_name + "' set to " +

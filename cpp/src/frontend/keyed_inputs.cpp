@@ -147,11 +147,9 @@ std::optional<KeyedLookup> keyed_lookup(const clang::Expr *value, VariableResolv
   KeyedLookup out;
   out.key = key;
   out.file = member;
-  const std::string bare = llvm::StringRef(key).ltrim('-').str();
-  for (const std::string &o : {bare, "-" + bare, "--" + bare}) {
-    if (!member) {
-      out.options.push_back(o);
-    }
+  if (!member) { // a file's key is no command-line option
+    const std::string bare = llvm::StringRef(key).ltrim('-').str();
+    out.options = {bare, "-" + bare, "--" + bare};
   }
   if (static_cast<unsigned>(key_at) + 1 < call->getNumArgs()) {
     clang::Expr::EvalResult r;

@@ -274,18 +274,21 @@ private:
     const auto &argv = a_.options.argv;
     std::optional<std::string> given;
     if (pp.flag) {
-      // An option without a value: its constant when the command line has it.
-      param.flag = number(std::to_string(*pp.flag));
-      param.position = 1;
-      if (std::any_of(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), [&](const auto &a) {
-            return std::find(pp.options.begin(), pp.options.end(), a) != pp.options.end();
-          })) {
-        given = std::to_string(*pp.flag);
-      }
+      // An option without a value: its constant when the command line has it (kept as a
+      // number: a text of it would round `1e-9` to 0).
+      param.flag = pp.floating ? model::Value::of_float(*pp.flag)
+                               : model::Value::of_int(static_cast<std::int64_t>(*pp.flag));
     } else if (!pp.options.empty() && !argv.empty()) {
       given = option_value(argv, pp.options, pp.position);
     }
-    if (given) {
+    const bool flagged =
+        pp.flag &&
+        std::any_of(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), [&](const auto &a) {
+          return std::find(pp.options.begin(), pp.options.end(), a) != pp.options.end();
+        });
+    if (flagged) {
+      param.value = *param.flag;
+    } else if (given) {
       param.value = number(*given);
     } else if (param.program_default) {
       param.value = *param.program_default;

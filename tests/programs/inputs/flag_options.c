@@ -2,7 +2,8 @@
  * tests over argv sets a constant, `opts.sync = 1;`. Here `-b` adds a barrier to every step,
  * so the flag decides communication: it must follow the command line, not be drawn by its
  * frequency in the estimation run.
- *   ./flag_options -n STEPS [-b] [-q] */
+ * `-e` sets a tolerance that also asks for the barrier.
+ *   ./flag_options -n STEPS [-b] [-e] [-q] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@ struct options {
   int steps;
   int sync;
   int quiet;
+  double tolerance;
 };
 
 static void parse(int argc, char **argv, struct options *opts) {
@@ -22,6 +24,9 @@ static void parse(int argc, char **argv, struct options *opts) {
       i += 2;
     } else if (strcmp(argv[i], "-b") == 0) {
       opts->sync = 1;
+      i += 1;
+    } else if (strcmp(argv[i], "-e") == 0) {
+      opts->tolerance = 1e-9; /* a floating constant: kept as a number, not rounded to 0 */
       i += 1;
     } else if (strcmp(argv[i], "-q") == 0) {
       opts->quiet = 1;
@@ -39,13 +44,14 @@ int main(int argc, char **argv) {
   opts.steps = 10;
   opts.sync = 0;
   opts.quiet = 0;
+  opts.tolerance = 1e-3;
   parse(argc, argv, &opts);
   double x = 1.0;
   for (int step = 0; step < opts.steps; ++step) {
     for (int i = 0; i < 100000; ++i) {
       x = x * 0.999999 + 1e-9;
     }
-    if (opts.sync) {
+    if (opts.sync || opts.tolerance < 1e-6) {
       MPI_Barrier(MPI_COMM_WORLD);
     }
   }
