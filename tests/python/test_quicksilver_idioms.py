@@ -82,9 +82,19 @@ def test_wrapped_program_matches_real_runs(wrappers: pj.SourceModel) -> None:
                 assert found is not None, out
                 runs.append(float(found.group(1)))
             predicted = _predict(wrappers, np_, ["1500", "40"])
+            if abs(predicted - min(runs)) > 0.3 * min(runs):
+                # One estimation on a shared VM can be slowed without the load check seeing it
+                # (+36 % once in a CI run, the same build passing alone): a second one decides,
+                # as in test_md_idioms.py and test_counted_probes.py.
+                again = pj.build_model(SOURCES, ["-O2"], argv=["./wrappers", "1500", "10"])
+                again.estimate(
+                    run=["./wrappers", "1500", "10"], np=1, directory=exe.with_suffix(".again")
+                )
+                predicted = _predict(again, np_, ["1500", "40"])
             assert predicted == pytest.approx(min(runs), rel=0.3), (np_, predicted, runs)
     finally:
         exe.unlink(missing_ok=True)
+        shutil.rmtree(exe.with_suffix(".again"), ignore_errors=True)
 
 
 def test_cli_takes_a_quoted_command_line_with_options(tmp_path: Path) -> None:
