@@ -36,8 +36,17 @@ MACHINE = pj.Machine.preset("shared-memory")
 
 @pytest.fixture(scope="module")
 def wrappers(tmp_path_factory: pytest.TempPathFactory) -> pj.SourceModel:
+    # The minimum of three estimation runs, as the real runs' side takes the minimum of three:
+    # one 20 ms run on a shared VM was 38 % slow twice in a row in a CI run (the same build
+    # within 1 % alone).
     m = pj.build_model(SOURCES, ["-O2"], argv=["./wrappers", "1500", "10"])
-    m.estimate(run=["./wrappers", "1500", "10"], np=1, directory=tmp_path_factory.mktemp("est"))
+    m.estimate(
+        run=["./wrappers", "1500", "10"],
+        np=1,
+        directory=tmp_path_factory.mktemp("est"),
+        repeat=3,
+        combine="min",
+    )
     return m
 
 
@@ -58,6 +67,22 @@ def test_ranks_read_through_wrappers_into_unused_locals(wrappers: pj.SourceModel
     assert two == pytest.approx(one / 2, rel=0.25)
 
 
+def _real_runs(exe: Path, np_: int) -> list[float]:
+    """Three real runs of the sweep at `1500 40`, each timed by the program's own timer."""
+    runs = []
+    for _ in range(3):
+        out = subprocess.run(
+            ["mpirun", "--oversubscribe", "-np", str(np_), str(exe), "1500", "40"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        found = re.search(r"elapsed ([0-9.]+)", out)
+        assert found is not None, out
+        runs.append(float(found.group(1)))
+    return runs
+
+
 def test_wrapped_program_matches_real_runs(wrappers: pj.SourceModel) -> None:
     """Predicted against real runs at np 1 (the minimum of three, the program's own timer
     around the sweep). np 2 is checked inside the model (the test above): two ranks on this
@@ -70,27 +95,22 @@ def test_wrapped_program_matches_real_runs(wrappers: pj.SourceModel) -> None:
     subprocess.run([mpicc, "-O2", *SOURCES, "-o", str(exe)], check=True)
     try:
         for np_ in (1,):
-            runs = []
-            for _ in range(3):
-                out = subprocess.run(
-                    ["mpirun", "--oversubscribe", "-np", str(np_), str(exe), "1500", "40"],
-                    check=True,
-                    capture_output=True,
-                    text=True,
-                ).stdout
-                found = re.search(r"elapsed ([0-9.]+)", out)
-                assert found is not None, out
-                runs.append(float(found.group(1)))
+            runs = _real_runs(exe, np_)
             predicted = _predict(wrappers, np_, ["1500", "40"])
             if abs(predicted - min(runs)) > 0.3 * min(runs):
                 # One estimation on a shared VM can be slowed without the load check seeing it
-                # (+36 % once in a CI run, the same build passing alone): a second one decides,
-                # as in test_md_idioms.py and test_counted_probes.py.
+                # (+36 % once in a CI run, the same build passing alone): a second estimation
+                # and a second set of real runs, side by side, decide, as in test_md_idioms.py.
                 again = pj.build_model(SOURCES, ["-O2"], argv=["./wrappers", "1500", "10"])
                 again.estimate(
-                    run=["./wrappers", "1500", "10"], np=1, directory=exe.with_suffix(".again")
+                    run=["./wrappers", "1500", "10"],
+                    np=1,
+                    directory=exe.with_suffix(".again"),
+                    repeat=3,
+                    combine="min",
                 )
                 predicted = _predict(again, np_, ["1500", "40"])
+                runs = _real_runs(exe, np_)
             assert predicted == pytest.approx(min(runs), rel=0.3), (np_, predicted, runs)
     finally:
         exe.unlink(missing_ok=True)
