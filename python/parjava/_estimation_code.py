@@ -103,8 +103,13 @@ def compile_estimation_code(
     work: Path,
     compiler: str | None,
     link_args: Sequence[str],
+    name: str = "estimation-code",
 ) -> Path:
-    """Compile and link the instrumented sources and the probe runtime; return the program."""
+    """Compile and link the instrumented sources and the probe runtime; return the program.
+
+    The unmodified program (_reference_run.py) is built the same way from the sources' own
+    commands, without a runtime (``runtime_source`` empty), so that the two link alike.
+    """
     objects: list[str] = []
     link_flags: list[str] = []
     cxx = False
@@ -120,27 +125,30 @@ def compile_estimation_code(
         if a.startswith(_LINK_PREFIXES) or a in _LINK_FLAGS:
             link_flags.append(a)
     cc = compiler or ("mpicc" if not first_compiler else first_compiler)
-    runtime_obj = work / "parjava_probes.o"
-    check(
-        [
-            "mpicc" if compiler is None else compiler,
-            "-O2",
-            f"-DPJ_SLOTS={int(inst['slots'])}",
-            "-c",
-            inst["runtime_source"],
-            "-o",
-            str(runtime_obj),
-        ],
-        work,
-        "compiling the probe runtime",
-    )
+    runtime: list[str] = []
+    if inst.get("runtime_source"):
+        runtime_obj = work / "parjava_probes.o"
+        check(
+            [
+                "mpicc" if compiler is None else compiler,
+                "-O2",
+                f"-DPJ_SLOTS={int(inst['slots'])}",
+                "-c",
+                inst["runtime_source"],
+                "-o",
+                str(runtime_obj),
+            ],
+            work,
+            "compiling the probe runtime",
+        )
+        runtime.append(str(runtime_obj))
     linker = compiler or ("mpicxx" if cxx else cc)
-    exe = work / "estimation-code"
+    exe = work / name
     dedup: list[str] = []
     for flag in [*link_flags, *link_args]:
         if flag not in dedup:
             dedup.append(flag)
-    link = [linker, *objects, str(runtime_obj), "-o", str(exe), *dedup, "-lm"]
+    link = [linker, *objects, *runtime, "-o", str(exe), *dedup, "-lm"]
     try:
         check(link, work, "linking the estimation code")
         return exe
@@ -168,7 +176,7 @@ def compile_estimation_code(
     missing = _undefined(str(error))
     if not missing:
         raise error
-    _link_as_library(objects, [str(runtime_obj), "-o", str(exe), *dedup, "-lm"], linker, work)
+    _link_as_library(objects, [*runtime, "-o", str(exe), *dedup, "-lm"], linker, work)
     inst.setdefault("link_notes", []).append(
         f"{', '.join(missing[:4])}{' and more' if len(missing) > 4 else ''}: referenced but "
         "defined in no source, from functions the program never calls (its build links them "
@@ -421,6 +429,28 @@ def run_estimation(
     the ranks to cores, which Open MPI does at np <= 2, so that a rank's threads run on cores
     of their own as the model's tasks do, not all on one; ``OMP_NUM_THREADS`` is 1 unless set.
     """
+    command, proc, seconds = launch(
+        exe, run, np, mpirun, timeout, threaded, {"PARJAVA_ESTIMATES_DIR": str(estimates_dir)}
+    )
+    if proc.returncode != 0:
+        raise RunError(
+            f"the estimation run failed (exit {proc.returncode}): {' '.join(command)}\n"
+            f"{(proc.stderr or '')[-3000:]}{(proc.stdout or '')[-1000:]}"
+        )
+    return command, proc.stdout, seconds
+
+
+def launch(
+    exe: Path,
+    run: Sequence[str],
+    np: int,
+    mpirun: Sequence[str] | None,
+    timeout: float,
+    threaded: bool,
+    extra_env: dict[str, str],
+    what: str = "the estimation run",
+) -> tuple[list[str], subprocess.CompletedProcess[str], float]:
+    """Run a program as the estimation runs it; return the command, the process and seconds."""
     import time
 
     launcher = list(mpirun) if mpirun else [shutil.which("mpirun") or "mpirun", "--oversubscribe"]
@@ -434,7 +464,7 @@ def run_estimation(
         # adds threads itself. Two threads sharing this VM's cores measured each iteration
         # 2.5x slower than one thread alone.
         env.setdefault("OMP_NUM_THREADS", "1")
-    env["PARJAVA_ESTIMATES_DIR"] = str(estimates_dir)
+    env.update(extra_env)
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     start = time.monotonic()
@@ -448,13 +478,7 @@ def run_estimation(
         ) from exc
     except subprocess.TimeoutExpired as exc:
         raise RunError(
-            f"the estimation run did not finish within {timeout:.0f} s: {' '.join(command)} "
+            f"{what} did not finish within {timeout:.0f} s: {' '.join(command)} "
             "(use a smaller test input, or timeout=)"
         ) from exc
-    seconds = time.monotonic() - start
-    if proc.returncode != 0:
-        raise RunError(
-            f"the estimation run failed (exit {proc.returncode}): {' '.join(command)}\n"
-            f"{(proc.stderr or '')[-3000:]}{(proc.stdout or '')[-1000:]}"
-        )
-    return command, proc.stdout, seconds
+    return command, proc, time.monotonic() - start

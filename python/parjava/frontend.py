@@ -38,6 +38,7 @@ from typing import Any
 from . import _estimation_code as code
 from . import _estimation_report as report
 from . import _library_costs
+from . import _reference_run as reference_run
 from ._data_exits import cap_data_exits
 from ._progress import Progress
 from .errors import MissingDependencyError, RunError, UsageError
@@ -117,6 +118,13 @@ class Estimation:
     self_check: report.SelfCheck | None = None
     summary: dict[str, Any] = field(default_factory=dict, repr=False)
     params: dict[str, int | float] = field(default_factory=dict, repr=False)
+    # The unmodified program's runs (None: not run, or it could not be built or run).
+    reference: reference_run.ReferenceRun | None = None
+
+    @property
+    def overhead(self) -> float | None:
+        """The estimation code's time over the unmodified program's (None without that run)."""
+        return self.self_check.overhead if self.self_check is not None else None
 
     @property
     def reduced_loops(self) -> list[Diagnostic]:
@@ -130,7 +138,13 @@ class Estimation:
         hand): does it still re-predict the runs it was estimated from? None when the runs
         recorded no program time (the program never called MPI_Init / MPI_Finalize).
         """
-        return report.self_check(model, self.np, self.params, self.summary, machine)
+        return report.self_check(
+            model, self.np, self.params, self.summary, machine, self._reference_seconds()
+        )
+
+    def _reference_seconds(self) -> float | None:
+        ref = self.reference
+        return ref.seconds if ref is not None and ref.spans and not ref.disturbed else None
 
     @property
     def coverage(self) -> float | None:
@@ -222,6 +236,7 @@ class SourceModel(Model):
         machine: Any = None,
         log: Callable[[str], None] | None = None,
         price_by_size: bool = True,
+        reference: bool = True,
     ) -> Estimation:
         """Measure block times on a test input and load them into this model.
 
@@ -248,7 +263,12 @@ class SourceModel(Model):
         the model then re-predicts its estimation run (same np and input, on ``machine``;
         default the ``shared-memory`` preset) and compares with the measured time: off by more
         than 10 % is a warning naming the fragments with the largest unexplained time, and the
-        model JSON carries the result (``self_check``, docs/model-schema.md).
+        model JSON carries the result (``self_check``, docs/model-schema.md). With
+        ``reference`` (default) the unmodified program is built from the same sources and
+        commands and run as many times as the estimation code (at most three), and the
+        self-check compares with its fastest run: the estimation code is slower than the
+        program, by more than its probes' estimated cost where they stop an optimisation.
+        ``Estimation.overhead`` is the ratio of the two.
 
         With ``price_by_size`` (default), ``malloc``/``free``/``memcpy``/``memset``/... are
         priced by the bytes they touch, through this machine's cost of each at 1 KiB ...
@@ -285,7 +305,8 @@ class SourceModel(Model):
         spec = self._spec
         threaded = any(n.get("kind") == "task_group" for n in self.nodes())
         try:
-            with Progress(3 + runs_wanted, "estimate", enabled=progress) as bar:
+            steps = 3 + runs_wanted + (1 if reference and self_check else 0)
+            with Progress(steps, "estimate", enabled=progress) as bar:
                 inst, exe, repaired = code.instrument_and_compile(
                     lambda without: fe.instrument(
                         list(spec.sources),
@@ -345,6 +366,24 @@ class SourceModel(Model):
                     costs,
                 )
                 bar.advance(note="loaded")
+                unmodified, unmodified_notes = None, []
+                if reference and self_check:
+                    unmodified, unmodified_notes = _run_unmodified(
+                        inst,
+                        spec.args,
+                        work / "unmodified",
+                        compiler,
+                        link_args,
+                        run,
+                        int(np),
+                        mpirun,
+                        timeout,
+                        threaded,
+                        min(3, len(runs)),
+                    )
+                    if unmodified is not None and log is not None:
+                        log(unmodified.describe())
+                    bar.advance(note="unmodified program run")
         finally:
             if not keep:
                 shutil.rmtree(work, ignore_errors=True)
@@ -376,7 +415,21 @@ class SourceModel(Model):
             for m in cap_data_exits(self, int(np), params, summary, machine)
         ]
         if self_check:
-            checked = report.self_check(self, int(np), params, summary, machine)
+            usable = unmodified is not None and not unmodified.disturbed
+            if unmodified is not None and unmodified.disturbed:
+                unmodified_notes.append(
+                    "the unmodified program's runs were slowed by neighbours (a rank had "
+                    f"{100 * min(unmodified.cpu_shares):.0f}% of a CPU): the self-check compares "
+                    "with the estimation runs less their probes' estimated cost"
+                )
+            checked = report.self_check(
+                self,
+                int(np),
+                params,
+                summary,
+                machine,
+                unmodified.seconds if usable and unmodified is not None else None,
+            )
         checks = []
         if checked is not None and not checked.passed and verdict == "doubtful":
             checked.message += (
@@ -408,6 +461,9 @@ class SourceModel(Model):
                 )
             )
         loaded = Diagnostic._from_json(applied["diagnostics"])
+        checks = [
+            Diagnostic(kind="estimation", severity="note", message=m) for m in unmodified_notes
+        ] + checks
         self.diagnostics = (
             Diagnostic._from_json(inst["diagnostics"]) + repairs + loaded + capped + checks
         )
@@ -425,6 +481,7 @@ class SourceModel(Model):
             self_check=checked,
             summary=summary,
             params=params,
+            reference=unmodified,
         )
         return self.estimation
 
@@ -527,3 +584,38 @@ def structure(
             entry,
         )
     )
+
+
+def _run_unmodified(
+    inst: dict[str, Any],
+    args: Sequence[str],
+    work: Path,
+    compiler: str | None,
+    link_args: Sequence[str],
+    run: Sequence[str],
+    np: int,
+    mpirun: Sequence[str] | None,
+    timeout: float,
+    threaded: bool,
+    times: int,
+) -> tuple[reference_run.ReferenceRun | None, list[str]]:
+    """Build and run the unmodified program; on failure, None and a note saying why.
+
+    The estimation does not depend on it: a program that will not build or run unmodified
+    (its own flags missing from the command, no MPI_Finalize) keeps the estimation runs'
+    self-check, and the note says so.
+    """
+    try:
+        exe, shim = reference_run.build(inst, args, work, compiler, link_args)
+        return reference_run.run(exe, shim, run, np, mpirun, timeout, threaded, times), []
+    except RunError as exc:
+        lines = str(exc).strip().splitlines() or [type(exc).__name__]
+        # The build shares the estimation code's steps (and their messages).
+        first = lines[0].replace("the estimation code", "the unmodified program")
+        error = next((line.strip() for line in lines[1:] if "error" in line), "")
+        return None, [
+            f"the unmodified program was not run ({first[:300]}"
+            + (f"; {error[:200]}" if error else "")
+            + "): the self-check compares with the estimation runs less their probes' "
+            "estimated cost"
+        ]

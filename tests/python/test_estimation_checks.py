@@ -125,9 +125,17 @@ def test_the_self_check_passes_on_its_own_runs_and_fires_on_a_lost_loop_bound(
     assert check.measured > 0 and check.predicted > 0
     # A quiet machine re-predicts its own run within 10 %; a loaded one is said to be loaded.
     assert check.passed or est.verdict == "doubtful", (check.message, est.trust)
+    # It compares with the unmodified program, built from the same sources and run once more
+    # (unless neighbours slowed that run), and says what the probes cost.
+    assert est.reference is not None and len(est.reference.spans) == 1
+    if not est.reference.disturbed:
+        assert check.baseline == "unmodified" and check.measured == est.reference.seconds
+        assert check.overhead is not None and 0.8 < check.overhead < 2.0, check.message
+        assert "the unmodified program took" in check.message
     doc = json.loads(model.to_json())
     assert doc["self_check"]["passed"] == check.passed
     assert doc["self_check"]["coverage"] == pytest.approx(check.coverage)
+    assert doc["self_check"]["baseline"] == check.baseline
     # The model loses the bound of its iteration loop (the builder reduced its definition
     # away: here the condition is edited to a constant the run never had).
     loop = labelled(doc, "for it < iterations")
@@ -207,9 +215,15 @@ def test_a_run_slowed_by_neighbours_is_flagged(tmp_path: Path) -> None:
     assert est.trust.startswith("timings: doubtful")
     assert all(r.disturbed for r in est.records)
     assert any("% of a CPU" in reason for r in est.records for reason in r.reasons)
-    # One line per run: what ran and how long it took.
-    assert len(lines) == 2 and lines[0].startswith("estimation run 1: ")
+    # One line per run: what ran and how long it took; then the unmodified program's runs (as
+    # many as the estimation's), slowed as much, so the self-check does not compare with them.
+    assert len(lines) == 3 and lines[0].startswith("estimation run 1: "), lines
     assert "estimation-code 1024 60 took" in lines[0] and "(program " in lines[0]
+    assert lines[2].startswith("unmodified program: ") and "program 1024 60: " in lines[2]
+    assert est.reference is not None and len(est.reference.spans) == 2
+    assert est.reference.disturbed and est.self_check is not None
+    assert est.self_check.baseline == "estimation"
+    assert any("unmodified program's runs were slowed" in d.message for d in est.diagnostics)
     # The self-check may pass on the slowed timings (the model follows its own run): every
     # prediction from the model still says where its block times come from.
     assert model.self_check is not None

@@ -179,6 +179,7 @@ PYBIND11_MODULE(_frontend, m) {
           f["instrumented"] = s.instrumented;
           f["directory"] = s.directory;
           f["command"] = s.command;
+          f["original_command"] = s.original_command;
           files.append(f);
         }
         out["sources"] = files;

@@ -1056,6 +1056,7 @@ Instrumentation instrument(const BuildOptions &options, const std::string &direc
     src.original = cmd.file;
     src.instrumented = path.string();
     src.directory = cmd.directory;
+    src.original_command = cmd.arguments;
     for (const auto &arg : cmd.arguments) {
       src.command.push_back(arg == cmd.file ? path.string() : arg);
     }

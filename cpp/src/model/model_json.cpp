@@ -870,6 +870,17 @@ Model read_model(std::string_view text, std::string_view origin) {
       (void)cr.number(field, 0.0);
     }
     (void)cr.string("message");
+    // What `measured` is: the unmodified program's run, or the estimation runs less their
+    // probes' estimated cost (python/parjava/_reference_run.py).
+    if (const Json *baseline = cr.get("baseline");
+        baseline != nullptr &&
+        (!baseline->is_string() || (*baseline != "unmodified" && *baseline != "estimation"))) {
+      cr.fail("baseline", "must be \"unmodified\" or \"estimation\"");
+    }
+    if (const Json *overhead = cr.get("overhead");
+        overhead != nullptr && (!overhead->is_number() || overhead->get<double>() <= 0)) {
+      cr.fail("overhead", "must be the estimation code's time over the program's, above 0");
+    }
     if (const Json *fragments = cr.get("fragments");
         fragments != nullptr && !fragments->is_array()) {
       cr.fail("fragments", "must be a list");

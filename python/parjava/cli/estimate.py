@@ -21,8 +21,9 @@ counts, so a model estimated on a small input predicts a large one (predict with
 
 Every run is listed with its time and the machine's load; the last lines say how trustworthy
 the timings are (a run slowed by neighbours is flagged) and how well the model re-predicts its
-own estimation run (the self-check; the model JSON records it, `parjava predict --fail-on
-self-check` refuses a model that failed it).
+own estimation run (the self-check: against the unmodified program, built from the same
+sources and run once more unless --no-reference; the model JSON records it, `parjava predict
+--fail-on self-check` refuses a model that failed it).
 """
 
 
@@ -78,6 +79,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="do not re-predict the estimation run with the model afterwards",
     )
     p.add_argument(
+        "--no-reference",
+        action="store_true",
+        help="do not build and run the unmodified program for the self-check (it then compares "
+        "with the estimation runs less their probes' estimated cost)",
+    )
+    p.add_argument(
         "--machine",
         help="machine JSON for the self-check's prediction (default: the shared-memory preset)",
     )
@@ -131,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
         combine=args.combine,
         max_repeat=args.max_repeat,
         self_check=not args.no_self_check,
+        reference=not args.no_reference,
         machine=machine,
         log=None if args.quiet else lambda line: sys.stderr.write(line + "\n"),
     )
@@ -151,8 +159,15 @@ def run(args: argparse.Namespace) -> int:
         state = "passed" if check.passed else "FAILED"
         sys.stderr.write(
             f"self-check {state}: coverage {100 * check.coverage:.0f}% of the measured run "
-            f"({check.predicted:.3g} s predicted, {check.measured:.3g} s measured, "
-            f"{100 * check.error:+.0f}%)\n"
+            f"({check.predicted:.3g} s predicted, {check.measured:.3g} s measured"
+            + (" unmodified" if check.baseline == "unmodified" else "")
+            + f", {100 * check.error:+.0f}%)"
+            + (
+                f"; the estimation code ran {check.overhead:.2f}x the program's time"
+                if check.overhead is not None
+                else ""
+            )
+            + "\n"
         )
     if args.diagnostics:
         write_diagnostics(model.diagnostics, args.diagnostics)

@@ -100,6 +100,7 @@ TEST(ModelJson, SelfCheckRoundTripsAndIsValidated) {
   const std::string check =
       R"("self_check": {"passed": false, "np": 2, "measured": 1.5, "predicted": 0.3, )"
       R"("error": -0.8, "coverage": 0.2, "message": "self-check: ...", )"
+      R"("baseline": "unmodified", "overhead": 1.25, )"
       R"("fragments": [{"node": 4, "cause": "reduced away"}]},)";
   const std::string with = replace(kRing, "\"entry\": \"main\",", check + " \"entry\": \"main\",");
   const Model m = model_from_json(with, "m.json");
@@ -112,6 +113,10 @@ TEST(ModelJson, SelfCheckRoundTripsAndIsValidated) {
   EXPECT_NE(error_of(replace(with, "\"passed\": false", "\"pased\": false")).find("pased"),
             std::string::npos);
   EXPECT_NE(error_of(replace(with, "\"coverage\": 0.2", "\"coverage\": \"high\"")).find("number"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(with, "\"unmodified\"", "\"instrumented\"")).find("baseline"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(with, "\"overhead\": 1.25", "\"overhead\": 0")).find("overhead"),
             std::string::npos);
 }
 

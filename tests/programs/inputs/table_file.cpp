@@ -55,9 +55,11 @@ public:
   void run() {
     int cycle = 0;
     double time = 0.0;
-    double x = 1.0;
     while (cycle < cstop && time < tstop) {
       cycle += 1;
+      // Not live across the reduction: GCC spilled such an x to the stack in every iteration
+      // of the program's loop and not in the estimation code's, which ran 2.4x faster.
+      double x = 1.0 + 1e-3 * cycle;
       for (int i = 0; i < work; ++i) {
         x = x * 0.999999 + 1e-9;
       }

@@ -17,10 +17,11 @@
 namespace parjava::frontend {
 
 struct InstrumentedSource {
-  std::string original;             // the user's file
-  std::string instrumented;         // its probed copy
-  std::string directory;            // where the compile command runs
-  std::vector<std::string> command; // the user's compile command, on the probed copy
+  std::string original;                      // the user's file
+  std::string instrumented;                  // its probed copy
+  std::string directory;                     // where the compile command runs
+  std::vector<std::string> command;          // the user's compile command, on the probed copy
+  std::vector<std::string> original_command; // the user's own, for the unmodified program
 };
 
 // A header of the program, copied (with the probes placed in it, if any) to a mirror directory
