@@ -13,8 +13,9 @@ namespace parjava::frontend {
 namespace {
 
 // Iterations: an OpenMP loop's stretches (probe cost per iteration, the iteration calibration);
-// Stepped: a fragment's single timed iterations (a probe pair each).
-enum class SlotUse : std::uint8_t { Counter, Timed, Iterations, Stepped };
+// Construct: an OpenMP loop timed whole (a pair per execution, spread over its iterations: none
+// per sample); Stepped: a fragment's single timed iterations (a probe pair each).
+enum class SlotUse : std::uint8_t { Counter, Timed, Iterations, Construct, Stepped };
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -27,6 +28,9 @@ double median(std::vector<double> values) {
 double overhead_ticks(const SlotMeasurement &s, const Measurements &run, SlotUse use) {
   if (use == SlotUse::Iterations) {
     return static_cast<double>(s.count) * run.iteration_sample_ticks();
+  }
+  if (use == SlotUse::Construct) {
+    return 0.0;
   }
   if (use == SlotUse::Stepped) {
     return static_cast<double>(s.count) * run.pair_ticks;
@@ -83,7 +87,9 @@ Measurements combine_runs(const std::vector<Measurements> &runs, const Estimatio
       break;
     case ProbeKind::Iterations: {
       const PlannedLoop *loop = plan.loop(p.node);
-      use[p.slot] = loop != nullptr && loop->by_iterations ? SlotUse::Iterations : SlotUse::Stepped;
+      use[p.slot] = loop == nullptr || !loop->by_iterations ? SlotUse::Stepped
+                    : loop->by_construct                    ? SlotUse::Construct
+                                                            : SlotUse::Iterations;
       break;
     }
     case ProbeKind::Trips:

@@ -369,8 +369,9 @@ double probe_seconds(const RankRun &rank, const Measurements &m, const Estimatio
       break;
     case ProbeKind::Iterations: {
       const PlannedLoop *loop = plan.loop(p.node);
-      if (loop == nullptr || !loop->by_iterations) {
-        // A fragment's single timed iterations: a probe pair each.
+      if (loop == nullptr || !loop->by_iterations || loop->by_construct) {
+        // A fragment's single timed iterations, or an OpenMP loop's executions timed whole: a
+        // probe pair each.
         ticks += static_cast<double>(s.count) * m.pair_ticks;
         break;
       }

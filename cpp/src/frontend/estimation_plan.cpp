@@ -96,6 +96,7 @@ std::string EstimationPlan::to_json() const {
                           {"final", l.final_value},
                           {"timed", l.timed},
                           {"by_iterations", l.by_iterations},
+                          {"by_construct", l.by_construct},
                           {"communicates", l.communicates}});
   }
   doc["loops"] = std::move(loops_json);
@@ -141,6 +142,7 @@ EstimationPlan EstimationPlan::from_json(std::string_view text) {
       l.final_value = j.value("final", "");
       l.timed = j.value("timed", false);
       l.by_iterations = j.value("by_iterations", false);
+      l.by_construct = j.value("by_construct", false);
       l.communicates = j.value("communicates", false);
       plan.loops.push_back(std::move(l));
     }

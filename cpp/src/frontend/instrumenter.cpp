@@ -21,11 +21,13 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/AST/StmtCXX.h>
 #include <clang/AST/StmtOpenMP.h>
+#include <clang/Basic/OpenMPKinds.h>
 #include <clang/Basic/SourceManager.h>
 
 #include "header_mirror.hpp"
 #include "loop_exits.hpp"
 #include "model_emitter.hpp"
+#include "openmp_count.hpp"
 #include "parjava/error.hpp"
 #include "probe_runtime.hpp"
 #include "sized_calls.hpp"
@@ -53,6 +55,9 @@ public:
 };
 
 using Point = SourceEdits::Point;
+
+// No Trips probe (the model computes the loop's count).
+constexpr std::uint32_t kNoTrips = UINT32_MAX;
 
 class UnitRewriter {
 public:
@@ -169,6 +174,9 @@ public:
     return header_pieces_;
   }
 
+  // The work-sharing loops timed whole (openmp_construct), by model node.
+  [[nodiscard]] const std::set<model::NodeId> &constructs() const { return constructs_; }
+
   // Lines the dispatch declarations add before the original text (one per declaration).
   [[nodiscard]] unsigned declaration_lines() const {
     return static_cast<unsigned>(declarations_.size());
@@ -276,6 +284,23 @@ private:
       }
     }
     return false;
+  }
+
+  // The loop directive a loop belongs to: its parents are the directive's captured statements
+  // and declarations (one of each per construct a combined directive names).
+  const clang::OMPLoopDirective *directive_of(const clang::Stmt *loop) {
+    clang::DynTypedNodeList parents = ctx_.getParents(*loop);
+    for (int depth = 0; depth < 16 && !parents.empty(); ++depth) {
+      const clang::DynTypedNode up = parents[0];
+      if (const auto *d = up.get<clang::OMPLoopDirective>()) {
+        return d;
+      }
+      if (up.get<clang::CapturedStmt>() == nullptr && up.get<clang::CapturedDecl>() == nullptr) {
+        return nullptr;
+      }
+      parents = ctx_.getParents(up);
+    }
+    return nullptr;
   }
 
   bool in_openmp_directive(const clang::Stmt *s) {
@@ -400,9 +425,11 @@ private:
             slot.contains(ProbeKind::Sized) ? std::optional(slot[ProbeKind::Sized]) : std::nullopt);
     }
     if (node.omp_loop && slot.contains(ProbeKind::Iterations)) {
-      openmp_loop(node, slot[ProbeKind::Iterations],
-                  slot.contains(ProbeKind::Trips) ? std::optional(slot[ProbeKind::Trips])
-                                                  : std::nullopt);
+      const std::uint32_t trips =
+          slot.contains(ProbeKind::Trips) ? slot[ProbeKind::Trips] : kNoTrips;
+      if (!openmp_construct(node, slot[ProbeKind::Iterations], trips)) {
+        openmp_loop(node, slot[ProbeKind::Iterations], trips);
+      }
     } else if (slot.contains(ProbeKind::Trips)) {
       loop(node, slot);
     }
@@ -698,16 +725,61 @@ private:
 
   // An OpenMP loop stays next to its pragma: probes go inside its body and after it.
   // With `trips`, each thread counts its chunk's iterations and records them after the loop.
-  void openmp_loop(const StructNode &node, std::uint32_t k, std::optional<std::uint32_t> trips) {
+  void openmp_loop(const StructNode &node, std::uint32_t k, std::uint32_t trips) {
     const clang::Stmt *loop = node.stmt;
     if (loop == nullptr) {
       throw Skip{"the loop has no statement"};
     }
     const clang::Stmt *body = body_of(loop);
-    const std::string t = trips ? std::to_string(*trips) : "";
-    close(end_of(body), (trips ? " pj_omp_trips(" + t + ");" : "") + " pj_generation_bump();");
+    const bool counted = trips != kNoTrips;
+    const std::string t = counted ? std::to_string(trips) : "";
+    close(end_of(body), (counted ? " pj_omp_trips(" + t + ");" : "") + " pj_generation_bump();");
     open_body(body, "pj_iteration_tls(" + std::to_string(k) + "); " +
-                        (trips ? "pj_omp_iteration(" + t + "); " : ""));
+                        (counted ? "pj_omp_iteration(" + t + "); " : ""));
+  }
+
+  // A work-sharing loop timed whole, from before its directive to after the loop
+  // (probe_runtime.cpp, pj_omp_construct), its count computed before it from its canonical
+  // bounds (openmp_count.cpp): nothing inside the body, which the compiler then vectorises as
+  // in the program. False when the count cannot be computed there or the text around cannot
+  // take the probes; the loop then gets openmp_loop's per-iteration probes. A `#pragma` must
+  // start its line: the opening ends with a newline and a #line that keeps the user's
+  // numbering. A directive a macro spells (miniMD's OMPFORSCHEDULE, read as _Pragma,
+  // pragma_macros.hpp) is timed from before the macro's use.
+  bool openmp_construct(const StructNode &node, std::uint32_t k, std::uint32_t trips) {
+    const auto *loop = llvm::dyn_cast_or_null<clang::ForStmt>(node.stmt);
+    const clang::OMPLoopDirective *directive = loop != nullptr ? directive_of(loop) : nullptr;
+    if (directive == nullptr || directive->getBeginLoc().isInvalid()) {
+      return false;
+    }
+    const clang::SourceLocation at = sm_.getExpansionLoc(directive->getBeginLoc());
+    if (!edits_.check(before(at)).empty() || !edits_.check(end_of(loop)).empty()) {
+      return false;
+    }
+    const auto count = canonical_count_text(loop, ctx_, [this](const clang::Expr *e) {
+      return edits_.text(e->getBeginLoc(), e->getEndLoc());
+    });
+    const clang::PresumedLoc line = sm_.getPresumedLoc(at);
+    const clang::FileID file = sm_.getFileID(at);
+    const clang::FileEntry *entry = sm_.getFileEntryForID(file);
+    if (!count || !line.isValid() || (file != sm_.getMainFileID() && entry == nullptr)) {
+      return false;
+    }
+    const std::string name =
+        file == sm_.getMainFileID() ? edits_.main_path() : entry->tryGetRealPathName().str();
+    const std::string t = std::to_string(k);
+    const bool forks = clang::isOpenMPParallelDirective(directive->getDirectiveKind());
+    open(before(at), "{ pj_u64 pj_oc" + t + " = " + *count + "; pj_u64 pj_ot" + t +
+                         " = pj_now();\n#line " + std::to_string(line.getLine()) + " \"" + name +
+                         "\"\n");
+    close(end_of(loop), " pj_omp_construct(" + t + ", pj_ot" + t + ", pj_oc" + t + ", " +
+                            (forks ? "1" : "0") + ");" +
+                            (trips != kNoTrips ? " pj_omp_construct_trips(" +
+                                                     std::to_string(trips) + ", pj_oc" + t + ");"
+                                               : "") +
+                            " }");
+    constructs_.insert(node.model_id);
+    return true;
   }
 
   void branch(const StructNode &node, std::uint32_t k) {
@@ -944,6 +1016,7 @@ private:
   std::vector<Diagnostic> &diagnostics_;
   std::vector<Pending> pending_;
   std::set<std::uint32_t> dropped_; // probes left out on purpose (nothing to measure there)
+  std::set<model::NodeId> constructs_;
 };
 
 void write_file(const fs::path &path, std::string_view text) {
@@ -992,6 +1065,7 @@ Instrumentation instrument(const BuildOptions &options, const std::string &direc
   out.directory = fs::absolute(directory).string();
   std::set<std::string> names;
   std::set<std::uint32_t> unplaced;
+  std::set<model::NodeId> constructs;
   HeaderMirror mirror(fs::path(out.directory) / "include");
   for (std::size_t u = 0; u < a->parsed.units.size(); ++u) {
     clang::ASTUnit &unit = *a->parsed.units[u];
@@ -1007,6 +1081,7 @@ Instrumentation instrument(const BuildOptions &options, const std::string &direc
     UnitRewriter rewriter(*a, unit, tokens, a->program.diagnostics);
     std::vector<ProbeLocation> locations;
     const std::string text = rewriter.run(sites, without, unplaced, locations);
+    constructs.insert(rewriter.constructs().begin(), rewriter.constructs().end());
     const CompileCommand &cmd = a->parsed.commands[u];
     std::string name = fs::path(cmd.file).filename().string();
     if (!names.insert(name).second) {
@@ -1072,6 +1147,9 @@ Instrumentation instrument(const BuildOptions &options, const std::string &direc
     out.headers.push_back(std::move(h));
   }
   drop_unplaced(out.plan, unplaced);
+  for (PlannedLoop &l : out.plan.loops) {
+    l.by_construct = l.by_iterations && constructs.contains(l.node);
+  }
   write_file(fs::path(out.directory) / "parjava_probes.h", probe_runtime_header());
   out.runtime_source = (fs::path(out.directory) / "parjava_probes.c").string();
   write_file(out.runtime_source, probe_runtime_source());

@@ -52,6 +52,9 @@ struct PlannedLoop {
   std::string final_value;    // ... and its value after the loop, for code that reads it
   bool timed = false;         // has a Fragment probe of its own
   bool by_iterations = false; // timed by its Iterations probe alone (OpenMP work-sharing)
+  // ... and that probe times each execution whole, from outside the directive (a sample is
+  // the execution's time per iteration of a thread's share, with no probe inside the loop).
+  bool by_construct = false;
   bool communicates = false;
 };
 
