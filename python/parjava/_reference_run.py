@@ -112,8 +112,11 @@ def build(
     work: Path,
     compiler: str | None,
     link_args: Sequence[str],
-) -> tuple[Path, Path]:
-    """Compile the program's own sources with their own commands; return it and the shim."""
+) -> tuple[Path, Path, list[str]]:
+    """Compile the program's own sources with their own commands.
+
+    Returns the program, the shim and notes on how it was built.
+    """
     work.mkdir(parents=True, exist_ok=True)
     source = work / "parjava_span.c"
     source.write_text(SPAN_SHIM)
@@ -138,8 +141,43 @@ def build(
             raise RunError(f"no compile command of its own for {src['original']}")
         sources.append({**src, "command": list(command), "instrumented": src["original"]})
     plain = {"sources": sources, "slots": 0, "runtime_source": ""}
-    exe = code.compile_estimation_code(plain, args, work, compiler, link_args, "program")
-    return exe, shim
+    try:
+        return (
+            code.compile_estimation_code(plain, args, work, compiler, link_args, "program"),
+            shim,
+            [],
+        )
+    except code.CompileError as failure:
+        if "stray" not in failure.output:
+            raise
+        # A directive kept in a macro (miniMD's `#define OMPFORSCHEDULE #pragma omp for`)
+        # compiles only from a preprocessed file, where the expansion starts a line: its
+        # Makefile runs `-E` first, and so does this build (the estimation code reads such a
+        # macro as _Pragma instead, pragma_macros.hpp).
+        plain["sources"] = [_preprocessed(src, i, work, compiler) for i, src in enumerate(sources)]
+        exe = code.compile_estimation_code(plain, args, work, compiler, link_args, "program")
+        stray = next((line for line in failure.output.splitlines() if "stray" in line), "")
+        return (
+            exe,
+            shim,
+            [
+                "the unmodified program was built preprocess-first (-E, then the output compiled), "
+                f"as its compiler's error asked: {stray.strip()[:160]}"
+            ],
+        )
+
+
+def _preprocessed(src: dict[str, Any], i: int, work: Path, compiler: str | None) -> dict[str, Any]:
+    """Preprocess one source to a file of the same language; return it with its command."""
+    original = src["original"]
+    out = work / f"preprocessed{i}{Path(original).suffix}"
+    command = [a for a in code.compile_command(src["command"], out) if a != "-c"]
+    command.insert(command.index("-o"), "-E")
+    if compiler:
+        command[0] = compiler
+    code.check(command, src["directory"] or work, "preprocessing the unmodified program")
+    written = [str(out) if a == original else a for a in src["command"]]
+    return {**src, "command": written, "original": original}
 
 
 def run(

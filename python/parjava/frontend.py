@@ -606,8 +606,8 @@ def _run_unmodified(
     self-check, and the note says so.
     """
     try:
-        exe, shim = reference_run.build(inst, args, work, compiler, link_args)
-        return reference_run.run(exe, shim, run, np, mpirun, timeout, threaded, times), []
+        exe, shim, notes = reference_run.build(inst, args, work, compiler, link_args)
+        return reference_run.run(exe, shim, run, np, mpirun, timeout, threaded, times), notes
     except RunError as exc:
         lines = str(exc).strip().splitlines() or [type(exc).__name__]
         # The build shares the estimation code's steps (and their messages).
