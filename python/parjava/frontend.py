@@ -120,6 +120,8 @@ class Estimation:
     params: dict[str, int | float] = field(default_factory=dict, repr=False)
     # The unmodified program's runs (None: not run, or it could not be built or run).
     reference: reference_run.ReferenceRun | None = None
+    # The factor applied to the probes' calibrated cost (report.probe_scale; 1: as calibrated).
+    probe_scale: float = 1.0
 
     @property
     def overhead(self) -> float | None:
@@ -266,9 +268,13 @@ class SourceModel(Model):
         model JSON carries the result (``self_check``, docs/model-schema.md). With
         ``reference`` (default) the unmodified program is built from the same sources and
         commands and run as many times as the estimation code (at most three), and the
-        self-check compares with its fastest run: the estimation code is slower than the
+        self-check compares with its runs combined as ``combine`` combines the estimation
+        runs (the fastest for ``"min"``): the estimation code is slower than the
         program, by more than its probes' estimated cost where they stop an optimisation.
-        ``Estimation.overhead`` is the ratio of the two.
+        ``Estimation.overhead`` is the ratio of the two. When the probes' calibrated cost is
+        more than the estimation code's time less the program's (a probe hidden in the idle
+        slots of a loop's work), the time taken off the blocks for the probes is scaled to
+        that difference, with a note.
 
         With ``price_by_size`` (default), ``malloc``/``free``/``memcpy``/``memset``/... are
         priced by the bytes they touch, through this machine's cost of each at 1 KiB ...
@@ -355,17 +361,6 @@ class SourceModel(Model):
                     bar.advance(note=f"run {k + 1}/{runs_wanted} in {took:.1f} s")
                     if auto and report.stable(summaries):
                         break
-                costs = json.dumps(_library_costs.library_costs()) if price_by_size else ""
-                applied = fe.apply_estimates(
-                    inst["model"],
-                    inst["plan"],
-                    runs,
-                    float(alpha),
-                    bool(reduce_loops),
-                    combine,
-                    costs,
-                )
-                bar.advance(note="loaded")
                 unmodified, unmodified_notes = None, []
                 if reference and self_check:
                     unmodified, unmodified_notes = _run_unmodified(
@@ -381,9 +376,31 @@ class SourceModel(Model):
                         threaded,
                         min(3, len(runs)),
                     )
-                    if unmodified is not None and log is not None:
-                        log(unmodified.describe())
+                    if unmodified is not None:
+                        unmodified.combine = combine
+                        if log is not None:
+                            log(unmodified.describe())
                     bar.advance(note="unmodified program run")
+                costs = json.dumps(_library_costs.library_costs()) if price_by_size else ""
+                scale, scaled = report.probe_scale(
+                    records,
+                    min(unmodified.spans)
+                    if unmodified is not None and not unmodified.disturbed
+                    else None,
+                )
+                if scaled is not None:
+                    unmodified_notes.append(scaled)
+                applied = fe.apply_estimates(
+                    inst["model"],
+                    inst["plan"],
+                    runs,
+                    float(alpha),
+                    bool(reduce_loops),
+                    combine,
+                    costs,
+                    scale,
+                )
+                bar.advance(note="loaded")
         finally:
             if not keep:
                 shutil.rmtree(work, ignore_errors=True)
@@ -482,6 +499,7 @@ class SourceModel(Model):
             summary=summary,
             params=params,
             reference=unmodified,
+            probe_scale=scale,
         )
         return self.estimation
 

@@ -237,7 +237,7 @@ PYBIND11_MODULE(_frontend, m) {
       "apply_estimates",
       [](const std::string &model_json, const std::string &plan_json,
          const std::vector<std::vector<std::string>> &runs, double alpha, bool reduce_loops,
-         const std::string &combine, const std::string &library_costs) {
+         const std::string &combine, const std::string &library_costs, double probe_scale) {
         std::string model_out;
         std::string diagnostics;
         std::string summary;
@@ -257,7 +257,8 @@ PYBIND11_MODULE(_frontend, m) {
           } else if (combine == "min") {
             statistic = RunStatistic::Minimum;
           }
-          const Measurements ms = combine_runs(loaded, plan, statistic);
+          Measurements ms = combine_runs(loaded, plan, statistic);
+          scale_probe_costs(ms, probe_scale);
           ApplyOptions options;
           options.balance_alpha = alpha;
           options.reduce_loops = reduce_loops;
@@ -274,5 +275,5 @@ PYBIND11_MODULE(_frontend, m) {
       },
       py::arg("model"), py::arg("plan"), py::arg("runs"), py::arg("alpha") = 0.1,
       py::arg("reduce_loops") = true, py::arg("combine") = "mean",
-      py::arg("library_costs") = std::string());
+      py::arg("library_costs") = std::string(), py::arg("probe_scale") = 1.0);
 }

@@ -406,5 +406,29 @@ TEST(Estimates, Version2FilesChargeCounterEventsTheirOwnCost) {
   EXPECT_NEAR(m.node(block).time.seconds, 1e-6, 1e-15);
 }
 
+TEST(Estimates, ScaledProbeCostsTakeLessOffTheBlocksButNotThePairsOwnReading) {
+  Fixture f;
+  const model::NodeId block = f.loop("double s = 0.0;");
+  // As above: 10 samples of 1000 ticks with 20 counter events at 7 ticks and 5 probe events
+  // at 4; an empty pair reads 3. The unmodified program showed the probes costing half that.
+  std::ostringstream out;
+  out << "parjava-estimates 2\nclock rdtsc\nticks_per_second 1e9\nslots " << f.built.plan.slots
+      << "\nrun_seconds 1\ncalibration 3 4 7\n"
+      << "slot " << f.slot(block, ProbeKind::Block) << " 10 " << (10000 + 10 * 3 + 5 * 4 + 20 * 7)
+      << " 1e7 990 1200 5 0 0 20\nend\n";
+  Measurements ms = load_estimates({write_source("scaled.txt", out.str())}, f.built.plan.slots);
+  scale_probe_costs(ms, 0.5);
+  EXPECT_DOUBLE_EQ(ms.self_ticks, 3.0);
+  EXPECT_DOUBLE_EQ(ms.pair_ticks, 2.0);
+  EXPECT_DOUBLE_EQ(ms.counter_ticks, 3.5);
+  model::Model m = f.built.model;
+  apply_estimates(m, f.built.plan, ms);
+  // (10190 - 10 * 3 - 5 * 2 - 20 * 3.5) / 10 ticks per execution.
+  EXPECT_NEAR(m.node(block).time.seconds, 1.008e-6, 1e-15);
+  EXPECT_THROW(scale_probe_costs(ms, 1.5), Error);
+  EXPECT_THROW(scale_probe_costs(ms, -0.1), Error);
+  EXPECT_THROW(scale_probe_costs(ms, std::nan("")), Error);
+}
+
 } // namespace
 } // namespace parjava::frontend::testing

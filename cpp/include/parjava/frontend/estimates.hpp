@@ -164,6 +164,13 @@ enum class RunStatistic : std::uint8_t {
 Measurements combine_runs(const std::vector<Measurements> &runs, const EstimationPlan &plan,
                           RunStatistic statistic = RunStatistic::Mean);
 
+// Scale what the probes cost an enclosing measurement (pair, counter, skip, branch, uncounted and
+// iteration costs; not what an empty pair reports, which is in every sample as read) by
+// `scale` in [0, 1]: the estimation runs against the unmodified program showed the calibrated
+// costs larger than the probes' real cost (python/parjava/_estimation_report.py, probe_scale).
+// Throws Error(Usage) outside [0, 1].
+void scale_probe_costs(Measurements &m, double scale);
+
 // A cost as a function of bytes: (bytes, value) points, increasing bytes.
 using CostCurve = std::vector<std::pair<double, double>>;
 
