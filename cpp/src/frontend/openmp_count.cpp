@@ -1,4 +1,4 @@
-// A work-sharing loop is timed whole, from outside its directive (instrumenter.cpp,
+// A work-sharing loop is timed whole, from outside its directive (rewrite_loops.cpp,
 // openmp_construct), and its count is computed there from its bounds: probes inside its body
 // stopped its vectorisation (the estimation code of an OpenMP force loop ran 1.35x the
 // program's time, issue 12, item 4).

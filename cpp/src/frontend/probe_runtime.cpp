@@ -533,7 +533,7 @@ static inline void pj_generation_bump(void) {
 }
 
 /* A work-sharing loop timed whole, from just before its directive to just after the loop
-   (instrumenter.cpp, openmp_construct): its body stays as the program's, so the compiler
+   (rewrite_loops.cpp, openmp_construct): its body stays as the program's, so the compiler
    vectorises it as it does there (per-iteration probes made an OpenMP force loop's estimation
    code 1.35x the program). The count is computed before the loop from its canonical bounds
    (OpenMP 5.2 §4.4.1). Each sample is the execution's time per iteration of a thread's share:
