@@ -1,13 +1,14 @@
 """Estimation code overhead and self-check error against the unmodified program (issue 12,
 item 4: the estimation code runs at most 1.3x the program's own time; issue 13, item 3).
 
-Estimates each program of its list (our own test programs, and any application directories of
-benchmarks/real_apps.py given with --apps) ``--repeat`` times at its test input, each time
+Estimates each program of its list (our own test programs; the public mini-apps' figures are
+benchmarks/real_apps.py's) ``--repeat`` times at its test input, each time
 building and running the unmodified program beside the estimation code (``reference=True``),
 and prints per program the minimum and median of ``Estimation.overhead`` (the estimation
 code's MPI_Init-to-MPI_Finalize time over the unmodified program's) and of the self-check's
-error, with the machine's load before and after. A program whose unmodified build cannot be
-made (md.c builds only preprocess-first) says so.
+error, and the factor applied to the probes' calibrated cost (``Estimation.probe_scale``, 1
+when the calibration stands), with the machine's load before and after. A program whose
+unmodified build cannot be made says so (md.c builds only preprocess-first).
 
     PYTHONPATH=python PARJAVA_BUILD_DIR=build/dev/package python3 benchmarks/estimation_overhead.py
     [--repeat 3] [--record benchmarks/results/estimation_overhead.json]
@@ -85,11 +86,14 @@ def main() -> int:
     settings.write_text("cstop 20\ntstop 1.0\nwork 400000\n")
     load_before = os.getloadavg()[0]
     print(f"load {load_before:.2f} on {os.cpu_count()} CPUs; {args.repeat} estimations each")
-    print(f"{'program':52} {'overhead min/med':>17} {'self-check min/med':>19}  note")
+    print(
+        f"{'program':52} {'overhead min/med':>17} {'self-check min/med':>19} {'probe scale':>11}"
+        "  note"
+    )
     rows = []
     for p in LIST:
         run = [a.replace("{settings}", str(settings)) for a in p.run]
-        overheads, errors, notes = [], [], []
+        overheads, errors, scales, notes = [], [], [], []
         t0 = time.monotonic()
         for _ in range(args.repeat):
             model = pj.build_model(list(p.sources), list(p.flags), argv=run)
@@ -99,6 +103,7 @@ def main() -> int:
                 overheads.append(est.overhead)
             if check is not None:
                 errors.append(check.error)
+            scales.append(est.probe_scale)
             notes += [d.message for d in est.diagnostics if "unmodified program" in d.message]
         note = "" if overheads else (notes[0][:70] if notes else "no unmodified run")
         row = {
@@ -106,6 +111,7 @@ def main() -> int:
             "overhead": overheads,
             "self_check_error": errors,
             "baseline": "unmodified" if overheads else "estimation",
+            "probe_scale": scales,
             "seconds": time.monotonic() - t0,
         }
         rows.append(row)
@@ -118,7 +124,8 @@ def main() -> int:
             return f"{100 * best:+.0f}%/{100 * mid:+.0f}%" if pct else f"{best:.2f}x/{mid:.2f}x"
 
         print(
-            f"{p.name:52} {pair(overheads, False):>17} {pair(errors, True):>19}  {note}",
+            f"{p.name:52} {pair(overheads, False):>17} {pair(errors, True):>19} "
+            f"{statistics.median(scales):>11.2f}  {note}",
             flush=True,
         )
     load_after = os.getloadavg()[0]
