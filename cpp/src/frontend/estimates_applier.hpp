@@ -133,6 +133,11 @@ private:
 
   std::uint64_t iterations(NodeId loop) const;
 
+  // A loop timed per iteration whose reduction failed (`why`): its time per iteration `per`
+  // goes to its condition (estimates_loops.cpp).
+  void keep_timed_iterations(NodeId id, double per, const std::string &message,
+                             const std::string &why);
+
   // D over the iteration times. With the runtime's quarter-octave histogram, the 1% slowest
   // and fastest iterations (page faults, interrupts, the cold first iteration) are left out, so
   // D describes the loop rather than the machine's noise; without it, D is max |T_i - T_mean|.
