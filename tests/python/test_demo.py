@@ -39,13 +39,15 @@ def test_source_to_speedup_curve_and_amdahl(tmp_path: Path) -> None:
     # stencil's working set falls from 1 GiB at np 1 into the caches, so its time per byte
     # falls too (scaled by this machine's sweep cost per byte, issue 13 item 4): the speedup
     # is superlinear, within the cache levels' cost ratio; the halo exchange and Allreduce
-    # then bend the efficiency down from its peak at the largest counts.
+    # then hold the largest count back from what its smaller working set alone would give
+    # (whether its efficiency still rises a little depends on the machine's measured cache
+    # costs: 1.256 -> 1.244 here, up to 1.281 on a CI machine).
     assert all(b < a for a, b in zip(times, times[1:]))
     assert all(b > a for a, b in zip(speedups, speedups[1:]))
     efficiency = [s / n for s, n in zip(speedups, demo.PREDICT_NP)]
     assert abs(efficiency[1] - 1.0) < 0.05  # both ranks' rows still come from memory
     assert max(efficiency) < 10.0
-    assert efficiency[-1] < max(efficiency)
+    assert efficiency[-1] < 1.1 * efficiency[-2], efficiency
     assert "serial fraction f=" in out
     assert "[reduced]" in out  # the Clang model was reduced (seed 000 §3.5)
     assert "loop" in out and "reduced to a block" in out  # estimation reduced the stencil nest
