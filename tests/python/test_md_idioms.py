@@ -288,5 +288,8 @@ def test_a_template_s_instantiations_are_checked_together(tmp_path: Path) -> Non
     assert len(loops) == 2  # both instantiations are in the model
     check = m.estimation.self_check
     assert check is not None
-    blamed = [f for f in check.fragments if f["line"] == 13]
-    assert not blamed, blamed
+    # Listed only when the check fails for another reason (a 20-ms program against the
+    # unmodified one): then both rows together, as the run measured them, not "never runs".
+    for f in (f for f in check.fragments if f["line"] == 13):
+        assert "(2 instantiations)" in f["label"] and "never" not in f["cause"], f
+        assert f["predicted"] == pytest.approx(f["measured"], rel=0.1), f
