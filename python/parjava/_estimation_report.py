@@ -138,13 +138,21 @@ def run_record(
     )
 
 
-def trust_line(records: Sequence[RunRecord]) -> tuple[str, str]:
-    """Return ``(verdict, line)``: ``good``, ``fair`` or ``doubtful`` and one line saying why."""
+def trust_line(records: Sequence[RunRecord], reference: Sequence[float] = ()) -> tuple[str, str]:
+    """Return ``(verdict, line)``: ``good``, ``fair`` or ``doubtful`` and one line saying why.
+
+    ``reference`` are the unmodified program's run times (_reference_run.py): when they differ
+    by more than 10 % the program's own time is that uncertain, and a self-check against it is
+    too (examples/model/fft_transpose.c: 0.056 to 0.075 s between launches of one binary on a
+    quiet VM, and its self-check failed at -10.3 % with timings called good).
+    """
     if not records:
         return "unknown", "timings: no estimation run"
     disturbed = [r for r in records if r.disturbed]
     programs = [r.program_seconds for r in records if r.program_seconds]
     spread = max(programs) / min(programs) - 1.0 if len(programs) > 1 else 0.0
+    spans = [s for s in reference if s > 0]
+    ref_spread = max(spans) / min(spans) - 1.0 if len(spans) > 1 else 0.0
     cpus = records[0].cpus
     others = [r.others_share for r in records if r.others_share is not None]
     quiet = []
@@ -173,6 +181,12 @@ def trust_line(records: Sequence[RunRecord]) -> tuple[str, str]:
         return "fair", (
             f"timings: fair -- the {len(records)} runs differ by {100 * spread:.0f}% "
             f"({', '.join(quiet) or 'no load information'})"
+        )
+    if ref_spread > 0.10:
+        return "fair", (
+            f"timings: fair -- the unmodified program's {len(spans)} runs differ by "
+            f"{100 * ref_spread:.0f}% ({', '.join(quiet) or 'no load information'}): the "
+            "self-check's reference is that uncertain"
         )
     return "good", f"timings: good -- quiet machine ({', '.join(quiet) or 'no load information'})"
 

@@ -405,7 +405,7 @@ class SourceModel(Model):
             if not keep:
                 shutil.rmtree(work, ignore_errors=True)
         self._replace(applied["model"])
-        verdict, trust = report.trust_line(records)
+        verdict, trust = report.trust_line(records, unmodified.spans if unmodified else ())
         repairs = [
             Diagnostic(
                 kind="estimation",
