@@ -22,6 +22,11 @@ _CPU_SHARE = 0.85
 _OTHERS_SHARE = 0.25
 _STEAL_SHARE = 0.02
 SELF_CHECK_TOLERANCE = 0.10  # issue 13: off by more than 10 % -> a warning
+# The unmodified program's own runs differing by more than 10 % widen the self-check's tolerance
+# to their spread, up to this: a 35-ms program whose launches take 32 to 43 ms cannot show a model
+# wrong by 15 %, and a CI job failed such right models at +18 % and -24 %. Beyond it the
+# reference says nothing, and the timings are called fair.
+SELF_CHECK_NOISY_TOLERANCE = 0.25
 _MIN_SECONDS_FOR_SHARES = 0.5
 _CORRECTED = 0.01  # a rank whose timed ticks lost more than this share to its waits
 
@@ -290,6 +295,9 @@ class SelfCheck:
     executions: dict[str, float] = field(default_factory=dict)
     baseline: str = "estimation"
     overhead: float | None = None
+    # abs(error) at or below this passes: 10 %, or the unmodified program's own run-to-run
+    # spread up to SELF_CHECK_NOISY_TOLERANCE.
+    tolerance: float = SELF_CHECK_TOLERANCE
 
     @property
     def error(self) -> float:
@@ -315,6 +323,7 @@ class SelfCheck:
             "message": self.message,
             "fragments": self.fragments,
             "baseline": self.baseline,
+            "tolerance": self.tolerance,
             **({"overhead": self.overhead} if self.overhead is not None else {}),
             **({"executions": self.executions} if self.executions else {}),
         }
@@ -452,12 +461,14 @@ def self_check(
     summary: Mapping[str, Any],
     machine: Any = None,
     reference: float | None = None,
+    reference_spread: float = 0.0,
 ) -> SelfCheck | None:
     """Re-predict the estimation run(s) and compare; None when the runs give no program time.
 
     ``reference`` is the unmodified program's time at the same np and input
     (_reference_run.py): the comparison is with it when given, else with the estimation runs
-    less the probes' estimated cost.
+    less the probes' estimated cost. ``reference_spread`` is how much its runs differ
+    (slowest / fastest - 1): the tolerance is that spread when it is over 10 %, up to 25 %.
     """
     from .machine import Machine
     from .prediction import interpret
@@ -562,7 +573,10 @@ def self_check(
     fragments.sort(key=lambda f: abs(f["measured"] - f["predicted"]), reverse=True)
     fragments = fragments[:5]
     error = (predicted - measured) / measured if measured > 0 else 0.0
-    passed = abs(error) <= SELF_CHECK_TOLERANCE
+    tolerance = SELF_CHECK_TOLERANCE
+    if unmodified and reference_spread > SELF_CHECK_TOLERANCE:
+        tolerance = min(reference_spread, SELF_CHECK_NOISY_TOLERANCE)
+    passed = abs(error) <= tolerance
     message = (
         f"self-check: the model predicts its own estimation run (np {np}"
         f"{f', {threads} threads' if threads > 1 else ''}, same input) in "
@@ -571,6 +585,11 @@ def self_check(
         + f" took {measured:.3g} s ({100 * error:+.0f}%, coverage "
         f"{100 * max(0.0, min(1.0, predicted / measured)):.0f}%"
         + (f"; the estimation code ran {overhead:.2f}x its time" if overhead is not None else "")
+        + (
+            f"; within the program's own run-to-run spread of {100 * reference_spread:.0f}%"
+            if passed and abs(error) > SELF_CHECK_TOLERANCE
+            else ""
+        )
         + ")"
     )
     if not passed:
@@ -596,6 +615,7 @@ def self_check(
         fragments=fragments,
         baseline="unmodified" if unmodified else "estimation",
         overhead=overhead,
+        tolerance=tolerance,
         executions={
             str(b["node"]): rows[b["node"]]["freq"] / np for b in bounds if b["node"] in rows
         },

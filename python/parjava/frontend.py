@@ -141,7 +141,13 @@ class Estimation:
         recorded no program time (the program never called MPI_Init / MPI_Finalize).
         """
         return report.self_check(
-            model, self.np, self.params, self.summary, machine, self._reference_seconds()
+            model,
+            self.np,
+            self.params,
+            self.summary,
+            machine,
+            self._reference_seconds(),
+            self.reference.spread if self.reference is not None else 0.0,
         )
 
     def _reference_seconds(self) -> float | None:
@@ -405,7 +411,9 @@ class SourceModel(Model):
             if not keep:
                 shutil.rmtree(work, ignore_errors=True)
         self._replace(applied["model"])
-        verdict, trust = report.trust_line(records, unmodified.spans if unmodified else ())
+        verdict, trust = report.trust_line(
+            records, unmodified.spans if unmodified is not None and not unmodified.disturbed else ()
+        )
         repairs = [
             Diagnostic(
                 kind="estimation",
@@ -446,6 +454,7 @@ class SourceModel(Model):
                 summary,
                 machine,
                 unmodified.seconds if usable and unmodified is not None else None,
+                unmodified.spread if usable and unmodified is not None else 0.0,
             )
         checks = []
         if checked is not None and not checked.passed and verdict == "doubtful":
@@ -611,12 +620,16 @@ def structure(
 _SHORT_PROGRAM_SECONDS = 1.0
 
 
-def _reference_times(records: Sequence[report.RunRecord], runs: int) -> int:
-    """Return how many times the unmodified program runs: as the estimation code, at most 3."""
+def _reference_times(records: Sequence[report.RunRecord], runs: int) -> tuple[int, int]:
+    """Return how many times the unmodified program runs, and how many more if they differ.
+
+    As many as the estimation code ran, at most 3 (3 for a short program), and 2 more for a
+    short program whose three runs differ by over 10 % with a full CPU each.
+    """
     seconds = [r.program_seconds for r in records if r.program_seconds is not None]
     if seconds and min(seconds) < _SHORT_PROGRAM_SECONDS:
-        return 3
-    return min(3, runs)
+        return 3, 2
+    return min(3, runs), 0
 
 
 def _run_unmodified(
@@ -630,7 +643,7 @@ def _run_unmodified(
     mpirun: Sequence[str] | None,
     timeout: float,
     threaded: bool,
-    times: int,
+    times: tuple[int, int],
 ) -> tuple[reference_run.ReferenceRun | None, list[str]]:
     """Build and run the unmodified program; on failure, None and a note saying why.
 
@@ -640,7 +653,7 @@ def _run_unmodified(
     """
     try:
         exe, shim, notes = reference_run.build(inst, args, work, compiler, link_args)
-        return reference_run.run(exe, shim, run, np, mpirun, timeout, threaded, times), notes
+        return reference_run.run(exe, shim, run, np, mpirun, timeout, threaded, *times), notes
     except RunError as exc:
         lines = str(exc).strip().splitlines() or [type(exc).__name__]
         # The build shares the estimation code's steps (and their messages).

@@ -4,6 +4,7 @@ against its own estimation runs. Real mpirun runs of real instrumented programs.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -15,6 +16,8 @@ import pytest
 
 import parjava as pj
 from parjava import _estimation_report as report
+from parjava._reference_run import ReferenceRun
+from timed_estimation import estimate_checked
 
 pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
 pytestmark = pytest.mark.mpi
@@ -119,7 +122,7 @@ def test_the_self_check_passes_on_its_own_runs_and_fires_on_a_lost_loop_bound(
     tmp_path: Path,
 ) -> None:
     model = pj.build_model(EXAMPLES / "jacobi2d.c", ["-O2"])
-    est = model.estimate(run=["./jacobi2d", "512", "100"], np=1, directory=tmp_path / "est")
+    est = estimate_checked(model, tmp_path / "est", run=["./jacobi2d", "512", "100"], np=1)
     check = est.self_check
     assert check is not None and check.np == 1
     assert check.measured > 0 and check.predicted > 0
@@ -131,17 +134,40 @@ def test_the_self_check_passes_on_its_own_runs_and_fires_on_a_lost_loop_bound(
         spans = est.reference.spans if est.reference else []
         assert max(spans) > 1.1 * min(spans), (spans, est.trust)
     # It compares with the unmodified program, built from the same sources and run three times
-    # (a program this short; unless neighbours slowed those runs), and says what the probes
+    # (a program this short; five when the three differ by over 10 %: the median of five
+    # outlasts a slow phase; unless neighbours slowed those runs), and says what the probes
     # cost.
-    assert est.reference is not None and len(est.reference.spans) == 3
+    assert est.reference is not None and len(est.reference.spans) in (3, 5)
+    assert len(est.reference.spans) == 3 or max(est.reference.spans[:3]) > 1.1 * min(
+        est.reference.spans[:3]
+    )
     if not est.reference.disturbed:
         assert check.baseline == "unmodified" and check.measured == est.reference.seconds
-        assert check.overhead is not None and 0.8 < check.overhead < 2.0, check.message
+        assert check.overhead is not None, check.message
+        if est.verdict == "good":
+            assert 0.8 < check.overhead < 2.0, check.message
         assert "the unmodified program took" in check.message
     doc = json.loads(model.to_json())
     assert doc["self_check"]["passed"] == check.passed
     assert doc["self_check"]["coverage"] == pytest.approx(check.coverage)
     assert doc["self_check"]["baseline"] == check.baseline
+    # Against a program whose own runs differ by 32 %, a model 18 % off cannot be called wrong:
+    # the tolerance is the spread (up to 25 %), and the message says so. 30 % off still fails.
+    predicted = check.predicted
+    for error, spread, passes in ((-0.18, 1.02, False), (-0.18, 1.25, True), (-0.30, 1.25, False)):
+        median = predicted / (1 + error)
+        noisy = dataclasses.replace(
+            est,
+            reference=ReferenceRun(
+                ["x"], spans=[0.95 * median, median, spread * median], combine="mean"
+            ),
+        )
+        rechecked = noisy.recheck(model)
+        assert rechecked is not None and rechecked.error == pytest.approx(error)
+        assert rechecked.passed == passes, rechecked.message
+        if passes:
+            assert rechecked.tolerance == pytest.approx(0.25)
+            assert "within the program's own run-to-run spread of 32%" in rechecked.message
     # The model loses the bound of its iteration loop (the builder reduced its definition
     # away: here the condition is edited to a constant the run never had).
     loop = labelled(doc, "for it < iterations")
@@ -190,25 +216,28 @@ def test_the_self_check_passes_on_its_own_runs_and_fires_on_a_lost_loop_bound(
     ],
 )
 def test_the_self_check_stays_quiet_on_the_examples(
-    source: str, flags: list[str], args: list[str]
+    source: str, flags: list[str], args: list[str], tmp_path: Path
 ) -> None:
     model = pj.build_model(EXAMPLES / source, flags)
     # The fastest of three runs on both sides: these programs run 7-45 ms, and one launch of
     # the same binary differs from the next by up to 8 % (master_worker.c, 6.8 ms and 7.4 ms).
-    est = model.estimate(run=["./x", *args], np=1, repeat=3, combine="min")
+    # One more measurement of both sides when the first fails on good timings:
+    # fft_transpose.c's launches differ by up to 15 % in phases that outlast three runs (a CI
+    # run: -10.3 % with every run within 10 %).
+    est = estimate_checked(
+        model, tmp_path / "est", run=["./x", *args], np=1, repeat=3, combine="min"
+    )
     check = est.self_check
     assert check is not None
-    if not check.passed and est.verdict == "good":
-        # One more measurement of both sides: fft_transpose.c's launches differ by up to 15 %
-        # in phases that outlast three runs (a CI run: -10.3 % with every run within 10 %).
-        est = model.estimate(run=["./x", *args], np=1, repeat=3, combine="min")
-        check = est.self_check
-        assert check is not None
     # Quiet on a quiet machine; on a loaded one (runs slowed, or differing by over 10 %, the
     # estimation code's or the unmodified program's) the trust line says so.
     assert check.passed or est.verdict != "good", (check.message, est.trust)
     if check.passed:
-        assert check.coverage >= 0.9
+        # Within 10 %, or within the unmodified program's own spread (then the trust line is
+        # fair and the message says so).
+        assert check.coverage >= 1.0 - check.tolerance, check.message
+        if abs(check.error) > 0.1:
+            assert est.verdict != "good" and "run-to-run spread" in check.message, check.message
 
 
 def test_a_run_slowed_by_neighbours_is_flagged(tmp_path: Path) -> None:

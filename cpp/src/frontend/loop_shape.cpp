@@ -11,16 +11,6 @@ namespace parjava::frontend {
 
 namespace {
 
-const clang::VarDecl *referenced_var(const clang::Expr *e) {
-  if (e == nullptr) {
-    return nullptr;
-  }
-  if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts())) {
-    return llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
-  }
-  return nullptr;
-}
-
 // Does the body write the loop variable, or leave the loop other than by its condition?
 class BodyScanner : public clang::RecursiveASTVisitor<BodyScanner> {
 public:
@@ -51,14 +41,14 @@ public:
     return true;
   }
   bool VisitBinaryOperator(clang::BinaryOperator *op) {
-    if (op->isAssignmentOp() && referenced_var(op->getLHS()) == var_) {
+    if (op->isAssignmentOp() && named_variable(op->getLHS()) == var_) {
       writes = true;
     }
     return true;
   }
   bool VisitUnaryOperator(clang::UnaryOperator *op) {
     if ((op->isIncrementDecrementOp() || op->getOpcode() == clang::UO_AddrOf) &&
-        referenced_var(op->getSubExpr()) == var_) {
+        named_variable(op->getSubExpr()) == var_) {
       writes = true;
     }
     return true;
@@ -136,7 +126,7 @@ LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const cla
       for (const clang::Decl *d : decl->decls()) {
         const auto *v = llvm::dyn_cast<clang::VarDecl>(d);
         if (v != nullptr &&
-            (referenced_var(test->getLHS()) == v || referenced_var(test->getRHS()) == v)) {
+            (named_variable(test->getLHS()) == v || named_variable(test->getRHS()) == v)) {
           var = v;
         }
       }
@@ -144,7 +134,7 @@ LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const cla
     start = var != nullptr ? var->getInit() : nullptr;
   } else if (const auto *assign = llvm::dyn_cast<clang::BinaryOperator>(fors->getInit())) {
     if (assign->getOpcode() == clang::BO_Assign) {
-      var = referenced_var(assign->getLHS());
+      var = named_variable(assign->getLHS());
       start = assign->getRHS();
     }
   }
@@ -158,9 +148,9 @@ LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const cla
   }
   clang::BinaryOperatorKind op = cond->getOpcode();
   const clang::Expr *bound = nullptr;
-  if (referenced_var(cond->getLHS()) == var) {
+  if (named_variable(cond->getLHS()) == var) {
     bound = cond->getRHS();
-  } else if (referenced_var(cond->getRHS()) == var) {
+  } else if (named_variable(cond->getRHS()) == var) {
     bound = cond->getLHS();
     switch (op) {
     case clang::BO_LT:
@@ -186,12 +176,12 @@ LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const cla
   bool decreasing = false;
   const clang::Expr *inc = fors->getInc()->IgnoreParenImpCasts();
   if (const auto *u = llvm::dyn_cast<clang::UnaryOperator>(inc)) {
-    if (!u->isIncrementDecrementOp() || referenced_var(u->getSubExpr()) != var) {
+    if (!u->isIncrementDecrementOp() || named_variable(u->getSubExpr()) != var) {
       return shape;
     }
     decreasing = u->isDecrementOp();
   } else if (const auto *ca = llvm::dyn_cast<clang::CompoundAssignOperator>(inc)) {
-    if (referenced_var(ca->getLHS()) != var ||
+    if (named_variable(ca->getLHS()) != var ||
         (ca->getOpcode() != clang::BO_AddAssign && ca->getOpcode() != clang::BO_SubAssign)) {
       return shape;
     }
@@ -199,8 +189,8 @@ LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const cla
     decreasing = ca->getOpcode() == clang::BO_SubAssign;
   } else if (const auto *as = llvm::dyn_cast<clang::BinaryOperator>(inc)) {
     const auto *rhs = llvm::dyn_cast<clang::BinaryOperator>(as->getRHS()->IgnoreParenImpCasts());
-    if (as->getOpcode() != clang::BO_Assign || referenced_var(as->getLHS()) != var ||
-        rhs == nullptr || referenced_var(rhs->getLHS()) != var ||
+    if (as->getOpcode() != clang::BO_Assign || named_variable(as->getLHS()) != var ||
+        rhs == nullptr || named_variable(rhs->getLHS()) != var ||
         (rhs->getOpcode() != clang::BO_Add && rhs->getOpcode() != clang::BO_Sub)) {
       return shape;
     }

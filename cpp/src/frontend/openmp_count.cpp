@@ -9,19 +9,11 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/AST/Stmt.h>
 
+#include "variables.hpp"
+
 namespace parjava::frontend {
 
 namespace {
-
-const clang::VarDecl *variable_of(const clang::Expr *e) {
-  if (e == nullptr) {
-    return nullptr;
-  }
-  if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts())) {
-    return llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
-  }
-  return nullptr;
-}
 
 class Reads : public clang::RecursiveASTVisitor<Reads> {
 public:
@@ -50,33 +42,33 @@ struct Step {
 std::optional<Step> step_of(const clang::Expr *inc, const clang::VarDecl *v) {
   inc = inc != nullptr ? inc->IgnoreParens() : nullptr;
   if (const auto *u = llvm::dyn_cast_or_null<clang::UnaryOperator>(inc)) {
-    if (u->isIncrementDecrementOp() && variable_of(u->getSubExpr()) == v) {
+    if (u->isIncrementDecrementOp() && named_variable(u->getSubExpr()) == v) {
       return Step{nullptr, u->isDecrementOp()};
     }
     return std::nullopt;
   }
   if (const auto *c = llvm::dyn_cast_or_null<clang::CompoundAssignOperator>(inc)) {
-    if (variable_of(c->getLHS()) == v &&
+    if (named_variable(c->getLHS()) == v &&
         (c->getOpcode() == clang::BO_AddAssign || c->getOpcode() == clang::BO_SubAssign)) {
       return Step{c->getRHS(), c->getOpcode() == clang::BO_SubAssign};
     }
     return std::nullopt;
   }
   const auto *b = llvm::dyn_cast_or_null<clang::BinaryOperator>(inc);
-  if (b == nullptr || b->getOpcode() != clang::BO_Assign || variable_of(b->getLHS()) != v) {
+  if (b == nullptr || b->getOpcode() != clang::BO_Assign || named_variable(b->getLHS()) != v) {
     return std::nullopt;
   }
   const auto *sum = llvm::dyn_cast<clang::BinaryOperator>(b->getRHS()->IgnoreParenImpCasts());
   if (sum == nullptr) {
     return std::nullopt;
   }
-  if (sum->getOpcode() == clang::BO_Add && variable_of(sum->getLHS()) == v) {
+  if (sum->getOpcode() == clang::BO_Add && named_variable(sum->getLHS()) == v) {
     return Step{sum->getRHS(), false};
   }
-  if (sum->getOpcode() == clang::BO_Add && variable_of(sum->getRHS()) == v) {
+  if (sum->getOpcode() == clang::BO_Add && named_variable(sum->getRHS()) == v) {
     return Step{sum->getLHS(), false};
   }
-  if (sum->getOpcode() == clang::BO_Sub && variable_of(sum->getLHS()) == v) {
+  if (sum->getOpcode() == clang::BO_Sub && named_variable(sum->getLHS()) == v) {
     return Step{sum->getRHS(), true};
   }
   return std::nullopt;
@@ -102,7 +94,7 @@ canonical_count_text(const clang::ForStmt *loop, clang::ASTContext &ctx,
                      ? llvm::dyn_cast<clang::Expr>(loop->getInit())->IgnoreParens()
                      : nullptr);
              init != nullptr && init->getOpcode() == clang::BO_Assign) {
-    v = variable_of(init->getLHS());
+    v = named_variable(init->getLHS());
     lo = init->getRHS();
   }
   if (v == nullptr || lo == nullptr ||
@@ -116,9 +108,9 @@ canonical_count_text(const clang::ForStmt *loop, clang::ASTContext &ctx,
   }
   clang::BinaryOperatorKind op = cond->getOpcode();
   const clang::Expr *bound = nullptr;
-  if (variable_of(cond->getLHS()) == v) {
+  if (named_variable(cond->getLHS()) == v) {
     bound = cond->getRHS();
-  } else if (variable_of(cond->getRHS()) == v) {
+  } else if (named_variable(cond->getRHS()) == v) {
     bound = cond->getLHS();
     op = clang::BinaryOperator::reverseComparisonOp(op);
   } else {

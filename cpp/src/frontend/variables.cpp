@@ -145,6 +145,16 @@ private:
 
 } // namespace
 
+const clang::VarDecl *named_variable(const clang::Expr *e) {
+  if (e == nullptr) {
+    return nullptr;
+  }
+  if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts())) {
+    return llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
+  }
+  return nullptr;
+}
+
 bool program_wide(const clang::ValueDecl *decl) {
   if (llvm::isa<clang::FieldDecl>(decl)) {
     return true;

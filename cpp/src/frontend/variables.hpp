@@ -22,6 +22,11 @@ VarType classify_type(clang::QualType type);
 // external linkage and fields (one variable per field, whatever the object).
 bool program_wide(const clang::ValueDecl *decl);
 
+// The variable a plain name denotes once parentheses and implicit casts are removed (`i`, `(n)`),
+// nullptr for anything else (a field, an element, a call): loop shapes and OpenMP trip counts
+// recognise their index variable with it.
+const clang::VarDecl *named_variable(const clang::Expr *e);
+
 class VariableResolver {
 public:
   VariableResolver(Program &program, clang::ASTContext &context, FunctionId function)

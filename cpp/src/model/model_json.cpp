@@ -881,6 +881,12 @@ Model read_model(std::string_view text, std::string_view origin) {
         overhead != nullptr && (!overhead->is_number() || overhead->get<double>() <= 0)) {
       cr.fail("overhead", "must be the estimation code's time over the program's, above 0");
     }
+    // The |error| that passes: 0.10, or the unmodified program's own run-to-run spread up to
+    // 0.25 (python/parjava/_estimation_report.py, SELF_CHECK_NOISY_TOLERANCE).
+    if (const Json *tolerance = cr.get("tolerance");
+        tolerance != nullptr && (!tolerance->is_number() || tolerance->get<double>() < 0)) {
+      cr.fail("tolerance", "must be the relative error that passes, at least 0");
+    }
     if (const Json *fragments = cr.get("fragments");
         fragments != nullptr && !fragments->is_array()) {
       cr.fail("fragments", "must be a list");
