@@ -15,7 +15,7 @@ namespace {
 std::string typedef_name(clang::QualType type) {
   while (!type.isNull()) {
     if (const auto *td = type->getAs<clang::TypedefType>()) {
-      const std::string name = td->getDecl()->getNameAsString();
+      std::string name = td->getDecl()->getNameAsString();
       if (name.rfind("MPI_", 0) == 0) {
         return name;
       }
