@@ -131,8 +131,9 @@ def test_the_probes_cost_is_priced_as_in_the_program(
     probed = _cpu(est.stdout)
     record = est.records[0]
     assert record.program_seconds is not None
-    # Never the whole run, whatever the load: the self-check has a time to compare with.
-    assert record.probe_seconds < 0.7 * probed, (record.probe_seconds, probed)
+    # Never the whole run, whatever the load: the self-check has a time to compare with (0.71
+    # of it once at load 1.6 in a CI job; 1.19 before the probes were priced as in the program).
+    assert record.probe_seconds < 0.85 * probed, (record.probe_seconds, probed)
     if not _trusted(model):
         pytest.skip(f"a timed comparison needs a quiet machine: {est.trust}")
 
