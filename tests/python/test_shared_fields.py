@@ -54,3 +54,27 @@ def test_another_size_says_what_stays_measured(model: pj.SourceModel) -> None:
     longer = pj.interpret(model, MACHINE, np=1, params=model.arguments([*RUN[:3], "-s", "400"]))
     assert not [w for w in longer.warnings if "set for several objects" in w]
     assert 1.6 < longer.time / same.time < 2.1
+
+
+TEARDOWN = PROGRAM.parent / "teardown.c"
+
+
+def test_a_destructor_s_zeroed_size_is_no_second_value(tmp_path: Path) -> None:
+    """vec_free() frees a vector's array and stores 0 in its size, for the work vector of every
+    step and for the solution at the end. A constant stored where the object is released is no
+    value another object reads: `Vec::n` stays the command line's n (CoSP2's hsize, zeroed by
+    destroySparseMatrix for two matrices, made every sparse loop replay its estimation counts)."""
+    run = ["./teardown", "20000", "20"]
+    model = pj.build_model(TEARDOWN, ["-O2"], argv=run)
+    said = [d.message for d in model.diagnostics if "objects" in d.message]
+    assert not said, said
+    loops = [n for n in model.nodes() if n.get("kind") == "for" and "->n" in str(n.get("label"))]
+    assert len(loops) == 3 and all("opaque" not in n for n in loops), loops
+    model.estimate(run=run, np=1, directory=tmp_path)
+    times = [
+        pj.interpret(model, MACHINE, np=1, params=model.arguments(["./teardown", n, "20"])).time
+        for n in ("20000", "40000", "60000")
+    ]
+    # The vectors' loops follow n: each 20000 more elements cost the same.
+    assert times[2] - times[1] == pytest.approx(times[1] - times[0], rel=0.05), times
+    assert times[1] > 1.3 * times[0], times

@@ -61,7 +61,7 @@ public:
       return true;
     }
     const VarId var = vars_.lvalue(op->getLHS());
-    note_field_write(vars_, var, op->getLHS());
+    note_field_write(vars_, var, op);
     if (var == kNoVar) {
       element_write(op->getLHS(),
                     op->isCompoundAssignmentOp() ? Effect::Kind::Compound : Effect::Kind::Assign,

@@ -6,6 +6,7 @@
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/ExprCXX.h>
+#include <clang/AST/RecursiveASTVisitor.h>
 #include <llvm/Support/Path.h>
 
 namespace parjava::frontend {
@@ -35,6 +36,56 @@ const clang::ParmVarDecl *by_reference_param(const clang::ValueDecl *d) {
     return nullptr;
   }
   return p;
+}
+
+// Does `body` release the object parameter `param` points at: `free(p)`, `free(p->x)`,
+// `delete p`, `delete[] p->x`? Such a function is the object's teardown.
+class Releases : public clang::RecursiveASTVisitor<Releases> {
+public:
+  explicit Releases(const clang::ParmVarDecl *param) : param_(param) {}
+  bool TraverseLambdaExpr(clang::LambdaExpr *) { return true; }
+  bool VisitCallExpr(clang::CallExpr *call) {
+    const clang::FunctionDecl *callee = call->getDirectCallee();
+    if (callee != nullptr && callee->getName() == "free" && call->getNumArgs() == 1) {
+      found = found || names_param(call->getArg(0));
+    }
+    return !found;
+  }
+  bool VisitCXXDeleteExpr(clang::CXXDeleteExpr *del) {
+    found = found || names_param(del->getArgument());
+    return !found;
+  }
+  bool found = false;
+
+private:
+  // The parameter itself, or a member of the object it points at (through `->` and `.`).
+  [[nodiscard]] bool names_param(const clang::Expr *e) const {
+    for (int depth = 0; e != nullptr && depth < 8; ++depth) {
+      e = e->IgnoreParenCasts();
+      if (const auto *m = llvm::dyn_cast<clang::MemberExpr>(e)) {
+        e = m->getBase();
+        continue;
+      }
+      return object_decl(e) == param_;
+    }
+    return false;
+  }
+  const clang::ParmVarDecl *param_;
+};
+
+// A constant stored into a field of an object the same function releases (CoSP2's
+// destroySparseMatrix: free(spmatrix->iia) ... spmatrix->hsize = 0): the object is dead after
+// it, so the store sets no value another object's reads could see.
+bool teardown_store(const clang::BinaryOperator *assign, const clang::ParmVarDecl *param,
+                    const FunctionInfo &fn) {
+  if (assign->getOpcode() != clang::BO_Assign || fn.decl == nullptr || !fn.decl->hasBody() ||
+      fn.context == nullptr || assign->getRHS()->isValueDependent() ||
+      !assign->getRHS()->isEvaluatable(*fn.context)) {
+    return false;
+  }
+  Releases r(param);
+  r.TraverseStmt(fn.decl->getBody());
+  return r.found;
 }
 
 class Roots {
@@ -80,17 +131,20 @@ private:
 
 } // namespace
 
-void note_field_write(VariableResolver &vars, VarId var, const clang::Expr *lhs) {
+void note_field_write(VariableResolver &vars, VarId var, const clang::BinaryOperator *assign) {
   Program &program = vars.program();
   if (var == kNoVar || program.variables[var].scope != VarScope::Field ||
       vars.function() == kNoFunction) {
     return;
   }
-  const auto *member = llvm::dyn_cast<clang::MemberExpr>(lhs->IgnoreParenImpCasts());
+  const auto *member = llvm::dyn_cast<clang::MemberExpr>(assign->getLHS()->IgnoreParenImpCasts());
   if (member == nullptr) {
     return;
   }
   if (const clang::ParmVarDecl *p = by_reference_param(object_decl(member->getBase()))) {
+    if (teardown_store(assign, p, program.functions[vars.function()])) {
+      return;
+    }
     program.field_param_writes[var].insert({vars.function(), p->getFunctionScopeIndex()});
   }
 }

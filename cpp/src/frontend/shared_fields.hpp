@@ -17,9 +17,10 @@
 
 namespace parjava::frontend {
 
-// Records `lhs`, an assignment's target naming field `var`, when its object is a reference or
-// pointer parameter of the function being analysed (`A.f`, `a->f`, `(*a).f`).
-void note_field_write(VariableResolver &vars, VarId var, const clang::Expr *lhs);
+// Records `assign`, whose target names field `var`, when its object is a reference or pointer
+// parameter of the function being analysed (`A.f`, `a->f`, `(*a).f`); not a constant stored
+// where the function releases that object (a destructor's `a->n = 0` after `free(a->data)`).
+void note_field_write(VariableResolver &vars, VarId var, const clang::BinaryOperator *assign);
 
 struct SharedField {
   VarId var = kNoVar;
