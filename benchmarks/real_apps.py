@@ -101,6 +101,8 @@ def recognise(checkout: Path) -> App | list[Motif] | list[App]:
         checkout / "mpi" / "sweep3d"
     ).exists():
         return ember_motifs(checkout)
+    if (checkout / "src-mpi" / "CoSP2.c").exists():
+        return cosp2(checkout / "src-mpi")
     if (checkout / "src-mpi" / "CoMD.c").exists():
         d = checkout / "src-mpi"
         return App(
@@ -159,7 +161,7 @@ def recognise(checkout: Path) -> App | list[Motif] | list[App]:
         return hpccg(checkout)
     raise SystemExit(
         f"{checkout}: not a checkout this benchmark knows (CoMD, miniAMR, LULESH, ParRes/Kernels, "
-        "miniFE, PENNANT, miniMD, Ember, miniVite, HPGMG, HPCCG)"
+        "miniFE, PENNANT, miniMD, Ember, miniVite, HPGMG, HPCCG, CoSP2)"
     )
 
 
@@ -483,6 +485,27 @@ def hpccg(checkout: Path) -> App:
         two_ranks=True,
         cxx=True,
         full_label="8x the rows (40^3)",
+    )
+
+
+def cosp2(source: Path) -> App:
+    """exmatex/CoSP2 (src-mpi): the SP2 density-matrix iteration on a generated banded sparse
+    Hamiltonian of N rows (M non-zeroes per row), built as Makefile.vanilla builds it with MPI
+    (`-std=c99 -fopenmp -DPOS1 -DCONTIG_MATRIX -DDOUBLE -DDO_MPI -O5`, here -O3), one OpenMP
+    thread (the benchmark sets OMP_NUM_THREADS=1). The SP2 loop stops on convergence (25
+    iterations from N = 4096 up, 45 at 1024): data the estimation measures. Rows: N = 4096,
+    twice the rows; np 2 splits the rows (estimated at np 2: its halo peers are data)."""
+    return App(
+        "CoSP2",
+        source,
+        sorted(str(p) for p in source.glob("*.c")),
+        ["-std=c99", "-fopenmp", "-DPOS1", "-DCONTIG_MATRIX", "-DDOUBLE", "-DDO_MPI", "-O3"],
+        ["-lm", "-fopenmp"],
+        ["--N", "4096", "--M", "64"],
+        ["--N", "8192", "--M", "64"],
+        estimate_np2=True,
+        two_ranks=True,
+        full_label="2x the rows (N 8192)",
     )
 
 
