@@ -143,6 +143,12 @@ def run_record(
     )
 
 
+def spread(seconds: Sequence[float]) -> float:
+    """How much runs differ: slowest / fastest - 1 over the positive times (0 for fewer than 2)."""
+    timed = [s for s in seconds if s > 0]
+    return max(timed) / min(timed) - 1.0 if len(timed) > 1 else 0.0
+
+
 def trust_line(records: Sequence[RunRecord], reference: Sequence[float] = ()) -> tuple[str, str]:
     """Return ``(verdict, line)``: ``good``, ``fair`` or ``doubtful`` and one line saying why.
 
@@ -154,10 +160,9 @@ def trust_line(records: Sequence[RunRecord], reference: Sequence[float] = ()) ->
     if not records:
         return "unknown", "timings: no estimation run"
     disturbed = [r for r in records if r.disturbed]
-    programs = [r.program_seconds for r in records if r.program_seconds]
-    spread = max(programs) / min(programs) - 1.0 if len(programs) > 1 else 0.0
+    runs_spread = spread([r.program_seconds or 0.0 for r in records])
     spans = [s for s in reference if s > 0]
-    ref_spread = max(spans) / min(spans) - 1.0 if len(spans) > 1 else 0.0
+    ref_spread = spread(spans)
     cpus = records[0].cpus
     others = [r.others_share for r in records if r.others_share is not None]
     quiet = []
@@ -182,9 +187,9 @@ def trust_line(records: Sequence[RunRecord], reference: Sequence[float] = ()) ->
             + (", or use repeat='auto'" if len(records) < 3 else "")
         )
         return "doubtful", line
-    if spread > 0.10:
+    if runs_spread > 0.10:
         return "fair", (
-            f"timings: fair -- the {len(records)} runs differ by {100 * spread:.0f}% "
+            f"timings: fair -- the {len(records)} runs differ by {100 * runs_spread:.0f}% "
             f"({', '.join(quiet) or 'no load information'})"
         )
     if ref_spread > 0.10:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _estimation_code as code
+from . import _estimation_report as report
 from .errors import RunError
 
 # Preloaded into the unmodified program (PMPI interposition), as benchmarks/mpi_span.c is linked
@@ -106,8 +107,7 @@ class ReferenceRun:
     @property
     def spread(self) -> float:
         """How much the runs differ: slowest / fastest - 1 (0 for a single run)."""
-        spans = [s for s in self.spans if s > 0]
-        return max(spans) / min(spans) - 1.0 if len(spans) > 1 else 0.0
+        return report.spread(self.spans)
 
     @property
     def disturbed(self) -> bool:
