@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import parjava as pj
+from cost_lines import assert_linear
 
 pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
 pytestmark = pytest.mark.mpi
@@ -33,9 +34,12 @@ def test_estimation_links_as_a_static_library_build(tmp_path: Path) -> None:
     model.estimate(run=argv, np=1, directory=tmp_path)
     notes = [d.message for d in model.diagnostics if "static librar" in d.message]
     assert notes and "grid_map" in notes[0], [d.message for d in model.diagnostics]
-    longer = pj.interpret(model, MACHINE, np=1, params=model.arguments(["./relax", "200000", "40"]))
-    short = pj.interpret(model, MACHINE, np=1, params=model.arguments(argv))
-    assert longer.time == pytest.approx(4 * short.time, rel=0.25)
+    steps = (10, 40, 70)
+    times = [
+        pj.interpret(model, MACHINE, np=1, params=model.arguments([*argv[:2], str(n)])).time
+        for n in steps
+    ]
+    assert_linear(steps, times, share=0.4)
 
 
 NESTED = LIBRARY.parent / "nested_solver" / "nested.c"
@@ -96,8 +100,12 @@ def test_a_communicator_field_set_in_several_functions_holds_the_last_one(tmp_pa
         run = pj.interpret(model, MACHINE, np=np_, params=model.arguments(argv)).runs[0]
         # Each step: two neighbours' sends per rank, and the allreduce on the same field.
         assert run.engine["messages"] >= 2 * 20 * np_, (np_, run.engine)
-    longer = pj.interpret(model, MACHINE, np=1, params=model.arguments(["./pkg", "200000", "80"]))
-    assert longer.time == pytest.approx(4 * one.time, rel=0.15)
+    steps = (20, 80, 140)
+    times = [
+        pj.interpret(model, MACHINE, np=1, params=model.arguments([*argv[:2], str(n)])).time
+        for n in steps
+    ]
+    assert_linear(steps, times, share=0.4)
     model_json = json.loads(model.to_json())
     assert model_json["field_communicators"] == ["comm_pkg_comm"], model_json.get(
         "field_communicators"
@@ -194,4 +202,6 @@ def test_options_with_several_values_set_one_parameter_each(tmp_path: Path) -> N
         deeper = pj.interpret(
             model, MACHINE, np=1, params=model.arguments([*argv[:4], "80", "-s", "6"])
         ).time
-    assert deeper == pytest.approx(2 * base, rel=0.15), (base, deeper)
+    # Twice the planes, about twice the time: less where the set-up is a larger part on a
+    # slow machine, more where the deeper grid leaves a cache level (priced by its size).
+    assert 1.5 * base < deeper < 2.6 * base, (base, deeper)

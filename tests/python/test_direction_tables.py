@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import parjava as pj
+from cost_lines import assert_linear
 
 pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
 pytestmark = pytest.mark.mpi
@@ -34,7 +35,7 @@ def test_direction_tables_are_followed_per_shape(tmp_path: Path) -> None:
             prediction = pj.interpret(model, MACHINE, np=np, params=model.arguments(_run(shape)))
             times[shape, np] = float(prediction.times[0])
     # Faces: 6 directions, faces and edges: 18, all: 26; the relaxation before each send is
-    # the time, so the predictions follow the tables (estimated on faces only).
+    # the time, so the predictions follow the tables (estimated on faces only): every direction
+    # costs the same, and the directions are most of the run.
     for np in (1, 2):
-        assert times[1, np] / times[0, np] == pytest.approx(18 / 6, rel=0.15), times
-        assert times[2, np] / times[0, np] == pytest.approx(26 / 6, rel=0.15), times
+        assert_linear((6, 18, 26), [times[shape, np] for shape in (0, 1, 2)], share=0.6)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import parjava as pj
+from cost_lines import assert_linear
 
 pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
 pytestmark = pytest.mark.mpi
@@ -46,9 +47,11 @@ def test_settings_looked_up_in_an_input_file_table_are_parameters(tmp_path: Path
     for np_, cycles in ((1, 10), (2, 10), (2, 40)):
         p = pj.interpret(model, MACHINE, np=np_, params={**base, "cstop": cycles})
         assert {r["id"]: r for r in p.nodes(np_)}[allreduce]["freq"] == cycles * np_
-    short = pj.interpret(model, MACHINE, np=1, params=base).time
-    heavier = pj.interpret(model, MACHINE, np=1, params={**base, "work": 400000}).time
-    assert heavier == pytest.approx(2 * short, rel=0.15), (short, heavier)
+    # The work per cycle is the file's `work`: every added unit costs the same, and the cycles
+    # are most of the run (67 % here; the file's opening is the rest, and varies between runs).
+    works = (200000, 400000, 800000)
+    times = [pj.interpret(model, MACHINE, np=1, params={**base, "work": w}).time for w in works]
+    assert_linear(works, times, share=0.4)
 
 
 def test_another_input_file_says_which_settings_keep_the_estimations_values(
