@@ -147,6 +147,15 @@ def unread_differences(
         if from_file
         else ""
     )
+    # Values the program's own parsing function set (miniXyce's get_parms()) from the command
+    # line or its files, measured by the estimation run.
+    helped = [n for n, raw in parameters.items() if _spec(raw).get("origin") == "helper"]
+    if helped:
+        files += (
+            f"; the parameters the program's own parsing functions set ({', '.join(helped[:6])}"
+            f"{' and more' if len(helped) > 6 else ''}) keep the estimation run's values unless "
+            f"an option the builder found gives them: give this input's with params="
+        )
     return (
         f"the command line differs from the estimation run's at {', '.join(diffs[:4])}"
         f"{' and more' if len(diffs) > 4 else ''}, and no model parameter reads "
@@ -192,6 +201,14 @@ def arguments(
                 params[name] = number(text, floating)
             elif "default" in spec:
                 params[name] = spec["default"]
+            elif spec.get("origin") == "helper" and (
+                estimated is None
+                or option_value(estimated, spec["options"], int(spec.get("position", 1))) is None
+            ):
+                # Set by the program's own parsing function from a file when the command line
+                # leaves it out (miniXyce's default_params.txt), as in the estimation run: the
+                # value that run measured.
+                pass
             else:
                 warnings.warn(
                     f"parameter '{name}': {' / '.join(spec['options'])} is not on the command "

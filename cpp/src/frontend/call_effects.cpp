@@ -201,9 +201,28 @@ void out_arguments(const ClassifiedCall &call, VariableResolver &vars, std::vect
       // A vector passed to be filled (miniFE's get_ids(..., all_ids, ...)): the callee's
       // push_back()s change a size that, for a parameter, the callee does not keep.
       const VarId size = written_vector_size(arg, param, vars);
-      if (size != kNoVar) {
-        out.push_back(havoc(size, "the size of a vector " + why, arg->getBeginLoc()));
+      if (size == kNoVar) {
+        continue;
       }
+      // A user function's vector parameter with a cell: the size it leaves is the cell's (the
+      // callee's resize()s set it, and its loops to u.size() read it).
+      const auto cell =
+          call.kind == CallClass::User && i < program.functions[call.user].decl->getNumParams()
+              ? program.vector_size_cells.find(program.functions[call.user]
+                                                   .decl->getParamDecl(static_cast<unsigned>(i))
+                                                   ->getCanonicalDecl())
+              : program.vector_size_cells.end();
+      if (cell != program.vector_size_cells.end()) {
+        Effect copy;
+        copy.kind = Effect::Kind::Copy;
+        copy.var = size;
+        copy.source = cell->second;
+        copy.uses = {cell->second};
+        copy.location = arg->getBeginLoc();
+        out.push_back(std::move(copy));
+        continue;
+      }
+      out.push_back(havoc(size, "the size of a vector " + why, arg->getBeginLoc()));
       continue;
     }
     if (how.empty()) {
@@ -287,6 +306,28 @@ bool keyed_getter(const ClassifiedCall &call, VariableResolver &vars, std::vecto
   vars.program().inputs[e.input].keyed = true;
   out.push_back(std::move(e));
   return true;
+}
+
+// A variable passed to a reference parameter the callee only reads inputs into
+// (reference_inputs.hpp) holds a program input when the call returns, not data.
+void reference_inputs(const ClassifiedCall &call, VariableResolver &vars, std::vector<Effect> &out,
+                      clang::SourceLocation where) {
+  Program &program = vars.program();
+  const clang::FunctionDecl *own = program.functions[call.user].decl;
+  for (std::size_t i = 0; i < call.args.size() && i < own->getNumParams(); ++i) {
+    const auto read = program.input_references.find(
+        own->getParamDecl(static_cast<unsigned>(i))->getCanonicalDecl());
+    const VarId var = read != program.input_references.end() ? vars.lvalue(call.args[i]) : kNoVar;
+    if (var == kNoVar) {
+      continue;
+    }
+    std::erase_if(out,
+                  [&](const Effect &e) { return e.kind == Effect::Kind::Havoc && e.var == var; });
+    const std::string spelling = source_text(call.args[i], vars.context(), 200);
+    out.push_back(
+        input(vars, var, "helper", call.name + "() (" + read->second.text + ")", spelling, where));
+    program.inputs.back().options = read->second.names;
+  }
 }
 
 bool reads_file(const std::string &name) {
@@ -689,6 +730,7 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
       break;
     }
     out_arguments(call, vars, out, "written through a pointer or reference by " + call.name + "()");
+    reference_inputs(call, vars, out, where);
     break;
   case CallClass::External:
   case CallClass::Indirect: {
@@ -776,6 +818,26 @@ std::vector<Effect> copy_in_effects(const ClassifiedCall &call, VariableResolver
   const FunctionInfo &callee = program.functions[call.user];
   for (std::size_t i = 0; i < call.args.size() && i < callee.decl->getNumParams(); ++i) {
     const clang::ParmVarDecl *own = callee.decl->getParamDecl(static_cast<unsigned>(i));
+    // A vector parameter's size is the size of the vector the call passes.
+    if (const auto size = program.vector_size_cells.find(own->getCanonicalDecl());
+        size != program.vector_size_cells.end()) {
+      const VarId source = vars.container_size(call.args[i]);
+      if (source == kNoVar) {
+        out.push_back(havoc(size->second,
+                            "the size of the vector passed as '" + own->getNameAsString() + "' (" +
+                                source_text(call.args[i], vars.context(), 40) + ")",
+                            call.args[i]->getBeginLoc()));
+        continue;
+      }
+      Effect copy;
+      copy.kind = Effect::Kind::Copy;
+      copy.var = size->second;
+      copy.source = source;
+      copy.uses = {source};
+      copy.location = call.args[i]->getBeginLoc();
+      out.push_back(std::move(copy));
+      continue;
+    }
     const auto alias = program.pointer_aliases.find(own->getCanonicalDecl());
     if (alias == program.pointer_aliases.end() || !alias->second.cell) {
       continue;

@@ -142,6 +142,37 @@ private:
   clang::ASTContext &ctx_;
 };
 
+// The text a std::string holds or was made from: `std::stoi(argv[1])` converts a temporary
+// string constructed from argv[1], `atoi(args[1].c_str())` the text of a string.
+bool is_std_string(const clang::CXXRecordDecl *record) {
+  return record != nullptr && record->getName() == "basic_string" && is_std(record);
+}
+
+const clang::Expr *string_source(const clang::Expr *e) {
+  for (;;) {
+    e = e->IgnoreParenImpCasts();
+    if (const auto *tmp = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(e)) {
+      e = tmp->getSubExpr();
+    } else if (const auto *bind = llvm::dyn_cast<clang::CXXBindTemporaryExpr>(e)) {
+      e = bind->getSubExpr();
+    } else if (const auto *cast = llvm::dyn_cast<clang::CXXFunctionalCastExpr>(e)) {
+      e = cast->getSubExpr();
+    } else if (const auto *make = llvm::dyn_cast<clang::CXXConstructExpr>(e);
+               make != nullptr && make->getNumArgs() >= 1 &&
+               is_std_string(make->getConstructor()->getParent()) &&
+               make->getArg(0)->getType()->isPointerType()) {
+      e = make->getArg(0);
+    } else if (const auto *text = llvm::dyn_cast<clang::CXXMemberCallExpr>(e);
+               text != nullptr && text->getNumArgs() == 0 && text->getMethodDecl() != nullptr &&
+               is_one_of(text->getMethodDecl()->getNameAsString(), {"c_str", "data"}) &&
+               is_std_string(text->getRecordDecl())) {
+      e = text->getImplicitObjectArgument();
+    } else {
+      return e;
+    }
+  }
+}
+
 // `*++argv` / `*argv++` (PRK kernels read `iterations = atoi(*++argv);`): the position it reads,
 // from the steps of argv before it in main -- each of which must run whenever it runs, in a
 // block around it (PRK's Synch_p2p reads its optional fourth argument in `if (argc == 5)`); -1
@@ -173,11 +204,79 @@ int stepped_argv_index(const clang::Expr *e, clang::ASTContext &ctx) {
   return step->isPrefix() ? static_cast<int>(index) + 1 : static_cast<int>(index);
 }
 
+// main's argv or a variable that always holds it (argv_aliases.hpp), named by `e`.
+bool names_argv(const clang::Expr *e, const Program *program) {
+  const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts());
+  return ref != nullptr && (main_argv(ref) != nullptr ||
+                            (program != nullptr &&
+                             program->argv_aliases.contains(ref->getDecl()->getCanonicalDecl())));
+}
+
+// `args[k]` with a constant k of a vector of strings copied from argv: argv's position.
+int argv_copy_index(const clang::Expr *e, clang::ASTContext &ctx, const Program *program) {
+  const auto *op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e);
+  if (op == nullptr || op->getOperator() != clang::OO_Subscript || op->getNumArgs() != 2) {
+    return -1;
+  }
+  const auto *base = llvm::dyn_cast<clang::DeclRefExpr>(op->getArg(0)->IgnoreParenImpCasts());
+  const int offset = base != nullptr ? argv_copy_offset(base->getDecl(), program) : -1;
+  clang::Expr::EvalResult result;
+  if (offset < 0 || !op->getArg(1)->EvaluateAsInt(result, ctx)) {
+    return -1;
+  }
+  return offset + static_cast<int>(result.Val.getInt().getExtValue());
+}
+
+} // namespace
+
+int argv_copy_offset(const clang::ValueDecl *decl, const Program *program, bool *to_argc) {
+  const auto *var = llvm::dyn_cast_or_null<clang::VarDecl>(decl);
+  const auto *record = var != nullptr ? var->getType()->getAsCXXRecordDecl() : nullptr;
+  if (record == nullptr || record->getName() != "vector" || !is_std(record) || !var->hasInit()) {
+    return -1;
+  }
+  const auto *make = llvm::dyn_cast<clang::CXXConstructExpr>(var->getInit()->IgnoreImplicit());
+  if (make == nullptr || make->getNumArgs() < 2) {
+    return -1;
+  }
+  if (to_argc != nullptr) {
+    const auto *end = llvm::dyn_cast<clang::BinaryOperator>(make->getArg(1)->IgnoreParenImpCasts());
+    const auto *count =
+        end != nullptr ? llvm::dyn_cast<clang::DeclRefExpr>(end->getRHS()->IgnoreParenImpCasts())
+                       : nullptr;
+    const auto *argc =
+        count != nullptr ? llvm::dyn_cast<clang::ParmVarDecl>(count->getDecl()) : nullptr;
+    const auto *fn =
+        argc != nullptr ? llvm::dyn_cast<clang::FunctionDecl>(argc->getDeclContext()) : nullptr;
+    *to_argc = end != nullptr && end->getOpcode() == clang::BO_Add &&
+               main_argv(end->getLHS()) != nullptr && fn != nullptr && fn->isMain() &&
+               argc->getFunctionScopeIndex() == 0;
+  }
+  const clang::Expr *first = make->getArg(0)->IgnoreParenImpCasts();
+  if (names_argv(first, program)) {
+    return 0;
+  }
+  const auto *plus = llvm::dyn_cast<clang::BinaryOperator>(first);
+  clang::Expr::EvalResult result;
+  if (plus != nullptr && plus->getOpcode() == clang::BO_Add &&
+      names_argv(plus->getLHS(), program) &&
+      plus->getRHS()->EvaluateAsInt(result, var->getASTContext())) {
+    return static_cast<int>(result.Val.getInt().getExtValue());
+  }
+  return -1;
+}
+
+namespace {
+
 // argv[k] with a constant k, where argv is the second parameter of main or a variable that
-// always holds it (argv_aliases.hpp); or `*++argv`.
+// always holds it (argv_aliases.hpp); `args[k]` of a vector of strings copied from argv; or
+// `*++argv`.
 int argv_index(const clang::Expr *e, clang::ASTContext &ctx, const Program *program) {
-  e = e->IgnoreParenImpCasts();
+  e = string_source(e);
   if (const int k = stepped_argv_index(e, ctx); k >= 0) {
+    return k;
+  }
+  if (const int k = argv_copy_index(e, ctx, program); k >= 0) {
     return k;
   }
   const auto *sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(e);
@@ -232,9 +331,11 @@ public:
 } // namespace
 
 bool number_conversion(const std::string &name, bool &floating) {
-  floating = is_one_of(name, {"atof", "strtod", "strtof"});
-  return floating ||
-         is_one_of(name, {"atoi", "atol", "atoll", "strtol", "strtoll", "strtoul", "strtoull"});
+  // C's conversions, and C++'s of a std::string (`n = std::stoi(argv[++i]);`, the usual idiom of
+  // C++ option parsers); callers reach here only for functions of the C library or std.
+  floating = is_one_of(name, {"atof", "strtod", "strtof", "stof", "stod", "stold"});
+  return floating || is_one_of(name, {"atoi", "atol", "atoll", "strtol", "strtoll", "strtoul",
+                                      "strtoull", "stoi", "stol", "stoll", "stoul", "stoull"});
 }
 
 int argv_number(const clang::CallExpr *call, clang::ASTContext &ctx, bool &floating,

@@ -96,6 +96,11 @@ bool number_conversion(const std::string &name, bool &floating);
 int argv_number(const clang::CallExpr *call, clang::ASTContext &ctx, bool &floating,
                 const Program *program = nullptr);
 
+// A vector of strings made from main's argv (`std::vector<std::string> args(argv, argv +
+// argc)`, or from `argv + 1`): the position of argv its element 0 holds; -1 for any other
+// variable. `to_argc` tells whether the copy ends at main's `argv + argc`.
+int argv_copy_offset(const clang::ValueDecl *decl, const Program *program, bool *to_argc = nullptr);
+
 // True if `decl` is defined in a file the user wrote (not a system header).
 bool in_user_file(const clang::Decl *decl, const clang::SourceManager &sm);
 

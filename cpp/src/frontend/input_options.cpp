@@ -37,6 +37,17 @@ bool has_word(const std::string &text, const std::string &word) {
   return false;
 }
 
+// Whether `s` names a vector of strings copied from argv (calls.hpp, argv_copy_offset).
+bool reads_argv_copy(const clang::Stmt *s, const Program *program) {
+  if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(s);
+      ref != nullptr && argv_copy_offset(ref->getDecl(), program) >= 0) {
+    return true;
+  }
+  return std::any_of(s->child_begin(), s->child_end(), [&](const clang::Stmt *child) {
+    return child != nullptr && reads_argv_copy(child, program);
+  });
+}
+
 // getopt_long's tables: `struct option opts[] = {{"steps", required_argument, 0, 's'}, ...}`
 // map the short option a `case 's':` handles to its long spelling.
 class LongOptionTables : public clang::RecursiveASTVisitor<LongOptionTables> {
@@ -218,6 +229,10 @@ bool InputAnalysis::parses_command_line(const StructNode &loop) const {
   const clang::ASTContext &ctx = *p_.functions[loop.function].context;
   const std::string cond = loop.cond != nullptr ? source_text(loop.cond, ctx, 1000) : "";
   if (has_word(cond, "argc") || cond.find("getopt") != std::string::npos) {
+    return true;
+  }
+  // `for (i = 1; i < args.size(); ++i)` over a vector of strings copied from argv.
+  if (loop.cond != nullptr && reads_argv_copy(loop.cond, &p_)) {
     return true;
   }
   if (loop.loop_body != nullptr) {

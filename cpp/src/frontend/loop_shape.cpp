@@ -103,6 +103,28 @@ std::map<VarId, std::string> scope_names(const Program &program, const Expressio
   return names;
 }
 
+// `e` is `var`, `var + c` or `var - c` (c + var too) with an integer constant c: its offset.
+bool offset_of(const clang::Expr *e, const clang::VarDecl *var, const clang::ASTContext &ctx,
+               std::int64_t &offset) {
+  if (named_variable(e) == var) {
+    offset = 0;
+    return true;
+  }
+  const auto *sum = llvm::dyn_cast<clang::BinaryOperator>(e->IgnoreParenImpCasts());
+  if (sum == nullptr || (sum->getOpcode() != clang::BO_Add && sum->getOpcode() != clang::BO_Sub)) {
+    return false;
+  }
+  const bool left = named_variable(sum->getLHS()) == var;
+  const bool right = sum->getOpcode() == clang::BO_Add && named_variable(sum->getRHS()) == var;
+  clang::Expr::EvalResult c;
+  if ((!left && !right) || !(left ? sum->getRHS() : sum->getLHS())->EvaluateAsInt(c, ctx)) {
+    return false;
+  }
+  offset = c.Val.getInt().getExtValue();
+  offset = sum->getOpcode() == clang::BO_Sub ? -offset : offset;
+  return true;
+}
+
 } // namespace
 
 LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const clang::Stmt *loop,
@@ -148,9 +170,11 @@ LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const cla
   }
   clang::BinaryOperatorKind op = cond->getOpcode();
   const clang::Expr *bound = nullptr;
-  if (named_variable(cond->getLHS()) == var) {
+  // `j + 1 < n` (a stencil's interior) is `j < n - 1`: the offset moves to the bound.
+  std::int64_t offset = 0;
+  if (offset_of(cond->getLHS(), var, ctx, offset)) {
     bound = cond->getRHS();
-  } else if (named_variable(cond->getRHS()) == var) {
+  } else if (offset_of(cond->getRHS(), var, ctx, offset)) {
     bound = cond->getLHS();
     switch (op) {
     case clang::BO_LT:
@@ -232,11 +256,16 @@ LoopShape loop_shape(Program &program, const ExpressionWriter &writer, const cla
   shape.step = s.text;
   shape.decreasing = decreasing;
   const bool inclusive = op == clang::BO_LE || op == clang::BO_GE;
+  std::string end = b.text;
+  if (offset != 0) {
+    end = "(" + b.text + (offset > 0 ? " - " : " + ") +
+          std::to_string(offset > 0 ? offset : -offset) + ")";
+  }
   if (!decreasing && (op == clang::BO_LT || op == clang::BO_LE || op == clang::BO_NE)) {
-    shape.end = inclusive ? "(" + b.text + " + 1)" : b.text;
+    shape.end = inclusive ? "(" + end + " + 1)" : end;
     shape.canonical = true;
   } else if (decreasing && (op == clang::BO_GT || op == clang::BO_GE || op == clang::BO_NE)) {
-    shape.end = inclusive ? "(" + b.text + " - 1)" : b.text;
+    shape.end = inclusive ? "(" + end + " - 1)" : end;
     shape.canonical = true;
   } else {
     return shape;

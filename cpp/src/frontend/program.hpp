@@ -110,6 +110,13 @@ struct AliasTarget {
   bool operator==(const AliasTarget &) const = default;
 };
 
+// What a function reads into a reference parameter (reference_inputs.hpp): the conversion's
+// text, and the command-line options it reads it under, when string literals name them.
+struct ReferenceRead {
+  std::string text;
+  std::vector<std::string> names;
+};
+
 // A definition of a tracked variable made by a statement.
 struct Effect {
   enum class Kind : std::uint8_t {
@@ -436,6 +443,12 @@ public:
   std::vector<bool> live_functions;
   // Variables that always hold main's argv, canonical declarations (argv_aliases.hpp).
   std::set<const clang::Decl *> argv_aliases;
+  // The size of a std::vector parameter as the callee sees it, canonical declaration -> a cell
+  // every call sets from the argument's size (vector_parameters.hpp).
+  std::map<const clang::Decl *, VarId> vector_size_cells;
+  // Reference parameters a function only reads program inputs into, canonical declaration ->
+  // the read (reference_inputs.hpp).
+  std::map<const clang::Decl *, ReferenceRead> input_references;
   // Fields assigned through a reference or pointer parameter (`A.localNumberOfRows = n;` in
   // GenerateProblem_ref(SparseMatrix &A)): the function and the parameter's index
   // (shared_fields.hpp).

@@ -18,9 +18,11 @@
 #include "parjava/error.hpp"
 #include "parjava/model/expression.hpp"
 #include "record_punning.hpp"
+#include "reference_inputs.hpp"
 #include "shared_fields.hpp"
 #include "structure_builder.hpp"
 #include "variables.hpp"
+#include "vector_parameters.hpp"
 
 namespace parjava::frontend {
 
@@ -468,6 +470,8 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
   program.live_functions = live_functions(program, *a->calls);
   find_argv_aliases(program, *a->calls);
   find_pointer_aliases(program, *a->calls);
+  find_vector_size_cells(program, *a->calls);
+  find_input_references(program, *a->calls);
   for (FunctionId f = 0; f < program.functions.size(); ++f) {
     build_structure(program, *a->calls, f);
   }

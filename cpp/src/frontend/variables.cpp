@@ -337,6 +337,11 @@ VarId VariableResolver::status_field(const clang::Expr *status, const std::strin
 
 VarId VariableResolver::container_size(const clang::Expr *container) {
   container = container->IgnoreParenImpCasts();
+  // A copy has the size of what it copies (a vector passed by value).
+  if (const auto *copy = llvm::dyn_cast<clang::CXXConstructExpr>(container);
+      copy != nullptr && copy->getNumArgs() == 1 && is_std_vector(copy->getType())) {
+    return container_size(copy->getArg(0));
+  }
   if (const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(container)) {
     return container_size_of(ref->getDecl());
   }
@@ -369,7 +374,10 @@ VarId VariableResolver::container_size_of(const clang::ValueDecl *decl) {
     }
   }
   if (scope == VarScope::Parameter) {
-    return kNoVar; // a vector passed in: its size is the caller's, which a copy does not carry
+    // A vector passed in: its size is the caller's, which the callee's cell holds where every
+    // call sets it (vector_parameters.hpp); data otherwise.
+    const auto cell = program_.vector_size_cells.find(decl->getCanonicalDecl());
+    return cell != program_.vector_size_cells.end() ? cell->second : kNoVar;
   }
   if (owner != kNoFunction && owner != function_) {
     return kNoVar;

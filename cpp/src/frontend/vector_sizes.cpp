@@ -37,6 +37,12 @@ void vector_construction(const clang::VarDecl *decl, const clang::CXXConstructEx
     }
     e.kind = Effect::Kind::Builtin; // std::vector<T> v = {a, b, c}
     e.text = std::to_string(items->getNumInits());
+  } else if (bool to_argc = false; argv_copy_offset(decl, nullptr, &to_argc) >= 0 && to_argc) {
+    // `std::vector<std::string> args(argv + k, argv + argc)`: argc - k strings, so a loop over
+    // them is counted from the command line as a loop up to argc is.
+    const int offset = argv_copy_offset(decl, nullptr);
+    e.kind = Effect::Kind::Builtin;
+    e.text = offset == 0 ? "argc" : "(argc - " + std::to_string(offset) + ")";
   } else {
     // A copy of another vector or a range of iterators: a size the model does not follow.
     out.push_back(havoc(
