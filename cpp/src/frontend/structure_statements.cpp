@@ -5,6 +5,7 @@
 
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/ParentMapContext.h>
+#include <clang/AST/RecursiveASTVisitor.h>
 
 namespace parjava::frontend {
 
@@ -158,6 +159,9 @@ void StructureWalk::flush_havoc(Seq &seq, clang::SourceRange range) {
 
 void StructureWalk::append_for(Seq &seq, const clang::ForStmt *fors) {
   flush(seq);
+  if (append_iterator_for(seq, fors)) {
+    return;
+  }
   if (has_leaf_calls(fors->getCond()) || has_leaf_calls(fors->getInc())) {
     // for (init; cond-with-calls; inc) body  ==>  init; calls; while (cond) {body; inc; calls}
     if (fors->getInit() != nullptr) {
@@ -268,6 +272,121 @@ void StructureWalk::append_do(Seq &seq, const clang::DoStmt *dos) {
   add_child(seq, idx);
 }
 
+namespace {
+
+// `v.begin()` / `v.cbegin()` / `v.end()` / `v.cend()` (also converted to a const_iterator): the
+// object v, when the method is `which` or its c-form.
+const clang::Expr *iterator_of(const clang::Expr *e, const char *which) {
+  for (;;) {
+    e = e->IgnoreImplicit();
+    if (const auto *make = llvm::dyn_cast<clang::CXXConstructExpr>(e);
+        make != nullptr && make->getNumArgs() == 1) {
+      e = make->getArg(0);
+      continue;
+    }
+    break;
+  }
+  const auto *call = llvm::dyn_cast<clang::CXXMemberCallExpr>(e);
+  const clang::CXXMethodDecl *method = call != nullptr ? call->getMethodDecl() : nullptr;
+  if (method == nullptr || call->getNumArgs() != 0) {
+    return nullptr;
+  }
+  const std::string name = method->getNameAsString();
+  return name == which || name == std::string("c") + which ? call->getImplicitObjectArgument()
+                                                           : nullptr;
+}
+
+// The variable an expression names, or null.
+const clang::ValueDecl *named(const clang::Expr *e) {
+  const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreImplicit());
+  return ref != nullptr ? ref->getDecl() : nullptr;
+}
+
+// Does the body change the iterator (`it = v.erase(it)`, `++it`, `it += 2`) or pass it on by
+// non-const reference?
+class IteratorWrites : public clang::RecursiveASTVisitor<IteratorWrites> {
+public:
+  explicit IteratorWrites(const clang::ValueDecl *it) : it_(it) {}
+  bool VisitCXXOperatorCallExpr(clang::CXXOperatorCallExpr *op) {
+    const auto k = op->getOperator();
+    const bool writes = k == clang::OO_Equal || k == clang::OO_PlusPlus ||
+                        k == clang::OO_MinusMinus || k == clang::OO_PlusEqual ||
+                        k == clang::OO_MinusEqual;
+    found = found || (writes && op->getNumArgs() >= 1 && named(op->getArg(0)) == it_);
+    return true;
+  }
+  bool VisitCallExpr(clang::CallExpr *call) {
+    const clang::FunctionDecl *callee = call->getDirectCallee();
+    for (unsigned i = 0; callee != nullptr && i < call->getNumArgs(); ++i) {
+      const auto *param = i < callee->getNumParams() ? callee->getParamDecl(i) : nullptr;
+      if (named(call->getArg(i)) == it_ && param != nullptr &&
+          param->getType()->isReferenceType() &&
+          !param->getType().getNonReferenceType().isConstQualified()) {
+        found = true;
+      }
+    }
+    return true;
+  }
+  bool found = false;
+
+private:
+  const clang::ValueDecl *it_;
+};
+
+} // namespace
+
+bool StructureWalk::append_iterator_for(Seq &seq, const clang::ForStmt *fors) {
+  const auto *init = llvm::dyn_cast_or_null<clang::DeclStmt>(fors->getInit());
+  const auto *it = init != nullptr && init->isSingleDecl()
+                       ? llvm::dyn_cast<clang::VarDecl>(init->getSingleDecl())
+                       : nullptr;
+  const clang::Expr *container =
+      it != nullptr && it->hasInit() ? iterator_of(it->getInit(), "begin") : nullptr;
+  const auto *cond =
+      fors->getCond() != nullptr
+          ? llvm::dyn_cast<clang::CXXOperatorCallExpr>(fors->getCond()->IgnoreImplicit())
+          : nullptr;
+  const auto *inc =
+      fors->getInc() != nullptr
+          ? llvm::dyn_cast<clang::CXXOperatorCallExpr>(fors->getInc()->IgnoreImplicit())
+          : nullptr;
+  if (container == nullptr || cond == nullptr || inc == nullptr ||
+      cond->getOperator() != clang::OO_ExclaimEqual || cond->getNumArgs() != 2 ||
+      inc->getOperator() != clang::OO_PlusPlus || named(inc->getArg(0)) != it) {
+    return false;
+  }
+  const bool left = named(cond->getArg(0)) == it;
+  const clang::Expr *end = iterator_of(cond->getArg(left ? 1 : 0), "end");
+  const clang::ValueDecl *object = named(container);
+  if ((!left && named(cond->getArg(1)) != it) || end == nullptr || object == nullptr ||
+      named(end) != object) {
+    return false;
+  }
+  const VarId size = vars_.container_size(container);
+  IteratorWrites writes(it);
+  writes.TraverseStmt(const_cast<clang::Stmt *>(fors->getBody()));
+  if (size == kNoVar || writes.found) {
+    return false;
+  }
+  StructNode n = make(StructKind::For, fors->getSourceRange());
+  n.stmt = fors;
+  n.loop_body = fors->getBody();
+  n.range_for = true;
+  n.trips_hint = container;
+  n.label = "for " + source_text(fors->getCond(), context_, 40);
+  const std::string key = "counter:" + std::to_string(reinterpret_cast<std::uintptr_t>(fors));
+  n.counter = program_.synthetic(key, VarType::Integer, VarScope::Local, function_);
+  program_.variables[n.counter].source_name = "iteration";
+  n.uses = {size, n.counter};
+  const StructIndex idx = program_.add(std::move(n));
+  frames_.push_back({idx, true});
+  const StructIndex body = build_child(fors->getBody());
+  frames_.pop_back();
+  program_.nodes[idx].children.push_back(body);
+  add_child(seq, idx);
+  return true;
+}
+
 void StructureWalk::append_range_for(Seq &seq, const clang::CXXForRangeStmt *range) {
   flush(seq);
   StructNode n = make(StructKind::For, range->getSourceRange());
@@ -275,9 +394,7 @@ void StructureWalk::append_range_for(Seq &seq, const clang::CXXForRangeStmt *ran
   n.loop_body = range->getBody();
   n.range_for = true;
   n.trips_hint = range->getRangeInit();
-  n.label = "for " + source_text(range->getLoopVariable()->getInit() ? range->getRangeInit()
-                                                                     : range->getRangeInit(),
-                                 context_, 40);
+  n.label = "for " + source_text(range->getRangeInit(), context_, 40);
   const VarId size = vars_.container_size(range->getRangeInit());
   if (size != kNoVar) {
     const std::string key = "counter:" + std::to_string(reinterpret_cast<std::uintptr_t>(range));

@@ -109,6 +109,9 @@ private:
   void append_while(Seq &seq, const clang::WhileStmt *whiles);
   void append_do(Seq &seq, const clang::DoStmt *dos);
   void append_range_for(Seq &seq, const clang::CXXForRangeStmt *range);
+  // `for (auto it = v.begin(); it != v.end(); ++it)` over a vector whose size the model knows:
+  // counted as a range-for over v (false when the loop is not that idiom).
+  bool append_iterator_for(Seq &seq, const clang::ForStmt *fors);
   void append_switch(Seq &seq, const clang::SwitchStmt *sw);
   void append_jump(Seq &seq, StructKind kind, clang::SourceRange range);
   void append_return(Seq &seq, const clang::ReturnStmt *ret);
