@@ -108,3 +108,28 @@ def test_settings_a_parsing_helper_reads_into_references_are_parameters(tmp_path
         warnings.simplefilter("error")
         given = arguments(measured, ["./p", "-tstop", "4e-7"], estimated=["./p", "-tstop", "1"])
     assert given == {"argc": 3, "t_stop": 4e-7}, given
+
+
+def test_a_settings_file_read_into_references_gives_measured_parameters(tmp_path: Path) -> None:
+    """`read_settings(path, nx, steps)` fills its references with `in >> nx` and
+    `sscanf(line.c_str(), "%d", &steps)`: the caller's variables are inputs (origin helper),
+    measured by the estimation run and set with params=; the keys of the file are no options,
+    and another settings file is said to keep the measured values."""
+    settings = tmp_path / "run.txt"
+    settings.write_text("nx 20000\nsteps 12\n")
+    run = ["./config_reader", str(settings)]
+    model = pj.build_model(INPUTS / "config_reader.cpp", ["-O2"], argv=run)
+    params = json.loads(model.to_json())["parameters"]
+    assert params["nx"]["origin"] == params["steps"]["origin"] == "helper", params
+    assert "options" not in params["nx"] and "in >> nx" in params["nx"]["doc"], params
+    opaque = [str(d) for d in model.diagnostics if "for step < steps" in str(d)]
+    assert not opaque, opaque
+    model.estimate(run=run, np=1, directory=tmp_path / "est")
+    measured = json.loads(model.to_json())["parameters"]
+    assert (measured["nx"]["value"], measured["steps"]["value"]) == (20000, 12), measured
+    allreduce = next(n["id"] for n in model.nodes() if n.get("op") == "MPI_Allreduce")
+    assert _freq(model, run, allreduce) == 12
+    p = pj.interpret(model, MACHINE, np=1, params={**model.arguments(run), "steps": 30})
+    assert {r["id"]: r for r in p.nodes(1)}[allreduce]["freq"] == 30
+    with pytest.warns(UserWarning, match=r"parsing functions set \(nx, steps\)"):
+        model.arguments(["./config_reader", str(tmp_path / "other.txt")])

@@ -76,13 +76,7 @@ public:
     }
     clang::Expr::EvalResult constant;
     if (is_input_conversion(op->getRHS(), calls_, ctx_)) {
-      Read &read = reads[p->getCanonicalDecl()];
-      read.text = source_text(op->getRHS(), ctx_, 60);
-      for (const std::string &word : names_around(op)) {
-        if (std::find(read.names.begin(), read.names.end(), word) == read.names.end()) {
-          read.names.push_back(word);
-        }
-      }
+      read_into(p, op->getRHS(), op);
       mark(op->getLHS());
     } else if (op->getRHS()->IgnoreParenCasts()->EvaluateAsRValue(constant, ctx_)) {
       mark(op->getLHS());
@@ -91,6 +85,31 @@ public:
   }
   bool VisitCallExpr(clang::CallExpr *call) {
     const clang::FunctionDecl *callee = call->getDirectCallee();
+    // `in >> t_stop` from a stream (an input file's `infile >> nx >> ny`).
+    if (const auto *op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(call);
+        op != nullptr && op->getOperator() == clang::OO_GreaterGreater && op->getNumArgs() == 2 &&
+        is_input_stream(op->getArg(0))) {
+      if (const clang::ParmVarDecl *p = named_param(op->getArg(1), params_)) {
+        read_into(p, call);
+        mark(op->getArg(1));
+      }
+      return true;
+    }
+    // `fscanf(f, "%d", &n)`, `sscanf(text, "%lf", &t_stop)`.
+    const bool scans = callee != nullptr && !callee->isCXXClassMember() &&
+                       calls_.user_function(callee) == kNoFunction &&
+                       scanners().contains(callee->getNameAsString());
+    for (unsigned i = 0; scans && i < call->getNumArgs(); ++i) {
+      const auto *addr =
+          llvm::dyn_cast<clang::UnaryOperator>(call->getArg(i)->IgnoreParenImpCasts());
+      const clang::ParmVarDecl *p = addr != nullptr && addr->getOpcode() == clang::UO_AddrOf
+                                        ? named_param(addr->getSubExpr(), params_)
+                                        : nullptr;
+      if (p != nullptr) {
+        read_into(p, call);
+        mark(addr->getSubExpr());
+      }
+    }
     for (unsigned i = 0; i < call->getNumArgs(); ++i) {
       const clang::ParmVarDecl *p = named_param(call->getArg(i), params_);
       if (p == nullptr || callee == nullptr || i >= callee->getNumParams()) {
@@ -120,6 +139,40 @@ public:
   std::vector<std::pair<Key, std::pair<FunctionId, unsigned>>> passed;
 
 private:
+  // A number read into `p` by `what`, in statement `at`: the read, and the names of the `if`
+  // around it.
+  void read_into(const clang::ParmVarDecl *p, const clang::Expr *what,
+                 const clang::Stmt *at = nullptr) {
+    Read &read = reads[p->getCanonicalDecl()];
+    read.text = source_text(what, ctx_, 60);
+    // The literals name command-line options only where the text read is the command line's
+    // (`atof(argv[i].data())`); a file's keys (`if (key == "nx") in >> nx;`) are no options.
+    if (read.text.find("argv") == std::string::npos &&
+        read.text.find("optarg") == std::string::npos) {
+      return;
+    }
+    for (const std::string &word : names_around(at != nullptr ? at : what)) {
+      if (std::find(read.names.begin(), read.names.end(), word) == read.names.end()) {
+        read.names.push_back(word);
+      }
+    }
+  }
+  static const std::set<std::string> &scanners() {
+    static const std::set<std::string> names = {"fscanf",  "scanf",  "sscanf",
+                                                "vfscanf", "vscanf", "vsscanf"};
+    return names;
+  }
+  // A std input stream (`std::ifstream`, `std::istringstream`, ..., or what `>>` returns).
+  static bool is_input_stream(const clang::Expr *e) {
+    const auto *record = e->getType().getNonReferenceType()->getAsCXXRecordDecl();
+    if (record == nullptr) {
+      return false;
+    }
+    const std::string name = record->getNameAsString();
+    return record->isInStdNamespace() &&
+           (name == "basic_istream" || name == "basic_ifstream" || name == "basic_istringstream" ||
+            name == "basic_stringstream" || name == "basic_fstream" || name == "basic_iostream");
+  }
   // The string literals of the nearest `if` whose branch holds `s` (`if ((parm_name == "tf")
   // || (parm_name == "tstop"))`): the names the helper reads the value under.
   std::vector<std::string> names_around(const clang::Stmt *s) {
