@@ -91,6 +91,8 @@ def test_settings_a_parsing_helper_reads_into_references_are_parameters(tmp_path
     assert params["t_stop"]["options"] == ["-tf", "--tf", "-tstop", "--tstop"], params
     assert params["t_step"]["options"] == ["-h", "--h", "-tstep", "--tstep"], params
     assert params["n"]["options"] == ["-n", "--n"], params
+    # `int values = 0;` under `parm_name == "init"` is a local of the loop's body, not a flag.
+    assert "values" not in params, params
     opaque = [str(d) for d in model.diagnostics if "while t < t_stop" in str(d)]
     assert not opaque, opaque
     model.estimate(run=run, np=1, directory=tmp_path)

@@ -335,12 +335,23 @@ void InputAnalysis::flag_inputs() {
       continue;
     }
     const clang::ASTContext &ctx = *p_.functions[f].context;
+    const clang::SourceManager &sm = ctx.getSourceManager();
     for (StructIndex n : trees_[f].preorder) {
-      if (trees_[f].in_data_loop.contains(n) || argv_loop(f, n) == kNoStruct) {
+      const StructIndex loop = argv_loop(f, n);
+      if (trees_[f].in_data_loop.contains(n) || loop == kNoStruct) {
         continue;
       }
+      const clang::Stmt *parsing = p_.nodes[loop].stmt;
       for (Effect &e : p_.nodes[n].effects) {
         if (e.kind != Effect::Kind::Assign || e.var == kNoVar || e.value == nullptr) {
+          continue;
+        }
+        // A local of the parsing loop's body (miniXyce's `int n = 0;` counting the values after
+        // `-init`) ends with its iteration: no option's value once the loop is over.
+        const Variable &v = p_.variables[e.var];
+        if (v.scope == VarScope::Local && parsing != nullptr && v.location.isValid() &&
+            !sm.isBeforeInTranslationUnit(v.location, parsing->getBeginLoc()) &&
+            sm.isBeforeInTranslationUnit(v.location, parsing->getEndLoc())) {
           continue;
         }
         const std::optional<double> value = constant(e.value, ctx);

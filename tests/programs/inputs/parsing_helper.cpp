@@ -41,6 +41,17 @@ void parse_command_line(int argc, std::vector<std::string> &argv, double &t_step
       }
       i++;
     }
+    if (parm_name == "init") {
+      // Initial values up to the next option, counted in a local of the loop's body: no flag.
+      int values = 0;
+      while (i < argc && argv[i][0] != '-') {
+        i++;
+        values++;
+      }
+      for (int k = 0; k < values; ++k) {
+        std::printf("initial value %d: %s\n", k, argv[i - values + k].c_str());
+      }
+    }
   }
 }
 
