@@ -283,6 +283,7 @@ void mark_recursive_functions(Program &program, CallClassifier &calls) {
     if (chain.empty()) {
       continue;
     }
+    program.functions[f].recursive = true; // read before the control analysis confirms it
     const FunctionInfo &fn = program.functions[f];
     Diagnostic d;
     d.kind = DiagnosticKind::Reduced;

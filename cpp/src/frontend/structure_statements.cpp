@@ -368,45 +368,38 @@ bool StructureWalk::append_iterator_for(Seq &seq, const clang::ForStmt *fors) {
   if (size == kNoVar || writes.found) {
     return false;
   }
-  StructNode n = make(StructKind::For, fors->getSourceRange());
-  n.stmt = fors;
-  n.loop_body = fors->getBody();
-  n.range_for = true;
-  n.trips_hint = container;
-  n.label = "for " + source_text(fors->getCond(), context_, 40);
-  const std::string key = "counter:" + std::to_string(reinterpret_cast<std::uintptr_t>(fors));
-  n.counter = program_.synthetic(key, VarType::Integer, VarScope::Local, function_);
-  program_.variables[n.counter].source_name = "iteration";
-  n.uses = {size, n.counter};
-  const StructIndex idx = program_.add(std::move(n));
-  frames_.push_back({idx, true});
-  const StructIndex body = build_child(fors->getBody());
-  frames_.pop_back();
-  program_.nodes[idx].children.push_back(body);
-  add_child(seq, idx);
+  append_counted_for(seq, fors, fors->getBody(), container, size,
+                     "for " + source_text(fors->getCond(), context_, 40));
   return true;
 }
 
 void StructureWalk::append_range_for(Seq &seq, const clang::CXXForRangeStmt *range) {
   flush(seq);
-  StructNode n = make(StructKind::For, range->getSourceRange());
-  n.stmt = range;
-  n.loop_body = range->getBody();
+  append_counted_for(seq, range, range->getBody(), range->getRangeInit(),
+                     vars_.container_size(range->getRangeInit()),
+                     "for " + source_text(range->getRangeInit(), context_, 40));
+}
+
+void StructureWalk::append_counted_for(Seq &seq, const clang::Stmt *loop, const clang::Stmt *body,
+                                       const clang::Expr *container, VarId size,
+                                       std::string label) {
+  StructNode n = make(StructKind::For, loop->getSourceRange());
+  n.stmt = loop;
+  n.loop_body = body;
   n.range_for = true;
-  n.trips_hint = range->getRangeInit();
-  n.label = "for " + source_text(range->getRangeInit(), context_, 40);
-  const VarId size = vars_.container_size(range->getRangeInit());
+  n.trips_hint = container;
+  n.label = std::move(label);
   if (size != kNoVar) {
-    const std::string key = "counter:" + std::to_string(reinterpret_cast<std::uintptr_t>(range));
+    const std::string key = "counter:" + std::to_string(reinterpret_cast<std::uintptr_t>(loop));
     n.counter = program_.synthetic(key, VarType::Integer, VarScope::Local, function_);
     program_.variables[n.counter].source_name = "iteration";
     n.uses = {size, n.counter};
   }
   const StructIndex idx = program_.add(std::move(n));
   frames_.push_back({idx, true});
-  const StructIndex body = build_child(range->getBody());
+  const StructIndex built = build_child(body);
   frames_.pop_back();
-  program_.nodes[idx].children.push_back(body);
+  program_.nodes[idx].children.push_back(built);
   add_child(seq, idx);
 }
 

@@ -112,6 +112,10 @@ private:
   // `for (auto it = v.begin(); it != v.end(); ++it)` over a vector whose size the model knows:
   // counted as a range-for over v (false when the loop is not that idiom).
   bool append_iterator_for(Seq &seq, const clang::ForStmt *fors);
+  // A loop over a container of `size` elements (kNoVar: unknown, measured), counted by a
+  // counter of its own: the range-for and the iterator loop.
+  void append_counted_for(Seq &seq, const clang::Stmt *loop, const clang::Stmt *body,
+                          const clang::Expr *container, VarId size, std::string label);
   void append_switch(Seq &seq, const clang::SwitchStmt *sw);
   void append_jump(Seq &seq, StructKind kind, clang::SourceRange range);
   void append_return(Seq &seq, const clang::ReturnStmt *ret);

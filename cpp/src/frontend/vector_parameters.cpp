@@ -31,27 +31,10 @@ public:
   std::vector<std::pair<const clang::DeclRefExpr *, const clang::FunctionDecl *>> named;
 };
 
-bool reaches(FunctionId from, FunctionId to, const std::vector<std::set<FunctionId>> &callees) {
-  std::set<FunctionId> seen;
-  std::vector<FunctionId> stack(callees[from].begin(), callees[from].end());
-  while (!stack.empty()) {
-    const FunctionId g = stack.back();
-    stack.pop_back();
-    if (g == to) {
-      return true;
-    }
-    if (seen.insert(g).second) {
-      stack.insert(stack.end(), callees[g].begin(), callees[g].end());
-    }
-  }
-  return false;
-}
-
 } // namespace
 
 void find_vector_size_cells(Program &program, const CallClassifier &calls) {
   const std::size_t n = program.functions.size();
-  std::vector<std::set<FunctionId>> callees(n);
   std::vector<bool> called(n, false);
   std::vector<bool> hidden(n, false); // reached through a pointer, a dispatch or a taken address
   std::set<const clang::FunctionDecl *> taken;
@@ -63,11 +46,9 @@ void find_vector_size_cells(Program &program, const CallClassifier &calls) {
     for (const clang::Expr *call : calls_in(fn.decl->getBody())) {
       const ClassifiedCall c = calls.classify(call, *fn.context);
       if (c.kind == CallClass::User && c.user != kNoFunction) {
-        callees[f].insert(c.user);
         called[c.user] = true;
       }
       for (FunctionId g : c.targets) {
-        callees[f].insert(g);
         hidden[g] = true;
       }
     }
@@ -84,7 +65,7 @@ void find_vector_size_cells(Program &program, const CallClassifier &calls) {
     const auto *method = llvm::dyn_cast<clang::CXXMethodDecl>(fn.decl);
     if (!program.live(g) || !called[g] || hidden[g] ||
         taken.contains(fn.decl->getCanonicalDecl()) || (method != nullptr && method->isVirtual()) ||
-        reaches(g, g, callees)) {
+        fn.recursive) {
       continue;
     }
     for (const clang::ParmVarDecl *param : fn.decl->parameters()) {
