@@ -613,6 +613,24 @@ def structure(
     )
 
 
+def memory_costs(refresh: bool = False) -> dict[str, list[tuple[float, float]]]:
+    """Return this machine's memory cost curves that ``estimate(price_by_size=True)`` uses.
+
+    Name (``malloc``, ``free``, ``memcpy``, ``memmove``, ``memset``, ``calloc``,
+    ``malloc_once``, ``free_once``, ``sweep_per_byte``) -> ``[(bytes, seconds), ...]`` at
+    1 KiB ... 256 MiB: seconds per call, and for ``sweep_per_byte`` seconds per byte of a
+    stencil-like sweep over a working set of that size (what loop nests are scaled by when
+    their working set moves to another cache level, docs/frontend.md). Measured once (a few
+    seconds) and cached in ``~/.cache/parjava`` (``PARJAVA_CACHE_DIR``); ``refresh`` measures
+    again.
+    """
+    doc = _library_costs.library_costs(refresh)
+    return {
+        name: [(float(size), float(cost)) for size, cost in points]
+        for name, points in doc["curves"].items()
+    }
+
+
 # A program shorter than this runs unmodified three times whatever the estimation runs: one
 # launch of a 20-ms program on this VM is now and then 1.6x slower than the next with a full
 # CPU (examples/model/jacobi2d.c: 0.036 s among runs of 0.022 s), and a single reference run
