@@ -422,8 +422,13 @@ def run_estimation(
     timeout: float,
     estimates_dir: Path,
     threaded: bool = False,
-) -> tuple[list[str], str, float]:
-    """Run the estimation code under mpirun; return the command, its output and its seconds.
+) -> tuple[list[str], str, float, int]:
+    """Run the estimation code under mpirun; return command, output, seconds and exit status.
+
+    A non-zero status is the program's own verdict when every rank still wrote its
+    measurements (XSBench returns 1 when it does not know the checksum of its input): the
+    status is returned for a note. Without every rank's measurements it is a
+    :class:`parjava.RunError`.
 
     ``threaded`` (the program has OpenMP parallel regions): the default launcher does not bind
     the ranks to cores, which Open MPI does at np <= 2, so that a rank's threads run on cores
@@ -433,11 +438,43 @@ def run_estimation(
         exe, run, np, mpirun, timeout, threaded, {"PARJAVA_ESTIMATES_DIR": str(estimates_dir)}
     )
     if proc.returncode != 0:
-        raise RunError(
-            f"the estimation run failed (exit {proc.returncode}): {' '.join(command)}\n"
-            f"{(proc.stderr or '')[-3000:]}{(proc.stdout or '')[-1000:]}"
-        )
-    return command, proc.stdout, seconds
+        if proc.returncode < 0 or len(_finalized_ranks(estimates_dir)) < np:
+            raise RunError(
+                f"the estimation run failed (exit {proc.returncode}): {' '.join(command)}\n"
+                f"{(proc.stderr or '')[-3000:]}{(proc.stdout or '')[-1000:]}"
+            )
+    return command, proc.stdout, seconds, proc.returncode
+
+
+# parjava-estimates.<rank>.<pid>.txt (probe_runtime_source.cpp), written as a rank exits; its
+# `program` line is there when the rank reached MPI_Finalize.
+_ESTIMATES_FILE = re.compile(r"parjava-estimates\.(\w+)\.\d+\.txt")
+
+
+def _finalized_ranks(estimates_dir: Path) -> set[str]:
+    """Return the ranks whose estimates file says they reached MPI_Finalize."""
+    ranks = set()
+    for f in estimates_dir.glob("parjava-estimates.*.txt"):
+        m = _ESTIMATES_FILE.fullmatch(f.name)
+        try:
+            finalized = m is not None and any(
+                line.startswith("program ") for line in f.read_text().splitlines()
+            )
+        except OSError:
+            finalized = False
+        if finalized and m is not None:
+            ranks.add(m.group(1))
+    return ranks
+
+
+def exit_status_note(status: int, what: str) -> str:
+    """Return the warning for a run that exited with ``status`` after MPI_Finalize."""
+    return (
+        f"{what} exited with status {status} after every rank had reached MPI_Finalize (the "
+        "program's own verdict: XSBench returns 1 for an input whose checksum it does not "
+        "know); its measurements are complete and used -- if the status says the run failed, "
+        "fix its input and estimate again"
+    )
 
 
 def launch(

@@ -341,6 +341,7 @@ class SourceModel(Model):
                 runs: list[list[str]] = []
                 summaries: list[dict[str, Any]] = []
                 records: list[report.RunRecord] = []
+                exit_notes: list[str] = []
                 seconds = 0.0
                 for k in range(runs_wanted):
                     # One directory per run: each run's files are one set of measurements.
@@ -348,9 +349,11 @@ class SourceModel(Model):
                     out.mkdir(exist_ok=True)
                     for old in out.glob("parjava-estimates.*.txt"):
                         old.unlink()
-                    command, stdout, took = code.run_estimation(
+                    command, stdout, took, status = code.run_estimation(
                         exe, run, int(np), mpirun, timeout, out, threaded
                     )
+                    if status != 0 and not exit_notes:
+                        exit_notes.append(code.exit_status_note(status, "the estimation run"))
                     seconds += took
                     files = sorted(str(p) for p in out.glob("parjava-estimates.*.txt"))
                     if not files:
@@ -487,9 +490,11 @@ class SourceModel(Model):
                 )
             )
         loaded = Diagnostic._from_json(applied["diagnostics"])
-        checks = [
-            Diagnostic(kind="estimation", severity="note", message=m) for m in unmodified_notes
-        ] + checks
+        checks = (
+            [Diagnostic(kind="estimation", severity="warning", message=m) for m in exit_notes]
+            + [Diagnostic(kind="estimation", severity="note", message=m) for m in unmodified_notes]
+            + checks
+        )
         self.diagnostics = (
             Diagnostic._from_json(inst["diagnostics"]) + repairs + loaded + capped + checks
         )

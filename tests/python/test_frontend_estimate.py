@@ -164,13 +164,32 @@ def test_failing_program_is_a_run_error(tmp_path: Path) -> None:
     src.write_text(
         "#include <mpi.h>\n#include <stdio.h>\n"
         "int main(int argc, char **argv) {\n  MPI_Init(&argc, &argv);\n"
-        '  fprintf(stderr, "cannot open input\\n");\n  MPI_Finalize();\n  return 3;\n}\n'
+        '  if (argc < 2) {\n    fprintf(stderr, "cannot open input\\n");\n    return 3;\n  }\n'
+        "  MPI_Finalize();\n  return 0;\n}\n"
     )
     model = pj.build_model(src)
     with pytest.raises(pj.RunError, match="cannot open input"):
         model.estimate(run=["./fails"], np=1)
     with pytest.raises(pj.UsageError):
         model.estimate(run=[], np=1)
+
+
+def test_a_status_after_mpi_finalize_is_the_programs_verdict(tmp_path: Path) -> None:
+    # XSBench returns 1 from main, after MPI_Finalize, for an input whose checksum it does not
+    # know: the run is complete, and a user cannot change the program's status.
+    src = tmp_path / "verdict.c"
+    src.write_text(
+        "#include <mpi.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+        "int main(int argc, char **argv) {\n  MPI_Init(&argc, &argv);\n"
+        "  int n = argc > 1 ? atoi(argv[1]) : 1000;\n  double s = 0.0;\n"
+        "  for (int i = 0; i < n; i++) s += 1.0 / (1.0 + i);\n"
+        '  printf("%f\\n", s);\n  MPI_Finalize();\n  return s > 1.0;\n}\n'
+    )
+    model = pj.build_model(src)
+    estimation = model.estimate(run=["./verdict", "20000"], np=2)
+    status = [d for d in estimation.diagnostics if "exited with status 1" in d.message]
+    assert len(status) == 1 and status[0].severity == "warning", estimation.diagnostics
+    assert model.self_check is not None and "passed" in model.self_check
 
 
 def test_openmp_loop_is_timed_per_thread_and_reduced(tmp_path: Path) -> None:
