@@ -181,6 +181,11 @@ private:
       if (!decl->getInit()->EvaluateAsRValue(result, decl->getASTContext())) {
         knock_out(v, "'" + var.source_name + "' is initialised from data", var.location,
                   &decl->getASTContext());
+      } else if (result.Val.isInt() && !result.Val.getInt().isRepresentableByInt64()) {
+        knock_out(v,
+                  "'" + var.source_name +
+                      "' is initialised to a constant beyond the model's 64-bit signed integers",
+                  var.location, &decl->getASTContext());
       }
     }
     unassigned_vector_sizes();

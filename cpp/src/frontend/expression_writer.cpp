@@ -2,6 +2,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/ExprCXX.h>
@@ -119,7 +122,18 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
     if (type->isIntegralOrEnumerationType()) {
       clang::Expr::EvalResult result;
       if (e->EvaluateAsInt(result, ctx)) {
-        return ok(std::to_string(result.Val.getInt().getExtValue()));
+        // The model's integers are 64-bit signed: XSBench's LCG modulus 2^63 (an unsigned long
+        // long) has no value there, and wrapping it to -2^63 would compute another program.
+        const std::optional<std::int64_t> value = result.Val.getInt().tryExtValue();
+        if (!value) {
+          return fail("the constant " + source_text(e, ctx, 30) +
+                          " (beyond the model's 64-bit signed integers)",
+                      e);
+        }
+        if (*value == std::numeric_limits<std::int64_t>::min()) {
+          return ok("(-9223372036854775807 - 1)"); // the literal 9223372036854775808 is not one
+        }
+        return ok(std::to_string(*value));
       }
     } else if (type->isRealFloatingType()) {
       llvm::APFloat value(0.0);
