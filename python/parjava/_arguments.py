@@ -80,6 +80,27 @@ def _spec(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"value": value}
 
 
+def _chosen(spec: Mapping[str, Any], argv: Sequence[str]) -> tuple[Number, int] | None:
+    """Return the constant the last of a parameter's choice words on ``argv`` sets, and where.
+
+    ``choices`` (docs/model-schema.md): XSBench's ``-m history`` / ``-m event`` set
+    simulation_method to 1 / 2. None when no word of them is on the command line.
+    """
+    found = None
+    for i, arg in enumerate(list(argv)[1:], start=1):
+        if arg in (spec.get("choices") or {}):
+            found = (spec["choices"][arg], i)
+    return found
+
+
+def _option_after(spec: Mapping[str, Any], argv: Sequence[str], start: int) -> bool:
+    """Return whether one of the parameter's value options is on ``argv`` after ``start``."""
+    options = spec.get("options") or []
+    return any(
+        arg == o or arg.startswith(o + "=") for arg in list(argv)[start + 1 :] for o in options
+    )
+
+
 def _read_positions(parameters: Mapping[str, Any], argv: Sequence[str]) -> set[int] | None:
     """Return the positions of ``argv`` some parameter reads.
 
@@ -88,6 +109,7 @@ def _read_positions(parameters: Mapping[str, Any], argv: Sequence[str]) -> set[i
     read: set[int] = set()
     for name, raw in parameters.items():
         spec = _spec(raw)
+        read.update(i for i, arg in enumerate(argv) if i > 0 and arg in (spec.get("choices") or {}))
         if name.startswith("argv") and name[4:].isdigit():
             read.add(int(name[4:]))
         elif spec.get("options") and "flag" in spec:
@@ -191,6 +213,11 @@ def arguments(
         elif name.startswith("argv") and name[4:].isdigit():
             k = int(name[4:])
             params[name] = number(argv[k] if k < len(argv) else "", floating)
+        elif (chosen := _chosen(spec, argv)) is not None and (
+            "flag" in spec or not _option_after(spec, argv, chosen[1])
+        ):
+            # A word that sets a constant (`-m event`), unless a value option comes after it.
+            params[name] = chosen[0]
         elif spec.get("options") and "flag" in spec:
             # An option without a value (`-q`): its constant when given, else the program's.
             given = any(a in spec["options"] for a in list(argv)[1:])

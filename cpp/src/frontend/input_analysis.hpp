@@ -88,7 +88,13 @@ private:
   // after the loop, the model sets it from its parameter on every path: a command line that
   // gives an option the estimation run did not (or omits one it gave) sets it too, where the
   // branch inside the loop keeps the estimation run's outcomes.
+  // Also an option whose variable other branches of the loop write, when nothing there reads
+  // it but to update it (XSBench's `-m event` sets lookups to lookups * particles while -l did
+  // not come first): given, the option's value holds after the loop whatever the order; absent,
+  // the value depends on the other options and their order, so the site joins
+  // order_dependent_ and its parameter has no default.
   bool parsed_option(const InputSite &site, StructIndex holder);
+  std::set<std::uint32_t> order_dependent_;
 
   static bool inside(const Tree &t, StructIndex n, StructIndex ancestor);
 
@@ -113,9 +119,11 @@ private:
   // The options that select an argv read: the string literals compared in the if around it
   // (`if (!strcmp(argv[i], "-nx")) nx = atoi(argv[++i]);`), or the option characters of the
   // getopt case it is in (with their getopt_long spellings). `position` is set to the place of
-  // the value the read at `read` takes after the option (argv_position).
+  // the value the read at `read` takes after the option (argv_position). `conditional`, when
+  // given, is set when another test lies between `n` and the option's (XSBench's `if
+  // (default_lookups && default_particles) input.particles = 0;` under `-m event`).
   std::vector<std::string> options_around(FunctionId f, StructIndex n, clang::SourceLocation read,
-                                          int &position);
+                                          int &position, bool *conditional = nullptr);
 
   const std::map<std::int64_t, std::string> &long_options(clang::ASTContext &ctx);
 

@@ -320,12 +320,10 @@ void InputAnalysis::hoist_table_inputs() {
 }
 
 bool InputAnalysis::parsed_option(const InputSite &site, StructIndex holder) {
-  // A default the model cannot write as a constant (`int width = size;`) stays where the
-  // program sets it, the option's read in its branch: moved, an omitted option would take
-  // the estimation run's value.
-  if (site.options.empty() || site.how == "broadcast" || !value_before(site)) {
+  if (site.options.empty() || site.how == "broadcast") {
     return false;
   }
+  const bool known_default = value_before(site).has_value();
   const FunctionId f = site.function;
   const StructIndex loop = argv_loop(f, holder);
   if (loop == kNoStruct) {
@@ -343,24 +341,30 @@ bool InputAnalysis::parsed_option(const InputSite &site, StructIndex holder) {
     }
   }
   const Tree &t = trees_[f];
+  bool rewritten = false; // another branch of the loop writes the variable
   for (StructIndex n : t.preorder) {
     if (n == holder || !inside(t, n, loop)) {
       continue;
     }
     const StructNode &node = p_.nodes[n];
-    if (std::find(node.uses.begin(), node.uses.end(), site.var) != node.uses.end()) {
-      return false;
-    }
+    // Reads of the variable are only allowed in updates of it (`lookups = lookups * particles`).
+    bool writes = false;
     for (const auto *list : {&node.init, &node.effects, &node.update}) {
       for (const Effect &e : *list) {
         if (e.kind == Effect::Kind::Copy && cells.contains(e.var)) {
           continue;
         }
-        if ((e.var == site.var && e.kind != Effect::Kind::Input) ||
-            std::find(e.uses.begin(), e.uses.end(), site.var) != e.uses.end()) {
+        const bool reads = std::find(e.uses.begin(), e.uses.end(), site.var) != e.uses.end();
+        if (e.var == site.var && e.kind != Effect::Kind::Input) {
+          writes = true;
+          rewritten = true;
+        } else if (reads) {
           return false;
         }
       }
+    }
+    if (!writes && std::find(node.uses.begin(), node.uses.end(), site.var) != node.uses.end()) {
+      return false;
     }
   }
   for (const Effect &e : p_.nodes[holder].effects) {
@@ -368,14 +372,31 @@ bool InputAnalysis::parsed_option(const InputSite &site, StructIndex holder) {
       return false;
     }
   }
-  return true;
+  // A default the model cannot write as a constant (`int width = size;`) stays where the program
+  // sets it, the option's read in its branch: moved, an omitted option would take the
+  // estimation run's value (unless the loop decides it anyway: then no default, and a warning).
+  if (rewritten) {
+    order_dependent_.insert(static_cast<std::uint32_t>(&site - p_.inputs.data()));
+    return true;
+  }
+  return known_default;
 }
 
 std::vector<std::string> InputAnalysis::options_around(FunctionId f, StructIndex n,
-                                                       clang::SourceLocation read, int &position) {
+                                                       clang::SourceLocation read, int &position,
+                                                       bool *conditional) {
   const Tree &t = trees_[f];
   clang::ASTContext &ctx = *p_.functions[f].context;
   StructIndex child = n;
+  if (conditional != nullptr) {
+    *conditional = false;
+  }
+  // Marks the test just passed when the options turn out to be further up.
+  const auto passed = [&](const StructNode &node) {
+    if (conditional != nullptr && node.kind != StructKind::Sequence) {
+      *conditional = true;
+    }
+  };
   for (auto it = t.parent.find(child); it != t.parent.end(); it = t.parent.find(child)) {
     const StructNode &parent = p_.nodes[it->second];
     if ((parent.kind == StructKind::If || parent.kind == StructKind::IfElse) &&
@@ -420,6 +441,7 @@ std::vector<std::string> InputAnalysis::options_around(FunctionId f, StructIndex
         }
       }
     }
+    passed(parent);
     child = it->second;
   }
   return {};

@@ -42,8 +42,9 @@ void InputAnalysis::run() {
     }
   }
   // The defaults first: forgetting rewrites the definitions value_before() reads.
-  for (InputSite &site : p_.inputs) {
-    if (!site.given_default) {
+  for (std::uint32_t k = 0; k < p_.inputs.size(); ++k) {
+    InputSite &site = p_.inputs[k];
+    if (!site.given_default && !order_dependent_.contains(k)) {
       site.given_default = value_before(site);
     }
   }
@@ -356,9 +357,13 @@ void InputAnalysis::flag_inputs() {
         }
         const std::optional<double> value = constant(e.value, ctx);
         int position = 1;
+        bool conditional = false;
         std::vector<std::string> options =
-            value ? options_around(f, n, e.location, position) : std::vector<std::string>{};
-        if (options.empty()) {
+            value ? options_around(f, n, e.location, position, &conditional)
+                  : std::vector<std::string>{};
+        // A constant set under a further test is not what the option sets: XSBench's `-m event`
+        // sets particles to 0 only while neither -p nor -l came before it.
+        if (options.empty() || conditional) {
           continue;
         }
         InputSite site;
@@ -483,15 +488,29 @@ std::optional<double> InputAnalysis::value_before(const InputSite &site) {
   StructIndex from = holder->second;
   // Within the reading function, then (parsers are called once) in its only caller, from
   // the call on: `opts.numReg = 11; ParseCommandLineOptions(argc, argv, &opts);`.
+  // Inside the loop over argv, another option's read of the variable says nothing of its value
+  // before the command line; anything else the loop writes to it makes that value depend on the
+  // order of the options (XSBench's `-m event` sets particles to 0 unless -p came first).
+  StructIndex parsing = argv_loop(f, from);
   for (int depth = 0; depth < 4; ++depth) {
     const std::vector<StructIndex> &order = trees_[f].preorder;
     const auto at = std::find(order.begin(), order.end(), from);
     const clang::ASTContext &ctx = *p_.functions[f].context;
     for (auto it = std::make_reverse_iterator(at); it != order.rend(); ++it) {
       const StructNode &n = p_.nodes[*it];
+      const bool in_parsing = depth == 0 && parsing != kNoStruct;
+      if (*it == parsing) {
+        parsing = kNoStruct;
+      }
       for (auto e = n.effects.rbegin(); e != n.effects.rend(); ++e) {
         if (e->var != site.var) {
           continue;
+        }
+        if (in_parsing) {
+          if (e->kind == Effect::Kind::Input) {
+            continue;
+          }
+          return std::nullopt;
         }
         // An element write (`for (i = 0; i < n; ++i) iparams[i] = 0;`) of a constant holds
         // for whichever element it hits.
@@ -678,13 +697,33 @@ void InputAnalysis::name_parameters() {
           site.how == "broadcast" || site.how == "flag") {
         fresh.program_default = site.given_default ? site.given_default : value_before(site);
       }
+      if (order_dependent_.contains(k)) {
+        fresh.program_default.reset();
+      }
       fresh.flag = site.flag;
       by_var[site.var] = p_.parameters.size();
       p_.parameters.push_back(std::move(fresh));
       param = &p_.parameters.back();
     }
+    // A word that sets a constant (model::Parameter::choices): XSBench's `-m history` and `-m
+    // event` set simulation_method to 1 and 2; `-G unionized|nuclide|hash` sets grid_type.
+    const bool choice = site.how == "flag" && site.flag.has_value();
+    if (choice) {
+      for (const auto &o : site.options) {
+        if (std::none_of(param->choices.begin(), param->choices.end(),
+                         [&](const auto &c) { return c.first == o; })) {
+          param->choices.emplace_back(o, *site.flag);
+        }
+      }
+    } else if (param->flag) {
+      // A value read of what was a flag: the words stay choices, the options are the value's.
+      param->flag.reset();
+      param->options.clear();
+      param->origin = site.how;
+    }
     for (const auto &o : site.options) {
-      if (std::find(param->options.begin(), param->options.end(), o) == param->options.end()) {
+      if ((!choice || param->flag) &&
+          std::find(param->options.begin(), param->options.end(), o) == param->options.end()) {
         param->options.push_back(o);
       }
     }
@@ -692,7 +731,8 @@ void InputAnalysis::name_parameters() {
       param->position = site.position;
       // The option's default, when another read of the variable (an input file's keyed read)
       // made the parameter first.
-      if (!param->program_default && (site.how == "option" || site.how == "argv")) {
+      if (!param->program_default && (site.how == "option" || site.how == "argv") &&
+          !order_dependent_.contains(k)) {
         param->program_default = site.given_default ? site.given_default : value_before(site);
       }
     }
@@ -701,6 +741,13 @@ void InputAnalysis::name_parameters() {
       param->aliases.push_back(site.spelling);
     }
     site.parameter = param->name;
+  }
+  // Words that all set one constant are the options of a flag (LULESH's `-q`): no choices.
+  for (ProgramParameter &param : p_.parameters) {
+    if (param.flag && std::all_of(param.choices.begin(), param.choices.end(),
+                                  [&](const auto &c) { return c.second == *param.flag; })) {
+      param.choices.clear();
+    }
   }
   std::set<std::string> warned;
   for (const auto &[k, source] : changed_before_sent_) {

@@ -1,6 +1,8 @@
 #include "model_emitter.hpp"
 
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -286,7 +288,35 @@ private:
         std::any_of(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), [&](const auto &a) {
           return std::find(pp.options.begin(), pp.options.end(), a) != pp.options.end();
         });
-    if (flagged) {
+    // Words that set constants: the last one on the command line decides, unless a value
+    // option comes after it (`-m event` then `-m history`: history).
+    std::optional<model::Value> chosen;
+    std::size_t chosen_at = 0;
+    for (const auto &[word, constant] : pp.choices) {
+      const model::Value v = pp.floating
+                                 ? model::Value::of_float(constant)
+                                 : model::Value::of_int(static_cast<std::int64_t>(constant));
+      param.choices.emplace_back(word, v);
+      for (std::size_t i = 1; i < argv.size(); ++i) {
+        if (argv[i] == word && i >= chosen_at) {
+          chosen = v;
+          chosen_at = i;
+        }
+      }
+    }
+    const auto after_choice = [&] {
+      for (std::size_t i = chosen_at + 1; i < argv.size(); ++i) {
+        for (const auto &o : pp.options) {
+          if (argv[i] == o || argv[i].rfind(o + "=", 0) == 0) {
+            return true;
+          }
+        }
+      }
+      return false;
+    };
+    if (chosen && (pp.flag || !given || !after_choice())) {
+      param.value = *chosen;
+    } else if (flagged) {
       param.value = *param.flag;
     } else if (given) {
       param.value = number(*given);
@@ -333,8 +363,11 @@ private:
       if (value != nullptr && var.decl != nullptr) {
         clang::Expr::EvalResult result;
         if (value->EvaluateAsRValue(result, var.decl->getASTContext())) {
-          if (result.Val.isInt()) {
-            init = std::to_string(result.Val.getInt().getExtValue());
+          if (result.Val.isInt() && result.Val.getInt().isRepresentableByInt64()) {
+            const std::int64_t number = result.Val.getInt().getExtValue();
+            // -2^63 has no literal of its own (2^63 is not an integer of the model).
+            init = number == std::numeric_limits<std::int64_t>::min() ? "(-9223372036854775807 - 1)"
+                                                                      : std::to_string(number);
           } else if (result.Val.isFloat()) {
             init = float_literal(result.Val.getFloat().convertToDouble());
           }

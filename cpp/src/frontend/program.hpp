@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <clang/AST/Decl.h>
@@ -371,6 +372,8 @@ struct ProgramParameter {
   // before the program reads the input (its initialiser, `cmd.nSteps = 100;`).
   std::optional<double> program_default;
   std::optional<double> flag; // model::Parameter::flag
+  // Words of the command line that set a constant, in the order met (model::Parameter::choices).
+  std::vector<std::pair<std::string, double>> choices;
   // Data computed from it that the model only measures (model::Parameter::measured_through).
   std::vector<std::string> measured_through;
 };

@@ -752,6 +752,14 @@ Model read_model(std::string_view text, std::string_view origin) {
         if (const Json *fl = pr.get("flag")) {
           p.flag = read_parameter_value(*fl, name);
         }
+        if (const Json *ch = pr.get("choices")) {
+          if (!ch->is_object()) {
+            pr.fail("choices", "must be an object of word -> the value it sets");
+          }
+          for (const auto &[word, v] : ch->items()) {
+            p.choices.emplace_back(word, read_parameter_value(v, name));
+          }
+        }
         p.source = pr.string("source");
         p.origin = pr.string("origin");
         p.aliases = pr.strings("aliases");

@@ -320,6 +320,14 @@ std::string model_to_json(const Model &m, int indent) {
       entry["flag"] = p.flag->type == ValueType::Int ? OrderedJson(p.flag->as_int())
                                                      : OrderedJson(p.flag->as_float());
     }
+    if (!p.choices.empty()) {
+      OrderedJson choices = OrderedJson::object();
+      for (const auto &[word, v] : p.choices) {
+        choices[word] =
+            v.type == ValueType::Int ? OrderedJson(v.as_int()) : OrderedJson(v.as_float());
+      }
+      entry["choices"] = std::move(choices);
+    }
     if (!p.source.empty()) {
       entry["source"] = p.source;
     }

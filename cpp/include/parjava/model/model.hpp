@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "parjava/model/bytecode.hpp"
@@ -36,6 +37,9 @@ struct Parameter {
   // An option that takes no value (LULESH's `-q`, `if (strcmp(argv[i], "-q") == 0) opts.quiet =
   // 1;`): the value the program sets when one of `options` is on the command line.
   std::optional<Value> flag;
+  // Words that set a constant each (XSBench's `-m history` / `-m event` set simulation_method
+  // to 1 / 2): the last one on the command line decides, unless a value option comes after it.
+  std::vector<std::pair<std::string, Value>> choices;
   std::string source;
   std::string origin;
   std::vector<std::string> aliases;
