@@ -109,7 +109,10 @@ def _read_positions(parameters: Mapping[str, Any], argv: Sequence[str]) -> set[i
     read: set[int] = set()
     for name, raw in parameters.items():
         spec = _spec(raw)
-        read.update(i for i, arg in enumerate(argv) if i > 0 and arg in (spec.get("choices") or {}))
+        for i, arg in enumerate(argv):
+            if i > 0 and arg in (spec.get("choices") or {}):
+                # The word, and the option that introduces it (`-G hash`).
+                read.update((i, i - 1) if i > 1 and argv[i - 1].startswith("-") else (i,))
         if name.startswith("argv") and name[4:].isdigit():
             read.add(int(name[4:]))
         elif spec.get("options") and "flag" in spec:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import parjava as pj
+from parjava._arguments import unread_differences
 
 pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
 pytestmark = pytest.mark.mpi
@@ -73,6 +74,10 @@ def test_each_word_sets_its_own_constant(tmp_path: Path) -> None:
     for args in EVENT_LINES + HISTORY_LINES:
         method, grid, work = _program_says(exe, args)
         values = model.arguments(["./keyword_options", *args])
+        # `-G`, which introduces a choice word, is read too: against the build's command line
+        # (no -G), the differences are all read (no "differs ... no model parameter reads it").
+        built = ["./keyword_options", *EVENT_LINES[0]]
+        assert unread_differences(params, ["./keyword_options", *args], built) is None, args
         assert (values["simulation_method"], values["grid_type"]) == (method, grid), args
         if args in EVENT_LINES:
             p = pj.interpret(model, MACHINE, np=1, params=values)
