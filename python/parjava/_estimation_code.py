@@ -452,17 +452,21 @@ _ESTIMATES_FILE = re.compile(r"parjava-estimates\.(\w+)\.\d+\.txt")
 
 
 def _finalized_ranks(estimates_dir: Path) -> set[str]:
-    """Return the ranks whose estimates file says they reached MPI_Finalize."""
+    """Return the ranks whose estimates file says they finished.
+
+    An MPI process finished when it reached MPI_Finalize (its `program` line); one that never
+    called MPI_Init (an OpenMP-only program: RSBench) when it wrote its file at exit.
+    """
     ranks = set()
     for f in estimates_dir.glob("parjava-estimates.*.txt"):
         m = _ESTIMATES_FILE.fullmatch(f.name)
         try:
-            finalized = m is not None and any(
-                line.startswith("program ") for line in f.read_text().splitlines()
-            )
+            lines = f.read_text().splitlines()
         except OSError:
-            finalized = False
-        if finalized and m is not None:
+            continue
+        mpi = any(line == "mpi_init" for line in lines)
+        finalized = any(line.startswith("program ") for line in lines)
+        if m is not None and (finalized or not mpi) and lines and lines[-1] == "end":
             ranks.add(m.group(1))
     return ranks
 
@@ -470,7 +474,8 @@ def _finalized_ranks(estimates_dir: Path) -> set[str]:
 def exit_status_note(status: int, what: str) -> str:
     """Return the warning for a run that exited with ``status`` after MPI_Finalize."""
     return (
-        f"{what} exited with status {status} after every rank had reached MPI_Finalize (the "
+        f"{what} exited with status {status} after every rank had finished (reached "
+        "MPI_Finalize, or its exit in a program without MPI) (the "
         "program's own verdict: XSBench returns 1 for an input whose checksum it does not "
         "know); its measurements are complete and used -- if the status says the run failed, "
         "fix its input and estimate again"

@@ -190,6 +190,18 @@ def test_a_status_after_mpi_finalize_is_the_programs_verdict(tmp_path: Path) -> 
     status = [d for d in estimation.diagnostics if "exited with status 1" in d.message]
     assert len(status) == 1 and status[0].severity == "warning", estimation.diagnostics
     assert model.self_check is not None and "passed" in model.self_check
+    # Without MPI at all (RSBench, OpenMP only): the run finished at its exit.
+    plain = tmp_path / "plain.c"
+    plain.write_text(
+        "#include <stdio.h>\n#include <stdlib.h>\n"
+        "int main(int argc, char **argv) {\n"
+        "  int n = argc > 1 ? atoi(argv[1]) : 1000;\n  double s = 0.0;\n"
+        "  for (int i = 0; i < n; i++) s += 1.0 / (1.0 + i);\n"
+        '  printf("%f\\n", s);\n  return s > 1.0;\n}\n'
+    )
+    model = pj.build_model(plain)
+    estimation = model.estimate(run=["./plain", "20000"], np=1)
+    assert any("exited with status 1" in d.message for d in estimation.diagnostics)
 
 
 def test_openmp_loop_is_timed_per_thread_and_reduced(tmp_path: Path) -> None:

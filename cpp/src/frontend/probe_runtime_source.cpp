@@ -671,6 +671,9 @@ static void pj_write(void) {
   fprintf(out, "run_seconds %.9g\n", seconds);
   fprintf(out, "rank %s %s\n", pj_rank(), pj_world_size());
   fprintf(out, "cpus %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+  /* An MPI process (the loader ignores the line): without a program line it stopped before
+     MPI_Finalize; a process that never called MPI_Init (RSBench, OpenMP only) ran to its exit. */
+  if (pj_init_moment.valid) fprintf(out, "mpi_init\n");
   fprintf(out, "mpi_constants %d %d %d\n", MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ANY_TAG);
   if (pj_init_moment.valid && pj_finalize_moment.valid) {
     const pj_moment *a = &pj_init_moment, *b = &pj_finalize_moment;
