@@ -472,13 +472,16 @@ def _finalized_ranks(estimates_dir: Path) -> set[str]:
 
 
 def exit_status_note(status: int, what: str) -> str:
-    """Return the warning for a run that exited with ``status`` after MPI_Finalize."""
+    """Return the warning for a run that exited with ``status`` after every rank finished.
+
+    A rank finished when it reached MPI_Finalize, or, in a program without MPI, its exit.
+    """
     return (
         f"{what} exited with status {status} after every rank had finished (reached "
-        "MPI_Finalize, or its exit in a program without MPI) (the "
-        "program's own verdict: XSBench returns 1 for an input whose checksum it does not "
-        "know); its measurements are complete and used -- if the status says the run failed, "
-        "fix its input and estimate again"
+        "MPI_Finalize, or exited in a program without MPI): taken as the program's own verdict "
+        "(XSBench and RSBench return 1 for an input whose checksum they do not know), so its "
+        "measurements are used; if the status says the run failed, fix its input and estimate "
+        "again"
     )
 
 
