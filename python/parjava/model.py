@@ -648,14 +648,23 @@ class Model:
             self._stack.pop()
 
     def task_group(
-        self, tasks: Expr | None = None, *, line: int | None = None, label: str | None = None
+        self,
+        tasks: Expr | None = None,
+        *,
+        team: bool = False,
+        line: int | None = None,
+        label: str | None = None,
     ) -> Any:
         """Fork ``tasks`` tasks (default ``nthreads``) to the thread pool and join them.
 
         Inside, ``task`` is the task index and ``thread`` the pool thread running it
-        (notes 000 §2.7 fork/join clock rule).
+        (notes 000 §2.7 fork/join clock rule). ``team=True`` makes it an OpenMP parallel
+        region: without ``tasks`` it has the team size the process last set
+        (:meth:`set_team`), and the pool grows to its team instead of queueing the tasks.
         """
-        fields = {"tasks": _expr(tasks) if tasks is not None else None}
+        fields: dict[str, Any] = {"tasks": _expr(tasks) if tasks is not None else None}
+        if team:
+            fields["team"] = True
         node = self._add("task_group", fields, line=line, label=label)
         return self._open(node, self._body(node, None))
 
@@ -976,6 +985,10 @@ class Model:
         """Atomic compare-and-set / get-and-add operations (pr_CompareAndSet)."""
         return self.op("atomic_cas", count=count, **kw)
 
+    def set_team(self, threads: Expr, **kw: Any) -> int:
+        """omp_set_num_threads: the team size of later ``team`` task groups without tasks."""
+        return self.op("set_team", threads=threads, **kw)
+
     def copy_bytes(self, bytes: Expr, **kw: Any) -> int:
         """Copy ``bytes`` in memory (pr_Copy)."""
         return self.op("copy", bytes=bytes, **kw)
@@ -1073,7 +1086,8 @@ def _describe(node: dict[str, Any]) -> str:
     elif kind == "switch" and "value" in node:
         parts.append(f"switch ({node['value']})")
     elif kind == "task_group":
-        parts.append(f"task_group({node.get('tasks', 'nthreads')})")
+        default = "team" if node.get("team") else "nthreads"
+        parts.append(f"task_group({node.get('tasks', default)})")
     elif kind in {"break", "continue"}:
         parts.append(f"{kind} → {node['target']}")
     else:

@@ -37,10 +37,11 @@ void set_float(std::uint64_t *f, std::uint32_t s, double v) {
 } // namespace
 
 Engine::Engine(const model::Model &model, const Program &program, const machine::Machine &machine,
-               const InterpretOptions &options, std::vector<std::string> &warnings)
+               const InterpretOptions &options, std::vector<std::string> &warnings,
+               std::int64_t pool)
     : model_(model), program_(program), machine_(machine), options_(options), warnings_(warnings),
       processes_(options.processes),
-      contexts_per_process_(program.uses_task_groups ? 1 + options.threads : 1) {
+      contexts_per_process_(program.uses_task_groups ? 1 + std::max(pool, options.threads) : 1) {
   const std::int64_t total = processes_ * contexts_per_process_;
   if (total >= static_cast<std::int64_t>(kNone)) {
     throw Error(ErrorKind::Usage, "too many logical threads (" + std::to_string(total) +
@@ -97,6 +98,7 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
   element_slot_.assign(program.comm_names.size(), {});
   if (program.uses_task_groups) {
     task_state_.assign(np, TaskGroupState{});
+    team_size_.assign(np, options.threads);
   }
   if (program.uses_pgas) {
     notify_seq_.assign(np, 0);
@@ -139,7 +141,7 @@ Engine::Engine(const model::Model &model, const Program &program, const machine:
                         " nodes of " + std::to_string(ranks_per_node_) + " ranks each");
   }
   setup_network(machine);
-  share_cores(machine, options);
+  share_cores(machine);
   // A replay gives every member of a collective instance the same payload (a model's members
   // evaluate their own), which direct_eligible() needs to decide the same on every member.
   direct_collectives_ = options.direct_collectives && program.steps.used && !intra_.loggp &&
@@ -264,12 +266,13 @@ std::uint64_t Engine::arg_bytes(std::uint32_t ctx, const CommOp &op, Arg a, std:
 // cores_per_node, as under mpirun --oversubscribe) gives each a share of them, so a block takes
 // (threads on the node / cores) times longer. Open MPI's waiting ranks keep polling (or yield
 // and come back), so every rank competes for the cores all the time, not only while computing.
-void Engine::share_cores(const machine::Machine &machine, const InterpretOptions &options) {
+void Engine::share_cores(const machine::Machine &machine) {
   if (program_.measured_times) {
     return; // a replayed run's times were measured with its own sharing of the cores
   }
   const std::int64_t cores = std::max(1, machine.cores_per_node());
-  const std::int64_t per_process = program_.uses_task_groups ? options.threads : 1;
+  // Task groups: the pool's threads (a team's, when an OpenMP region asked for more).
+  const std::int64_t per_process = std::max<std::int64_t>(1, contexts_per_process_ - 1);
   // Ranks per node as placed (block, round robin or from a file).
   std::vector<std::int64_t> per_node;
   std::int64_t most = 0;
@@ -1069,7 +1072,7 @@ Prediction Engine::run() {
 
   Prediction out;
   out.processes = processes_;
-  out.threads = options_.threads;
+  out.threads = contexts_per_process_ > 1 ? contexts_per_process_ - 1 : options_.threads;
   out.end_times.resize(static_cast<std::size_t>(processes_));
   std::int64_t last = 0;
   for (std::int64_t p = 0; p < processes_; ++p) {

@@ -178,10 +178,21 @@ struct ReturnEntry {
   double start;
 };
 
+// Thrown by the engine when an OpenMP region asks for a larger team than the process's pool of
+// logical threads: interpret() runs again with a pool that holds it (the contexts of a process
+// are laid out before the run).
+struct LargerTeam {
+  std::int64_t threads = 0;
+  std::string where; // the region, as model::Model::describe names it
+};
+
 class Engine {
 public:
+  // `pool`: logical threads per process for task groups (0: options.threads), larger when the
+  // program's OpenMP regions ask for larger teams (LargerTeam).
   Engine(const model::Model &model, const Program &program, const machine::Machine &machine,
-         const InterpretOptions &options, std::vector<std::string> &warnings);
+         const InterpretOptions &options, std::vector<std::string> &warnings,
+         std::int64_t pool = 0);
   // Values given to variables before the run (partial interpretation inputs).
   void set_initial_values(std::vector<std::pair<std::uint32_t, model::Value>> values) {
     initial_values_ = std::move(values);
@@ -216,7 +227,7 @@ private:
   [[nodiscard]] std::uint64_t arg_bytes(std::uint32_t ctx, const CommOp &op, Arg a,
                                         std::int64_t peer = 0);
   [[nodiscard]] double time_ns(std::uint32_t ctx, const TimeSource &t, model::NodeIndex node);
-  void share_cores(const machine::Machine &machine, const InterpretOptions &options);
+  void share_cores(const machine::Machine &machine);
 
   // ---- opaque decisions (per-rank classes, shared draws)
   [[nodiscard]] const OpaqueStats &stats_of(const OpaqueInfo &o, std::uint32_t ctx);
@@ -522,6 +533,8 @@ private:
     std::uint32_t group = 0;
   };
   std::vector<TaskGroupState> task_state_;
+  // Per process: the team size of OpenMP regions that name none (set_team; nthreads before).
+  std::vector<std::int64_t> team_size_;
 
   // locks: key (process or -1 for PGAS, lock id, index)
   struct LockState {

@@ -132,7 +132,14 @@ void Engine::task_group(std::uint32_t ctx, const Instruction &ins) {
                                       ": a task group was reached inside a task (nested task "
                                       "groups are not supported)");
   }
-  const std::int64_t tasks = g.tasks_expr >= 0 ? eval_int(ctx, g.tasks_expr) : options_.threads;
+  const std::int64_t tasks = g.tasks_expr >= 0 ? eval_int(ctx, g.tasks_expr)
+                             : g.team          ? team_size_[static_cast<std::size_t>(p)]
+                                               : options_.threads;
+  if (g.team && tasks > contexts_per_process_ - 1) {
+    // An OpenMP region creates its team's threads (OpenMP 5.2 §10.1): they are not queued on a
+    // smaller pool, as the tasks of a thread pool are (notes 000 §2.2).
+    throw LargerTeam{tasks, model_.describe(ins.node)};
+  }
   const double start = machine_.threads().start * 1e9;
   TaskGroupState &s = task_state_[static_cast<std::size_t>(p)];
   s = TaskGroupState{};
@@ -214,6 +221,18 @@ bool Engine::execute_thread_op(std::uint32_t ctx, const CommOp &op) {
   case Operation::Copy:
     clock_[ctx] += static_cast<double>(arg_bytes(ctx, op, Arg::Bytes)) * costs.copy_per_byte * 1e9;
     return true;
+  case Operation::SetTeam: {
+    const std::int64_t threads = arg_int(ctx, op, Arg::Threads);
+    if (threads < 1) {
+      throw Error(ErrorKind::Model, model_.describe(op.node) + ": a team of " +
+                                        std::to_string(threads) +
+                                        " threads (omp_set_num_threads needs at least 1)");
+    }
+    if (!team_size_.empty()) {
+      team_size_[static_cast<std::size_t>(p)] = threads;
+    }
+    return true;
+  }
   case Operation::SemaphoreCreate: {
     LockState &l = locks_[lock_key(p, op.lock, arg_int(ctx, op, Arg::Index))];
     l = LockState{};

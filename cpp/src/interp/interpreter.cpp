@@ -1,6 +1,8 @@
 // Entry points: validate the options, compile the model for them, run the engine.
 #include "parjava/interp/interpreter.hpp"
 
+#include <algorithm>
+
 #include "engine.hpp"
 #include "parjava/error.hpp"
 #include "parjava/interp/collective_algorithm.hpp"
@@ -39,15 +41,51 @@ void check_options(const InterpretOptions &options) {
   }
 }
 
+// The engine lays out a process's logical threads before the run, so an OpenMP region that
+// asks for a larger team than `threads` (omp_set_num_threads(t), num_threads(t): XSBench's and
+// RSBench's `-t`) stops it, and the run starts over with a pool that holds the team: the
+// program creates those threads whatever the prediction's default (OpenMP 5.2 §10.1).
+Prediction run_growing_pool(const model::Model &model, const Program &program,
+                            const machine::Machine &machine, const InterpretOptions &options,
+                            std::vector<std::pair<std::uint32_t, model::Value>> values) {
+  constexpr std::int64_t kLargestTeam = 1 << 16;
+  std::int64_t pool = options.threads;
+  std::string asked_by;
+  for (;;) {
+    std::vector<std::string> warnings = program.warnings;
+    Engine engine(model, program, machine, options, warnings, pool);
+    engine.set_initial_values(values);
+    try {
+      Prediction out = engine.run();
+      if (pool > options.threads) {
+        // First: it changes what every other figure means.
+        out.warnings.push_back(asked_by + " asks for a team of " + std::to_string(pool) +
+                               " threads: each process was given " + std::to_string(pool) +
+                               " logical threads, not threads=" + std::to_string(options.threads) +
+                               " (the program creates its team's threads)");
+        std::rotate(out.warnings.begin(), out.warnings.end() - 1, out.warnings.end());
+      }
+      return out;
+    } catch (const LargerTeam &larger) {
+      if (larger.threads > kLargestTeam) {
+        throw Error(ErrorKind::Model, larger.where + ": a team of " +
+                                          std::to_string(larger.threads) +
+                                          " threads (the interpreter models at most " +
+                                          std::to_string(kLargestTeam) + " per process)");
+      }
+      pool = larger.threads;
+      asked_by = larger.where;
+    }
+  }
+}
+
 } // namespace
 
 Prediction interpret(const model::Model &model, const machine::Machine &machine,
                      const InterpretOptions &options) {
   check_options(options);
   const Program program = compile_program(model, options, machine.power());
-  std::vector<std::string> warnings = program.warnings;
-  Engine engine(model, program, machine, options, warnings);
-  return engine.run();
+  return run_growing_pool(model, program, machine, options, {});
 }
 
 Prediction interpret_node(const model::Model &model, model::NodeId node,
@@ -72,10 +110,7 @@ Prediction interpret_node(const model::Model &model, model::NodeId node,
   }
   InterpretOptions o = options;
   o.entry = model.functions[function].name;
-  std::vector<std::string> warnings = program.warnings;
-  Engine engine(model, program, machine, o, warnings);
-  engine.set_initial_values(std::move(values));
-  return engine.run();
+  return run_growing_pool(model, program, machine, o, std::move(values));
 }
 
 } // namespace parjava::interp

@@ -845,6 +845,7 @@ private:
       if (!node.tasks.empty()) {
         g.tasks_expr = expr(function_, node.tasks, "tasks", n);
       }
+      g.team = node.team;
       g.task_slot = task_slot_;
       g.ntasks_slot = ntasks_slot_;
       const auto index = static_cast<std::uint32_t>(p_.task_groups.size());

@@ -189,7 +189,8 @@ struct RecursiveCall {
 };
 
 struct TaskGroupInfo {
-  std::int32_t tasks_expr = -1; // -1: nthreads
+  std::int32_t tasks_expr = -1; // -1: the process's team size (nthreads unless set_team)
+  bool team = false;            // an OpenMP region: the pool must hold its tasks
   std::uint32_t body_pc = 0;
   std::uint32_t task_slot = 0; // hidden slots: task index, number of tasks
   std::uint32_t ntasks_slot = 0;

@@ -26,6 +26,8 @@ std::string trace_function_name(Operation op) {
     return "atomic_compare_exchange";
   case Operation::Copy:
     return "memcpy";
+  case Operation::SetTeam:
+    return "omp_set_num_threads";
   case Operation::PgasBarrier:
     return "shmem_barrier_all";
   case Operation::PgasNotify:

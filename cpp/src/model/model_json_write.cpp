@@ -201,6 +201,9 @@ OrderedJson node_json(const Model &m, const Node &n) {
     if (!n.tasks.empty()) {
       o["tasks"] = expr_json(n.tasks);
     }
+    if (n.team) {
+      o["team"] = true;
+    }
     break;
   case NodeKind::Compute:
   case NodeKind::Reduced:

@@ -144,6 +144,8 @@ constexpr std::array kTryLockArgs = {
     ArgSpec{"index", K::Expr, false, "0", "index in an array of locks"},
     ArgSpec{"flag", K::Variable, false, "", "variable set to 1 if acquired"}};
 constexpr std::array kAtomicArgs = {ArgSpec{"count", K::Expr, false, "1", "number of operations"}};
+constexpr std::array kTeamArgs = {
+    ArgSpec{"threads", K::Expr, true, "", "threads of each later team (OpenMP region)"}};
 constexpr std::array kCopyArgs = {ArgSpec{"bytes", K::Expr, true, "", "bytes copied"}};
 constexpr std::array<ArgSpec, 0> kNoArgs = {};
 constexpr std::array kPgasRootedArgs = {ArgSpec{"root", K::Expr, false, "0", "root thread / PE"},
@@ -226,6 +228,9 @@ const std::array<OperationInfo, static_cast<std::size_t>(Operation::Count_)> kTa
     {Operation::AtomicCas, "atomic_cas", T, kAtomicArgs,
      "atomic compare-and-set / get-and-add (pr_CompareAndSet)"},
     {Operation::Copy, "copy", T, kCopyArgs, "copy a message in memory (pr_Copy)"},
+    {Operation::SetTeam, "set_team", T, kTeamArgs,
+     "omp_set_num_threads: the team size of the process's later OpenMP parallel regions that "
+     "name none (task groups with `team`), no cost"},
     {Operation::PgasBarrier, "pgas_barrier", P, kNoArgs, "upc_barrier / shmem_barrier_all"},
     {Operation::PgasNotify, "pgas_notify", P, kNoArgs, "split-phase barrier: upc_notify"},
     {Operation::PgasWait, "pgas_wait", P, kNoArgs, "split-phase barrier: upc_wait"},

@@ -92,6 +92,57 @@ TEST(Threads, PrimitiveCostsComeFromTheMachine) {
   EXPECT_NEAR(run(m, with_costs(0), 1).program_time, 8 * us + 1 * us + 1 * us, eps);
 }
 
+TEST(Threads, OpenMpTeamsFollowTheProgramsTeamSize) {
+  // A `team` group without tasks has nthreads tasks until set_team, then set_team's; a group
+  // with tasks (num_threads) has its own. Each task is 1 us; no start cost.
+  const auto m = model_of(R"J({"t": 1, "p": 1})J", R"J(
+    {"id": 1, "kind": "seq", "children": [2, 4, 5, 7, 8]},
+    {"id": 2, "kind": "task_group", "team": true, "children": [3]},
+    {"id": 3, "kind": "cb", "time": 1e-6},
+    {"id": 4, "kind": "cfc", "op": "set_team", "args": {"threads": "t"}},
+    {"id": 5, "kind": "task_group", "team": true, "children": [6]},
+    {"id": 6, "kind": "cb", "time": 1e-6},
+    {"id": 7, "kind": "task_group", "team": true, "tasks": "p", "children": [9]},
+    {"id": 8, "kind": "task_group", "tasks": 4, "children": [10]},
+    {"id": 9, "kind": "cb", "time": 1e-6},
+    {"id": 10, "kind": "cb", "time": 1e-6})J");
+  const auto with = [&](std::int64_t t, std::int64_t p, std::int64_t threads) {
+    InterpretOptions o;
+    o.threads = threads;
+    o.params = {{"t", parjava::model::Value::of_int(t)}, {"p", parjava::model::Value::of_int(p)}};
+    return interpret(m, with_costs(0), o);
+  };
+  // One thread everywhere: 1 + 1 + 1 + 4 (the pool of 1 queues the four tasks of node 8).
+  auto one = with(1, 1, 1);
+  EXPECT_NEAR(one.program_time, 7 * us, eps);
+  EXPECT_EQ(stats(one, 6).freq, 1U);
+  EXPECT_TRUE(one.warnings.empty());
+  // set_team(3): node 5 runs 3 tasks on a pool grown to 3, and node 8's pool tasks queue on it
+  // (4 tasks on 3 threads: 2 us); the warning says why the pool is not threads=1.
+  auto three = with(3, 1, 1);
+  EXPECT_EQ(stats(three, 6).freq, 3U);
+  EXPECT_EQ(stats(three, 3).freq, 1U);
+  EXPECT_EQ(three.threads, 3);
+  EXPECT_NEAR(three.program_time, (1 + 1 + 1 + 2) * us, eps);
+  ASSERT_FALSE(three.warnings.empty());
+  EXPECT_NE(three.warnings.front().find("asks for a team of 3 threads"), std::string::npos)
+      << three.warnings.front();
+  EXPECT_NE(three.warnings.front().find("not threads=1"), std::string::npos);
+  // num_threads(p) names its own team; threads=2 sizes the regions before set_team.
+  auto own = with(1, 2, 2);
+  EXPECT_EQ(stats(own, 3).freq, 2U);
+  EXPECT_EQ(stats(own, 6).freq, 1U);
+  EXPECT_EQ(stats(own, 9).freq, 2U);
+  EXPECT_TRUE(own.warnings.empty());
+  // A team of no thread is the model's error, named at its node.
+  try {
+    with(0, 1, 1);
+    FAIL() << "set_team(0) ran";
+  } catch (const parjava::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("a team of 0 threads"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Pgas, BroadcastSyncModes) {
   const auto bcast = [](const std::string &in, const std::string &out) {
     return model_of("{}", R"J({"id": 1, "kind": "seq", "children": [2]},

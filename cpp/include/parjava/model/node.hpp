@@ -192,6 +192,10 @@ struct Node {
   Expression value;              // switch selector
   std::vector<SwitchCase> cases; // switch, parallel to children
   Expression tasks;              // task group: number of tasks (default nthreads)
+  // task group: an OpenMP parallel region. Its threads are created for it, so the process's
+  // pool grows to its task count; without `tasks` it has the team size the process last set
+  // (set_team: omp_set_num_threads), else nthreads.
+  bool team = false;
 
   // Blocks
   TimeSpec time;                  // cb, efc, rb (and an optional local cost of cfc)

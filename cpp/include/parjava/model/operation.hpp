@@ -66,6 +66,7 @@ enum class Operation : std::uint8_t {
   AtomicCreate,
   AtomicCas,
   Copy,
+  SetTeam, // omp_set_num_threads: the team size of the process's later OpenMP regions
   // PGAS (UPC / OpenSHMEM, seed 001)
   PgasBarrier,
   PgasNotify,
