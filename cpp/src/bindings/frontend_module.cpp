@@ -50,8 +50,9 @@ std::string run_summary(const EstimationPlan &plan, const Measurements &ms) {
       nlohmann::json j = {
           {"rank", r.rank}, {"size", r.size}, {"probe_seconds", probe_seconds(r, ms, plan)}};
       // The largest OpenMP team the rank's work-sharing loops ran with (their trip probes
-      // record it): the self-check predicts the run with that many threads.
-      double threads = 0.0;
+      // record it, and the loops timed whole the `omp_team` line): the self-check predicts the
+      // run with that many threads.
+      double threads = static_cast<double>(r.omp_team);
       for (const SlotMeasurement &s : r.slots) {
         if (s.count > 0 && s.team > 0.0) {
           threads = std::max(threads, s.team / static_cast<double>(s.count));

@@ -43,6 +43,11 @@ std::string math_function(const std::string &name, std::size_t nargs) {
       {{"fmin", "fminf", "fminl", "min"}, "min"},
       {{"fmax", "fmaxf", "fmaxl", "max"}, "max"},
   };
+  if (name == "omp_get_num_procs" && nargs == 0) {
+    // The processors the program finds (XSBench's and RSBench's default team): on the
+    // predicted machine, the prediction's threads per process.
+    return "nthreads";
+  }
   for (const auto &[names, fn] : table) {
     for (const char *n : names) {
       if (name == n) {
@@ -671,6 +676,12 @@ ClassifiedCall CallClassifier::classify(const clang::Expr *call, clang::ASTConte
       out.kind = CallClass::ThreadOp;
       out.operation = "semaphore_create";
       out.object = out.args.empty() ? nullptr : out.args.front();
+      return out;
+    }
+    if (name == "omp_set_num_threads" && out.args.size() == 1) {
+      // The team size of the later parallel regions (XSBench's and RSBench's `-t`).
+      out.kind = CallClass::ThreadOp;
+      out.operation = "set_team";
       return out;
     }
     if (name.rfind("__atomic_", 0) == 0 || name.rfind("__sync_", 0) == 0 ||

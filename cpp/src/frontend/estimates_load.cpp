@@ -194,6 +194,11 @@ Measurements load_estimates(const std::vector<std::string> &files, std::uint32_t
         }
       } else if (key == "cpus") {
         ls >> m.cpus;
+      } else if (key == "omp_team") {
+        ls >> rank.omp_team;
+        if (!ls || rank.omp_team < 1) {
+          throw bad("malformed omp_team line");
+        }
       } else if (key == "mpi_constants") {
         ls >> rank.any_source >> rank.proc_null;
       } else if (key == "program") {

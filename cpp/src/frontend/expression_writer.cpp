@@ -319,6 +319,9 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
         WriteResult a = expr(c.args.front(), f, o, ctx);
         return a.ok ? ok("pow(float(" + a.text + "), " + float_literal(1.0 / 3.0) + ")") : a;
       }
+      if (c.args.empty()) {
+        return ok(c.math); // a builtin of the model (omp_get_num_procs: nthreads)
+      }
       std::string text = c.math + "(";
       for (std::size_t i = 0; i < c.args.size(); ++i) {
         WriteResult a = expr(c.args[i], f, o, ctx);
@@ -697,6 +700,10 @@ WriteResult ExpressionWriter::effect_value(const Effect &effect, FunctionId f,
                            nullptr);
       r.where = effect.location;
       return r;
+    }
+    if (site.processors_default) {
+      // Absent (0, its default): the processors the program finds, the prediction's threads.
+      return ok("(" + site.parameter + " > 0 ? " + site.parameter + " : nthreads)");
     }
     return ok(var.type == VarType::Floating ? "float(" + site.parameter + ")" : site.parameter);
   }

@@ -142,6 +142,8 @@ private:
   std::optional<double> value_before(const InputSite &site);
 
   static std::optional<double> constant(const clang::Expr *e, const clang::ASTContext &ctx);
+  // omp_get_num_procs() / omp_get_max_threads(): a default the prediction's threads give.
+  static bool processors_call(const clang::Expr *e);
   static std::optional<double> constructor_default(const clang::FieldDecl *field);
 
   // The one call of function `g` in the program (caller, ufc node), if there is exactly one.

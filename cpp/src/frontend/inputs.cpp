@@ -516,6 +516,12 @@ std::optional<double> InputAnalysis::value_before(const InputSite &site) {
         // for whichever element it hits.
         if (e->kind == Effect::Kind::Assign ||
             (e->kind == Effect::Kind::Element && e->element_kind == Effect::Kind::Assign)) {
+          if (e->kind == Effect::Kind::Assign && processors_call(e->value)) {
+            // The option's read then writes `(param > 0 ? param : nthreads)`: 0, the default,
+            // stands for an absent option (OpenMP teams have at least one thread).
+            p_.inputs[holder->first].processors_default = true;
+            return 0.0;
+          }
           return constant(e->value, ctx);
         }
         return std::nullopt;
@@ -584,6 +590,14 @@ std::optional<double> InputAnalysis::constructor_default(const clang::FieldDecl 
     }
   }
   return value;
+}
+
+bool InputAnalysis::processors_call(const clang::Expr *e) {
+  const auto *call =
+      llvm::dyn_cast_or_null<clang::CallExpr>(e != nullptr ? e->IgnoreParenImpCasts() : nullptr);
+  const clang::FunctionDecl *callee = call != nullptr ? call->getDirectCallee() : nullptr;
+  return callee != nullptr && call->getNumArgs() == 0 && callee->getIdentifier() != nullptr &&
+         (callee->getName() == "omp_get_num_procs" || callee->getName() == "omp_get_max_threads");
 }
 
 std::optional<double> InputAnalysis::constant(const clang::Expr *e, const clang::ASTContext &ctx) {

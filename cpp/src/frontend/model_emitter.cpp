@@ -550,7 +550,18 @@ private:
     }
     case StructKind::TaskGroup: {
       model::Node n = node(NodeKind::TaskGroup, s);
-      if (!s.tasks_text.empty()) {
+      n.team = s.omp_team;
+      if (s.tasks_expr != nullptr) {
+        const WriteResult r = w_.write(s.tasks_expr, f, o);
+        if (r.ok) {
+          n.tasks = parse(r.text, "task count");
+        } else {
+          warn(f, s,
+               "the num_threads of this parallel region depends on " + r.why +
+                   "; the model gives it the team size of the regions without one",
+               Severity::Warning, DiagnosticKind::Opaque);
+        }
+      } else if (!s.tasks_text.empty()) {
         n.tasks = parse(s.tasks_text, "task count");
       } else if (s.task_loop != nullptr) {
         const LoopShape shape = loop_shape(p_, w_, s.task_loop, f);
@@ -921,6 +932,14 @@ private:
           text = group_member_text(a, why);
         } else if (!a.text.empty()) {
           text = a.text;
+        }
+        if (text.empty() && n.op == model::Operation::SetTeam) {
+          text = "nthreads"; // a team of 0 threads is no team
+          warn(f, s,
+               "the team size of omp_set_num_threads depends on " + why +
+                   "; the model uses the mean value the estimation run measures (before "
+                   "it, the prediction's threads)",
+               Severity::Warning, DiagnosticKind::Opaque);
         }
         if (text.empty()) {
           const bool peer = a.name == "dest" || a.name == "source" || a.name == "root";

@@ -96,6 +96,9 @@ static inline void pj_live_add(long long bytes) {
   pj_live_pending = pending;
 }
 extern pj_u64 pj_generation;
+/* The largest team a work-sharing construct forked (the estimates file's `omp_team`): the
+   self-check predicts the run with that many threads. */
+extern pj_u64 pj_largest_team;
 pj_slot *pj_thread_slots(void);
 
 /* Samples of long intervals (the slot's first, and those of slots whose mean is PJ_LONG_TICKS
@@ -537,8 +540,8 @@ static inline void pj_generation_bump(void) {
    vectorises it as it does there (per-iteration probes made an OpenMP force loop's estimation
    code 1.35x the program). The count is computed before the loop from its canonical bounds
    (OpenMP 5.2 §4.4.1). Each sample is the execution's time per iteration of a thread's share:
-   the team's size is the team the directive forks (`forks`, omp_get_max_threads) or the one
-   it runs in (an orphaned `omp for`, omp_get_num_threads); the estimation runs one thread per
+   the team's size is the team the directive forks (`forks`: its num_threads, else
+   omp_get_max_threads) or the one it runs in (an orphaned `omp for`, omp_get_num_threads); the estimation runs one thread per
    rank unless the program asks for more, and then the share is the largest chunk. */
 static inline pj_u64 pj_omp_count(long long lo, long long hi, long long step, int inclusive,
                                   int down) {
@@ -550,12 +553,18 @@ static inline pj_u64 pj_omp_count(long long lo, long long hi, long long step, in
 
 extern int pj_omp_max_threads(void) __asm__("omp_get_max_threads") __attribute__((weak));
 
-static inline void pj_omp_construct(unsigned k, pj_u64 t0, pj_u64 n, int forks) {
+static inline void pj_omp_construct(unsigned k, pj_u64 t0, pj_u64 n, long long forks) {
+  /* forks: the directive's num_threads (> 0), the team it forks without one (-1), or none: an
+     orphaned loop in the caller's team (0). */
   pj_u64 dt = pj_now() - t0;
   pj_u64 team = 1, chunk;
-  if (forks && pj_omp_max_threads != 0) team = (pj_u64)pj_omp_max_threads();
-  if (!forks && pj_omp_team_size != 0) team = (pj_u64)pj_omp_team_size();
+  if (forks > 0) team = (pj_u64)forks;
+  if (forks < 0 && pj_omp_max_threads != 0) team = (pj_u64)pj_omp_max_threads();
+  if (forks == 0 && pj_omp_team_size != 0) team = (pj_u64)pj_omp_team_size();
   if (team == 0) team = 1;
+  if (team > __atomic_load_n(&pj_largest_team, __ATOMIC_RELAXED)) {
+    __atomic_store_n(&pj_largest_team, team, __ATOMIC_RELAXED); /* a race keeps one of two */
+  }
   chunk = (n + team - 1) / team;
   if (chunk == 0) return;
   pj_iteration_sample(k, (dt + chunk / 2) / chunk);

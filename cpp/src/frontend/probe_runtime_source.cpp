@@ -51,6 +51,7 @@ __thread double pj_size = 1.0;
 long long pj_live;
 __thread long long pj_live_pending;
 pj_u64 pj_generation;
+pj_u64 pj_largest_team;
 
 typedef struct pj_thread_entry {
   pj_slot *slots;
@@ -674,6 +675,7 @@ static void pj_write(void) {
   /* An MPI process (the loader ignores the line): without a program line it stopped before
      MPI_Finalize; a process that never called MPI_Init (RSBench, OpenMP only) ran to its exit. */
   if (pj_init_moment.valid) fprintf(out, "mpi_init\n");
+  if (pj_largest_team > 0) fprintf(out, "omp_team %llu\n", (unsigned long long)pj_largest_team);
   fprintf(out, "mpi_constants %d %d %d\n", MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ANY_TAG);
   if (pj_init_moment.valid && pj_finalize_moment.valid) {
     const pj_moment *a = &pj_init_moment, *b = &pj_finalize_moment;

@@ -190,7 +190,10 @@ struct InputSite {
                                        // of the function that takes argv
   std::string spelling;                // the variable as written there (`cmd.nSteps`)
   std::optional<double> given_default; // the default the reading call names (keyed lookups)
-  std::optional<double> flag;          // how "flag": the constant an option without a value sets
+  // The program's default is the processors it finds (`in.nthreads = omp_get_num_procs();`,
+  // XSBench, RSBench): the parameter's default is 0, which the model reads as `nthreads`.
+  bool processors_default = false;
+  std::optional<double> flag; // how "flag": the constant an option without a value sets
   // A value read under one entry of a table of option prefixes (`sscanf(argv[i] +
   // strlen(cparams[j]), "%d", iparams + j)`, HPCG): the parameter's name from the entry
   // (`--nx=` -> `nx`), and the value holds once the loop over argv ends (inputs.cpp moves the
@@ -299,6 +302,8 @@ struct StructNode {
   // that creates them (its trip count is the task count) and its variable, which the worker's
   // arguments read as `task`.
   std::string tasks_text;
+  const clang::Expr *tasks_expr = nullptr; // OpenMP num_threads(e)
+  bool omp_team = false;                   // an OpenMP parallel region (model `team`)
   const clang::Stmt *task_loop = nullptr;
   VarId task_var = kNoVar;
   bool omp_chunk = false; // for: an OpenMP work-sharing loop, iterations split among tasks

@@ -189,15 +189,26 @@ bool UnitRewriter::openmp_construct(const StructNode &node, std::uint32_t k, std
       file == sm_.getMainFileID() ? edits_.main_path() : entry->tryGetRealPathName().str();
   const std::string t = std::to_string(k);
   const bool forks = clang::isOpenMPParallelDirective(directive->getDirectiveKind());
-  open(before(at), "{ pj_u64 pj_oc" + t + " = " + *count + "; pj_u64 pj_ot" + t +
+  // The team the directive forks: its num_threads, evaluated where the directive evaluates it
+  // (before the region), else the runtime's current team size (-1); 0 for an orphaned loop.
+  std::string team = forks ? "-1" : "0";
+  std::string team_decl;
+  if (const auto *clause = directive->getSingleClause<clang::OMPNumThreadsClause>();
+      forks && clause != nullptr && clause->getNumThreads() != nullptr) {
+    const clang::Expr *e = clause->getNumThreads();
+    team_decl = " long long pj_on" + t + " = (long long)(" +
+                edits_.text(e->getBeginLoc(), e->getEndLoc()) + ");";
+    team = "pj_on" + t;
+  }
+  open(before(at), "{ pj_u64 pj_oc" + t + " = " + *count + ";" + team_decl + " pj_u64 pj_ot" + t +
                        " = pj_now();\n#line " + std::to_string(line.getLine()) + " \"" + name +
                        "\"\n");
-  close(end_of(loop), " pj_omp_construct(" + t + ", pj_ot" + t + ", pj_oc" + t + ", " +
-                          (forks ? "1" : "0") + ");" +
-                          (trips != kNoTrips ? " pj_omp_construct_trips(" + std::to_string(trips) +
-                                                   ", pj_oc" + t + ");"
-                                             : "") +
-                          " }");
+  close(end_of(loop),
+        " pj_omp_construct(" + t + ", pj_ot" + t + ", pj_oc" + t + ", " + team + ");" +
+            (trips != kNoTrips
+                 ? " pj_omp_construct_trips(" + std::to_string(trips) + ", pj_oc" + t + ");"
+                 : "") +
+            " }");
   constructs_.insert(node.model_id);
   return true;
 }

@@ -153,7 +153,14 @@ void StructureWalk::emit_call_leaf(Seq &seq, const ClassifiedCall &c,
     n.operation = c.operation;
     n.callee_name = c.name;
     n.label = c.operation + (c.object ? " " + lock_name(c.object) : std::string());
-    if (c.operation != "atomic_cas") {
+    if (c.operation == "set_team") {
+      CommArg threads;
+      threads.name = "threads";
+      threads.expr = c.args.front();
+      vars_.uses(threads.expr, threads.uses);
+      n.comm_args.push_back(threads);
+      n.label = "omp_set_num_threads";
+    } else if (c.operation != "atomic_cas") {
       CommArg lock;
       lock.name = "lock";
       lock.is_name = true;

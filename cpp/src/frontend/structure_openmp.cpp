@@ -39,6 +39,13 @@ void StructureWalk::append_openmp(Seq &seq, const clang::OMPExecutableDirective 
     StructNode group = make(StructKind::TaskGroup, d->getSourceRange());
     group.label = parallel_loop ? "omp parallel for" : "omp parallel";
     group.stmts = {d};
+    group.omp_team = true;
+    // num_threads(e) sizes this region's team alone (OpenMP 5.2 §10.1.1: it takes precedence
+    // over omp_set_num_threads, which the interpreter follows for regions without it).
+    if (const auto *clause = d->getSingleClause<clang::OMPNumThreadsClause>()) {
+      group.tasks_expr = clause->getNumThreads();
+      vars_.uses(group.tasks_expr, group.uses);
+    }
     const StructIndex gidx = program_.add(std::move(group));
     Seq inner = open_sequence(body);
     in_parallel_ = true;

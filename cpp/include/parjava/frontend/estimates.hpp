@@ -56,8 +56,9 @@ struct SlotMeasurement {
 // probes saw, the program's own time and the machine's state around it.
 struct RankRun {
   int rank = 0;
-  int size = 1;                                        // the run's np
-  std::vector<SlotMeasurement> slots;                  // this rank alone
+  int size = 1;                       // the run's np
+  std::vector<SlotMeasurement> slots; // this rank alone
+  int omp_team = 0; // the largest team a work-sharing loop timed whole forked (0: none)
   std::map<std::uint32_t, std::vector<double>> values; // value probes: the first 4096 values
   bool has_program = false;                            // MPI_Init and MPI_Finalize were seen
   double program_seconds = 0.0;     // wall time from MPI_Init's end to MPI_Finalize's start
