@@ -29,7 +29,7 @@ void check_options(const InterpretOptions &options) {
         known += (known.empty() ? "" : ", ") + std::string(algorithm_name(k));
       }
       std::string message = "'" + algorithm + "' is not an algorithm of ";
-      message += collective + " (known: " + known + ")";
+      message.append(collective).append(" (known: ").append(known).append(")");
       throw Error(ErrorKind::Usage, message);
     }
   }
@@ -47,7 +47,7 @@ void check_options(const InterpretOptions &options) {
 // program creates those threads whatever the prediction's default (OpenMP 5.2 §10.1).
 Prediction run_growing_pool(const model::Model &model, const Program &program,
                             const machine::Machine &machine, const InterpretOptions &options,
-                            std::vector<std::pair<std::uint32_t, model::Value>> values) {
+                            const std::vector<std::pair<std::uint32_t, model::Value>> &values) {
   constexpr std::int64_t kLargestTeam = 1 << 16;
   std::int64_t pool = options.threads;
   std::string asked_by;
@@ -110,7 +110,7 @@ Prediction interpret_node(const model::Model &model, model::NodeId node,
   }
   InterpretOptions o = options;
   o.entry = model.functions[function].name;
-  return run_growing_pool(model, program, machine, o, std::move(values));
+  return run_growing_pool(model, program, machine, o, values);
 }
 
 } // namespace parjava::interp
