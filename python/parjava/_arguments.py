@@ -215,7 +215,11 @@ def arguments(
             params[name] = len(argv)
         elif name.startswith("argv") and name[4:].isdigit():
             k = int(name[4:])
-            params[name] = number(argv[k] if k < len(argv) else "", floating)
+            if k >= len(argv) and "default" in spec:
+                # Absent, the value the program keeps (`if (argc == 4) tile = atoi(argv[3]);`).
+                params[name] = spec["default"]
+            else:
+                params[name] = number(argv[k] if k < len(argv) else "", floating)
         elif (chosen := _chosen(spec, argv)) is not None and (
             "flag" in spec or not _option_after(spec, argv, chosen[1])
         ):

@@ -133,6 +133,37 @@ def test_rank_zero_parses_and_broadcasts() -> None:
     assert send_peers(prediction, 3, 1) == {0, 2}
 
 
+def test_an_optional_position_rank_zero_broadcasts_keeps_its_default() -> None:
+    """PRK transpose: rank 0 reads `tile = atoi(*++argv)` only when argc is 4, else keeps
+    32, and broadcasts it. Absent from the command line, the position's parameter is that 32,
+    so every rank runs the tiled loop the program runs (before, 0: the plain loop, never run by
+    the program, and PRK transpose predicted -95 %)."""
+    source = [str(PROGRAMS / "bcast_params" / "positional.c")]
+    model = pj.build_model(source, ["-O2"], argv=["./positional", "3", "256"])
+    assert not errors(model)
+    params = parameters(model)
+    assert params["argv3"]["value"] == 32 and params["argv3"]["default"] == 32, params
+    assert model.arguments(["./positional", "3", "256"])["argv3"] == 32
+    assert model.arguments(["./positional", "3", "256", "0"])["argv3"] == 0
+    text = (PROGRAMS / "bcast_params" / "positional.c").read_text().splitlines()
+    lines = {n["source"]["line"]: n["id"] for n in model.nodes() if n["kind"] == "for"}
+    plain = lines[next(k + 1 for k, t in enumerate(text) if "j < order; j++" in t)]
+    tiled = lines[next(k + 1 for k, t in enumerate(text) if "jt < j + tile" in t)]
+    for np_ in (1, 2):
+        counts = {
+            r["id"]: r["freq"]
+            for r in pj.interpret(
+                model, MACHINE, np=np_, params=model.arguments(["./positional", "3", "256"])
+            ).nodes()
+        }
+        assert counts.get(tiled, 0) > 0 and counts.get(plain, 0) == 0, (np_, counts)
+    untiled = pj.interpret(
+        model, MACHINE, np=2, params=model.arguments(["./positional", "3", "256", "0"])
+    )
+    counts = {r["id"]: r["freq"] for r in untiled.nodes()}
+    assert counts.get(plain, 0) > 0 and counts.get(tiled, 0) == 0, counts
+
+
 def test_cxx_accessors_helper_parser_and_cbrt_grid() -> None:
     model = pj.build_model(DOMAIN, ["-O2", "-std=c++17"], argv=["./d", "-i", "20", "-s", "12"])
     assert not errors(model)

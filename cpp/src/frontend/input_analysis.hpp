@@ -142,6 +142,12 @@ private:
   std::optional<double> value_before(const InputSite &site);
 
   static std::optional<double> constant(const clang::Expr *e, const clang::ASTContext &ctx);
+  // The constant the variable of a broadcast input holds before `definition`, the root's read
+  // of it (its last constant assignment before, else its initialiser).
+  std::optional<double> value_before_definition(const InputSite &site,
+                                                const std::vector<StructIndex> &order,
+                                                std::vector<StructIndex>::const_iterator at,
+                                                const Effect *definition) const;
   // omp_get_num_procs() / omp_get_max_threads(): a default the prediction's threads give.
   static bool processors_call(const clang::Expr *e);
   static std::optional<double> constructor_default(const clang::FieldDecl *field);

@@ -173,9 +173,39 @@ std::string InputAnalysis::broadcast_argv(const InputSite &site) {
     p.doc = "argv[" + std::to_string(k) + "] read as a number by " +
             call->getDirectCallee()->getNameAsString() + "()";
     p.floating = floating;
+    // The root reads it only when the command line has it (PRK transpose's `if (argc == 4)
+    // Tile_order = atoi(*++argv);`) and sends what the variable holds: absent, the value it
+    // had before the read. Without it, the model's ranks took 0 (untiled) for the program's 32.
+    p.program_default = value_before_definition(site, *order, at, e);
     p_.add_parameter(std::move(p));
   }
   return name;
+}
+
+std::optional<double>
+InputAnalysis::value_before_definition(const InputSite &site, const std::vector<StructIndex> &order,
+                                       std::vector<StructIndex>::const_iterator at,
+                                       const Effect *definition) const {
+  const clang::ASTContext &ctx = *p_.functions[site.function].context;
+  bool past = false;
+  for (auto it = std::make_reverse_iterator(at); it != order.rend(); ++it) {
+    const StructNode &n = p_.nodes[*it];
+    for (auto e = n.effects.rbegin(); e != n.effects.rend(); ++e) {
+      if (&*e == definition) {
+        past = true;
+        continue;
+      }
+      if (!past || e->var != site.var) {
+        continue;
+      }
+      return e->kind == Effect::Kind::Assign ? constant(e->value, ctx) : std::nullopt;
+    }
+  }
+  const auto *decl = llvm::dyn_cast_or_null<clang::VarDecl>(p_.variables[site.var].decl);
+  if (decl == nullptr || decl->getInit() == nullptr) {
+    return std::nullopt;
+  }
+  return constant(decl->getInit(), decl->getASTContext());
 }
 
 bool InputAnalysis::redefined(VarId v, const std::vector<StructIndex> &order,

@@ -240,10 +240,19 @@ private:
       param.doc = pp.doc;
       const std::size_t k = std::stoul(pp.name.substr(4));
       const std::string text = k < argv.size() ? argv[k] : std::string();
+      // Absent from the command line, a position the program reads only when present keeps
+      // the variable's value (InputAnalysis::broadcast_argv).
+      const double absent = k >= argv.size() && pp.program_default ? *pp.program_default : 0.0;
       if (pp.floating) {
-        param.value = model::Value::of_float(text.empty() ? 0.0 : std::atof(text.c_str()));
+        param.value = model::Value::of_float(text.empty() ? absent : std::atof(text.c_str()));
       } else {
-        param.value = model::Value::of_int(text.empty() ? 0 : std::atoll(text.c_str()));
+        param.value = model::Value::of_int(text.empty() ? static_cast<std::int64_t>(absent)
+                                                        : std::atoll(text.c_str()));
+      }
+      if (pp.program_default) {
+        param.program_default =
+            pp.floating ? model::Value::of_float(*pp.program_default)
+                        : model::Value::of_int(static_cast<std::int64_t>(*pp.program_default));
       }
       model_->parameters.push_back(std::move(param));
     }
