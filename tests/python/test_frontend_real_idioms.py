@@ -162,6 +162,19 @@ def test_an_optional_position_rank_zero_broadcasts_keeps_its_default() -> None:
     )
     counts = {r["id"]: r["freq"] for r in untiled.nodes()}
     assert counts.get(plain, 0) > 0 and counts.get(tiled, 0) == 0, counts
+    # What rank 0 computes from its inputs and sends (`share = order / size`) is that
+    # expression on every rank, not a parameter the estimation run measures.
+    sent = [n for n in model.nodes() if n.get("label") == "inputs set by MPI_Bcast"]
+    assert ["share", "(argv2 / size_)"] in [a for n in sent for a in n["assign"]], sent
+    assert "share" not in params
+    loop = lines[next(k + 1 for k, t in enumerate(text) if "k < share" in t)]
+    for np_, order in ((1, 256), (2, 256), (4, 1024)):
+        run = pj.interpret(
+            model, MACHINE, np=np_, params=model.arguments(["./positional", "3", str(order)])
+        )
+        body = next(n["children"][0] for n in model.nodes() if n["id"] == loop)
+        freq = {r["id"]: r["freq"] for r in run.nodes()}
+        assert freq[body] == order, (np_, order, freq[body])  # np ranks x order / np
 
 
 def test_cxx_accessors_helper_parser_and_cbrt_grid() -> None:

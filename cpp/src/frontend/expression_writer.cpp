@@ -701,6 +701,21 @@ WriteResult ExpressionWriter::effect_value(const Effect &effect, FunctionId f,
       r.where = effect.location;
       return r;
     }
+    if (site.broadcast_value != nullptr) {
+      std::map<VarId, std::string> subs =
+          o.substitutions != nullptr ? *o.substitutions : std::map<VarId, std::string>{};
+      for (const auto &[v, text] : site.broadcast_inputs) {
+        subs[v] = text;
+      }
+      WriteOptions with = o;
+      with.substitutions = &subs;
+      WriteResult r = write(site.broadcast_value, site.function, with);
+      if (r.ok && var.type == VarType::Integer &&
+          site.broadcast_value->getType()->isRealFloatingType()) {
+        r.text = "int(" + r.text + ")";
+      }
+      return r;
+    }
     if (site.processors_default) {
       // Absent (0, its default): the processors the program finds, the prediction's threads.
       return ok("(" + site.parameter + " > 0 ? " + site.parameter + " : nthreads)");

@@ -142,6 +142,7 @@ private:
   std::optional<double> value_before(const InputSite &site);
 
   static std::optional<double> constant(const clang::Expr *e, const clang::ASTContext &ctx);
+  bool broadcast_expression(InputSite &site);
   // The constant the variable of a broadcast input holds before `definition`, the root's read
   // of it (its last constant assignment before, else its initialiser).
   std::optional<double> value_before_definition(const InputSite &site,

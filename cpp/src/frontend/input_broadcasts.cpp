@@ -208,6 +208,87 @@ InputAnalysis::value_before_definition(const InputSite &site, const std::vector<
   return constant(decl->getInit(), decl->getASTContext());
 }
 
+// What rank 0 sends when it computes it from what it read (`length = total_length /
+// Num_procs;`): each variable the expression reads is either a position of the command line
+// rank 0 read (written as its parameter) or set where every rank sets it (outside the rank
+// test: `Num_procs` from MPI_Comm_size). Anything else, and the broadcast stays a parameter the
+// estimation run measures. Returns whether the site now has its expression.
+bool InputAnalysis::broadcast_expression(InputSite &site) {
+  const std::vector<StructIndex> *order = nullptr;
+  std::vector<StructIndex>::const_iterator at;
+  const Effect *e = sent_definition(site, order, at);
+  if (e == nullptr || e->kind != Effect::Kind::Assign || e->value == nullptr || e->uses.empty()) {
+    return false;
+  }
+  clang::ASTContext &ctx = *p_.functions[site.function].context;
+  // The node holding the definition, then the reaching definition of each variable it reads.
+  auto def = order->end();
+  for (auto it = order->begin(); it != at; ++it) {
+    for (const Effect &x : p_.nodes[*it].effects) {
+      if (&x == e) {
+        def = it;
+      }
+    }
+  }
+  if (def == order->end()) {
+    return false;
+  }
+  std::map<VarId, std::string> inputs;
+  std::vector<VarId> shared;
+  for (const VarId u : e->uses) {
+    const Effect *reaching = nullptr;
+    StructIndex where = kNoStruct;
+    for (auto it = std::make_reverse_iterator(def); it != order->rend() && reaching == nullptr;
+         ++it) {
+      for (auto x = p_.nodes[*it].effects.rbegin(); x != p_.nodes[*it].effects.rend(); ++x) {
+        if (x->var == u) {
+          reaching = &*x;
+          where = *it;
+          break;
+        }
+      }
+    }
+    if (reaching == nullptr) {
+      return false;
+    }
+    const auto *call = reaching->kind == Effect::Kind::Assign && reaching->value != nullptr
+                           ? llvm::dyn_cast<clang::CallExpr>(reaching->value->IgnoreParenCasts())
+                           : nullptr;
+    bool floating = false;
+    if (const int k = argv_number(call, ctx, floating, &p_); k >= 0) {
+      const std::string name = "argv" + std::to_string(k);
+      if (p_.parameter(name) == nullptr) {
+        ProgramParameter p;
+        p.name = name;
+        p.doc = "argv[" + std::to_string(k) + "] read as a number by " +
+                call->getDirectCallee()->getNameAsString() + "()";
+        p.floating = floating;
+        p_.add_parameter(std::move(p));
+      }
+      inputs[u] = floating ? "float(" + name + ")" : name;
+    } else if (unconditional(site.function, where)) {
+      shared.push_back(u);
+    } else {
+      return false;
+    }
+  }
+  if (inputs.empty()) {
+    return false;
+  }
+  site.broadcast_value = e->value;
+  site.broadcast_inputs = std::move(inputs);
+  // The variables every rank holds become control uses of the receiving assignment.
+  const auto k = static_cast<std::uint32_t>(&site - p_.inputs.data());
+  if (const auto holder = holder_.find(k); holder != holder_.end()) {
+    for (Effect &x : p_.nodes[holder->second].effects) {
+      if (x.kind == Effect::Kind::Input && x.input == k) {
+        x.uses.insert(x.uses.end(), shared.begin(), shared.end());
+      }
+    }
+  }
+  return true;
+}
+
 bool InputAnalysis::redefined(VarId v, const std::vector<StructIndex> &order,
                               std::vector<StructIndex>::const_iterator at) const {
   if (v == kNoVar) {

@@ -673,6 +673,10 @@ void InputAnalysis::name_parameters() {
         site.parameter = argv;
         continue;
       }
+      if (broadcast_expression(site)) {
+        site.parameter = "(broadcast)"; // written from broadcast_value (ExpressionWriter)
+        continue;
+      }
       const VarId source = broadcast_source(site);
       const auto linked = source == kNoVar ? by_var.end() : by_var.find(source);
       if (linked != by_var.end()) {

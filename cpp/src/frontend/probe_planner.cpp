@@ -61,8 +61,9 @@ private:
   // function all its probes (self-repair).
   void plan_inputs() {
     for (const InputSite &site : p_.inputs) {
-      if (!site.setup || site.parameter.empty() || site.statement == nullptr ||
-          site.spelling.empty() || site.var == kNoVar ||
+      // A broadcast of what rank 0 computes (InputSite::broadcast_value) is no parameter.
+      if (!site.setup || site.parameter.empty() || site.broadcast_value != nullptr ||
+          site.statement == nullptr || site.spelling.empty() || site.var == kNoVar ||
           (p_.variables[site.var].type != VarType::Integer &&
            p_.variables[site.var].type != VarType::Floating)) {
         continue;

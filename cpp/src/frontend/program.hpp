@@ -210,6 +210,11 @@ struct InputSite {
   // Read by a getter with a key literal (`block.getValue<int>("nSteps", sp.nSteps)`, LLNL
   // Quicksilver's input-file blocks): configuration, even in a loop over a file's blocks.
   bool keyed = false;
+  // A broadcast whose root computes what it sends from its own inputs (PRK nstream's
+  // `length = total_length / Num_procs;` then MPI_Bcast(&length)): that expression, with the
+  // root-only inputs it reads written as their parameters (`argv2`).
+  const clang::Expr *broadcast_value = nullptr;
+  std::map<VarId, std::string> broadcast_inputs;
   const clang::Stmt *statement = nullptr; // the value is set when this statement ends
   clang::SourceLocation location;
   bool setup = true;     // analysis: read outside loops, in code run once
