@@ -166,7 +166,7 @@ std::string InputAnalysis::broadcast_argv(const InputSite &site) {
   if (k < 0) {
     return {};
   }
-  const std::string name = "argv" + std::to_string(k);
+  std::string name = "argv" + std::to_string(k);
   if (p_.parameter(name) == nullptr) {
     ProgramParameter p;
     p.name = name;
