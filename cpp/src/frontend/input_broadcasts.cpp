@@ -154,6 +154,23 @@ VarId InputAnalysis::broadcast_source(const InputSite &site) {
   return source;
 }
 
+// The parameter `argv<k>` (made on first use), `absent` its value when the command line does
+// not have position k.
+static std::string argv_parameter(Program &program, int k, const clang::CallExpr *call,
+                                  bool floating, std::optional<double> absent) {
+  std::string name = "argv" + std::to_string(k);
+  if (program.parameter(name) == nullptr) {
+    ProgramParameter p;
+    p.name = name;
+    p.doc = "argv[" + std::to_string(k) + "] read as a number by " +
+            call->getDirectCallee()->getNameAsString() + "()";
+    p.floating = floating;
+    p.program_default = absent;
+    program.add_parameter(std::move(p));
+  }
+  return name;
+}
+
 std::string InputAnalysis::broadcast_argv(const InputSite &site) {
   const std::vector<StructIndex> *order = nullptr;
   std::vector<StructIndex>::const_iterator at;
@@ -166,20 +183,10 @@ std::string InputAnalysis::broadcast_argv(const InputSite &site) {
   if (k < 0) {
     return {};
   }
-  std::string name = "argv" + std::to_string(k);
-  if (p_.parameter(name) == nullptr) {
-    ProgramParameter p;
-    p.name = name;
-    p.doc = "argv[" + std::to_string(k) + "] read as a number by " +
-            call->getDirectCallee()->getNameAsString() + "()";
-    p.floating = floating;
-    // The root reads it only when the command line has it (PRK transpose's `if (argc == 4)
-    // Tile_order = atoi(*++argv);`) and sends what the variable holds: absent, the value it
-    // had before the read. Without it, the model's ranks took 0 (untiled) for the program's 32.
-    p.program_default = value_before_definition(site, *order, at, e);
-    p_.add_parameter(std::move(p));
-  }
-  return name;
+  // The root reads it only when the command line has it (PRK transpose's `if (argc == 4)
+  // Tile_order = atoi(*++argv);`) and sends what the variable holds: absent, the value it had
+  // before the read. Without it, the model's ranks took 0 (untiled) for the program's 32.
+  return argv_parameter(p_, k, call, floating, value_before_definition(site, *order, at, e));
 }
 
 std::optional<double>
@@ -256,15 +263,7 @@ bool InputAnalysis::broadcast_expression(InputSite &site) {
                            : nullptr;
     bool floating = false;
     if (const int k = argv_number(call, ctx, floating, &p_); k >= 0) {
-      const std::string name = "argv" + std::to_string(k);
-      if (p_.parameter(name) == nullptr) {
-        ProgramParameter p;
-        p.name = name;
-        p.doc = "argv[" + std::to_string(k) + "] read as a number by " +
-                call->getDirectCallee()->getNameAsString() + "()";
-        p.floating = floating;
-        p_.add_parameter(std::move(p));
-      }
+      const std::string name = argv_parameter(p_, k, call, floating, std::nullopt);
       inputs[u] = floating ? "float(" + name + ")" : name;
     } else if (unconditional(site.function, where)) {
       shared.push_back(u);
