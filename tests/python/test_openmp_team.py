@@ -76,10 +76,14 @@ def test_predictions_follow_the_programs_team_not_the_default_threads(
     assert _predict(team, ["-s", "10"], threads=2).time == pytest.approx(first, rel=1e-9)
     both = _predict(team, ["-t", "2", "-p", "2", "-s", "10"])
     assert 0.4 < both.time / one.time < 0.7, (one.time, both.time)
-    assert re.search(
-        r"team\.c:56\) asks for a team of 2 threads: each process was given 2 logical threads, "
-        r"not threads=1",
-        both.warnings[0],
+    # The engine's first warning (a failed self-check's, which the model adds, may precede it).
+    assert any(
+        re.search(
+            r"team\.c:56\) asks for a team of 2 threads: each process was given 2 logical "
+            r"threads, not threads=1",
+            w,
+        )
+        for w in both.warnings
     ), both.warnings
     # Each clause counts alone: `-p 2` speeds the second loop only, `-t 2` the first only.
     pair = _predict(team, ["-t", "1", "-p", "2", "-s", "10"]).time
@@ -146,7 +150,7 @@ def test_an_estimation_at_the_default_team_follows_a_team_on_the_command_line(
     one = _predict(model, ["-t", "1", "-s", "10"])
     two = _predict(model, ["-t", "2", "-s", "10"])
     assert two.time < 0.95 * one.time, (one.time, two.time)
-    assert "asks for a team of 2 threads" in two.warnings[0], two.warnings
+    assert any("asks for a team of 2 threads" in w for w in two.warnings), two.warnings
     # Absent, the team is the prediction's threads, as omp_get_num_procs() on that machine.
     assert _predict(model, ["-s", "10"], threads=2).time == pytest.approx(two.time, rel=1e-3)
     assert _predict(model, ["-s", "10"]).time == pytest.approx(one.time, rel=1e-3)
