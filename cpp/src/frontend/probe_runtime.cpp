@@ -541,8 +541,9 @@ static inline void pj_generation_bump(void) {
    code 1.35x the program). The count is computed before the loop from its canonical bounds
    (OpenMP 5.2 §4.4.1). Each sample is the execution's time per iteration of a thread's share:
    the team's size is the team the directive forks (`forks`: its num_threads, else
-   omp_get_max_threads) or the one it runs in (an orphaned `omp for`, omp_get_num_threads); the estimation runs one thread per
-   rank unless the program asks for more, and then the share is the largest chunk. */
+   omp_get_max_threads) or the one it runs in (an orphaned `omp for`, omp_get_num_threads);
+   the estimation runs one thread per rank unless the program asks for more, and then the
+   share is the largest chunk. */
 static inline pj_u64 pj_omp_count(long long lo, long long hi, long long step, int inclusive,
                                   int down) {
   long long span = down ? lo - hi : hi - lo;
@@ -562,8 +563,12 @@ static inline void pj_omp_construct(unsigned k, pj_u64 t0, pj_u64 n, long long f
   if (forks < 0 && pj_omp_max_threads != 0) team = (pj_u64)pj_omp_max_threads();
   if (forks == 0 && pj_omp_team_size != 0) team = (pj_u64)pj_omp_team_size();
   if (team == 0) team = 1;
-  if (team > __atomic_load_n(&pj_largest_team, __ATOMIC_RELAXED)) {
-    __atomic_store_n(&pj_largest_team, team, __ATOMIC_RELAXED); /* a race keeps one of two */
+  {
+    /* The largest wins: threads of orphaned loops record at once. */
+    pj_u64 seen = __atomic_load_n(&pj_largest_team, __ATOMIC_RELAXED);
+    while (team > seen && !__atomic_compare_exchange_n(&pj_largest_team, &seen, team, 1,
+                                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
   }
   chunk = (n + team - 1) / team;
   if (chunk == 0) return;
