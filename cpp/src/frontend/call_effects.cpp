@@ -14,10 +14,9 @@
 #include <clang/AST/DeclCXX.h>
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Analysis/Analyses/ExprMutationAnalyzer.h>
 #include <clang/Basic/SourceManager.h>
 
-#include <algorithm>
-#include <cctype>
 #include <functional>
 #include <optional>
 #include <set>
@@ -377,6 +376,29 @@ std::optional<std::int64_t> constant_int(const clang::Expr *e, const clang::ASTC
   return r.Val.getInt().getExtValue();
 }
 
+// A dimension count: a constant, or a local initialised to one that its function never changes
+// (`int ndims = 3;` as SimpleMOC's init.c passes it); the grid arrays' lengths follow from it.
+std::optional<std::int64_t> dimension_count(const clang::Expr *e, VariableResolver &vars) {
+  if (auto value = constant_int(e, vars.context())) {
+    return value;
+  }
+  const auto *ref =
+      e != nullptr ? llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts()) : nullptr;
+  const auto *local = ref != nullptr ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+  if (local == nullptr || !local->hasLocalStorage() || llvm::isa<clang::ParmVarDecl>(local) ||
+      local->getInit() == nullptr) {
+    return std::nullopt;
+  }
+  const auto value = constant_int(local->getInit(), vars.context());
+  const clang::FunctionDecl *function = vars.program().functions[vars.function()].decl;
+  const clang::Stmt *body = function != nullptr ? function->getBody() : nullptr;
+  if (!value || body == nullptr ||
+      clang::ExprMutationAnalyzer(*body, vars.context()).isMutated(local)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
 Effect topology(VarId var, Effect::Grid grid, VariableResolver &vars, clang::SourceLocation at) {
   Effect e;
   e.kind = Effect::Kind::Topology;
@@ -413,7 +435,7 @@ void cartesian(const ClassifiedCall &call, VariableResolver &vars, std::vector<E
   };
   switch (call.mpi->role) {
   case MpiRole::DimsCreate: {
-    const auto ndims = constant_int(arg(1), vars.context());
+    const auto ndims = dimension_count(arg(1), vars);
     const std::vector<VarId> dims =
         ndims ? array_elements(arg(2), static_cast<std::uint64_t>(*ndims), vars)
               : std::vector<VarId>{};
@@ -601,7 +623,7 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
     case MpiRole::Communication:
       if (call.name == "MPI_Cart_create" || call.name == "PMPI_Cart_create") {
         const VarId cart = arg(5) ? address_of(arg(5), vars) : kNoVar;
-        const auto ndims = constant_int(arg(1), vars.context());
+        const auto ndims = dimension_count(arg(1), vars);
         if (cart != kNoVar && ndims && *ndims > 0) {
           Program::Cartesian grid;
           grid.dims = array_elements(arg(2), static_cast<std::uint64_t>(*ndims), vars);
@@ -716,6 +738,14 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
     case MpiRole::Wtime:
       break;
     case MpiRole::Local:
+      // Committing a datatype readies it for communication; its size, the one thing the model
+      // keeps of it, stays (MPI 4.0 §5.1.9). A freed datatype is never used again (§5.1.10), so
+      // keeping its size is harmless, and a field's one variable (`MPI_Type_free(&grid.flux)`
+      // after the last exchange) stays a size the exchanges can use.
+      if (call.name == "MPI_Type_commit" || call.name == "PMPI_Type_commit" ||
+          call.name == "MPI_Type_free" || call.name == "PMPI_Type_free") {
+        break;
+      }
       out_arguments(call, vars, out, "written by " + call.name + "()");
       break;
     }

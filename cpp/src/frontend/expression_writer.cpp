@@ -580,8 +580,11 @@ WriteResult ExpressionWriter::datatype_size(const clang::Expr *datatype, Functio
     if (const auto size = mpi_datatype_size(ref->getDecl()->getNameAsString())) {
       return ok(std::to_string(*size));
     }
+  }
+  // A datatype variable, or a struct's field that holds one (`grid.flux`, SimpleMOC).
+  if (llvm::isa<clang::DeclRefExpr, clang::MemberExpr>(e)) {
     VariableResolver vars(program_, ctx, f);
-    const VarId var = vars.lvalue(ref);
+    const VarId var = vars.lvalue(e);
     if (var != kNoVar && program_.variables[var].type == VarType::Datatype) {
       if (!program_.variables[var].representable) {
         return fail(program_.variables[var].unrepresentable_reason, datatype);
