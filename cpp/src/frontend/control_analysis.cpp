@@ -10,6 +10,7 @@
 #include <clang/Basic/SourceManager.h>
 #include <llvm/Support/Path.h>
 
+#include "measured_definitions.hpp"
 #include "shared_fields.hpp"
 #include "variables.hpp"
 
@@ -193,6 +194,7 @@ private:
       knock_out(field.var, field.why, field.where, field.unit);
       p_.shared_fields.push_back(field.var);
     }
+    measure_alternative_definitions(p_, writer_);
     bool changed = true;
     while (changed) {
       changed = false;

@@ -213,6 +213,7 @@ void InputAnalysis::looped_functions() {
       }
     }
   }
+  p_.looped_functions = looped_;
 }
 
 void InputAnalysis::classify(FunctionId f, StructIndex n) {

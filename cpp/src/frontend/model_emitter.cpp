@@ -331,6 +331,10 @@ private:
       param.value = number(*given);
     } else if (param.program_default) {
       param.value = *param.program_default;
+    } else if (pp.origin == "measured") {
+      // Another path's data (measured_definitions.hpp): the note at the assignment says so, and
+      // a prediction that runs it unmeasured names the fragment as never executed.
+      param.value = pp.floating ? model::Value::of_float(0.0) : model::Value::of_int(0);
     } else {
       param.value = pp.floating ? model::Value::of_float(0.0) : model::Value::of_int(0);
       Diagnostic d;

@@ -454,6 +454,8 @@ public:
   }
   // Functions the program can run (live_functions.hpp); empty: all of them.
   std::vector<bool> live_functions;
+  // Functions called inside a loop, directly or through callers (inputs.cpp): not set-up code.
+  std::vector<bool> looped_functions;
   // Variables that always hold main's argv, canonical declarations (argv_aliases.hpp).
   std::set<const clang::Decl *> argv_aliases;
   // The size of a std::vector parameter as the callee sees it, canonical declaration -> a cell
