@@ -164,9 +164,10 @@ private:
   // working set at the estimation input is the heap the program's probed allocations held
   // while the nest ran; it grows with the nest's iterations per execution when they sweep it
   // about once (the whole chain, or the chain without its outer loop when that one repeats
-  // sweeps). Returns a note for the diagnostic ("" when not scaled).
+  // sweeps); `seconds` per execution bound the part that scales (cache_factor). Returns a note
+  // for the diagnostic ("" when not scaled).
   std::string scale_across_caches(const SlotMeasurement &frag, const std::vector<NodeIndex> &chain,
-                                  const std::vector<std::string> &trip_texts,
+                                  const std::vector<std::string> &trip_texts, double seconds,
                                   std::string &per_execution) const;
 
   std::uint64_t iterations_executions(NodeIndex loop) const;

@@ -396,7 +396,8 @@ void Applier::reduce_loop(NodeId id) {
     }
     per_execution.insert(0, trip_texts[i] + " * ");
   }
-  const std::string cache_note = scale_across_caches(frag, chain, trip_texts, per_execution);
+  const std::string cache_note = scale_across_caches(
+      frag, chain, trip_texts, total / static_cast<double>(executions), per_execution);
   // Balanced-loop test (§3.7.3): D = max |T_i - T_mean| <= alpha * T_mean.
   std::string balance;
   if (const Probe *it = probe(id, ProbeKind::Iterations)) {
@@ -493,7 +494,7 @@ void Applier::reduce_loop(NodeId id) {
 
 std::string Applier::scale_across_caches(const SlotMeasurement &frag,
                                          const std::vector<NodeIndex> &chain,
-                                         const std::vector<std::string> &trip_texts,
+                                         const std::vector<std::string> &trip_texts, double seconds,
                                          std::string &per_execution) const {
   if (options_.sweep_per_byte.size() < 2 || frag.count == 0 || chain.empty()) {
     return {};
@@ -531,7 +532,7 @@ std::string Applier::scale_across_caches(const SlotMeasurement &frag,
   for (std::size_t i = from; i < chain.size(); ++i) {
     trips += (trips.empty() ? "(" : " * (") + trip_texts[i] + ")";
   }
-  const std::string factor = cache_factor(options_.sweep_per_byte, w0, t0, trips);
+  const std::string factor = cache_factor(options_.sweep_per_byte, w0, t0, trips, seconds);
   if (factor.empty()) {
     return {};
   }

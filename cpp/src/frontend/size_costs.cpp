@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <utility>
 
 namespace parjava::frontend {
 
@@ -56,7 +58,11 @@ std::string piecewise(const CostCurve &knots, const std::string &x, bool extend_
           number(k.back().second) + ")";
   }
   for (std::size_t i = k.size() - 1; i-- > 1;) {
-    out = "((" + x + " <= " + number(k[i].first) + ") ? " + segment(i) + " : " + out + ")";
+    std::string nested = "((" + x;
+    nested += " <= " + number(k[i].first) + ") ? " + segment(i) + " : ";
+    nested += out;
+    nested += ")";
+    out = std::move(nested);
   }
   return "((" + x + " <= " + number(k.front().first) + ") ? " + number(k.front().second) + " : " +
          out + ")";
@@ -157,7 +163,7 @@ SizedPrice price_by_size(const Probe &p, const SlotMeasurement &s, const Measure
 }
 
 std::string cache_factor(const CostCurve &sweep_per_byte, double w0, double t0,
-                         const std::string &trips) {
+                         const std::string &trips, double seconds) {
   // The cost per byte cannot fall as the working set grows: the measured curve's noise is
   // taken out by its running maximum.
   CostCurve curve = sweep_per_byte;
@@ -170,7 +176,18 @@ std::string cache_factor(const CostCurve &sweep_per_byte, double w0, double t0,
     return {};
   }
   const std::string w = "(" + number(w0 / t0) + " * " + trips + ")";
-  return "(" + piecewise(curve, w, false) + ") / " + number(c0);
+  std::string scaled = "(" + piecewise(curve, w, false) + ") / " + number(c0);
+  // The memory part of the time (a roofline's view: the time is what moving the working set
+  // takes plus what the arithmetic takes): SimpleMOC-like nests of 64 operations per element
+  // were scaled as if bound by memory (x1.4 for twice the elements; the program: x1.0).
+  const double share = seconds > 0.0 ? std::min(1.0, c0 * w0 / seconds) : 1.0;
+  if (share >= 0.99) {
+    return scaled;
+  }
+  if (share < 0.01) {
+    return {};
+  }
+  return "(" + number(1.0 - share) + " + " + number(share) + " * " + scaled + ")";
 }
 
 } // namespace parjava::frontend

@@ -21,9 +21,11 @@ SizedPrice price_by_size(const Probe &probe, const SlotMeasurement &slot, const 
 
 // Model text of the factor c(W) / c(w0) by which a nest's time scales, for the working set W =
 // w0 / t0 * trips (t0: the nest's iterations per execution at the estimation input, where its
-// working set was w0 bytes); "" when the curve gives no change.
+// working set was w0 bytes); "" when the curve gives no change. Only the part of the nest's
+// time a sweep of its working set would take (c(w0) * w0 of `seconds` per execution) scales:
+// a nest that computes far longer than it moves memory keeps its time per iteration.
 std::string cache_factor(const CostCurve &sweep_per_byte, double w0, double t0,
-                         const std::string &trips);
+                         const std::string &trips, double seconds);
 
 // "4.02 MiB".
 std::string bytes_text(double bytes);
