@@ -454,7 +454,9 @@ bool InputAnalysis::unconditional(FunctionId f, StructIndex n) const {
   return true;
 }
 
-std::string InputAnalysis::base_name(const Variable &v) const {
+std::string InputAnalysis::base_name(const Variable &v) const { return parameter_base_name(v); }
+
+std::string parameter_base_name(const Variable &v) {
   std::string name = v.source_name;
   for (const char *sep : {"::", ".", "->"}) {
     const std::size_t at = name.rfind(sep);

@@ -1,7 +1,7 @@
 #include "measured_definitions.hpp"
 
+#include "inputs.hpp"
 #include "parjava/model/expression.hpp"
-#include "source_analysis.hpp"
 #include "variables.hpp"
 
 #include <clang/AST/Expr.h>
@@ -127,23 +127,13 @@ std::string file_line(const std::string &where) {
 }
 
 std::string parameter_name(const Program &p, const Variable &v) {
-  std::string base = v.source_name;
-  for (const char *sep : {"::", ".", "->"}) {
-    const std::size_t at = base.rfind(sep);
-    if (at != std::string::npos) {
-      base = base.substr(at + std::string(sep).size());
-    }
-  }
-  base = identifier(base);
+  const std::string base = parameter_base_name(v);
   std::set<std::string> taken;
   for (const Variable &other : p.variables) {
     taken.insert(other.model_name);
   }
   for (const ProgramParameter &param : p.parameters) {
     taken.insert(param.name);
-  }
-  if (!model::is_valid_variable_name(base) || base == "argc" || base.rfind("argv", 0) == 0) {
-    base += "_";
   }
   std::string name = base;
   for (int i = 2; taken.contains(name) || !model::is_valid_variable_name(name); ++i) {
