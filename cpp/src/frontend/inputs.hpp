@@ -20,13 +20,13 @@ namespace parjava::frontend {
 // names are reserved first, so no variable shadows one).
 void analyse_inputs(Program &program);
 
-// The value a command line gives one of `options` ("-N 100", "-N100" for one-letter options,
-// "--nSteps 100", "--nSteps=100"); nullopt when no option of the list is on it. `argv[0]` is
-// the program. `position` k > 1 takes the k-th value after a separate option (`-n 20 30 40`).
 // A parameter's name from the variable it sets: the last component of its source name
 // (`cmd.nSteps` -> `nSteps`), with `_` appended where it would clash with a builtin or argv<k>.
 std::string parameter_base_name(const Variable &v);
 
+// The value a command line gives one of `options` ("-N 100", "-N100" for one-letter options,
+// "--nSteps 100", "--nSteps=100"); nullopt when no option of the list is on it. `argv[0]` is
+// the program. `position` k > 1 takes the k-th value after a separate option (`-n 20 30 40`).
 std::optional<std::string> option_value(const std::vector<std::string> &argv,
                                         const std::vector<std::string> &options, int position = 1);
 

@@ -144,7 +144,7 @@ std::string parameter_name(const Program &p, const Variable &v) {
 
 } // namespace
 
-std::size_t measure_alternative_definitions(Program &p, const ExpressionWriter &writer) {
+void measure_alternative_definitions(Program &p, const ExpressionWriter &writer) {
   std::map<VarId, std::set<FunctionId>> computed_in;
   std::map<VarId, std::vector<DataAssignment>> data;
   std::vector<FunctionTree> trees(p.functions.size());
@@ -182,7 +182,6 @@ std::size_t measure_alternative_definitions(Program &p, const ExpressionWriter &
       }
     }
   }
-  std::size_t turned = 0;
   for (const auto &[var, assignments] : data) {
     // The variable is computed by a function that sets it no other way: the data assignments
     // are another path to the same state (a loader, a restart), not how the variable is made.
@@ -259,11 +258,9 @@ std::size_t measure_alternative_definitions(Program &p, const ExpressionWriter &
         note.line = static_cast<std::uint32_t>(std::stoul(where.substr(colon + 1)));
       }
       p.diagnostics.push_back(std::move(note));
-      ++turned;
     }
     p.parameters.push_back(std::move(param));
   }
-  return turned;
 }
 
 } // namespace parjava::frontend

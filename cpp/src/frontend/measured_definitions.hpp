@@ -18,7 +18,7 @@
 namespace parjava::frontend {
 
 // Before the representability fixpoint of the control analysis: turns qualifying data
-// assignments into measured inputs, with a note at each; returns how many it turned.
-std::size_t measure_alternative_definitions(Program &program, const ExpressionWriter &writer);
+// assignments into measured inputs, with a note at each.
+void measure_alternative_definitions(Program &program, const ExpressionWriter &writer);
 
 } // namespace parjava::frontend

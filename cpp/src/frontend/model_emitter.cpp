@@ -331,27 +331,27 @@ private:
       param.value = number(*given);
     } else if (param.program_default) {
       param.value = *param.program_default;
-    } else if (pp.origin == "measured") {
-      // Another path's data (measured_definitions.hpp): the note at the assignment says so, and
-      // a prediction that runs it unmeasured names the fragment as never executed.
-      param.value = pp.floating ? model::Value::of_float(0.0) : model::Value::of_int(0);
     } else {
       param.value = pp.floating ? model::Value::of_float(0.0) : model::Value::of_int(0);
-      Diagnostic d;
-      d.kind = DiagnosticKind::Parameter;
-      d.severity = Severity::Warning;
-      d.message = "parameter '" + pp.name + "' (" + pp.doc +
-                  ") has no value before the "
-                  "estimation run measures it; the model uses 0 until then" +
-                  (pp.options.empty()
-                       ? std::string()
-                       : ", or give the command line (argv=) that sets " + pp.options.front());
-      const std::size_t colon = pp.source.rfind(':');
-      if (colon != std::string::npos) {
-        d.file = pp.source.substr(0, colon);
-        d.line = static_cast<std::uint32_t>(std::stoul(pp.source.substr(colon + 1)));
+      // Another path's data (origin "measured", measured_definitions.hpp) has its note at the
+      // assignment, and a prediction that runs it unmeasured names the fragment never executed.
+      if (pp.origin != "measured") {
+        Diagnostic d;
+        d.kind = DiagnosticKind::Parameter;
+        d.severity = Severity::Warning;
+        d.message = "parameter '" + pp.name + "' (" + pp.doc +
+                    ") has no value before the "
+                    "estimation run measures it; the model uses 0 until then" +
+                    (pp.options.empty()
+                         ? std::string()
+                         : ", or give the command line (argv=) that sets " + pp.options.front());
+        const std::size_t colon = pp.source.rfind(':');
+        if (colon != std::string::npos) {
+          d.file = pp.source.substr(0, colon);
+          d.line = static_cast<std::uint32_t>(std::stoul(pp.source.substr(colon + 1)));
+        }
+        p_.diagnostics.push_back(std::move(d));
       }
-      p_.diagnostics.push_back(std::move(d));
     }
     model_->parameters.push_back(std::move(param));
   }
