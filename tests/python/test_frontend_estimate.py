@@ -176,14 +176,19 @@ def test_failing_program_is_a_run_error(tmp_path: Path) -> None:
 
 def test_a_status_after_mpi_finalize_is_the_programs_verdict(tmp_path: Path) -> None:
     # XSBench returns 1 from main, after MPI_Finalize, for an input whose checksum it does not
-    # know: the run is complete, and a user cannot change the program's status.
+    # know: the run is complete, and a user cannot change the program's status. mpirun then
+    # aborts the job: rank 1, still busy after MPI_Finalize, is killed before it exits, and its
+    # measurements must already be on disk.
     src = tmp_path / "verdict.c"
     src.write_text(
-        "#include <mpi.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
-        "int main(int argc, char **argv) {\n  MPI_Init(&argc, &argv);\n"
+        "#include <mpi.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <unistd.h>\n"
+        "int main(int argc, char **argv) {\n  int rank;\n  MPI_Init(&argc, &argv);\n"
+        "  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
         "  int n = argc > 1 ? atoi(argv[1]) : 1000;\n  double s = 0.0;\n"
         "  for (int i = 0; i < n; i++) s += 1.0 / (1.0 + i);\n"
-        '  printf("%f\\n", s);\n  MPI_Finalize();\n  return s > 1.0;\n}\n'
+        '  printf("%f\\n", s);\n  MPI_Finalize();\n'
+        "  if (rank != 0) sleep(20);\n"
+        "  return rank == 0 && s > 1.0;\n}\n"
     )
     model = pj.build_model(src)
     estimation = model.estimate(run=["./verdict", "20000"], np=2)

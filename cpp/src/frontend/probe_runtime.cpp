@@ -4,10 +4,10 @@
 // converted to seconds with the rate measured against CLOCK_MONOTONIC over the whole run
 // (seed 000 notes §3.7.1: a TSC because blocks take less than the clock's resolution); they
 // accumulate per slot and per thread (count, sum, sum of squares, min, max, timed probe events
-// and counter events nested inside), and at exit every thread's slots are merged and written to
-// $PARJAVA_ESTIMATES_DIR/parjava-estimates.<rank>.<pid>.txt. The probe overhead is measured at
-// exit (an empty probe pair, what a pair costs an enclosing measurement, what a trip counter
-// costs it) so the loader can subtract it (seed 003 notes §6.5: "correction").
+// and counter events nested inside), and at MPI_Finalize and again at exit every thread's slots
+// are merged and written to $PARJAVA_ESTIMATES_DIR/parjava-estimates.<rank>.<pid>.txt. The probe
+// overhead is measured once, then (an empty probe pair, what a pair costs an enclosing measurement,
+// what a trip counter costs it) so the loader can subtract it (seed 003 notes §6.5: "correction").
 //
 // Timed probes (blocks, fragments, functions) are sampled the same way: the first
 // PJ_SAMPLE_DENSE executions are timed, then one in 8..23 (a stride hashed from the sample

@@ -388,8 +388,16 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   return r;
 }
 
+static void pj_write(void);
+
+/* The measurements are written here as well as at exit: when one rank returns a non-zero status
+   after MPI_Finalize (XSBench without a known checksum), mpirun aborts the job and can kill the
+   other ranks before their exit handlers run. PMPI_Finalize's fence keeps every rank from
+   returning before all of them have written; the file written at exit then replaces this one
+   with what ran after MPI_Finalize. */
 int MPI_Finalize(void) {
   pj_take(&pj_finalize_moment, 0);
+  pj_write();
   return PMPI_Finalize();
 }
 
@@ -618,13 +626,15 @@ static void pj_merge(pj_slot *into, const pj_slot *from) {
   }
 }
 
+static int pj_calibrated;
+
 static void pj_write(void) {
   pj_slot *total;
   pj_thread_entry *t;
   double seconds, rate;
   pj_u64 ticks;
   const char *dir = getenv("PARJAVA_ESTIMATES_DIR");
-  char path[4096];
+  char path[4096], partial[4200];
   FILE *out;
   int k, i;
   seconds = pj_seconds_since(&pj_start_time);
@@ -643,7 +653,10 @@ static void pj_write(void) {
 #else
   rate = (double)ticks / seconds;
 #endif
-  pj_calibrate();
+  if (!pj_calibrated) { /* its samples add up: a second calibration would double the pair's */
+    pj_calibrate();
+    pj_calibrated = 1;
+  }
   total = (pj_slot *)calloc(PJ_ALL_SLOTS, sizeof(pj_slot));
   if (total == 0) return;
   for (t = __atomic_load_n(&pj_threads, __ATOMIC_ACQUIRE); t != 0; t = t->next) {
@@ -655,9 +668,12 @@ static void pj_write(void) {
   }
   snprintf(path, sizeof(path), "%s/parjava-estimates.%s.%ld.txt", dir && *dir ? dir : ".",
            pj_rank(), (long)getpid());
-  out = fopen(path, "w");
+  /* Written aside and renamed: a reader (or a rank killed while writing) never sees half a
+     file, and the file written at exit replaces the one written at MPI_Finalize whole. */
+  snprintf(partial, sizeof(partial), "%s.partial", path);
+  out = fopen(partial, "w");
   if (out == 0) {
-    fprintf(stderr, "parjava estimation: cannot write %s\n", path);
+    fprintf(stderr, "parjava estimation: cannot write %s\n", partial);
     free(total);
     return;
   }
@@ -733,7 +749,9 @@ static void pj_write(void) {
     }
   }
   fprintf(out, "end\n");
-  fclose(out);
+  if (fclose(out) != 0 || rename(partial, path) != 0) {
+    fprintf(stderr, "parjava estimation: cannot write %s\n", path);
+  }
   free(total);
 }
 
