@@ -56,15 +56,18 @@ def test_probes_hidden_in_the_loops_work_are_not_taken_off_it(tmp_path: Path) ->
     """The loop's counters cost a dependency chain about 30 % of the run, and the loop, whose
     division chain leaves the core idle slots, about 5 %: with the calibrated cost taken off,
     the model was 25-33 % faster than the program (the self-check failed at coverage 0.67-0.75 in
-    a full run). The unmodified program's time scales that cost down, and the model predicts
-    five times the steps as the program runs them."""
+    a full run). The probes are calibrated as the program leaves (at MPI_Finalize, in its own
+    warm state, where calibrating at exit measured an uncounted counter at twice the cost);
+    where the unmodified program's time says the calibration still takes off too much, that
+    cost is scaled down, with a note. Either way the model predicts its own run and five times
+    the steps as the program runs them."""
     model = pj.build_model(PROGRAM, ["-O2"], argv=RUN)
     est = model.estimate(run=RUN, np=1, directory=tmp_path, repeat=3, combine="min")
     if est.verdict == "doubtful":
         pytest.skip(f"a timed comparison needs a quiet machine: {est.trust}")
     scaled = [d.message for d in est.diagnostics if "calibrated cost" in d.message]
-    assert scaled, [d.message for d in est.diagnostics]
-    assert est.probe_scale < 0.8 and f"scaled by {est.probe_scale:.2f}" in scaled[0], scaled
+    if est.probe_scale < 0.8:
+        assert scaled and f"scaled by {est.probe_scale:.2f}" in scaled[0], est.diagnostics
     check = est.self_check
     assert check is not None and check.passed, check.message if check else None
     exe = tmp_path / "search"
