@@ -603,6 +603,92 @@ bool Engine::return_from(std::uint32_t ctx) {
 
 // ---- the instruction interpreter -----------------------------------------------------------
 
+namespace {
+
+// Iterations of `for (v = from; v <test> bound; v += step)` (CountedLoop), or -1 when the
+// count has no closed form here (`v != bound` never reached).
+std::int64_t counted_trips(std::int64_t from, std::int64_t bound, std::int64_t step,
+                           model::ExprOp test) {
+  using model::ExprOp;
+  std::int64_t diff = 0;
+  if (__builtin_sub_overflow(bound, from, &diff) ||
+      step == std::numeric_limits<std::int64_t>::min()) {
+    return -1; // a bound near the ends of int64: the loop's own code decides
+  }
+  const std::int64_t s = step > 0 ? step : -step;
+  const std::int64_t toward = step > 0 ? diff : -diff; // distance in the step's direction
+  switch (test) {
+  case ExprOp::Less:
+  case ExprOp::Greater:
+    return toward > 0 ? toward / s + (toward % s != 0 ? 1 : 0) : 0;
+  case ExprOp::LessEqual:
+  case ExprOp::GreaterEqual:
+    return toward >= 0 ? toward / s + 1 : 0;
+  case ExprOp::NotEqual:
+    return toward >= 0 && toward % s == 0 ? toward / s : -1;
+  default:
+    return -1;
+  }
+}
+
+} // namespace
+
+bool Engine::counted_loop(std::uint32_t ctx, const Instruction &ins, std::uint32_t pc) {
+  const CountedLoop &loop = program_.counted_loops[ins.a];
+  std::uint64_t *f = frame(ctx);
+  const model::Value bound = program_.exprs[loop.bound].evaluate(scope(ctx));
+  const auto from = static_cast<std::int64_t>(f[loop.slot]);
+  const std::int64_t trips = bound.type == model::ValueType::Int
+                                 ? counted_trips(from, bound.as_int(), loop.step, loop.test)
+                                 : -1;
+  if (trips < 0) {
+    pc_[ctx] = pc + 1; // the loop's own code decides, iteration by iteration
+    return true;
+  }
+  // One iteration's blocks, each as the interpreter would time it (block times do not read the
+  // loop variable, and nothing in the body changes what they read).
+  const auto n = static_cast<double>(trips);
+  double total = 0.0;
+  for (const auto &[node, time] : loop.computes) {
+    total += time_ns(ctx, program_.times[time], node);
+  }
+  const double test =
+      loop.cond_time >= 0
+          ? time_ns(ctx, program_.times[static_cast<std::size_t>(loop.cond_time)], ins.node)
+          : 0.0;
+  if ((trips > 0 && total > 0.0) || test > 0.0) {
+    if (suspend_for_cpu(ctx)) {
+      return false;
+    }
+  }
+  for (const auto &[node, time] : loop.computes) {
+    const TimeSource &t = program_.times[time];
+    const double each = time_ns(ctx, t, node);
+    node_freq_[node] += static_cast<std::uint64_t>(trips);
+    clock_[ctx] += n * each;
+    node_time_[node] += n * each;
+    if (t.error > 0.0) {
+      error_[ctx] += n * t.error * 1e9;
+      node_error_[node] += n * t.error;
+    }
+  }
+  for (const model::NodeIndex node : loop.entered) {
+    node_freq_[node] += static_cast<std::uint64_t>(trips);
+  }
+  if (test > 0.0) {
+    const TimeSource &t = program_.times[static_cast<std::size_t>(loop.cond_time)];
+    clock_[ctx] += (n + 1.0) * test;
+    node_time_[ins.node] += (n + 1.0) * test;
+    if (t.error > 0.0) {
+      error_[ctx] += (n + 1.0) * t.error * 1e9;
+      node_error_[ins.node] += (n + 1.0) * t.error;
+    }
+  }
+  f[loop.slot] = static_cast<std::uint64_t>(from + trips * loop.step);
+  pc_[ctx] = ins.b;
+  return true;
+}
+
 void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
   fresh_ = true;
   popped_seq_ = popped_seq;
@@ -715,6 +801,11 @@ void Engine::run_thread(std::uint32_t ctx, std::uint64_t popped_seq) {
       pc_[ctx] = pc + 1;
       break;
     }
+    case Code::CountedLoop:
+      if (!counted_loop(ctx, ins, pc)) {
+        return; // yields for the CPU first; the loop runs when the thread resumes
+      }
+      break;
     case Code::Call:
       call(ctx, ins, pc);
       break;

@@ -239,6 +239,8 @@ private:
 
   // ---- calls (a frame per activation for recursive ones)
   void call(std::uint32_t ctx, const Instruction &ins, std::uint32_t pc);
+  // A CountedLoop instruction: false when the thread yields first (it runs on resuming).
+  bool counted_loop(std::uint32_t ctx, const Instruction &ins, std::uint32_t pc);
   void call_recursive(std::uint32_t ctx, const Instruction &ins, std::uint32_t pc);
   // Returns false when the thread finished (a return from the entry function).
   bool return_from(std::uint32_t ctx);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "call_graph.hpp"
@@ -469,8 +470,21 @@ private:
       close_target(pc(), cont);
       return;
     }
+    // Seed 000 notes §3.5 keeps a loop of compute blocks for its trip count: when that count
+    // has a closed form, the whole loop runs at once (the loop's own code stays as the fallback).
+    std::optional<CountedLoop> counted;
+    std::uint32_t counted_at = UINT32_MAX;
+    if (node.kind == NodeKind::For && !trips && !probability && measured < 0) {
+      counted = counted_shape(n);
+      if (counted) {
+        counted_at = add(Code::CountedLoop, n);
+      }
+    }
     const std::uint32_t head = pc();
     cond_time(n);
+    if (counted && node.cond_time.given()) {
+      counted->cond_time = static_cast<std::int32_t>(p_.code[head].a);
+    }
     std::uint32_t test = UINT32_MAX;
     std::uint32_t measured_test = UINT32_MAX;
     if (measured >= 0) {
@@ -487,6 +501,7 @@ private:
       test = add(Code::JumpIfFalse, n,
                  static_cast<std::uint32_t>(expr(function_, node.cond, "cond", n)));
     }
+    const std::uint32_t body_pc = pc();
     emit(body);
     const std::uint32_t cont = pc();
     if (node.kind == NodeKind::For) {
@@ -496,10 +511,102 @@ private:
     if (test != UINT32_MAX) {
       p_.code[test].b = pc();
     }
+    if (counted.has_value()) {
+      if (only_computes(counted.value(), n, body_pc, cont, node.init[0].variable)) {
+        p_.code[counted_at].a = static_cast<std::uint32_t>(p_.counted_loops.size());
+        p_.code[counted_at].b = pc();
+        p_.counted_loops.push_back(std::move(counted.value()));
+      } else {
+        p_.code[counted_at] = {Code::Jump, n, 0, counted_at + 1};
+      }
+    }
     if (measured_test != UINT32_MAX) {
       p_.code[measured_test].b = pc();
     }
     close_target(pc(), cont);
+  }
+
+  // The closed form of a `for` (CountedLoop): `v = ...; v <op> bound; v = v +/- c` with v an
+  // integer slot, c a nonzero constant whose sign moves v towards the bound, and a bound that
+  // does not read v. The body is checked once emitted (only_computes).
+  std::optional<CountedLoop> counted_shape(NodeIndex n) {
+    using model::ExprKind;
+    using model::ExprOp;
+    const Node &node = m_.nodes[n];
+    if (node.init.size() != 1 || node.update.size() != 1 || node.cond.empty() ||
+        node.update[0].variable != node.init[0].variable) {
+      return std::nullopt;
+    }
+    const std::string &v = node.init[0].variable;
+    const std::int32_t slot = slot_of(function_, v);
+    if (slot < 0 || p_.slot_types[static_cast<std::size_t>(slot)] != model::ValueType::Int) {
+      return std::nullopt;
+    }
+    const auto is_v = [&](const model::ExprNode &e) {
+      return e.kind == ExprKind::Name && e.name == v;
+    };
+    const model::ExprNode &u = node.update[0].value.root();
+    std::int64_t step = 0;
+    if (u.kind == ExprKind::Binary && u.args.size() == 2) {
+      if (u.op == ExprOp::Add && is_v(u.args[0]) && u.args[1].kind == ExprKind::IntLiteral) {
+        step = u.args[1].int_value;
+      } else if (u.op == ExprOp::Add && is_v(u.args[1]) && u.args[0].kind == ExprKind::IntLiteral) {
+        step = u.args[0].int_value;
+      } else if (u.op == ExprOp::Subtract && is_v(u.args[0]) &&
+                 u.args[1].kind == ExprKind::IntLiteral) {
+        step = -u.args[1].int_value;
+      }
+    }
+    const model::ExprNode &c = node.cond.root();
+    if (step == 0 || c.kind != ExprKind::Binary || c.args.size() != 2 || !is_v(c.args[0]) ||
+        reads_name(c.args[1], v)) {
+      return std::nullopt;
+    }
+    const bool up = (c.op == ExprOp::Less || c.op == ExprOp::LessEqual) && step > 0;
+    const bool down = (c.op == ExprOp::Greater || c.op == ExprOp::GreaterEqual) && step < 0;
+    const bool unit = c.op == ExprOp::NotEqual && (step == 1 || step == -1);
+    if (!up && !down && !unit) {
+      return std::nullopt;
+    }
+    CountedLoop loop;
+    loop.slot = static_cast<std::uint32_t>(slot);
+    loop.step = step;
+    loop.test = c.op;
+    loop.bound = static_cast<std::uint32_t>(
+        expr(function_, model::Expression::of_tree(c.args[1], node.cond.text()), "cond", n));
+    return loop;
+  }
+
+  static bool reads_name(const model::ExprNode &e, const std::string &name) {
+    if (e.kind == model::ExprKind::Name && e.name == name) {
+      return true;
+    }
+    return std::any_of(e.args.begin(), e.args.end(),
+                       [&](const model::ExprNode &a) { return reads_name(a, name); });
+  }
+
+  // Whether the body emitted at [begin, end) only enters nodes and computes, with times that do
+  // not read the loop variable `v` (an assignment, call, jump, test or communication needs the
+  // iterations one by one); fills the loop's lists when it does.
+  bool only_computes(CountedLoop &loop, NodeIndex n, std::uint32_t begin, std::uint32_t end,
+                     const std::string &v) const {
+    const auto reads_v = [&](const model::TimeSpec &t) {
+      return t.kind == model::TimeSpec::Kind::Expression && reads_name(t.expr.root(), v);
+    };
+    if (loop.cond_time >= 0 && reads_v(m_.nodes[n].cond_time)) {
+      return false;
+    }
+    for (std::uint32_t pc = begin; pc < end; ++pc) {
+      const Instruction &ins = p_.code[pc];
+      if (ins.code == Code::Enter) {
+        loop.entered.push_back(ins.node);
+      } else if (ins.code == Code::Compute && !reads_v(m_.nodes[ins.node].time)) {
+        loop.computes.emplace_back(ins.node, ins.a);
+      } else {
+        return false;
+      }
+    }
+    return true;
   }
 
   // A loop's trip counts or an if's outcomes measured per rank (docs/model-schema.md "Measured

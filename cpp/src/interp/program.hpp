@@ -49,6 +49,10 @@ enum class Code : std::uint8_t {
   RegionEnter, // node: enter the trace region of function a (call site node b - 1, 0: none)
   RegionLeave, // leave the innermost region, that of function a
   LocalCall,   // node: an MPI call without communication, named trace_names[a]: delays[b] ns
+  // A counted loop whose body only computes (Program::counted_loops a): all its iterations at
+  // once, then goto b (the loop's exit); falls through to the loop's own code when its bound is
+  // not an integer.
+  CountedLoop,
 };
 
 struct Instruction {
@@ -64,6 +68,20 @@ struct TimeSource {
   std::int32_t expr = -1; // index into Program::exprs, or -1 for the constant
   double seconds = 0.0;   // the constant
   double error = 0.0;     // 3σ/√N per execution (seconds, scaled)
+};
+
+// A `for` whose iterations change nothing but the clock and the counters: one integer variable
+// stepped by a constant and compared with a bound the body cannot change, and a body of compute
+// blocks (and the sequences holding them) whose times do not read the variable. Seed 000 notes
+// §3.5 keeps such a loop only for its trip count; the interpreter runs it as trips x body.
+struct CountedLoop {
+  std::uint32_t slot = 0;                   // the loop variable
+  std::int64_t step = 0;                    // its constant step (never 0)
+  model::ExprOp test = model::ExprOp::Less; // variable `test` bound
+  std::uint32_t bound = 0;                  // expression index
+  std::int32_t cond_time = -1;              // time index of the condition's own block, per test
+  std::vector<std::pair<model::NodeIndex, std::uint32_t>> computes; // node, time index
+  std::vector<model::NodeIndex> entered; // body nodes counted once per iteration
 };
 
 // The statistics one rank uses for an opaque condition.
@@ -239,6 +257,7 @@ struct Program {
   std::vector<std::uint8_t> recursive_site;
   std::vector<MeasuredArg> measured;
   std::vector<MeasuredSequence> measured_sequences;
+  std::vector<CountedLoop> counted_loops;
   std::vector<std::string> warnings; // found while compiling (per-rank data at another np)
   // The operations whose peers are a fallback guess at this np (measured at another): a
   // deadlock of the model then names them, for the program need not deadlock.

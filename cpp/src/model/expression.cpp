@@ -321,6 +321,13 @@ Expression Expression::parse(std::string_view text, std::string_view where) {
   return e;
 }
 
+Expression Expression::of_tree(ExprNode root, std::string text) {
+  Expression e;
+  e.root_ = std::move(root);
+  e.text_ = std::move(text);
+  return e;
+}
+
 Expression Expression::constant(std::int64_t value) {
   Expression e;
   e.root_.kind = ExprKind::IntLiteral;

@@ -282,3 +282,44 @@ TEST(Control, ProcessorSharingWhenRanksExceedCores) {
             std::string::npos)
       << six.warnings[0];
 }
+
+TEST(Control, CountedLoopsOfComputeBlocksRunAtOnceWithTheSameTimesAndCounts) {
+  // Each shape twice: a body of compute blocks (run as trips x body) and the same body with an
+  // assignment (run iteration by iteration); times, counts and the variable's value after the
+  // loop (read by the block after it) must agree.
+  struct Shape {
+    const char *init, *cond, *update;
+    std::uint64_t trips;
+  };
+  const Shape shapes[] = {
+      {"0", "i < n", "i + 1", 7},       {"0", "i <= n", "i + 3", 3}, {"n", "i > 0", "i - 2", 4},
+      {"n", "i >= -1", "i - 1", 9},     {"0", "i != n", "i + 1", 7}, {"5", "i < 2", "i + 1", 0},
+      {"0", "i < n * 0.5", "i + 1", 4}, {"1", "i < n", "2 + i", 3},
+  };
+  for (const Shape &s : shapes) {
+    const auto at_once = [&](bool assign) {
+      const std::string body = assign ? R"("assign": [["z", "z + 1"]])" : R"("assign": [])";
+      const auto m = model_of(R"J({"n": 7})J", std::string(R"J(
+        {"id": 1, "kind": "seq", "children": [2, 6]},
+        {"id": 2, "kind": "for", "init": [["i", ")J") +
+                                                   s.init + R"J("]], "cond": ")J" + s.cond +
+                                                   R"J(", "update": [["i", ")J" + s.update +
+                                                   R"J("]], "cond_time": 1e-8, "children": [3]},
+        {"id": 3, "kind": "seq", "children": [4, 5]},
+        {"id": 4, "kind": "cb", "time": 1e-6, )J" + body +
+                                                   R"J(},
+        {"id": 5, "kind": "cb", "time": "2e-6 * n"},
+        {"id": 6, "kind": "cb", "time": "1e-6 * (i + 20)"})J");
+      return run(m, free_network(), 2);
+    };
+    const auto fast = at_once(false);
+    const auto slow = at_once(true);
+    SCOPED_TRACE(std::string(s.init) + "; " + s.cond + "; " + s.update);
+    EXPECT_EQ(stats(fast, 4).freq, 2 * s.trips);
+    for (const int node : {2, 3, 4, 5, 6}) {
+      EXPECT_EQ(stats(fast, node).freq, stats(slow, node).freq) << node;
+      EXPECT_NEAR(stats(fast, node).time, stats(slow, node).time, 1e-12) << node;
+    }
+    EXPECT_NEAR(fast.program_time, slow.program_time, 1e-12);
+  }
+}

@@ -74,6 +74,9 @@ public:
   static Expression parse(std::string_view text, std::string_view where = "expression");
   static Expression constant(std::int64_t value);
   static Expression constant(double value);
+  // A part of a parsed expression (an operand of its root) to compile alone; `text` names it in
+  // messages (the whole expression's text).
+  static Expression of_tree(ExprNode root, std::string text);
 
   [[nodiscard]] const std::string &text() const { return text_; }
   [[nodiscard]] const ExprNode &root() const { return root_; }
