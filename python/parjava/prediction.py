@@ -257,6 +257,7 @@ class Prediction:
                 f"they may be the machine's, not the program's: {timings.get('line', '')}"
             )
         seen += self._measured_through_warnings()
+        seen += self._preprocessor_warnings()
         for r in self.runs:
             for w in group_node_warnings(list(r.warnings)):
                 if w not in seen:
@@ -302,6 +303,32 @@ class Prediction:
                 f"{spec.get('value')}, but fields computed from it ({fields}{more}) are set for "
                 "several objects, so the model measured them at the estimation input: what they "
                 "bound keeps the estimation's counts; estimate at this input to predict it"
+            )
+        return out
+
+    def _preprocessor_warnings(self) -> list[str]:
+        """Compile-line numbers set away from the build's value that `#if` lines also test.
+
+        `-DNX=256` is a parameter the model computes from like any input, but a conditional
+        directive on it chose code when the program was built: at another value the model still
+        runs the code that build compiled.
+        """
+        if self.model is None:
+            return []
+        given = self._options.get("params") or {}
+        out = []
+        for name, spec in self.model._doc.get("parameters", {}).items():
+            if not isinstance(spec, dict) or name not in given:
+                continue
+            tests = spec.get("preprocessor_tests") or []
+            if not tests or given[name] == spec.get("value"):
+                continue
+            where = ", ".join(tests[:3]) + (f" and {len(tests) - 3} more" if len(tests) > 3 else "")
+            out.append(
+                f"parameter '{name}' = {given[name]} differs from the build's -D{name}="
+                f"{spec.get('value')}, and the preprocessor tests it ({where}): the model keeps "
+                "the code that build compiled there; rebuild the model with the new flag to "
+                "follow it"
             )
         return out
 

@@ -8,7 +8,9 @@
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/ExprCXX.h>
+#include <clang/Basic/SourceManager.h>
 
+#include "compile_time_inputs.hpp"
 #include "effects.hpp"
 #include "variables.hpp"
 
@@ -99,6 +101,10 @@ WriteResult ExpressionWriter::write(const clang::Expr *e, FunctionId f,
   return expr(e, f, options, *program_.functions[f].context);
 }
 
+WriteResult ExpressionWriter::constant(const clang::Expr *e, clang::ASTContext &unit) const {
+  return expr(e, 0, {}, unit);
+}
+
 WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const WriteOptions &o,
                                    clang::ASTContext &ctx) const {
   e = e->IgnoreParens();
@@ -116,8 +122,28 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
   if (macro == "MPI_UNDEFINED") {
     return ok("-1");
   }
+  // A number of the compile line (-D_NX=200) is the parameter named after its macro, and a
+  // constant computed from one is the expression it is (compile_time_inputs.hpp).
+  if (const auto literal = command_line_literal(e, ctx)) {
+    Program::CompileTimeInput &input = program_.compile_time_inputs[literal->macro];
+    input.value = literal->value;
+    input.floating = literal->floating;
+    input.read = true;
+    if (input.source.empty()) {
+      const clang::SourceManager &sm = ctx.getSourceManager();
+      const clang::PresumedLoc at = sm.getPresumedLoc(sm.getExpansionLoc(e->getBeginLoc()));
+      if (at.isValid()) {
+        input.source =
+            program_.source_file(ctx, at.getFilename()) + ":" + std::to_string(at.getLine());
+      }
+    }
+    return ok(literal->negated ? "(-" + literal->macro + ")" : literal->macro);
+  }
+  if (const clang::Expr *init = compile_time_initializer(e, ctx)) {
+    return expr(init, f, o, ctx);
+  }
   // Constants (literals, sizeof, enumerators, constexpr) fold to literals.
-  if (has_side_effect_free_constant(e, ctx)) {
+  if (has_side_effect_free_constant(e, ctx) && !reads_command_line_macro(e, ctx)) {
     const clang::QualType type = e->getType();
     if (type->isIntegralOrEnumerationType()) {
       clang::Expr::EvalResult result;
@@ -217,6 +243,9 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
                       "follow",
                   e);
     }
+  }
+  if (const auto *folded = llvm::dyn_cast<clang::ConstantExpr>(e)) {
+    return expr(folded->getSubExpr(), f, o, ctx); // an enumerator's value that reads a -D flag
   }
   if (const auto *temp = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(e)) {
     return expr(temp->getSubExpr(), f, o, ctx);

@@ -40,6 +40,9 @@ public:
   // `expr` inside function `function`.
   WriteResult write(const clang::Expr *expr, FunctionId function,
                     const WriteOptions &options = {}) const;
+  // A constant initialiser of `unit` outside any function (a global's), written as the
+  // expression it is when it reads a compile-line macro (compile_time_inputs.hpp).
+  WriteResult constant(const clang::Expr *expr, clang::ASTContext &unit) const;
   // The size in bytes of an MPI datatype argument (a predefined type or a tracked datatype).
   WriteResult datatype_size(const clang::Expr *datatype, FunctionId function) const;
   // The new value a kept effect gives its variable, in model syntax.

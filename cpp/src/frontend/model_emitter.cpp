@@ -1,6 +1,7 @@
 #include "model_emitter.hpp"
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <clang/AST/DeclCXX.h>
 #include <clang/Basic/SourceManager.h>
 
+#include "compile_time_inputs.hpp"
 #include "effects.hpp"
 #include "inputs.hpp"
 #include "loop_shape.hpp"
@@ -82,6 +84,9 @@ public:
     for (const auto &scoped : p_.scoped_loops) {
       subs_[scoped.loop][scoped.outer] = w_.name(scoped.inner);
     }
+    for (auto &entry : p_.compile_time_inputs) {
+      entry.second.read = false; // what this model reads, not what the analyses wrote
+    }
     parameters();
     globals();
     // Functions and their parameters first: calls need the callee's parameter list.
@@ -106,6 +111,7 @@ public:
       m.functions[f].body = body.front();
       zero_local_arrays(f, body.front());
     }
+    compile_time_parameters();
     m.validate();
     rewritten();
     field_communicators();
@@ -258,6 +264,29 @@ private:
     }
   }
 
+  // Numbers of the compile line the model reads (compile_time_inputs.hpp), listed once every
+  // expression is written: the writer marks them as it meets them.
+  void compile_time_parameters() {
+    for (const auto &[macro, input] : p_.compile_time_inputs) {
+      if (!input.read) {
+        continue;
+      }
+      model::Parameter param;
+      param.name = macro;
+      param.doc = "-D" + macro + "=" + input.value +
+                  " of the compile line; at another value the model assumes the program built "
+                  "with it";
+      param.origin = "compile-time";
+      param.source = input.source;
+      param.value = input.floating
+                        ? model::Value::of_float(std::strtod(input.value.c_str(), nullptr))
+                        : model::Value::of_int(std::strtoll(input.value.c_str(), nullptr, 0));
+      param.program_default = param.value;
+      param.preprocessor_tests = preprocessor_tests(macro, p_.files);
+      model_->parameters.push_back(std::move(param));
+    }
+  }
+
   // The value a program input has when the program runs with `options.argv`: what its option
   // says on that command line, else the program's own default, else unknown until the
   // estimation run measures it (a warning says so: a placeholder must never pass silently).
@@ -372,6 +401,15 @@ private:
         value = decl->getInit();
       } else if (const auto *field = llvm::dyn_cast_or_null<clang::FieldDecl>(var.decl)) {
         value = field->getInClassInitializer();
+      }
+      if (value != nullptr && var.decl != nullptr &&
+          reads_command_line_macro(value, var.decl->getASTContext())) {
+        // `int constexpr nx_glob = _NX;`: the parameter, not the number it had in this build.
+        const WriteResult written = w_.constant(value, var.decl->getASTContext());
+        if (written.ok) {
+          init = written.text;
+          value = nullptr;
+        }
       }
       if (value != nullptr && var.decl != nullptr) {
         clang::Expr::EvalResult result;

@@ -430,6 +430,16 @@ public:
   void map_aggregate(const clang::ValueDecl *decl, AggregateId id);
   [[nodiscard]] AggregateId aggregate_of_usr(const std::string &usr) const;
   void map_aggregate_usr(const std::string &usr, AggregateId id) { aggregate_usr_[usr] = id; }
+  // Macros of the compile line whose number the model reads (compile_time_inputs.hpp), by name:
+  // the flag's value, whether it is a floating literal, where the model first read it, and
+  // whether the model being emitted reads it (the emitter lists those as parameters).
+  struct CompileTimeInput {
+    std::string value;
+    bool floating = false;
+    std::string source;
+    bool read = false;
+  };
+  std::map<std::string, CompileTimeInput> compile_time_inputs;
   std::vector<Diagnostic> diagnostics;
   bool pgas_reported = false;     // the warning that OpenSHMEM calls are not modelled was given
   std::vector<std::string> files; // source files named by diagnostics and ranges

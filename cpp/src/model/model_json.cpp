@@ -765,6 +765,7 @@ Model read_model(std::string_view text, std::string_view origin) {
         p.origin = pr.string("origin");
         p.aliases = pr.strings("aliases");
         p.measured_through = pr.strings("measured_through");
+        p.preprocessor_tests = pr.strings("preprocessor_tests");
         pr.finish();
       } else {
         p.value = read_parameter_value(value, name);

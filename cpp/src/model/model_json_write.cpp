@@ -343,6 +343,9 @@ std::string model_to_json(const Model &m, int indent) {
     if (!p.measured_through.empty()) {
       entry["measured_through"] = p.measured_through;
     }
+    if (!p.preprocessor_tests.empty()) {
+      entry["preprocessor_tests"] = p.preprocessor_tests;
+    }
     params[p.name] = std::move(entry);
   }
   doc["parameters"] = params;

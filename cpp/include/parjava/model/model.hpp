@@ -47,6 +47,9 @@ struct Parameter {
   // parameter (a field set for several objects: shared_fields.hpp): a prediction at another
   // value keeps what was measured, and says so.
   std::vector<std::string> measured_through;
+  // A compile-line number (origin "compile-time") that `#if`/`#ifdef` lines also test
+  // ("weather.c:12"): a prediction at another value keeps the code this build compiled there.
+  std::vector<std::string> preprocessor_tests;
 };
 
 // A global control variable (notes 000 §3.5 GCVariables): one copy per logical process,
