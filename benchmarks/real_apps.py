@@ -15,7 +15,8 @@ Synch_p2p pipeline, see `parres_kernels`), Mantevo/miniFE
 built as Makefile.openmpi builds it: each file preprocessed, then the output compiled; one
 OpenMP thread, its default), sstsimulator/ember (the MPI communication motifs, see
 `ember_motifs`), ECP-ExaGraph/miniVite (MPI + OpenMP graph clustering, one thread),
-hpgmg/hpgmg (HPGMG-FV, see `hpgmg_fv`), Mantevo/HPCCG, ANL-CESAR/XSBench (see `xsbench`). For
+hpgmg/hpgmg (HPGMG-FV, see `hpgmg_fv`), Mantevo/HPCCG, ANL-CESAR/XSBench (see `xsbench`),
+mrnorman/miniWeather (see `miniweather`: its inputs are -D flags, rebuilt per row). For
 each app the rows are:
 
 * np 1 at the estimation input (bar 15 %): the model and the estimation code, no scaling;
@@ -84,6 +85,10 @@ class App:
     # Settings an input file holds, by the file's argument (PENNANT's `cstop 200` in full.pnt):
     # a command line cannot set them, so the rows give them as `params=`, as a user would.
     file_params: dict[str, dict[str, float]] = field(default_factory=dict)
+    # Inputs given on the compile line (miniWeather's -D_SIM_TIME): the full input's values of
+    # the macros; its rows build the real program again with them and predict with them as
+    # `params=` (the model has each number of the compile line as a parameter).
+    full_defines: dict[str, int] = field(default_factory=dict)
 
 
 MINIAMR_OBJECT = ["--num_objects", "1", "--object", "2", "0", "-1.10", "-1.10", "-1.10"]
@@ -162,9 +167,35 @@ def recognise(checkout: Path) -> App | list[Motif] | list[App]:
         return hpccg(checkout)
     if (checkout / "openmp-threading" / "XSbench_header.h").exists():
         return xsbench(checkout / "openmp-threading")
+    if (checkout / "c" / "miniWeather_mpi.cpp").exists():
+        return miniweather(checkout / "c")
     raise SystemExit(
         f"{checkout}: not a checkout this benchmark knows (CoMD, miniAMR, LULESH, ParRes/Kernels, "
-        "miniFE, PENNANT, miniMD, Ember, miniVite, HPGMG, HPCCG, CoSP2, XSBench)"
+        "miniFE, PENNANT, miniMD, Ember, miniVite, HPGMG, HPCCG, CoSP2, XSBench, miniWeather)"
+    )
+
+
+MINIWEATHER_SIZE = ["-O3", "-D_NX=200", "-D_NZ=100", "-D_SIM_TIME=50"]
+
+
+def miniweather(source: Path) -> App:
+    """mrnorman/miniWeather (c/miniWeather_mpi.cpp): a 2-D stratified flow, decomposed in x,
+    halo exchanges with both neighbours and an Allreduce. Its inputs are -D flags (the grid, the
+    simulated time, the output interval), as its CMakeLists passes them; the output needs
+    PnetCDF (`apt-get install -y libpnetcdf-dev`) but `-D_OUT_FREQ=-1` writes none. The thermal
+    case on a 200 x 100 grid, 50 s simulated (150 steps); the full input simulates 500 s."""
+    return App(
+        "miniWeather",
+        source,
+        [str(source / "miniWeather_mpi.cpp")],
+        [*MINIWEATHER_SIZE, "-D_OUT_FREQ=-1", "-D_DATA_SPEC=DATA_SPEC_THERMAL", "-DNO_INFORM"],
+        ["-lpnetcdf"],
+        [],
+        [],
+        two_ranks=True,
+        cxx=True,
+        full_label="10x the simulated time",
+        full_defines={"_SIM_TIME": 500},
     )
 
 
@@ -540,14 +571,23 @@ def mpirun(np: int) -> list[str]:
     return [shutil.which("mpirun") or "mpirun", "--oversubscribe", "-np", str(np)]
 
 
-def build_real(app: App, work: Path) -> Path:
-    """Compile the app with its own flags and the MPI_Init..MPI_Finalize timer."""
+def build_real(app: App, work: Path, defines: dict[str, int] | None = None) -> Path:
+    """Compile the app with its own flags and the MPI_Init..MPI_Finalize timer; `defines`
+    replace the values of those -D flags."""
     compiler = "mpicxx" if app.cxx else "mpicc"
     objects = []
+    given = dict(defines or {})
+    tag = "".join(f"-{k}{v}" for k, v in given.items())
+    app_flags = [
+        f"-D{f[2:].split('=')[0]}={given[f[2:].split('=')[0]]}"
+        if f.startswith("-D") and f[2:].split("=")[0] in given
+        else f
+        for f in app.flags
+    ]
     for i, src in enumerate([*app.sources, str(HERE / "mpi_span.c")]):
-        obj = work / f"{app.name}-{i}.o"
+        obj = work / f"{app.name}{tag}-{i}.o"
         cc = "mpicc" if src.endswith(".c") else compiler
-        flags = [f for f in app.flags if f != "-std=c99" or cc == "mpicc"]
+        flags = [f for f in app_flags if f != "-std=c99" or cc == "mpicc"]
         if app.preprocess_first and src != str(HERE / "mpi_span.c"):
             expanded = work / f"{app.name}-{i}.2{Path(src).suffix}"
             with expanded.open("w") as out:
@@ -555,7 +595,7 @@ def build_real(app: App, work: Path) -> Path:
             src = str(expanded)
         subprocess.run([cc, *flags, "-c", src, "-o", str(obj)], cwd=app.directory, check=True)
         objects.append(str(obj))
-    exe = work / app.name
+    exe = work / f"{app.name}{tag}"
     subprocess.run([compiler, *objects, "-o", str(exe), *app.libraries], check=True)
     return exe
 
@@ -628,13 +668,22 @@ def run_app(app: App, machine: object, args: argparse.Namespace, work: Path) -> 
     model = estimate(app, app.small, 1, args.estimate_repeat)
     diagnosed = [str(d) for d in model.diagnostics if d.severity in ("warning", "error")]
     exe = build_real(app, work)
+    full_exe = build_real(app, work, app.full_defines) if app.full_defines else exe
 
-    def row(label: str, np: int, argv: list[str], mdl: pj.SourceModel, bar: float | None) -> None:
+    def row(
+        label: str,
+        np: int,
+        argv: list[str],
+        mdl: pj.SourceModel,
+        bar: float | None,
+        defines: dict[str, int] | None = None,
+    ) -> None:
         # What the command line itself draws a warning for (an argument no parameter reads).
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             params = mdl.arguments([f"./{app.name}", *argv])
         params.update(file_settings(app, argv, mdl))
+        params.update(defines or {})
         said: list[str] = [str(w.message).split(":")[0][:80] for w in caught]
         try:
             prediction = pj.interpret(mdl, machine, np=np, params=params)
@@ -644,7 +693,7 @@ def run_app(app: App, machine: object, args: argparse.Namespace, work: Path) -> 
             failure = ""
         except pj.Error as exc:  # reported, never hidden
             predicted, failure = float("nan"), f"{type(exc).__name__}: {str(exc)[:300]}"
-        real = measure(exe, app, argv, np, args.repeat)
+        real = measure(full_exe if defines else exe, app, argv, np, args.repeat)
         err = (predicted - real) / real
         rows.append(
             {
@@ -675,13 +724,13 @@ def run_app(app: App, machine: object, args: argparse.Namespace, work: Path) -> 
         flush=True,
     )
     row("estimation input", 1, app.small, model, 0.15)
-    row(app.full_label, 1, app.full, model, 0.20)
+    row(app.full_label, 1, app.full, model, 0.20, app.full_defines)
     if app.np2 or app.two_ranks:
         np2_model = model
         if app.estimate_np2:
             np2_model = estimate(app, [*app.small, *app.np2], 2, args.estimate_repeat)
             row("estimation input", 2, [*app.small, *app.np2], np2_model, 0.15)
-        row("full input", 2, [*app.full, *app.np2], np2_model, 0.25)
+        row("full input", 2, [*app.full, *app.np2], np2_model, 0.25, app.full_defines)
     if app.cube:
         row("np 8 (2x2x2)", 8, app.cube, model, None)
     for r in rows:
