@@ -11,15 +11,13 @@ never takes, was data everywhere, so another input kept the estimation's trip co
 
 from __future__ import annotations
 
-import os
-import re
-import statistics
 import subprocess
 from pathlib import Path
 
 import pytest
 
 import parjava as pj
+from program_runs import median_time, source_line
 
 pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
 pytestmark = pytest.mark.mpi
@@ -31,10 +29,7 @@ RUN = ["./cart_struct", "40", str(STEPS)]
 
 
 def _line(text: str) -> int:
-    for i, line in enumerate(PROGRAM.read_text().splitlines(), start=1):
-        if text in line:
-            return i
-    raise AssertionError(f"{text!r} not in {PROGRAM}")
+    return source_line(PROGRAM, text)
 
 
 @pytest.fixture(scope="module")
@@ -83,24 +78,6 @@ def test_a_count_another_path_reads_from_data_stays_computed(model: pj.SourceMod
     assert counts == {"40": 20000 * STEPS * 17, "80": 40000 * STEPS * 17}, counts
 
 
-def _run_time(exe: Path, np: int, args: list[str]) -> float:
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    times = []
-    for _ in range(3):
-        proc = subprocess.run(
-            ["mpirun", "--oversubscribe", "-np", str(np), str(exe), *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-            timeout=120,
-        )
-        match = re.search(r"time ([0-9.]+)", proc.stdout)
-        assert match, proc.stdout
-        times.append(float(match.group(1)))
-    return statistics.median(times)
-
-
 def test_twice_the_angles_against_the_program(model: pj.SourceModel, tmp_path: Path) -> None:
     """Estimated at np 2 on 40 angles, the model predicts 80 as the program runs them: the ratio
     of the two times (a uniformly slower machine does not change it), at np 2. With the count
@@ -116,7 +93,7 @@ def test_twice_the_angles_against_the_program(model: pj.SourceModel, tmp_path: P
     ratio = predicted("80") / predicted("40")
     real = 0.0
     for _ in range(2):  # timings on a shared VM: a second measurement decides
-        real = _run_time(exe, 2, ["80", str(STEPS)]) / _run_time(exe, 2, ["40", str(STEPS)])
+        real = median_time(exe, 2, ["80", str(STEPS)]) / median_time(exe, 2, ["40", str(STEPS)])
         if abs(ratio - real) <= 0.2 * real:
             break
     assert ratio == pytest.approx(real, rel=0.2), (ratio, real)

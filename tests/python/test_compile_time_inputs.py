@@ -9,15 +9,13 @@ A number of the compile line is now a parameter named after its macro.
 
 from __future__ import annotations
 
-import os
-import re
-import statistics
 import subprocess
 from pathlib import Path
 
 import pytest
 
 import parjava as pj
+from program_runs import median_time, source_line
 
 pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
 pytestmark = pytest.mark.mpi
@@ -31,10 +29,7 @@ def _flags(nx: int, t_end: int = 400) -> list[str]:
 
 
 def _line(text: str) -> int:
-    for i, line in enumerate(PROGRAM.read_text().splitlines(), start=1):
-        if text in line:
-            return i
-    raise AssertionError(f"{text!r} not in {PROGRAM}")
+    return source_line(PROGRAM, text)
 
 
 @pytest.fixture(scope="module")
@@ -84,24 +79,6 @@ def test_a_larger_grid_and_a_longer_time_change_the_steps(model: pj.SourceModel)
     assert not [w for w in same.warnings if "preprocessor" in w], same.warnings
 
 
-def _run_time(exe: Path, np: int) -> float:
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    times = []
-    for _ in range(3):
-        proc = subprocess.run(
-            ["mpirun", "--oversubscribe", "-np", str(np), str(exe)],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-            timeout=120,
-        )
-        match = re.search(r"time ([0-9.]+)", proc.stdout)
-        assert match, proc.stdout
-        times.append(float(match.group(1)))
-    return statistics.median(times)
-
-
 def test_twice_the_grid_against_the_program_built_at_it(
     model: pj.SourceModel, tmp_path: Path
 ) -> None:
@@ -122,7 +99,7 @@ def test_twice_the_grid_against_the_program_built_at_it(
         ratio = predicted[1] / predicted[0]
         real = 0.0
         for _ in range(2):  # timings on a shared VM: a second measurement decides
-            real = _run_time(exes[512], np) / _run_time(exes[256], np)
+            real = median_time(exes[512], np) / median_time(exes[256], np)
             if abs(ratio - real) <= 0.2 * real:
                 break
         assert ratio == pytest.approx(real, rel=0.2), (np, ratio, real)

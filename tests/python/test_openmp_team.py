@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import os
 import re
-import statistics
 import subprocess
 from pathlib import Path
 
 import pytest
 
 import parjava as pj
+from program_runs import median_time
 
 pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
 pytestmark = pytest.mark.mpi
@@ -91,22 +91,10 @@ def test_predictions_follow_the_programs_team_not_the_default_threads(
     assert (one.time - pair) + (one.time - first) == pytest.approx(one.time - both.time, rel=0.02)
 
 
-def _run_time(exe: Path, args: list[str]) -> float:
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    times = []
-    for _ in range(3):
-        proc = subprocess.run(
-            ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", "1", str(exe), *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=True,
-            timeout=120,
-        )
-        match = re.search(r"team (\d+) .* time ([0-9.]+)", proc.stdout)
-        assert match, proc.stdout
-        times.append(float(match.group(2)))
-    return statistics.median(times)
+def _team_time(exe: Path, args: list[str]) -> float:
+    return median_time(
+        exe, 1, args, pattern=r"team \d+ .* time ([0-9.]+)", launcher=["--bind-to", "none"]
+    )
 
 
 def test_the_prediction_of_a_larger_team_matches_the_program(
@@ -127,8 +115,8 @@ def test_the_prediction_of_a_larger_team_matches_the_program(
     # work (two threads then do not get two cores) skips, as the other timed tests do.
     for _ in range(2):
         busy = os.getloadavg()[0]
-        real_one = _run_time(exe, ["-t", "1", "-s", "10"])
-        real_both = _run_time(exe, ["-t", "2", "-p", "2", "-s", "10"])
+        real_one = _team_time(exe, ["-t", "1", "-s", "10"])
+        real_both = _team_time(exe, ["-t", "2", "-p", "2", "-s", "10"])
         busy = max(busy, os.getloadavg()[0])
         if abs(model - real_both / real_one) <= 0.12:
             return
