@@ -388,16 +388,19 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   return r;
 }
 
-static void pj_write(void);
+static void pj_write_file(int calibrate);
 
 /* The measurements are written here as well as at exit: when one rank returns a non-zero status
    after MPI_Finalize (XSBench without a known checksum), mpirun aborts the job and can kill the
    other ranks before their exit handlers run. PMPI_Finalize's fence keeps every rank from
    returning before all of them have written; the file written at exit then replaces this one
-   with what ran after MPI_Finalize. */
+   with what ran after MPI_Finalize, and with the probes' calibration, measured at exit only, as
+   always: calibrated here, the OpenMP program tests/programs/openmp_loops/forces.c failed its
+   self-check one estimation in three (-18 % to +26 %), and never with the exit-time figures.
+   A rank killed after MPI_Finalize keeps this file, with no calibration (its costs read 0). */
 int MPI_Finalize(void) {
   pj_take(&pj_finalize_moment, 0);
-  pj_write();
+  pj_write_file(0);
   return PMPI_Finalize();
 }
 
@@ -628,7 +631,7 @@ static void pj_merge(pj_slot *into, const pj_slot *from) {
 
 static int pj_calibrated;
 
-static void pj_write(void) {
+static void pj_write_file(int calibrate) {
   pj_slot *total;
   pj_thread_entry *t;
   double seconds, rate;
@@ -653,7 +656,7 @@ static void pj_write(void) {
 #else
   rate = (double)ticks / seconds;
 #endif
-  if (!pj_calibrated) { /* its samples add up: a second calibration would double the pair's */
+  if (calibrate && !pj_calibrated) { /* its samples add up: calibrate once */
     pj_calibrate();
     pj_calibrated = 1;
   }
@@ -754,6 +757,8 @@ static void pj_write(void) {
   }
   free(total);
 }
+
+static void pj_write(void) { pj_write_file(1); }
 
 __attribute__((constructor)) static void pj_start(void) {
   clock_gettime(CLOCK_MONOTONIC, &pj_start_time);
