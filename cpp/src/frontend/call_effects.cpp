@@ -620,6 +620,9 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
       out.push_back(havoc(var, "the count of a received message (MPI_Get_count)", where));
       break;
     }
+    case MpiRole::Start: // the operation it posts has the effects of its init call
+      break;
+    case MpiRole::PersistentInit: // what each MPI_Start of the request does (its receive)
     case MpiRole::Communication:
       if (call.name == "MPI_Cart_create" || call.name == "PMPI_Cart_create") {
         const VarId cart = arg(5) ? address_of(arg(5), vars) : kNoVar;

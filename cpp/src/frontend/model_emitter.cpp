@@ -883,6 +883,13 @@ private:
     p_.diagnostics.push_back(std::move(d));
   }
 
+  // The model name of a request variable, or of its text when the model has no name for it (a
+  // global request array that only MPI calls the model does not post use).
+  std::string request_name(VarId v, const clang::Expr *e, const clang::ASTContext &ctx) const {
+    std::string name = v != kNoVar ? w_.name(v) : std::string();
+    return name.empty() ? identifier(source_text(e, ctx, 30)) : name;
+  }
+
   // A request argument: &req, &reqs[k] or reqs + k.
   void request(model::Node &n, const clang::Expr *e, FunctionId f, const WriteOptions &o,
                const StructNode &s) {
@@ -909,7 +916,7 @@ private:
     model::OperationArg req;
     req.name = "request";
     req.kind = model::ArgKind::Request;
-    req.text = v != kNoVar ? w_.name(v) : identifier(source_text(base, ctx, 30));
+    req.text = request_name(v, base, ctx);
     n.op_args.push_back(req);
     if (index != nullptr) {
       // `&req[n++]`: the index is n before the increment (the increment is an effect of the
@@ -1014,7 +1021,7 @@ private:
               n.op == model::Operation::Testall) {
             VariableResolver vars(p_, ctx, f);
             const VarId v = vars.lvalue(a.expr);
-            arg.text = v != kNoVar ? w_.name(v) : identifier(source_text(a.expr, ctx, 30));
+            arg.text = request_name(v, a.expr, ctx);
           } else {
             request(n, a.expr, f, o, s);
             continue;

@@ -39,11 +39,28 @@ std::vector<MpiFunction> make_table() {
                                     {"comm", K::Comm, 5},
                                     {"", K::Status, 6}}));
   // MPI_Irecv(buf, count, datatype, source, tag, comm, &request)
-  add("MPI_Irecv", comm("MPI_Irecv", {{"source", K::Expr, 3},
-                                      {"tag", K::Expr, 4},
-                                      {"bytes", K::Bytes, 1, 2},
-                                      {"comm", K::Comm, 5},
-                                      {"request", K::Request, 6}}));
+  const std::vector<MpiArg> irecv = {{"source", K::Expr, 3},
+                                     {"tag", K::Expr, 4},
+                                     {"bytes", K::Bytes, 1, 2},
+                                     {"comm", K::Comm, 5},
+                                     {"request", K::Request, 6}};
+  add("MPI_Irecv", comm("MPI_Irecv", irecv));
+  // Persistent requests: the same arguments as the non-blocking call MPI_Start posts.
+  auto persistent = [](const char *op, std::vector<MpiArg> args) {
+    return MpiFunction{"", MpiRole::PersistentInit, op, std::move(args), -1, -1};
+  };
+  add("MPI_Send_init", persistent("MPI_Isend", isend));
+  add("MPI_Bsend_init", persistent("MPI_Ibsend", isend));
+  add("MPI_Ssend_init", persistent("MPI_Issend", isend));
+  add("MPI_Rsend_init", persistent("MPI_Irsend", isend));
+  add("MPI_Recv_init", persistent("MPI_Irecv", irecv));
+  add("MPI_Start", MpiFunction{"", MpiRole::Start, "", {{"request", K::Request, 0}}, -1, -1});
+  add("MPI_Startall", MpiFunction{"",
+                                  MpiRole::Start,
+                                  "",
+                                  {{"count", K::Expr, 0}, {"request", K::RequestArray, 1}},
+                                  -1,
+                                  -1});
   // MPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, &st)
   add("MPI_Sendrecv", comm("MPI_Sendrecv", {{"dest", K::Expr, 3},
                                             {"sendbytes", K::Bytes, 1, 2},

@@ -29,6 +29,11 @@ enum class MpiRole : std::uint8_t {
   CartCoords, // MPI_Cart_coords(comm, rank, maxdims, coords)
   CartShift,  // MPI_Cart_shift(comm, direction, disp, &source, &dest)
   CartRank,   // MPI_Cart_rank(comm, coords, &rank)
+  // Persistent requests (MPI 4.0 §3.9, structure_persistent.cpp): an MPI_*_init records the
+  // operation (`operation`, with its arguments) that each MPI_Start / MPI_Startall of the
+  // request posts.
+  PersistentInit,
+  Start,
 };
 
 // Where one model argument comes from.

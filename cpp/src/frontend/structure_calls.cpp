@@ -46,6 +46,7 @@ std::vector<ClassifiedCall> StructureWalk::leaf_calls(const clang::Stmt *s) {
                       c.kind == CallClass::ThreadOp || c.kind == CallClass::ScopedLock ||
                       (c.kind == CallClass::Mpi && c.mpi != nullptr &&
                        (c.mpi->role == MpiRole::Communication || c.mpi->role == MpiRole::Group ||
+                        c.mpi->role == MpiRole::PersistentInit || c.mpi->role == MpiRole::Start ||
                         comm_query_output(c, vars_) != kNoVar));
     if (leaf) {
       out.push_back(std::move(c));

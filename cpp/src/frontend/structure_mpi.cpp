@@ -10,6 +10,14 @@ namespace parjava::frontend {
 
 void StructureWalk::emit_mpi_leaf(Seq &seq, const ClassifiedCall &c) {
   const MpiFunction &mpi = *c.mpi;
+  if (mpi.role == MpiRole::PersistentInit) {
+    record_persistent_init(c);
+    return;
+  }
+  if (mpi.role == MpiRole::Start) {
+    emit_start(seq, c);
+    return;
+  }
   if (mpi.role != MpiRole::Communication) {
     emit_comm_query_leaf(seq, c);
     return;
@@ -17,11 +25,16 @@ void StructureWalk::emit_mpi_leaf(Seq &seq, const ClassifiedCall &c) {
   if ((c.name == "MPI_Comm_group" || c.name == "PMPI_Comm_group") && c.args.size() == 2) {
     program_.made_groups.insert(group_text(c.args[1]));
   }
-  StructNode n = make(StructKind::Communication, c.expr->getSourceRange());
-  n.call = c.expr;
+  emit_operation(seq, c, mpi, c);
+}
+
+void StructureWalk::emit_operation(Seq &seq, const ClassifiedCall &c, const MpiFunction &mpi,
+                                   const ClassifiedCall &site) {
+  StructNode n = make(StructKind::Communication, site.expr->getSourceRange());
+  n.call = site.expr;
   n.operation = std::string(mpi.operation);
-  n.callee_name = c.name;
-  n.label = c.name;
+  n.callee_name = site.name;
+  n.label = site.name;
   const auto arg = [&](int i) -> const clang::Expr * {
     return i >= 0 && static_cast<std::size_t>(i) < c.args.size()
                ? c.args[static_cast<std::size_t>(i)]
@@ -88,7 +101,7 @@ void StructureWalk::emit_mpi_leaf(Seq &seq, const ClassifiedCall &c) {
     }
     n.comm_args.push_back(std::move(ca));
   }
-  n.effects = tagged(call_effects(c, vars_), c.expr);
+  n.effects = tagged(call_effects(c, vars_), site.expr);
   for (const auto &a : n.comm_args) {
     for (VarId v : a.uses) {
       n.uses.push_back(v);

@@ -140,6 +140,17 @@ private:
 
   // structure_mpi.cpp: MPI leaves, communicator names (arrays, copies, parameters), groups
   void emit_mpi_leaf(Seq &seq, const ClassifiedCall &c);
+  // The leaf of `mpi`'s operation with `c`'s arguments, at `site` (the call itself, or the
+  // MPI_Start that posts a persistent request made by `c`).
+  void emit_operation(Seq &seq, const ClassifiedCall &c, const MpiFunction &mpi,
+                      const ClassifiedCall &site);
+  // structure_persistent.cpp: persistent requests (MPI_Send_init ... MPI_Start)
+  void record_persistent_init(const ClassifiedCall &c);
+  void emit_start(Seq &seq, const ClassifiedCall &c);
+  using RequestSlot = std::pair<const clang::ValueDecl *, std::int64_t>;
+  std::optional<RequestSlot> request_slot(const clang::Expr *e) const;
+  // The MPI_*_init call each persistent request of this function was last made by.
+  std::map<RequestSlot, ClassifiedCall> persistent_;
   void emit_comm_query_leaf(Seq &seq, const ClassifiedCall &c);
   bool append_comm_copy(Seq &seq, const clang::Stmt *s);
   bool append_comm_assign(Seq &seq, const clang::Stmt *s);
