@@ -8,6 +8,7 @@
 #include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 
+#include "array_copies.hpp"
 #include "variables.hpp"
 
 namespace parjava::frontend {
@@ -235,6 +236,16 @@ private:
       }
       if (!why.empty()) {
         p_.escaped_aggregates[agg] = {why, use->getBeginLoc(), &ctx};
+      }
+    }
+    for (const clang::Expr *use : escaping_array_uses(p_.functions[f].decl->getBody(), ctx)) {
+      const clang::ValueDecl *decl = named_decl(use);
+      const AggregateId agg = decl != nullptr ? vars.aggregate(decl) : kNoAggregate;
+      if (agg != kNoAggregate && !p_.escaped_aggregates.contains(agg)) {
+        p_.escaped_aggregates[agg] = {"'" + source_text(use->IgnoreImplicit(), ctx, 40) +
+                                          "' is used as a whole where the model follows only "
+                                          "its elements, copies and returns",
+                                      use->getBeginLoc(), &ctx};
       }
     }
   }

@@ -13,6 +13,8 @@
 #include <clang/Index/USRGeneration.h>
 #include <llvm/ADT/SmallString.h>
 
+#include "subscripts.hpp"
+
 namespace parjava::frontend {
 
 namespace {
@@ -562,6 +564,12 @@ ClassifiedCall CallClassifier::classify(const clang::Expr *call, clang::ASTConte
   }
   out.name = out.callee->getNameAsString();
   const std::string &name = out.name;
+  if (is_std_array_access(ce) || is_std_array_assignment(ce)) {
+    // An element of a fixed-size array, as `a[i]` of a C array, or a copy of the whole array
+    // (array_copies.hpp): part of the statement, not a library call.
+    out.kind = CallClass::Math;
+    return out;
+  }
 
   if (const auto *member = llvm::dyn_cast<clang::CXXMemberCallExpr>(ce)) {
     const clang::CXXRecordDecl *record = member->getRecordDecl();

@@ -1,5 +1,6 @@
 #include "effects.hpp"
 
+#include "array_copies.hpp"
 #include "hidden_writes.hpp"
 #include "input_reads.hpp"
 #include "keyed_inputs.hpp"
@@ -163,6 +164,10 @@ public:
     if (skip_ != nullptr && skip_->contains(call)) {
       return true;
     }
+    if (auto copy = whole_array_assignment(call, vars_)) {
+      out_.insert(out_.end(), copy->begin(), copy->end());
+      return true;
+    }
     const ClassifiedCall c = calls_.classify(call, vars_.context());
     for (auto &e : call_effects(c, vars_)) {
       out_.push_back(std::move(e));
@@ -284,28 +289,36 @@ private:
     }
   }
 
-  // `int nbr[6] = {...}`: one assignment per element, the missing ones zero.
+  // `int nbr[6] = {...}`, `std::array<int, 6> nbr{...}`: one assignment per element, the
+  // missing ones zero. A std::array left uninitialised has no effect (as `int nbr[6];`), one
+  // initialised from a whole array is a copy (array_copies.hpp).
   void aggregate_init(const clang::VarDecl *decl) {
     const AggregateId id = vars_.aggregate(decl);
     const Aggregate &agg = vars_.program().aggregates[id];
     std::vector<const clang::Expr *> values(agg.elements.size(), nullptr);
     const auto *list = llvm::dyn_cast<clang::InitListExpr>(decl->getInit()->IgnoreImplicit());
-    if (list != nullptr) {
-      std::size_t next = 0;
-      const std::function<void(const clang::InitListExpr *)> flatten =
-          [&](const clang::InitListExpr *l) {
-            for (const clang::Expr *init : l->inits()) {
-              if (const auto *inner = llvm::dyn_cast<clang::InitListExpr>(init->IgnoreImplicit())) {
-                flatten(inner);
-              } else if (next < values.size()) {
-                values[next++] = llvm::isa<clang::ImplicitValueInitExpr>(init->IgnoreImplicit())
-                                     ? nullptr
-                                     : init;
-              }
-            }
-          };
-      flatten(list);
+    if (list == nullptr) {
+      const auto *construct = llvm::dyn_cast<clang::CXXConstructExpr>(strip(decl->getInit()));
+      if (construct == nullptr || construct->getNumArgs() > 0) {
+        std::vector<Effect> copy =
+            whole_array_effects(id, decl->getInit(), vars_, decl->getLocation());
+        out_.insert(out_.end(), copy.begin(), copy.end());
+      }
+      return;
     }
+    std::size_t next = 0;
+    const std::function<void(const clang::InitListExpr *)> flatten =
+        [&](const clang::InitListExpr *l) {
+          for (const clang::Expr *init : l->inits()) {
+            if (const auto *inner = llvm::dyn_cast<clang::InitListExpr>(init->IgnoreImplicit())) {
+              flatten(inner);
+            } else if (next < values.size()) {
+              values[next++] =
+                  llvm::isa<clang::ImplicitValueInitExpr>(init->IgnoreImplicit()) ? nullptr : init;
+            }
+          }
+        };
+    flatten(list);
     for (std::uint64_t k = 0; k < agg.elements.size(); ++k) {
       Effect e;
       e.var = agg.elements[k];

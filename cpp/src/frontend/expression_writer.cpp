@@ -12,6 +12,7 @@
 
 #include "compile_time_inputs.hpp"
 #include "effects.hpp"
+#include "subscripts.hpp"
 #include "variables.hpp"
 
 namespace parjava::frontend {
@@ -335,6 +336,15 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
       return x;
     }
     return ok("(" + c.text + " ? " + t.text + " : " + x.text + ")");
+  }
+  if (is_std_array_access(e)) {
+    WriteResult r = element(e, f, o, ctx);
+    if (r.ok || !r.why.empty()) {
+      return r;
+    }
+    return fail("'" + source_text(e, ctx, 40) + "' reads a std::array element (data the model " +
+                    "does not keep)",
+                e);
   }
   if (llvm::isa<clang::CallExpr>(e)) {
     const ClassifiedCall c = calls_.classify(e, ctx);

@@ -1,6 +1,7 @@
 // Statements of the walk (structure_walk.hpp): if / if-else, for / while / do-while / range-for
 // (loops whose condition calls a modelled function are rotated), switch, break / continue /
 // return leaves, their conditions, and the member initialisers of constructors.
+#include "array_copies.hpp"
 #include "structure_walk.hpp"
 
 #include <clang/AST/ExprCXX.h>
@@ -505,6 +506,11 @@ void StructureWalk::append_return(Seq &seq, const clang::ReturnStmt *ret) {
   if (value != nullptr) {
     emit_condition_calls(seq, value);
     add_effects(seq, statement_effects(value, vars_, calls_, nullptr), ret->getSourceRange());
+    // A std::array returned by value goes to the function's return cell (array_copies.hpp).
+    if (const AggregateId cell = returned_array_cell(program_, function_); cell != kNoAggregate) {
+      add_effects(seq, whole_array_effects(cell, value, vars_, ret->getBeginLoc()),
+                  ret->getSourceRange());
+    }
   }
   StructNode n = make(StructKind::Return, ret->getSourceRange());
   n.stmt = ret;

@@ -7,6 +7,7 @@
 #include <clang/Lex/Lexer.h>
 
 #include "calls.hpp"
+#include "subscripts.hpp"
 
 namespace parjava::frontend {
 
@@ -72,6 +73,10 @@ public:
     return true;
   }
   bool VisitCXXMemberCallExpr(clang::CXXMemberCallExpr *call) {
+    if (is_std_array_access(call)) {
+      element(call); // a std::array's `a.at(i)`
+      return true;
+    }
     const clang::CXXMethodDecl *method = call->getMethodDecl();
     if (method != nullptr && method->getNameAsString() == "size") {
       add(resolver_.container_size(call->getImplicitObjectArgument()));
@@ -82,6 +87,12 @@ public:
   // time it may read any of them (the index's own variables are visited as usual).
   bool VisitArraySubscriptExpr(clang::ArraySubscriptExpr *sub) {
     element(sub);
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(clang::CXXOperatorCallExpr *call) {
+    if (is_std_array_access(call)) {
+      element(call); // a std::array's `a[i]`
+    }
     return true;
   }
   bool VisitUnaryOperator(clang::UnaryOperator *op) {
@@ -400,7 +411,7 @@ VarId VariableResolver::lvalue(const clang::Expr *expr) {
     return kNoVar;
   }
   expr = expr->IgnoreParenImpCasts();
-  if (llvm::isa<clang::ArraySubscriptExpr>(expr) ||
+  if (subscript(expr).valid() ||
       (llvm::isa<clang::UnaryOperator>(expr) &&
        llvm::cast<clang::UnaryOperator>(expr)->getOpcode() == clang::UO_Deref)) {
     const ElementAccess access = element_access(expr);
@@ -472,14 +483,23 @@ namespace {
 std::vector<std::uint64_t> scalar_array_dims(clang::QualType type, const clang::ASTContext &ctx) {
   std::vector<std::uint64_t> dims;
   std::uint64_t total = 1;
-  while (const auto *array = ctx.getAsConstantArrayType(type)) {
-    const std::uint64_t n = array->getSize().getZExtValue();
+  for (;;) {
+    std::uint64_t n = 0;
+    clang::QualType element;
+    if (const auto *array = ctx.getAsConstantArrayType(type)) {
+      n = array->getSize().getZExtValue();
+      element = array->getElementType();
+    } else if (const auto extent = std_array_extent(type, &element)) {
+      n = *extent; // std::array<int, 4>: the int[4] it wraps
+    } else {
+      break;
+    }
     if (n == 0 || total * n > kMaxAggregateElements) {
       return {};
     }
     total *= n;
     dims.push_back(n);
-    type = array->getElementType();
+    type = element;
   }
   if (dims.empty()) {
     return {};
@@ -563,8 +583,14 @@ AggregateId VariableResolver::aggregate(const clang::ValueDecl *decl) {
     }
   }
   clang::QualType element_type = decl->getType();
-  while (const auto *array = context_.getAsConstantArrayType(element_type)) {
-    element_type = array->getElementType();
+  for (;;) {
+    clang::QualType inner;
+    if (const auto *array = context_.getAsConstantArrayType(element_type)) {
+      inner = array->getElementType();
+    } else if (!std_array_extent(element_type, &inner)) {
+      break;
+    }
+    element_type = inner;
   }
   Aggregate agg;
   agg.dims = dims;
@@ -636,9 +662,9 @@ VariableResolver::ElementAccess VariableResolver::element_access(const clang::Ex
     deref = true;
     expr = u->getSubExpr()->IgnoreParenImpCasts();
   }
-  while (const auto *sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(expr)) {
-    indices.insert(indices.begin(), sub->getIdx());
-    expr = sub->getBase()->IgnoreParenImpCasts();
+  for (Subscript sub = subscript(expr); sub.valid(); sub = subscript(expr)) {
+    indices.insert(indices.begin(), sub.index);
+    expr = sub.base->IgnoreParenImpCasts();
   }
   const clang::ValueDecl *decl = named_decl(expr);
   if (decl == nullptr) {
