@@ -363,6 +363,18 @@ std::string usr_of(const clang::Decl *decl) {
   return std::string(buf.str());
 }
 
+std::string signature_key(const clang::FunctionDecl *fd) {
+  std::string key = fd->getQualifiedNameAsString() + "(";
+  for (const clang::ParmVarDecl *p : fd->parameters()) {
+    key += p->getType().getCanonicalType().getUnqualifiedType().getAsString() + ",";
+  }
+  key += ")";
+  if (const auto *method = llvm::dyn_cast<clang::CXXMethodDecl>(fd); method && method->isConst()) {
+    key += " const";
+  }
+  return key;
+}
+
 bool in_user_file(const clang::Decl *decl, const clang::SourceManager &sm) {
   const clang::SourceLocation loc = sm.getExpansionLoc(decl->getLocation());
   return loc.isValid() && !sm.isInSystemHeader(loc) && !sm.isInSystemMacro(loc);
@@ -393,8 +405,11 @@ FunctionId CallClassifier::defined_function(const clang::FunctionDecl *callee) c
     }
   }
   const std::string usr = usr_of(callee);
-  const auto it = usr_index_.find(usr);
-  return it == usr_index_.end() ? kNoFunction : it->second;
+  if (const auto it = usr_index_.find(usr); it != usr_index_.end()) {
+    return it->second;
+  }
+  const auto it = signature_index_.find(signature_key(callee));
+  return it == signature_index_.end() ? kNoFunction : it->second;
 }
 
 FunctionId CallClassifier::user_function(const clang::FunctionDecl *callee) const {

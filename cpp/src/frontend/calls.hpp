@@ -67,6 +67,8 @@ public:
   // The same, ignoring measure_in_place.
   FunctionId defined_function(const clang::FunctionDecl *callee) const;
   void register_usr(const std::string &usr, FunctionId id) { usr_index_[usr] = id; }
+  // The function's signature_key, for callees whose USR differs from the definition's.
+  void register_signature(const std::string &key, FunctionId id) { signature_index_[key] = id; }
   // From now on calls to `f` are external calls, measured inside the enclosing computational
   // block (recursive functions: see mark_recursive_functions in source_analysis.cpp).
   void measure_in_place(FunctionId f) { in_place_.insert(f); }
@@ -77,6 +79,7 @@ public:
 private:
   const Program &program_;
   std::map<std::string, FunctionId> usr_index_;
+  std::map<std::string, FunctionId> signature_index_;
   std::set<FunctionId> in_place_;
   DispatchTable dispatch_;
   std::vector<FunctionId> indirect_targets(const clang::CallExpr *call,
@@ -87,6 +90,12 @@ private:
 
 // The USR of a declaration (stable across translation units), "" if Clang cannot make one.
 std::string usr_of(const clang::Decl *decl);
+
+// A function's qualified name and parameter types without their top-level qualifiers. Clang's
+// USR spells a parameter declared `const int` as `#1I`, so a definition `f(const int n)` and the
+// declaration `f(int n)` another file sees have different USRs (UoB-HPC/CloverLeaf's
+// chunk_type constructor: every call of it was an external call); this key is the same for both.
+std::string signature_key(const clang::FunctionDecl *fd);
 
 // `name` converts text to a number (atoi ... strtod); `floating` for atof, strtod, strtof.
 bool number_conversion(const std::string &name, bool &floating);

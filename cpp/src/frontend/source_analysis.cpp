@@ -398,6 +398,9 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
       if (!usr.empty()) {
         by_usr[usr] = id;
         a->calls->register_usr(usr, id);
+        if (fd->doesThisDeclarationHaveABody()) {
+          a->calls->register_signature(signature_key(fd), id);
+        }
         program.function_usr[usr] = id;
       }
     }
