@@ -7,8 +7,10 @@
 
 #include <clang/AST/ParentMapContext.h>
 #include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/AST/StmtCXX.h>
 
 #include "array_copies.hpp"
+#include "subscripts.hpp"
 #include "variables.hpp"
 
 namespace parjava::frontend {
@@ -86,7 +88,19 @@ public:
     }
     return true;
   }
+  // `for (int &field : fields) field = 0;` writes every element through a reference the effects
+  // do not follow (CloverLeaf's start()): the array is data, not its elements' stale values.
+  bool VisitCXXForRangeStmt(clang::CXXForRangeStmt *loop) {
+    const clang::QualType var = loop->getLoopVariable()->getType();
+    if (var->isReferenceType() && !var.getNonReferenceType().isConstQualified() &&
+        loop->getRangeInit() != nullptr &&
+        loop->getRangeInit()->IgnoreParenImpCasts()->getType()->isArrayType()) {
+      range_writes.push_back(loop->getRangeInit());
+    }
+    return true;
+  }
   std::vector<const clang::Expr *> uses;
+  std::vector<const clang::Expr *> range_writes;
 
 private:
   // `a[i]` decays `a` to index it: that is an element access, not a pointer use.
@@ -238,6 +252,14 @@ private:
         p_.escaped_aggregates[agg] = {why, use->getBeginLoc(), &ctx};
       }
     }
+    for (const clang::Expr *range : found.range_writes) {
+      const AggregateId agg = referenced_aggregate(range, vars);
+      if (agg != kNoAggregate && !p_.escaped_aggregates.contains(agg)) {
+        p_.escaped_aggregates[agg] = {"'" + source_text(range, ctx, 40) +
+                                          "' is written through the reference of a range-for",
+                                      range->getBeginLoc(), &ctx};
+      }
+    }
     for (const clang::Expr *use : escaping_array_uses(p_.functions[f].decl->getBody(), ctx)) {
       const clang::ValueDecl *decl = named_decl(use);
       const AggregateId agg = decl != nullptr ? vars.aggregate(decl) : kNoAggregate;
@@ -333,7 +355,10 @@ private:
         }
         const clang::FunctionDecl *callee = p_.functions[c.user].decl;
         for (unsigned i = 0; i < callee->getNumParams() && i < c.args.size(); ++i) {
-          if (!callee->getParamDecl(i)->getType()->isPointerType()) {
+          // Pointers, and std::arrays by reference or by value (array_copies.hpp).
+          const clang::QualType type = callee->getParamDecl(i)->getType();
+          const bool array_value = !type->isReferenceType() && std_array_extent(type, nullptr);
+          if (!type->isPointerType() && !std_array_extent(type, nullptr)) {
             continue;
           }
           Seen &s = seen[{c.user, i}];
@@ -343,7 +368,9 @@ private:
             continue;
           }
           AliasTarget t = *target;
-          if (t.scalar != kNoVar && !t.cell && !global_like(p_.variables[t.scalar])) {
+          if (array_value && t.aggregate != kNoAggregate) {
+            t.cell = true; // a copy: the callee's writes must not reach the caller's array
+          } else if (t.scalar != kNoVar && !t.cell && !global_like(p_.variables[t.scalar])) {
             t.cell = true; // a caller's local: reached through the callee's cell
           } else if (t.aggregate != kNoAggregate &&
                      !global_like(p_.variables[p_.aggregates[t.aggregate].elements.front()])) {

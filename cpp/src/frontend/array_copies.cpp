@@ -42,8 +42,9 @@ AggregateId source_aggregate(const clang::Expr *value, VariableResolver &vars) {
     const FunctionId f = vars.program().callee_of(call->getDirectCallee());
     return f != kNoFunction ? returned_array_cell(vars.program(), f) : kNoAggregate;
   }
-  const clang::ValueDecl *decl = named_decl(value);
-  return decl != nullptr ? vars.aggregate(decl) : kNoAggregate;
+  // A named array, or a std::array parameter's cell.
+  const auto target = vars.pointer_target(value);
+  return target && target->offset == 0 ? target->aggregate : kNoAggregate;
 }
 
 } // namespace
@@ -174,17 +175,29 @@ private:
       return true;
     }
     if (const auto *construct = llvm::dyn_cast<clang::CXXConstructExpr>(parent)) {
-      return construct->getConstructor()->isCopyOrMoveConstructor();
+      return construct->getConstructor()->isCopyOrMoveConstructor() ||
+             read_only_argument(construct->getConstructor(), construct->arguments(), e);
     }
     if (const auto *call = llvm::dyn_cast<clang::CallExpr>(parent)) {
-      // Bound to a const reference parameter: the callee reads it.
-      const clang::FunctionDecl *callee = call->getDirectCallee();
-      for (unsigned i = 0; callee != nullptr && i < call->getNumArgs(); ++i) {
-        if (call->getArg(i) == e && i < callee->getNumParams()) {
-          const clang::QualType type = callee->getParamDecl(i)->getType();
-          return type->isLValueReferenceType() && type.getNonReferenceType().isConstQualified();
+      return read_only_argument(call->getDirectCallee(), call->arguments(), e);
+    }
+    return false;
+  }
+
+  // Bound to a const reference parameter (or copied into a by-value one): the callee reads it.
+  template <typename Arguments>
+  static bool read_only_argument(const clang::FunctionDecl *callee, Arguments arguments,
+                                 const clang::Expr *e) {
+    unsigned i = 0;
+    for (const clang::Expr *a : arguments) {
+      if (a == e) {
+        if (callee == nullptr || i >= callee->getNumParams()) {
+          return false;
         }
+        const clang::QualType type = callee->getParamDecl(i)->getType();
+        return !type->isReferenceType() || type.getNonReferenceType().isConstQualified();
       }
+      ++i;
     }
     return false;
   }

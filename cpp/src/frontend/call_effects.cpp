@@ -101,7 +101,11 @@ void out_arguments(const ClassifiedCall &call, VariableResolver &vars, std::vect
                              : program.pointer_aliases.end();
       if (alias != program.pointer_aliases.end()) {
         if (alias->second.cell && alias->second.aggregate != kNoAggregate) {
-          if (!own->getType()->getPointeeType().isConstQualified()) {
+          // Back out through a pointer or a reference to non-const; a std::array passed by
+          // value is the callee's copy.
+          const clang::QualType type = own->getType();
+          if ((type->isPointerType() || type->isLValueReferenceType()) &&
+              !type->getPointeeType().isConstQualified()) {
             array_cell_copies(arg, alias->second, vars, false, out);
           }
         } else if (alias->second.cell) {

@@ -746,6 +746,15 @@ private:
         for (const Effect &e : *list) {
           if (e.kept) {
             p_.variables[e.var].control = true;
+            // An array element a kept effect reads with no definition before it (an
+            // uninitialised local array copied into a callee's cell, CloverLeaf's `int
+            // fields[NUM_FIELDS]` set by a range-for): the emitter starts it at 0
+            // (zero_local_arrays), or the model would name a variable it never declares.
+            for (VarId u : e.uses) {
+              if (p_.variables[u].aggregate != kNoAggregate && p_.variables[u].representable) {
+                p_.variables[u].control = true;
+              }
+            }
           }
         }
       }

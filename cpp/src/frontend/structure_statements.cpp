@@ -529,6 +529,13 @@ void StructureWalk::constructor_initialisers(Seq &seq, const clang::CXXConstruct
     }
     const clang::FieldDecl *field = init->getMember();
     const clang::Expr *value = init->getInit();
+    if (const AggregateId array = vars_.aggregate(field); array != kNoAggregate) {
+      // A std::array member copied from an argument (CloverLeaf's chunk_type(chunkNeighbours,
+      // ...)); any other initialiser leaves it data, not its elements' zero.
+      add_effects(seq, whole_array_effects(array, value, vars_, init->getSourceLocation()),
+                  init->getSourceRange());
+      continue;
+    }
     if (const auto *construct = llvm::dyn_cast<clang::CXXConstructExpr>(value)) {
       // A std::vector member built with a size.
       const VarId size = vars_.container_size_of(field);

@@ -671,8 +671,10 @@ VariableResolver::ElementAccess VariableResolver::element_access(const clang::Ex
     return out;
   }
   const clang::QualType type = decl->getType();
-  if (type->isPointerType()) {
-    // A known pointer into an aggregate: p[k] and *p index it from the pointer's offset.
+  if (type->isPointerType() ||
+      (llvm::isa<clang::ParmVarDecl>(decl) && std_array_extent(type, nullptr))) {
+    // A known pointer into an aggregate: p[k] and *p index it from the pointer's offset; a
+    // std::array parameter's a[k] indexes what every call passes (its cell, aliases.cpp).
     const auto *var = llvm::dyn_cast<clang::VarDecl>(decl);
     const auto it = var ? program_.pointer_aliases.find(var->getCanonicalDecl())
                         : program_.pointer_aliases.end();
@@ -774,14 +776,16 @@ std::optional<AliasTarget> VariableResolver::pointer_target(const clang::Expr *e
   if (decl == nullptr) {
     return std::nullopt;
   }
-  if (decl->getType()->isArrayType()) {
-    const AggregateId agg = aggregate(decl);
-    if (agg == kNoAggregate) {
+  if (decl->getType()->isArrayType() || std_array_extent(decl->getType(), nullptr)) {
+    // An array, or a std::array passed by reference or value (its parameter's cell).
+    if (const AggregateId agg = aggregate(decl); agg != kNoAggregate) {
+      AliasTarget t;
+      t.aggregate = agg;
+      return t;
+    }
+    if (!llvm::isa<clang::ParmVarDecl>(decl)) {
       return std::nullopt;
     }
-    AliasTarget t;
-    t.aggregate = agg;
-    return t;
   }
   if (const auto *var = llvm::dyn_cast<clang::VarDecl>(decl)) {
     const auto it = program_.pointer_aliases.find(var->getCanonicalDecl());
