@@ -1,6 +1,7 @@
 #include "effects.hpp"
 
 #include "array_copies.hpp"
+#include "file_keys.hpp"
 #include "hidden_writes.hpp"
 #include "input_reads.hpp"
 #include "keyed_inputs.hpp"
@@ -80,9 +81,11 @@ public:
     }
     if (op->getOpcode() == clang::BO_Assign &&
         is_input_conversion(op->getRHS(), calls_, vars_.context())) {
-      out_.push_back(input(vars_, var, input_origin(op->getRHS()),
-                           source_text(op->getRHS()->IgnoreParenCasts(), vars_.context(), 60),
-                           source_text(op->getLHS(), vars_.context(), 200), op->getOperatorLoc()));
+      out_.push_back(keyed_file_read(
+          input(vars_, var, input_origin(op->getRHS()),
+                source_text(op->getRHS()->IgnoreParenCasts(), vars_.context(), 60),
+                source_text(op->getLHS(), vars_.context(), 200), op->getOperatorLoc()),
+          op, op->getRHS()));
       return true;
     }
     Effect e;
@@ -145,9 +148,11 @@ public:
       return true;
     }
     if (is_input_conversion(init, calls_, vars_.context())) {
-      out_.push_back(input(vars_, var, input_origin(init),
-                           source_text(init->IgnoreParenCasts(), vars_.context(), 60),
-                           decl->getNameAsString(), decl->getLocation()));
+      out_.push_back(
+          keyed_file_read(input(vars_, var, input_origin(init),
+                                source_text(init->IgnoreParenCasts(), vars_.context(), 60),
+                                decl->getNameAsString(), decl->getLocation()),
+                          init, init));
       return true;
     }
     Effect e;
@@ -287,6 +292,21 @@ private:
       e.uses.push_back(e.var);
       out_.push_back(std::move(e));
     }
+  }
+
+  // A conversion under a test of a word against a key, inside the loop over an input file's
+  // lines (file_keys.hpp): configuration read from the file, not data that changes.
+  Effect keyed_file_read(Effect e, const clang::Stmt *where, const clang::Expr *value) {
+    InputSite &site = vars_.program().inputs[e.input];
+    if (site.how == "environment") {
+      return e;
+    }
+    if (const auto key = file_key(where, value, vars_.context())) {
+      site.how = "file";
+      site.keyed = true;
+      site.doc = "'" + *key + "' read from an input file by " + site.what;
+    }
+    return e;
   }
 
   // `int nbr[6] = {...}`, `std::array<int, 6> nbr{...}`: one assignment per element, the
