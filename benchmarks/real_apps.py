@@ -16,7 +16,8 @@ built as Makefile.openmpi builds it: each file preprocessed, then the output com
 OpenMP thread, its default), sstsimulator/ember (the MPI communication motifs, see
 `ember_motifs`), ECP-ExaGraph/miniVite (MPI + OpenMP graph clustering, one thread),
 hpgmg/hpgmg (HPGMG-FV, see `hpgmg_fv`), Mantevo/HPCCG, ANL-CESAR/XSBench (see `xsbench`),
-mrnorman/miniWeather (see `miniweather`: its inputs are -D flags, rebuilt per row). For
+mrnorman/miniWeather (see `miniweather`: its inputs are -D flags, rebuilt per row),
+UoB-HPC/CloverLeaf (see `cloverleaf`: the serial model with MPI, a keyword deck). For
 each app the rows are:
 
 * np 1 at the estimation input (bar 15 %): the model and the estimation code, no scaling;
@@ -169,9 +170,14 @@ def recognise(checkout: Path) -> App | list[Motif] | list[App]:
         return xsbench(checkout / "openmp-threading")
     if (checkout / "c" / "miniWeather_mpi.cpp").exists():
         return miniweather(checkout / "c")
+    if (checkout / "driver" / "clover_leaf.cpp").exists() and (
+        checkout / "src" / "serial"
+    ).is_dir():
+        return cloverleaf(checkout)
     raise SystemExit(
         f"{checkout}: not a checkout this benchmark knows (CoMD, miniAMR, LULESH, ParRes/Kernels, "
-        "miniFE, PENNANT, miniMD, Ember, miniVite, HPGMG, HPCCG, CoSP2, XSBench, miniWeather)"
+        "miniFE, PENNANT, miniMD, Ember, miniVite, HPGMG, HPCCG, CoSP2, XSBench, miniWeather, "
+        "CloverLeaf)"
     )
 
 
@@ -497,6 +503,40 @@ def pennant(checkout: Path) -> App:
         two_ranks=True,
         cxx=True,
         file_params={"small.pnt": {"cstop": 20}, "full.pnt": {"cstop": 200}},
+    )
+
+
+def cloverleaf(checkout: Path) -> App:
+    """UoB-HPC/CloverLeaf's serial model with MPI (`cmake -DMODEL=serial -DENABLE_MPI=ON`, a
+    Release build: `-O3 -DUSE_SERIAL`), on its benchmark deck shortened: 240^2 cells, 40 steps
+    (`clover_bm_short.in` without its test-problem check). Its settings are keywords of the
+    deck (`x_cells=240`), set with `--file`; the full row has 4x the cells. Its kernels loop
+    over per-tile bounds kept in a vector of structs (data), so the np-2 model is estimated at
+    np 2."""
+    deck = (checkout / "InputDecks" / "clover_bm_short.in").read_text()
+    deck = re.sub(r"^\s*test_problem.*$", "", deck, flags=re.M)
+    run_dir = Path(tempfile.mkdtemp(prefix="parjava-cloverleaf-"))
+    for name, cells in (("small.in", 240), ("full.in", 480)):
+        text = re.sub(r"x_cells=\d+", f"x_cells={cells}", deck)
+        text = re.sub(r"y_cells=\d+", f"y_cells={cells}", text)
+        (run_dir / name).write_text(re.sub(r"end_step=\d+", "end_step=40", text))
+    sources = sorted(str(p) for p in (checkout / "driver").glob("*.cpp"))
+    sources += sorted(str(p) for p in (checkout / "src" / "serial").glob("*.cpp"))
+    include = ["-I", str(checkout / "driver"), "-I", str(checkout / "src" / "serial")]
+    cells = {"small.in": 240, "full.in": 480}
+    return App(
+        "CloverLeaf",
+        run_dir,
+        sources,
+        ["-std=c++17", "-O3", "-DNDEBUG", "-DUSE_SERIAL", *include],
+        [],
+        ["--file", "small.in"],
+        ["--file", "full.in"],
+        estimate_np2=True,
+        two_ranks=True,
+        cxx=True,
+        full_label="4x the cells (480^2)",
+        file_params={k: {"x_cells": v, "y_cells": v} for k, v in cells.items()},
     )
 
 
