@@ -25,6 +25,7 @@ from typing import Any, Callable, Union
 
 import numpy as np
 
+from ._cache_growth_check import unscaled_growth_warning
 from ._capped_loops_check import capped_loops_warning
 from ._core_loader import load_core
 from ._extrapolation_check import rewritten_bounds_warning
@@ -271,6 +272,9 @@ class Prediction:
             drifting = rewritten_bounds_warning(self, r.np) if self.model is not None else None
             if drifting is not None and drifting not in seen:
                 seen.append(drifting)
+            grown = unscaled_growth_warning(self, r.np) if self.model is not None else None
+            if grown is not None and grown not in seen:
+                seen.append(grown)
             capped = capped_loops_warning(self, r.np)
             if capped is not None and capped not in seen:
                 seen.append(capped)

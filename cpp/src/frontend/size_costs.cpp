@@ -162,6 +162,25 @@ SizedPrice price_by_size(const Probe &p, const SlotMeasurement &s, const Measure
   return out;
 }
 
+double cost_holds_to(const CostCurve &sweep_per_byte, double w0) {
+  if (sweep_per_byte.size() < 2 || !(w0 > 0.0)) {
+    return 0.0;
+  }
+  const double limit = 1.1 * interpolate(sweep_per_byte, w0);
+  // Walk up the knots above w0; the crossing lies in the first segment that rises past it.
+  double below = w0;
+  for (const auto &[size, cost] : sweep_per_byte) {
+    if (size <= w0) {
+      continue;
+    }
+    if (cost > limit) {
+      return below;
+    }
+    below = size;
+  }
+  return below;
+}
+
 std::string cache_factor(const CostCurve &sweep_per_byte, double w0, double t0,
                          const std::string &trips, double seconds) {
   // The cost per byte cannot fall as the working set grows: the measured curve's noise is

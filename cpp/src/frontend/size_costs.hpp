@@ -27,6 +27,11 @@ SizedPrice price_by_size(const Probe &probe, const SlotMeasurement &slot, const 
 std::string cache_factor(const CostCurve &sweep_per_byte, double w0, double t0,
                          const std::string &trips, double seconds);
 
+// The largest working set from w0 up whose sweep cost per byte stays within 10 % of c(w0):
+// how far a nest's measured cost per iteration holds as its data grows (the largest size the
+// curve measured when it never rises that much; 0 without a curve or a working set).
+double cost_holds_to(const CostCurve &sweep_per_byte, double w0);
+
 // "4.02 MiB".
 std::string bytes_text(double bytes);
 

@@ -400,6 +400,18 @@ std::string model_to_json(const Model &m, int indent) {
     }
     doc["rewritten_bounds"] = std::move(bounds);
   }
+  if (!m.unscaled_nests.empty()) {
+    OrderedJson nests = OrderedJson::array();
+    for (const auto &n : m.unscaled_nests) {
+      OrderedJson o;
+      o["node"] = n.node;
+      o["seconds"] = n.seconds;
+      o["working_set"] = n.working_set;
+      o["holds_to"] = n.holds_to;
+      nests.push_back(std::move(o));
+    }
+    doc["unscaled_nests"] = std::move(nests);
+  }
   if (!m.field_communicators.empty()) {
     doc["field_communicators"] = m.field_communicators;
   }

@@ -15,6 +15,7 @@
 namespace {
 
 using parjava::frontend::cache_factor;
+using parjava::frontend::cost_holds_to;
 using parjava::frontend::CostCurve;
 
 // The factor's value with the nest's trips at `trips` (the text "n").
@@ -53,6 +54,21 @@ TEST(CacheFactor, OnlyTheMemoryPartOfAComputingNestScales) {
   EXPECT_NEAR(value(f, 4000.0), 0.75 + 0.25 * 2.0, 1e-9);
   // A nest that computes a thousand times longer than it moves memory keeps its time.
   EXPECT_TRUE(cache_factor(kCurve, kW0, 1000.0, "n", 1000.0 * kSweep).empty());
+}
+
+// How far a nest's measured cost per iteration holds as its data grows (the unscaled nests a
+// prediction checks): up to the knot before the cost per byte rises past 10 %.
+TEST(CacheFactor, TheMeasuredCostHoldsUpToTheNextCacheLevel) {
+  const CostCurve curve = {{1024.0, 1e-9},
+                           {64.0 * 1024.0, 1.05e-9},
+                           {1024.0 * 1024.0, 1.5e-9},
+                           {64.0 * 1024.0 * 1024.0, 3e-9}};
+  EXPECT_DOUBLE_EQ(cost_holds_to(curve, 1024.0), 64.0 * 1024.0);
+  EXPECT_DOUBLE_EQ(cost_holds_to(curve, 2.0 * 1024.0 * 1024.0), 2.0 * 1024.0 * 1024.0);
+  // Past the last knot the cost per byte is the last one's: it holds to the largest size.
+  EXPECT_DOUBLE_EQ(cost_holds_to({{1024.0, 1e-9}, {2048.0, 1e-9}}, 1024.0), 2048.0);
+  EXPECT_EQ(cost_holds_to(curve, 0.0), 0.0);
+  EXPECT_EQ(cost_holds_to({}, 1024.0), 0.0);
 }
 
 } // namespace

@@ -93,6 +93,19 @@ struct RewrittenBound {
   double drift = 0.0;
 };
 
+// A measured loop nest whose time the estimation could not scale across cache levels
+// (docs/model-schema.md "Unscaled nests"): its working set was unknown, or too small to tell,
+// so a prediction that gives it more work per execution prices every iteration at the
+// estimation's cost. A prediction says so when the work grows past what that cost holds for.
+struct UnscaledNest {
+  NodeId node = kNoId;
+  double seconds = 0.0;     // time per execution in the estimation run
+  double working_set = 0.0; // bytes it held per execution there (0: unknown)
+  // The largest working set whose sweep cost per byte stays within 10 % of the measured one on
+  // the estimation machine (0: unknown).
+  double holds_to = 0.0;
+};
+
 class Model {
 public:
   std::string name;
@@ -106,6 +119,7 @@ public:
   // empty when the model was not estimated or not checked. The reader validates its fields.
   std::string self_check;
   std::vector<RewrittenBound> rewritten_bounds;
+  std::vector<UnscaledNest> unscaled_nests;
   // Communicators held in a field of records (docs/model-schema.md "Communicator fields"): one
   // name for the field of every record, set by comm_assign leaves. Read before the model ran
   // any of them, the field is world, with a warning (its records are filled in an order the

@@ -1,0 +1,78 @@
+"""Honesty check of loop nests priced at the estimation's cost per iteration.
+
+The estimation scales a measured loop nest across cache levels when it knows the nest's working
+set (the heap the program held while it ran, docs/frontend.md "cache levels"). A nest whose
+working set it does not know -- arrays allocated before the probes saw them, static arrays --
+or whose working set was too small to place on the machine's curve keeps its cost per iteration
+at every size (the model's ``unscaled_nests``, docs/model-schema.md). When a prediction gives
+such a nest several times the work per execution, its data may have outgrown a cache level its
+estimation fitted in, and the program then runs slower than predicted: mrnorman/miniWeather at
+4x the cells, -10 % without a word. The prediction says so, by loop and line (issue 13: never
+silently wrong).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+GROWTH = 2.0  # warn when a nest does at least this many times the work per execution
+SHARE = 0.10  # ... and such nests hold at least this share of the predicted time
+SHOWN = 3
+
+
+def _bytes(n: float) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def unscaled_growth_warning(prediction: Any, np: int) -> str | None:
+    """Return the warning for the run at ``np``, or None when there is nothing to say."""
+    model = prediction.model
+    nests = model._doc.get("unscaled_nests") if model is not None else None
+    if not nests:
+        return None
+    rows = {r["id"]: r for r in prediction.nodes(np)}
+    bodies = {f["body"] for f in model._doc["functions"]}
+    total = max((r["time"] for r in rows.values() if r["id"] in bodies), default=0.0)
+    if total <= 0:
+        return None
+    found: list[tuple[float, str]] = []
+    for nest in nests:
+        row = rows.get(int(nest["node"]))
+        seconds = float(nest.get("seconds", 0.0))
+        if row is None or row["freq"] == 0 or seconds <= 0:
+            continue
+        growth = row["time"] / row["freq"] / seconds
+        if growth < GROWTH:
+            continue
+        working_set = float(nest.get("working_set", 0.0))
+        holds_to = float(nest.get("holds_to", 0.0))
+        if working_set > 0 and holds_to > 0:
+            if working_set * growth <= holds_to:
+                continue  # still where the measured cost per byte holds
+            why = f"working set {_bytes(working_set)} there, ~{_bytes(working_set * growth)} here"
+        else:
+            why = "working set unknown"
+        found.append(
+            (
+                row["time"] / total,
+                f"'{row['label']}' (line {row['line']}, x{growth:.1f} the work per execution, "
+                f"{why})",
+            )
+        )
+    share = sum(s for s, _ in found)
+    if share < SHARE:
+        return None
+    found.sort(reverse=True)
+    more = len(found) - SHOWN
+    return (
+        f"{100 * share:.0f}% of the predicted time at np={np} is in {len(found)} loop nest(s) "
+        "priced at the estimation run's cost per iteration although they do more work per "
+        "execution here: "
+        + ", ".join(text for _, text in found[:SHOWN])
+        + (f" and {more} more" if more > 0 else "")
+        + "; if their data outgrows a cache level the estimation's fitted in, the program runs "
+        "slower than predicted: estimate at an input closer to this one"
+    )
