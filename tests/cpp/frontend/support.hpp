@@ -64,6 +64,16 @@ inline std::string arg(const model::Node &n, const std::string &name) {
   return a->kind == model::ArgKind::Expr ? a->expr.text() : a->text;
 }
 
+// The model parameter named `name`, nullptr when there is none.
+inline const model::Parameter *parameter(const model::Model &m, const std::string &name) {
+  for (const auto &p : m.parameters) {
+    if (p.name == name) {
+      return &p;
+    }
+  }
+  return nullptr;
+}
+
 inline const model::Node *labelled(const model::Model &m, const std::string &prefix) {
   for (const auto &n : m.nodes) {
     if (n.label.rfind(prefix, 0) == 0) {

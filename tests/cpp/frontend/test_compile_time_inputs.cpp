@@ -33,15 +33,6 @@ int main(void) {
 }
 )";
 
-const model::Parameter *parameter(const model::Model &m, const std::string &name) {
-  for (const auto &p : m.parameters) {
-    if (p.name == name) {
-      return &p;
-    }
-  }
-  return nullptr;
-}
-
 TEST(CompileTimeInputs, NumbersOfTheCompileLineAreParameters) {
   const BuildResult r = build(write_source("compile_time.c", kProgram),
                               {"-DN=8", "-DM=-3", "-DF=2.5", "-DP=(2)", "-DUNUSED=7"});

@@ -69,15 +69,6 @@ int main(int argc, char **argv) {
 }
 )";
 
-const model::Parameter *parameter(const model::Model &m, const std::string &name) {
-  for (const auto &p : m.parameters) {
-    if (p.name == name) {
-      return &p;
-    }
-  }
-  return nullptr;
-}
-
 TEST(FileKeys, CValuesSetByKeywordAreFileParameters) {
   const BuildResult r = build(write_source("deck.c", kC));
   for (const char *name : {"steps", "cells"}) {
@@ -85,9 +76,9 @@ TEST(FileKeys, CValuesSetByKeywordAreFileParameters) {
     ASSERT_NE(p, nullptr) << name;
     EXPECT_EQ(p->origin, "file") << name;
   }
-  EXPECT_NE(parameter(r.model, "cells")->doc.find("'cells' read from an input file"),
-            std::string::npos)
-      << parameter(r.model, "cells")->doc;
+  const model::Parameter *cells = parameter(r.model, "cells");
+  ASSERT_NE(cells, nullptr);
+  EXPECT_NE(cells->doc.find("'cells' read from an input file"), std::string::npos) << cells->doc;
   // The loop and the message read the locals the parameters set (`steps_2 = steps`), not
   // counts measured at the estimation input.
   const model::Node *loop = labelled(r.model, "for s < steps");
