@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import parjava as pj
-from program_runs import median_time, source_line
+from program_runs import measured_near, source_line
 from timed_estimation import estimate_checked
 
 pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
@@ -61,9 +61,5 @@ def test_the_np_2_run_against_the_program(model: pj.SourceModel, tmp_path: Path)
     subprocess.run(["mpicc", "-O2", str(PROGRAM), "-o", str(exe)], check=True, timeout=120)
     argv = ["1000000", "120"]
     predicted = pj.interpret(model, MACHINE, np=2, params=model.arguments(["./r", *argv])).time
-    real = 0.0
-    for _ in range(2):  # timings on a shared VM: a second measurement decides
-        real = median_time(exe, 2, argv)
-        if abs(predicted - real) <= 0.25 * real:
-            break
+    real = measured_near(exe, 2, argv, predicted, 0.25)
     assert predicted == pytest.approx(real, rel=0.25), (predicted, real)
