@@ -444,9 +444,9 @@ static pj_u64 pj_ticks_since(pj_u64 t0, pj_u64 wait0) {
 
 /* What a probe costs in a program: a small function with a data-dependent test, called from a
    loop with independent work of its own (three random streams), against the same function
-   without the probe, over PJ_CAL_ROUNDS rounds (pj_calibrate_counters), so that an
-   interruption does not count. A loop of probes alone measures their chain of dependent memory
-   updates instead: a countdown took 4-5 ticks there, a trip counter 8, while in graph500 and in
+   without the probe; the fastest of PJ_CAL_ROUNDS rounds of each, so that an interruption does
+   not count. A loop of probes alone measures their chain of dependent memory updates instead:
+   a countdown took 4-5 ticks there, a trip counter 8, while in graph500 and in
    tests/programs/counted/kronecker.c a probe execution cost 1.5-2.5 (the processor overlaps it
    with the program's work; the call and the registers it saves stay), and graph500's probes
    were estimated to cost more than its whole run. With the draw alone as work (a chain of
@@ -516,34 +516,22 @@ static pj_u64 pj_cal_loop(int kind) {
   return pj_ticks_since(t0, w0);
 }
 
-/* Each kind's cost is the median over the rounds of its time less its baseline's in the same
-   round, not the difference of each side's fastest round: the rounds interleave the kinds, so a
-   slower phase of the machine slows both sides of a difference, and the median drops a round
-   whose one side was preempted. */
 static void pj_calibrate_counters(void) {
-  pj_u64 t[PJ_CAL_ROUNDS][PJ_CAL_KINDS];
-  double diffs[PJ_CAL_ROUNDS];
+  pj_u64 best[PJ_CAL_KINDS];
   int r, kind;
+  for (kind = 0; kind < PJ_CAL_KINDS; ++kind) best[kind] = ~0ull;
   for (r = 0; r < PJ_CAL_ROUNDS; ++r) {
     for (kind = 0; kind < PJ_CAL_KINDS; ++kind) {
+      pj_u64 t;
       pj_lefts[PJ_CALIBRATION_UNCOUNTED] = 4 * PJ_CAL_N;
       pj_lefts[PJ_CALIBRATION_UNTIMED] = 4 * PJ_CAL_N;
-      t[r][kind] = pj_cal_loop(kind);
+      t = pj_cal_loop(kind);
+      if (t < best[kind]) best[kind] = t;
     }
   }
   for (kind = 1; kind < PJ_CAL_KINDS; ++kind) {
-    const int base = kind == PJ_CAL_UNTIMED ? PJ_CAL_PLAIN : PJ_CAL_NONE;
-    int i, j;
-    for (r = 0; r < PJ_CAL_ROUNDS; ++r) {
-      diffs[r] = (double)t[r][kind] - (double)t[r][base];
-    }
-    for (i = 1; i < PJ_CAL_ROUNDS; ++i) { /* insertion sort: nine values */
-      const double v = diffs[i];
-      for (j = i - 1; j >= 0 && diffs[j] > v; --j) diffs[j + 1] = diffs[j];
-      diffs[j + 1] = v;
-    }
-    pj_cal_costs[kind] =
-        diffs[PJ_CAL_ROUNDS / 2] > 0.0 ? diffs[PJ_CAL_ROUNDS / 2] / PJ_CAL_N : 0.0;
+    const pj_u64 base = kind == PJ_CAL_UNTIMED ? best[PJ_CAL_PLAIN] : best[PJ_CAL_NONE];
+    pj_cal_costs[kind] = best[kind] > base ? (double)(best[kind] - base) / PJ_CAL_N : 0.0;
   }
 }
 
@@ -561,26 +549,15 @@ static void pj_calibrate(void) {
     t = pj_begin(PJ_CALIBRATION_SELF);
     pj_end(PJ_CALIBRATION_SELF, t);
   }
-  /* What a timed probe costs an enclosing interval: the fastest of five rounds, as below (one
-     loop timed whole took whatever the hypervisor took from it). */
-  {
-    pj_u64 best = ~0ull;
-    int r;
-    for (r = 0; r < 5; ++r) {
-      pj_u64 t;
-      w0 = pj_wait_ns();
-      t0 = pj_now();
-      for (i = 0; i < N / 5; ++i) {
-        pj_u64 b;
-        pj_lefts[PJ_CALIBRATION_SCRATCH] = 0;
-        b = pj_begin(PJ_CALIBRATION_SCRATCH);
-        pj_end(PJ_CALIBRATION_SCRATCH, b);
-      }
-      t = pj_ticks_since(t0, w0);
-      if (t < best) best = t;
-    }
-    (void)pj_sample(PJ_CALIBRATION_PAIR, best / (N / 5), 0, 0);
+  w0 = pj_wait_ns();
+  t0 = pj_now();
+  for (i = 0; i < N; ++i) { /* what a timed probe costs an enclosing interval */
+    pj_u64 t;
+    pj_lefts[PJ_CALIBRATION_SCRATCH] = 0;
+    t = pj_begin(PJ_CALIBRATION_SCRATCH);
+    pj_end(PJ_CALIBRATION_SCRATCH, t);
   }
+  (void)pj_sample(PJ_CALIBRATION_PAIR, pj_ticks_since(t0, w0) / N, 0, 0);
   /* What an untimed execution and the counters cost it: in context (pj_calibrate_counters). */
   pj_calibrate_counters();
   /* An OpenMP loop's iteration probes back to back, with an empty body: what each of its
