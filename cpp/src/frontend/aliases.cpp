@@ -21,6 +21,19 @@ bool global_like(const Variable &v) {
   return v.scope == VarScope::Global || v.scope == VarScope::Field;
 }
 
+// The variable a reference argument names (`neighbours(rank, size, left, right)` for
+// `int &left`): a scalar, a field, an element at a constant index, or what the caller's own
+// reference parameter names.
+std::optional<AliasTarget> referenced(const clang::Expr *arg, VariableResolver &vars) {
+  const VarId v = vars.lvalue(arg);
+  if (v == kNoVar) {
+    return std::nullopt;
+  }
+  AliasTarget t;
+  t.scalar = v;
+  return t;
+}
+
 // Every definition of the pointer variables of one function body.
 class PointerDefinitions : public clang::RecursiveASTVisitor<PointerDefinitions> {
 public:
@@ -355,14 +368,17 @@ private:
         }
         const clang::FunctionDecl *callee = p_.functions[c.user].decl;
         for (unsigned i = 0; i < callee->getNumParams() && i < c.args.size(); ++i) {
-          // Pointers, and std::arrays by reference or by value (array_copies.hpp).
+          // Pointers, std::arrays by reference or by value (array_copies.hpp), and references
+          // to scalars.
           const clang::QualType type = callee->getParamDecl(i)->getType();
           const bool array_value = !type->isReferenceType() && std_array_extent(type, nullptr);
-          if (!type->isPointerType() && !std_array_extent(type, nullptr)) {
+          const bool scalar_reference = is_scalar_reference(type);
+          if (!type->isPointerType() && !std_array_extent(type, nullptr) && !scalar_reference) {
             continue;
           }
           Seen &s = seen[{c.user, i}];
-          const auto target = vars.pointer_target(c.args[i]);
+          const auto target =
+              scalar_reference ? referenced(c.args[i], vars) : vars.pointer_target(c.args[i]);
           if (!target) {
             s.unknown = true;
             continue;
@@ -391,6 +407,9 @@ private:
                                     [&](const AliasTarget &t) { return t == first; });
       if (same && !first.cell) {
         p_.pointer_aliases[param->getCanonicalDecl()] = first;
+        if (is_scalar_reference(param->getType())) {
+          p_.map_variable(param, first.scalar); // the reference is the variable it names
+        }
         continue;
       }
       if (first.aggregate != kNoAggregate) {
@@ -410,12 +429,19 @@ private:
       const VarId cell = p_.synthetic("cell:" + std::to_string(g) + ":" + std::to_string(i), type,
                                       VarScope::Global, kNoFunction);
       Variable &v = p_.variables[cell];
-      v.source_name = p_.functions[g].name + "(*" + param->getNameAsString() + ")";
+      const bool reference = is_scalar_reference(param->getType());
+      v.source_name =
+          p_.functions[g].name + (reference ? "(&" : "(*") + param->getNameAsString() + ")";
       v.location = param->getLocation();
       AliasTarget t;
       t.scalar = cell;
       t.cell = true;
       p_.pointer_aliases[param->getCanonicalDecl()] = t;
+      if (reference) {
+        // Every use of the reference in the callee reads or writes the cell, which each call
+        // copies the caller's variable into and back out of (call_effects.cpp).
+        p_.map_variable(param, cell);
+      }
     }
   }
 

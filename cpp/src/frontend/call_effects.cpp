@@ -109,8 +109,11 @@ void out_arguments(const ClassifiedCall &call, VariableResolver &vars, std::vect
             array_cell_copies(arg, alias->second, vars, false, out);
           }
         } else if (alias->second.cell) {
-          const VarId target = address_of(arg, vars);
-          if (target != kNoVar) {
+          // `&x` for a pointer, `x` for a reference (a const one is never written back).
+          const bool reference = is_scalar_reference(own->getType());
+          const VarId target = reference ? vars.lvalue(arg) : address_of(arg, vars);
+          if (target != kNoVar &&
+              !(reference && own->getType().getNonReferenceType().isConstQualified())) {
             Effect copy;
             copy.kind = Effect::Kind::Copy;
             copy.var = target;
@@ -119,10 +122,11 @@ void out_arguments(const ClassifiedCall &call, VariableResolver &vars, std::vect
             copy.location = arg->getBeginLoc();
             // How the caller spells the variable (a program input read by a helper, e.g.
             // StrToInt(argv[i + 1], &opts->its), is named and measured through it).
-            copy.text = source_text(llvm::cast<clang::UnaryOperator>(arg->IgnoreParenImpCasts())
-                                        ->getSubExpr()
-                                        ->IgnoreParens(),
-                                    vars.context(), 200);
+            const clang::Expr *named =
+                reference
+                    ? arg
+                    : llvm::cast<clang::UnaryOperator>(arg->IgnoreParenImpCasts())->getSubExpr();
+            copy.text = source_text(named->IgnoreParens(), vars.context(), 200);
             out.push_back(std::move(copy));
           }
         }
@@ -883,7 +887,8 @@ std::vector<Effect> copy_in_effects(const ClassifiedCall &call, VariableResolver
       array_cell_copies(call.args[i], alias->second, vars, true, out);
       continue;
     }
-    const VarId source = address_of(call.args[i], vars);
+    const VarId source = is_scalar_reference(own->getType()) ? vars.lvalue(call.args[i])
+                                                             : address_of(call.args[i], vars);
     if (source == kNoVar) {
       continue;
     }

@@ -1000,7 +1000,8 @@ private:
       }
       std::vector<std::string> data;
       for (const clang::ParmVarDecl *param : fn.decl->parameters()) {
-        if (classify_type(param->getType()) == VarType::Other) {
+        // A reference the model follows names a variable (or its cell, aliases.cpp).
+        if (classify_type(param->getType()) == VarType::Other && p_.variable_of(param) == kNoVar) {
           data.push_back(param->getNameAsString());
         }
       }

@@ -175,6 +175,11 @@ bool program_wide(const clang::ValueDecl *decl) {
          var->hasExternalFormalLinkage();
 }
 
+bool is_scalar_reference(clang::QualType type) {
+  return !type.isNull() && type->isLValueReferenceType() &&
+         type.getNonReferenceType()->isArithmeticType();
+}
+
 VarType classify_type(clang::QualType type) {
   if (type.isNull()) {
     return VarType::Other;

@@ -18,6 +18,10 @@ namespace parjava::frontend {
 
 VarType classify_type(clang::QualType type);
 
+// An lvalue reference to an arithmetic type (`int &left`, `const double &dt`): a parameter of
+// that type names the caller's variable (aliases.cpp gives it a cell or the variable itself).
+bool is_scalar_reference(clang::QualType type);
+
 // True for declarations that name the same object in every translation unit: globals with
 // external linkage and fields (one variable per field, whatever the object).
 bool program_wide(const clang::ValueDecl *decl);
