@@ -372,7 +372,11 @@ private:
           // to scalars.
           const clang::QualType type = callee->getParamDecl(i)->getType();
           const bool array_value = !type->isReferenceType() && std_array_extent(type, nullptr);
-          const bool scalar_reference = is_scalar_reference(type);
+          // A parsing helper's reference that only receives inputs is the caller's input
+          // (reference_inputs.hpp), not a cell.
+          const bool scalar_reference =
+              is_scalar_reference(type) &&
+              !p_.input_references.contains(callee->getParamDecl(i)->getCanonicalDecl());
           if (!type->isPointerType() && !std_array_extent(type, nullptr) && !scalar_reference) {
             continue;
           }

@@ -830,7 +830,8 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
         call.kind == CallClass::External && in_place != kNoFunction) {
       in_place_writes(call, in_place, vars, out);
     }
-    if (const clang::RecordDecl *record = call.expr->getType()->getAsRecordDecl()) {
+    if (const clang::RecordDecl *record = call.expr->getType()->getAsRecordDecl();
+        record != nullptr && !container_element(call)) {
       returned_record_fields(call, vars, out, record,
                              call.expr->getType().getUnqualifiedType().getAsString(), 0);
     }

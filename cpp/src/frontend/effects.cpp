@@ -88,6 +88,26 @@ public:
           op, op->getRHS()));
       return true;
     }
+    // `globals.tiles_per_chunk = std::stoi(words[1]) / parallel.max_task;` under a key of an
+    // input file (CloverLeaf's tiles_per_problem): the variable is configuration as when the
+    // conversion is assigned alone; its parameter is the value the expression gave in the
+    // estimation run (the run measures the variable after the loop), and is said so.
+    if (const clang::Expr *conversion =
+            op->getOpcode() == clang::BO_Assign
+                ? conversion_within(op->getRHS(), calls_, vars_.context())
+                : nullptr;
+        conversion != nullptr && file_key(op, conversion, vars_.context())) {
+      Effect e = keyed_file_read(
+          input(vars_, var, input_origin(conversion),
+                source_text(op->getRHS()->IgnoreParenCasts(), vars_.context(), 60),
+                source_text(op->getLHS(), vars_.context(), 200), op->getOperatorLoc()),
+          op, conversion);
+      if (InputSite &site = vars_.program().inputs[e.input]; site.keyed) {
+        site.doc += " (the value the whole expression gave in the estimation run)";
+      }
+      out_.push_back(std::move(e));
+      return true;
+    }
     Effect e;
     e.var = var;
     e.location = op->getOperatorLoc();

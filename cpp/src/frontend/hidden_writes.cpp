@@ -2,6 +2,7 @@
 
 #include "effects.hpp"
 
+#include <clang/AST/DeclCXX.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 
 #include <set>
@@ -11,7 +12,8 @@ namespace parjava::frontend {
 // A record an external function returns (div_t from div(), a struct from a library) is written
 // with values the model cannot know, and a field of a record is one variable per field, shared
 // by every object of the type (variables.cpp): so the call makes every arithmetic field of the
-// type data. HPCG's ComputePrimeFactors loops `while (1) { r = div(n, d); if (r.rem == 0) {
+// type data, also of the records in a standard container it returns. HPCG's ComputePrimeFactors
+// loops `while (1) { r = div(n, d); if (r.rem == 0) {
 // ...; continue; } break; }`: without this `r.rem` stayed 0 in the model and rank 3 of 4 looped
 // forever. Records of the C++ library (std::string, iterators) keep no model variables.
 void returned_record_fields(const ClassifiedCall &call, VariableResolver &vars,
@@ -21,7 +23,25 @@ void returned_record_fields(const ClassifiedCall &call, VariableResolver &vars,
     return;
   }
   record = record->getDefinition();
-  if (record == nullptr || record->isInStdNamespace()) {
+  if (record == nullptr) {
+    return;
+  }
+  if (record->isInStdNamespace()) {
+    // A standard container of the program's records that a library function fills
+    // (`std::vector<tile_info> from_a_library(int)`): its elements' fields are the library's.
+    // The containers' own members (begin(), size(), an element reference) and the standard
+    // library's functions (std::back_inserter) hold or make no values of their own.
+    const auto *spec = llvm::dyn_cast<clang::ClassTemplateSpecializationDecl>(record);
+    if (spec == nullptr || call.callee == nullptr || call.callee->isInStdNamespace() ||
+        llvm::isa<clang::CXXMethodDecl>(call.callee)) {
+      return;
+    }
+    for (const clang::TemplateArgument &a : spec->getTemplateArgs().asArray()) {
+      if (a.getKind() == clang::TemplateArgument::Type) {
+        returned_record_fields(call, vars, out, a.getAsType()->getAsRecordDecl(), spelling,
+                               depth + 1);
+      }
+    }
     return;
   }
   for (const clang::FieldDecl *field : record->fields()) {
@@ -40,6 +60,26 @@ void returned_record_fields(const ClassifiedCall &call, VariableResolver &vars,
                 call.expr->getBeginLoc()));
     }
   }
+}
+
+// `tiles[t]`, `v.at(k)`, `v.front()`, `*it` of a standard container of the program's records:
+// a reference to an element, whose fields hold what the program wrote into them (a field is one
+// variable whatever the object, as for `cells[i].count` of a C array), not a library's values.
+// UoB-HPC/CloverLeaf keeps its tile bounds in a std::vector<tile_info>: every loop over a tile
+// was timed as a constant because `tiles[tile]` made tile_info's fields data.
+bool container_element(const ClassifiedCall &call) {
+  const auto *method = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(call.callee);
+  if (method == nullptr || !method->getParent()->isInStdNamespace() ||
+      !method->getReturnType()->isLValueReferenceType()) {
+    return false;
+  }
+  if (method->getOverloadedOperator() == clang::OO_Subscript ||
+      method->getOverloadedOperator() == clang::OO_Star ||
+      method->getOverloadedOperator() == clang::OO_Arrow) {
+    return true;
+  }
+  const std::string name = method->getNameAsString();
+  return name == "at" || name == "front" || name == "back";
 }
 
 // What a function the model measures in place (a recursive one: mark_recursive_functions) and

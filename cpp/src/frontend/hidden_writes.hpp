@@ -21,6 +21,11 @@ void returned_record_fields(const ClassifiedCall &call, VariableResolver &vars,
                             std::vector<Effect> &out, const clang::RecordDecl *record,
                             const std::string &spelling, int depth);
 
+// True for an element accessor of a standard container or iterator (`v[k]`, `v.at(k)`,
+// `v.front()`, `v.back()`, `*it`, `it->`) that returns a reference: the fields of the element
+// it returns are the program's, not values the library wrote.
+bool container_element(const ClassifiedCall &call);
+
 // Every global and field that function `first`, called in place by `call`, and the functions it
 // calls assign.
 void in_place_writes(const ClassifiedCall &call, FunctionId first, VariableResolver &vars,

@@ -1,5 +1,7 @@
 #include "input_reads.hpp"
 
+#include <functional>
+
 #include <clang/AST/ExprCXX.h>
 
 namespace parjava::frontend {
@@ -170,6 +172,32 @@ bool is_input_conversion(const clang::Expr *value, const CallClassifier &calls,
     return false;
   }
   return calls.classify(e, context).kind == CallClass::InputNumber;
+}
+
+const clang::Expr *conversion_within(const clang::Expr *value, const CallClassifier &calls,
+                                     clang::ASTContext &context) {
+  if (value == nullptr || is_input_conversion(value, calls, context)) {
+    return nullptr;
+  }
+  const clang::Expr *found = nullptr;
+  int count = 0;
+  const std::function<void(const clang::Stmt *)> walk = [&](const clang::Stmt *s) {
+    if (s == nullptr || count > 1) {
+      return;
+    }
+    if (const auto *e = llvm::dyn_cast<clang::Expr>(s);
+        e != nullptr && llvm::isa<clang::CallExpr>(e->IgnoreParenCasts()) &&
+        is_input_conversion(e, calls, context)) {
+      found = e->IgnoreParenCasts();
+      ++count;
+      return;
+    }
+    for (const clang::Stmt *child : s->children()) {
+      walk(child);
+    }
+  };
+  walk(value);
+  return count == 1 ? found : nullptr;
 }
 
 // Where the number an input conversion reads comes from: "environment" when its text is

@@ -59,6 +59,12 @@ OptionLiterals option_literals(const std::vector<const clang::Expr *> &args);
 bool is_input_conversion(const clang::Expr *value, const CallClassifier &calls,
                          clang::ASTContext &context);
 
+// The one input conversion inside arithmetic on it (`std::stoi(words[1]) / parallel.max_task`,
+// CloverLeaf's tiles_per_problem), nullptr when there is none or more than one, or when `value`
+// is the conversion itself.
+const clang::Expr *conversion_within(const clang::Expr *value, const CallClassifier &calls,
+                                     clang::ASTContext &context);
+
 // "environment" when the converted text is getenv()'s, else "argv".
 std::string input_origin(const clang::Expr *value);
 

@@ -473,9 +473,11 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
   mark_recursive_functions(program, *a->calls);
   program.live_functions = live_functions(program, *a->calls);
   find_argv_aliases(program, *a->calls);
+  // Before the aliases: a parsing helper's reference parameters are inputs of the caller, not
+  // cells (aliases.cpp leaves them alone).
+  find_input_references(program, *a->calls);
   find_pointer_aliases(program, *a->calls);
   find_vector_size_cells(program, *a->calls);
-  find_input_references(program, *a->calls);
   for (FunctionId f = 0; f < program.functions.size(); ++f) {
     build_structure(program, *a->calls, f);
   }

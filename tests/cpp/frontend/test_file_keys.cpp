@@ -2,7 +2,8 @@
 // converted under a test of a word against a key literal is a parameter read from the file,
 // named after the variable it sets; before, it was "read ... inside a loop (data that changes,
 // not a program input)" and nothing of the input could be predicted (UoB-HPC/CloverLeaf's
-// clover.in: `if (words[0] == "x_cells") globals.grid.x_cells = std::stoi(words[1]);`).
+// clover.in: `if (words[0] == "x_cells") globals.grid.x_cells = std::stoi(words[1]);`), also
+// through arithmetic on the number (`std::stoi(words[1]) / parallel.max_task`).
 #include <gtest/gtest.h>
 
 #include "support.hpp"
@@ -41,8 +42,8 @@ constexpr const char *kCpp = R"(
 #include <string>
 #include <vector>
 struct grid_type { int x_cells; int y_cells; };
-struct config_type { grid_type grid; int end_step; };
-static void read_input(std::istream &in, config_type &config) {
+struct config_type { grid_type grid; int end_step; int tiles; };
+static void read_input(std::istream &in, config_type &config, int ranks) {
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream words_of(line);
@@ -53,6 +54,10 @@ static void read_input(std::istream &in, config_type &config) {
       config.grid.x_cells = std::stoi(words[1]);
     } else if (words[0] == "end_step") {
       config.end_step = std::stoi(words[1]);
+    } else if (words[0] == "tiles_per_chunk") {
+      config.tiles = std::stoi(words[1]);
+    } else if (words[0] == "tiles_per_problem") {
+      config.tiles = std::stoi(words[1]) / ranks;
     }
   }
 }
@@ -60,10 +65,13 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   config_type config{};
   std::ifstream in("clover.in");
-  read_input(in, config);
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  read_input(in, config, ranks);
   double row[64];
   for (int step = 0; step < config.end_step; ++step)
-    MPI_Allreduce(MPI_IN_PLACE, row, config.grid.x_cells, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (int tile = 0; tile < config.tiles; ++tile)
+      MPI_Allreduce(MPI_IN_PLACE, row, config.grid.x_cells, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Finalize();
   return 0;
 }
@@ -102,6 +110,17 @@ TEST(FileKeys, CppWordsComparedWithKeysAreFileParameters) {
   }
   for (const auto &d : r.diagnostics) {
     EXPECT_EQ(d.message.find("inside a loop (data that changes"), std::string::npos) << d.message;
+  }
+  // Set by either key, once through arithmetic on the number (CloverLeaf's tiles_per_problem):
+  // one parameter, the value the variable has after the loop; the tile loop is counted.
+  const model::Parameter *tiles = parameter(r.model, "tiles");
+  ASSERT_NE(tiles, nullptr);
+  EXPECT_EQ(tiles->origin, "file");
+  const model::Node *loop = labelled(r.model, "for tile < config.tiles");
+  ASSERT_NE(loop, nullptr);
+  EXPECT_FALSE(loop->cond.empty());
+  for (const auto &d : r.diagnostics) {
+    EXPECT_FALSE(d.kind == DiagnosticKind::Opaque && d.line == loop->source.line) << d.message;
   }
 }
 
