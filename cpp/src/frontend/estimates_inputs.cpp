@@ -90,6 +90,18 @@ std::vector<Diagnostic> apply_inputs(model::Model &m, const EstimationPlan &plan
     const std::string old = param.value.type == model::ValueType::Int
                                 ? std::to_string(param.value.as_int())
                                 : number(param.value.as_float());
+    if (!r.value && param.origin == "file" && param.program_default) {
+      // A keyword the input file did not have: the program kept its own value.
+      param.value = *param.program_default;
+      const std::string now = param.value.type == model::ValueType::Int
+                                  ? std::to_string(param.value.as_int())
+                                  : number(param.value.as_float());
+      d.severity = Severity::Note;
+      d.message = "parameter '" + name + "' = " + now +
+                  ", the program's own value: the estimation run's input file does not set it";
+      out.push_back(std::move(d));
+      continue;
+    }
     if (!r.value) {
       d.severity = Severity::Warning;
       d.message = "parameter '" + name +

@@ -714,8 +714,10 @@ void InputAnalysis::name_parameters() {
                                   : var.source_name);
       // The program's own value: what the variable holds when no option sets it, or, for a
       // broadcast, the constant the root sends (`if (rank == 0) n = 10; MPI_Bcast(&n, ...)`).
+      // An input file's keyword too: a deck without it leaves the value the program set before
+      // reading the file (CloverLeaf's `globals.tiles_per_chunk = 1;`).
       if (site.how == "option" || site.how == "argv" || site.how == "annotation" ||
-          site.how == "broadcast" || site.how == "flag") {
+          site.how == "broadcast" || site.how == "flag" || (site.how == "file" && site.keyed)) {
         fresh.program_default = site.given_default ? site.given_default : value_before(site);
       }
       if (order_dependent_.contains(k)) {

@@ -87,6 +87,9 @@ TEST(FileKeys, CValuesSetByKeywordAreFileParameters) {
   const model::Parameter *cells = parameter(r.model, "cells");
   ASSERT_NE(cells, nullptr);
   EXPECT_NE(cells->doc.find("'cells' read from an input file"), std::string::npos) << cells->doc;
+  // A deck without the key leaves the program's own value.
+  ASSERT_TRUE(cells->program_default.has_value());
+  EXPECT_EQ(cells->program_default->as_int(), 100);
   // The loop and the message read the locals the parameters set (`steps_2 = steps`), not
   // counts measured at the estimation input.
   const model::Node *loop = labelled(r.model, "for s < steps");
