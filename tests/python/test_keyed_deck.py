@@ -42,11 +42,14 @@ def test_a_key_set_through_arithmetic_is_the_same_parameter(tmp_path: Path) -> N
 def test_a_key_the_deck_leaves_out_keeps_the_programs_value(tmp_path: Path) -> None:
     model, params = _estimated(tmp_path, "cells 60000\nsteps 12\n")
     assert params["tiles"]["value"] == 1, params
+    # Read after the loop over the deck (where it holds whichever line set it, or none).
     notes = [d.message for d in model.diagnostics if "parameter 'tiles'" in d.message]
-    assert any("the program's own value" in m for m in notes), notes
+    assert any("parameter 'tiles' = 1" in m for m in notes), notes
+    after = [n for n in model.nodes() if n.get("label") == "inputs set by the input file's loop"]
+    assert after, [n.get("label") for n in model.nodes()]
     # The sweep (reduced to one timed block) counts its trips from the tiles and the cells:
     # computed, not the estimation run's count. The deck's cells per tile are the work.
-    sweep = next(n for n in model.nodes() if n["kind"] == "rb")
+    sweep = next(n for n in model.nodes() if n.get("label") == "for t < c.steps")
     assert "Config_tiles" in sweep["time"] and "Config_cells" in sweep["time"], sweep
     machine = pj.Machine.preset("shared-memory")
     times = [

@@ -72,6 +72,8 @@ private:
 
   // The outermost loop over the command line around node `n` of function `f`, or kNoStruct.
   StructIndex argv_loop(FunctionId f, StructIndex n) const;
+  // The innermost loop around node `n` of function `f` (an input file's loop), or kNoStruct.
+  StructIndex enclosing_loop(FunctionId f, StructIndex n) const;
 
   // A value read under an entry of a table of option prefixes (effects.cpp: `sscanf(argv[i] +
   // strlen(cparams[j]), "%d", iparams + j)` inside `for (i...) for (j...)`) holds its value once
@@ -79,7 +81,8 @@ private:
   // that loop, so the model sets the element there, on every path, and the estimation code reads
   // it there. Earlier writes of the same elements that the model cannot follow (HPCG's
   // positional `sscanf(argv[i+1], "%d", iparams+i)` into an element known only at run time) are
-  // what that input replaces: forgotten, with a note.
+  // what that input replaces: forgotten, with a note. A keyword of an input file (file_keys.hpp)
+  // moves the same way to just after the loop over the file's lines.
   void hoist_table_inputs();
 
   // An option read in the loop over argv (`if (!strcmp(argv[i], "-kba")) kba = atoi(argv[i +

@@ -259,18 +259,35 @@ StructIndex InputAnalysis::argv_loop(FunctionId f, StructIndex n) const {
   return found;
 }
 
+StructIndex InputAnalysis::enclosing_loop(FunctionId f, StructIndex n) const {
+  const Tree &t = trees_[f];
+  for (auto it = t.parent.find(n); it != t.parent.end(); it = t.parent.find(it->second)) {
+    if (is_loop(p_.nodes[it->second].kind)) {
+      return it->second;
+    }
+  }
+  return kNoStruct;
+}
+
 void InputAnalysis::hoist_table_inputs() {
   std::map<StructIndex, StructIndex> after; // argv loop -> the block of its inputs
   std::map<StructIndex, std::set<VarId>> hoisted;
   for (std::uint32_t k = 0; k < p_.inputs.size(); ++k) {
     InputSite &site = p_.inputs[k];
     const auto holder = holder_.find(k);
-    if (!site.setup || holder == holder_.end() || site.call != nullptr ||
-        !(site.table || parsed_option(site, holder->second))) {
+    // A keyword of an input file (file_keys.hpp) holds its value once the loop over the file's
+    // lines ends, whichever line set it, or the program's own when the file has no such line.
+    // Left under the key's test inside that loop, the model drew the test by its frequency in
+    // the estimation run: CloverLeaf's y_cells branch never ran in the model, whose chunks were
+    // 10 cells high (the program's default) instead of 240.
+    const bool keyed = site.keyed && site.how == "file";
+    if (holder == holder_.end() || site.call != nullptr ||
+        (!keyed && (!site.setup || !(site.table || parsed_option(site, holder->second))))) {
       continue;
     }
     const FunctionId f = site.function;
-    const StructIndex loop = argv_loop(f, holder->second);
+    const StructIndex loop =
+        keyed ? enclosing_loop(f, holder->second) : argv_loop(f, holder->second);
     Tree &t = trees_[f];
     const auto parent = t.parent.find(loop);
     if (loop == kNoStruct || parent == t.parent.end()) {
@@ -284,7 +301,7 @@ void InputAnalysis::hoist_table_inputs() {
       n.kind = StructKind::Block;
       n.function = f;
       n.range = p_.nodes[loop].range;
-      n.label = "inputs set by the option loop";
+      n.label = keyed ? "inputs set by the input file's loop" : "inputs set by the option loop";
       block = p_.add(std::move(n));
       after[loop] = block;
       auto &siblings = p_.nodes[parent->second].children;

@@ -6,6 +6,8 @@
 // through arithmetic on the number (`std::stoi(words[1]) / parallel.max_task`).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "support.hpp"
 
 namespace parjava::frontend::testing {
@@ -114,6 +116,19 @@ TEST(FileKeys, CppWordsComparedWithKeysAreFileParameters) {
   for (const auto &d : r.diagnostics) {
     EXPECT_EQ(d.message.find("inside a loop (data that changes"), std::string::npos) << d.message;
   }
+  // The keyed reads hold after the loop over the file, whichever line set them: they are set
+  // there, on every path, not under the key's test that the model would draw by its frequency
+  // (CloverLeaf's y_cells branch never ran in the model: chunks of the default 10 cells).
+  const model::Node *after = labelled(r.model, "inputs set by the input file's loop");
+  ASSERT_NE(after, nullptr);
+  std::vector<std::string> set;
+  for (const auto &[var, value] : after->assign) {
+    set.push_back(var);
+  }
+  EXPECT_NE(std::find(set.begin(), set.end(), "grid_type_x_cells"), set.end())
+      << ::testing::PrintToString(set);
+  EXPECT_NE(std::find(set.begin(), set.end(), "config_type_end_step"), set.end())
+      << ::testing::PrintToString(set);
   // Set by either key, once through arithmetic on the number (CloverLeaf's tiles_per_problem):
   // one parameter, the value the variable has after the loop; the tile loop is counted.
   const model::Parameter *tiles = parameter(r.model, "tiles");
