@@ -6,8 +6,6 @@
 // through arithmetic on the number (`std::stoi(words[1]) / parallel.max_task`).
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
 #include "support.hpp"
 
 namespace parjava::frontend::testing {
@@ -121,14 +119,8 @@ TEST(FileKeys, CppWordsComparedWithKeysAreFileParameters) {
   // (CloverLeaf's y_cells branch never ran in the model: chunks of the default 10 cells).
   const model::Node *after = labelled(r.model, "inputs set by the input file's loop");
   ASSERT_NE(after, nullptr);
-  std::vector<std::string> set;
-  for (const auto &[var, value] : after->assign) {
-    set.push_back(var);
-  }
-  EXPECT_NE(std::find(set.begin(), set.end(), "grid_type_x_cells"), set.end())
-      << ::testing::PrintToString(set);
-  EXPECT_NE(std::find(set.begin(), set.end(), "config_type_end_step"), set.end())
-      << ::testing::PrintToString(set);
+  EXPECT_TRUE(has_assignment(*after, "grid_type_x_cells"));
+  EXPECT_TRUE(has_assignment(*after, "config_type_end_step"));
   // Set by either key, once through arithmetic on the number (CloverLeaf's tiles_per_problem):
   // one parameter, the value the variable has after the loop; the tile loop is counted.
   const model::Parameter *tiles = parameter(r.model, "tiles");

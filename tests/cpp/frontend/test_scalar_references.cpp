@@ -62,12 +62,7 @@ TEST(ScalarReferences, CallersVariablesAreWrittenThroughTheirCells) {
   const std::string json = model::model_to_json(r.model, -1);
   EXPECT_NE(json.find(R"x(["right","neighbours_right")x"), std::string::npos) << json;
   // The loop bounded by a const reference is counted, not timed as a constant.
-  const model::Node *loop = nullptr;
-  for (const auto &n : r.model.nodes) {
-    if (n.kind == model::NodeKind::For && n.label.find("i < n") != std::string::npos) {
-      loop = &n;
-    }
-  }
+  const model::Node *loop = labelled(r.model, "for i < n");
   ASSERT_NE(loop, nullptr);
   EXPECT_EQ(loop->cond.text(), "(i < sweep_n)");
   // What a helper computes from data stays data, with its reason (the send's peer is an
