@@ -11,6 +11,7 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
 
+#include "sized_calls.hpp"
 #include "structure_walk.hpp"
 
 namespace parjava::frontend {
@@ -94,8 +95,8 @@ const clang::Expr *strip_value(const clang::Expr *e) {
   return e->IgnoreParenImpCasts();
 }
 
-// The call a statement consists of (`f(x);`, `y = f(x);`, `T y = f(x);`), or null.
-const clang::Expr *top_call(const clang::Stmt *s) {
+// The value a statement computes (`f(x)` of `f(x);`, `y = f(x);` and `T y = f(x);`), or null.
+static const clang::Expr *statement_value(const clang::Stmt *s) {
   const clang::Expr *e = nullptr;
   if (const auto *decl = llvm::dyn_cast<clang::DeclStmt>(s)) {
     if (decl->isSingleDecl()) {
@@ -115,10 +116,30 @@ const clang::Expr *top_call(const clang::Stmt *s) {
       e = strip_value(assign->getRHS());
     }
   }
+  return e;
+}
+
+const clang::Expr *top_call(const clang::Stmt *s) {
+  const clang::Expr *e = statement_value(s);
   if (e != nullptr && (llvm::isa<clang::CallExpr>(e) || llvm::isa<clang::CXXConstructExpr>(e))) {
     return e;
   }
   return nullptr;
+}
+
+// An allocation or copy whose result the statement converts (`p = (double *)malloc(n)` in C,
+// `static_cast<T *>(std::malloc(n))` in C++) is still a call priced by its size; it went into
+// the surrounding block, unpriced. Other calls under a cast stay there.
+static const clang::Expr *sized_call_under_cast(const clang::Stmt *s) {
+  const clang::Expr *e = statement_value(s);
+  bool cast = false;
+  while (const auto *c = llvm::dyn_cast_or_null<clang::ExplicitCastExpr>(e)) {
+    e = strip_value(c->getSubExpr());
+    cast = true;
+  }
+  SizedCall sized;
+  return cast && e != nullptr && llvm::isa<clang::CallExpr>(e) && sized_call(e, sized) ? e
+                                                                                       : nullptr;
 }
 
 bool contains_call(const clang::Stmt *s) {
@@ -423,6 +444,9 @@ void StructureWalk::append_simple(Seq &seq, const clang::Stmt *s) {
   const std::vector<ClassifiedCall> leaves = leaf_calls(s);
   if (leaves.empty()) {
     const clang::Expr *call = top_call(s);
+    if (call == nullptr) {
+      call = sized_call_under_cast(s);
+    }
     if (call != nullptr) {
       const ClassifiedCall c = calls_.classify(call, context_);
       const bool external =
