@@ -2,7 +2,7 @@
 
 The estimation scales a measured loop nest across cache levels when it knows the nest's working
 set (the heap the program held while it ran, docs/frontend.md "cache levels"). A nest whose
-working set it does not know -- arrays allocated before the probes saw them, static arrays --
+working set it does not know -- static arrays, a program's own allocator --
 or whose working set was too small to place on the machine's curve keeps its cost per iteration
 at every size (the model's ``unscaled_nests``, docs/model-schema.md). When a prediction gives
 such a nest several times the work per execution, its data may have outgrown a cache level its

@@ -79,6 +79,10 @@ def test_a_tiny_wrapper_called_millions_of_times_costs_its_countdown_only(
     # 8..23 calls and a locked add per allocation, then 1.26-1.47x with the countdown; at 40
     # steps single runs of the same binary spread from 0.45 to 0.82 s, so time cannot tell
     # 1.3x from 1.4x here. benchmarks/real_apps.py times the probes on whole programs.
+    # Since the estimation counts the program's heap at the allocator (every malloc and free
+    # of the process, the working set C++ containers hold), each of this program's 4 doubles
+    # per allocation also pays ~18 instructions in malloc and in free: 1.39x, which is 1.24x
+    # in time (0.20 s against 0.163 s, three runs each).
     if shutil.which("valgrind") is None:
         pytest.skip("valgrind is not installed (scripts/deps.sh installs it)")
     rows = ROWS // 4
@@ -87,4 +91,4 @@ def test_a_tiny_wrapper_called_millions_of_times_costs_its_countdown_only(
         - instructions(path, tmp_path, rows, STEPS // 2)
         for name, path in (("program", plain), ("instrumented", est / "estimation-code"))
     }
-    assert extra["instrumented"] < 1.33 * extra["program"], extra
+    assert extra["instrumented"] < 1.45 * extra["program"], extra

@@ -161,11 +161,11 @@ private:
   // A loop nest whose working set moves to another cache level between the estimation input
   // and the predicted one (issue 13 item 4; jacobi 512^2 -> 1024^2 leaves 4 MB for 16 MB): its
   // time is scaled by the machine's cost per byte of a sweep at each working-set size. The
-  // working set at the estimation input is the heap the program's probed allocations held
-  // while the nest ran; it grows with the nest's iterations per execution when they sweep it
-  // about once (the whole chain, or the chain without its outer loop when that one repeats
-  // sweeps); `seconds` per execution bound the part that scales (cache_factor). Returns a note
-  // for the diagnostic ("" when not scaled).
+  // working set at the estimation input is the heap the program held while the nest ran
+  // (counted at the allocator, probe_runtime_heap.cpp); it grows with the nest's iterations per
+  // execution when they sweep it about once (the whole chain, or the chain without its outer loop
+  // when that one repeats sweeps); `seconds` per execution bound the part that scales
+  // (cache_factor). Returns a note for the diagnostic ("" when not scaled).
   std::string scale_across_caches(const SlotMeasurement &frag, const std::vector<NodeIndex> &chain,
                                   const std::vector<std::string> &trip_texts, double seconds,
                                   std::string &per_execution) const;

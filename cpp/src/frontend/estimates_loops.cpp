@@ -24,6 +24,12 @@
 
 namespace parjava::frontend::estimates_detail {
 
+// The least heap a nest's working set is read from (the program's heap is counted at the
+// allocator, probe_runtime_heap.cpp): below it the curve cannot place the nest.
+constexpr double kSmallestWorkingSet = 64.0 * 1024.0;
+// Fewer iterations per execution than this make an outer loop a repetition of sweeps.
+constexpr double kRepeatedSweeps = 16.0;
+
 const Probe *Applier::probe(NodeId node, ProbeKind kind) const { return plan_.find(node, kind); }
 
 void Applier::assigned(NodeIndex n, std::set<std::string> &out) const {
@@ -402,8 +408,11 @@ void Applier::reduce_loop(NodeId id) {
     // Priced at this input's cost per iteration whatever its data grows to: a prediction with
     // more work per execution says so (model::UnscaledNest). Only nests run several times per
     // process: one run once (a time-step loop reduced whole) does more per execution with
-    // more steps over the same data, which no cache notices.
-    const double w0 = frag.count > 0 ? frag.live / static_cast<double>(frag.count) : 0.0;
+    // more steps over the same data, which no cache notices. A heap under kSmallestWorkingSet
+    // is the process's odds and ends (stdio buffers), not the nest's data, which then lives in
+    // static arrays: unknown.
+    double w0 = frag.count > 0 ? frag.live / static_cast<double>(frag.count) : 0.0;
+    w0 = w0 >= kSmallestWorkingSet ? w0 : 0.0;
     m_.unscaled_nests.push_back({id, total / static_cast<double>(executions), w0,
                                  cost_holds_to(options_.sweep_per_byte, w0)});
   }
@@ -509,7 +518,7 @@ std::string Applier::scale_across_caches(const SlotMeasurement &frag,
     return {};
   }
   const double w0 = frag.live / static_cast<double>(frag.count);
-  if (w0 < 64.0 * 1024.0) {
+  if (w0 < kSmallestWorkingSet) {
     return {};
   }
   const double executions = static_cast<double>(executions_of(frag));
@@ -525,6 +534,14 @@ std::string Applier::scale_across_caches(const SlotMeasurement &frag,
         s == 0 ? executions : static_cast<double>(iterations(m_.nodes[chain[s - 1]].id));
     if (!(outer > 0.0)) {
       break;
+    }
+    // An outer loop of a few iterations per execution repeats sweeps over the same data
+    // (a smoother's sweeps, a scheme's stages) rather than walking more of it: with it in the
+    // sweep, more sweeps would read as a larger working set (tests/programs/callbacks/krylov.c:
+    // 16 sweeps cost more per sweep than 4 once its `(double *)malloc` arrays were seen).
+    if (s == 0 && chain.size() >= 2 &&
+        static_cast<double>(iterations(m_.nodes[chain[0]].id)) < kRepeatedSweeps * outer) {
+      continue;
     }
     const double per = deep / outer;
     const double ratio = w0 / (8.0 * per);

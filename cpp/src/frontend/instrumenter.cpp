@@ -168,7 +168,8 @@ Instrumentation instrument(const BuildOptions &options, const std::string &direc
   }
   write_file(fs::path(out.directory) / "parjava_probes.h", probe_runtime_header());
   out.runtime_source = (fs::path(out.directory) / "parjava_probes.c").string();
-  write_file(out.runtime_source, probe_runtime_source());
+  write_file(out.runtime_source,
+             std::string(probe_runtime_source()).append(probe_runtime_heap_source()));
   out.diagnostics = a->program.diagnostics;
   return out;
 }

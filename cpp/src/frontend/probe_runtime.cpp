@@ -58,7 +58,7 @@ typedef struct pj_slot {
   pj_u64 values[PJ_HISTOGRAM], counts[PJ_HISTOGRAM], overflow;
   double *sequence; /* value probes: the first PJ_SEQUENCE values, in call order */
   pj_u64 kept;
-  double live;   /* timed probes: the probed heap's live bytes, summed over the samples */
+  double live;   /* timed probes: the program's live heap bytes, summed over the samples */
   double trend;  /* trips: sum over executions of (execution index x iterations) */
   double team;   /* OpenMP trips: sum over counted records of the recording thread's team size */
   double *bins;  /* sized probes: per power of two of the bytes, count, bytes and ticks */
@@ -82,7 +82,7 @@ extern __thread double pj_size;
 extern long long pj_live;
 extern __thread long long pj_live_pending;
 
-/* The probed heap's live bytes move through a per-thread balance that reaches the shared
+/* The program's live heap bytes move through a per-thread balance that reaches the shared
    counter once it passes PJ_LIVE_BATCH either way: a locked add per allocation cost more than
    the rest of a sampled probe (miniAMR's 8.9 million small allocations), and the working set
    the samples read is off by at most PJ_LIVE_BATCH per thread. */
@@ -405,11 +405,10 @@ static inline void pj_iteration_sample(unsigned k, pj_u64 dt) {
 
 /* Calls priced by their size (malloc, free, memcpy, ...): the product of the size arguments of
    the current call (a free's block: its usable size), binned by powers of two with the time of
-   the timed calls; allocations and frees move the probed heap's live bytes, which every timed
-   sample reads (the working set of the loops the model scales across cache levels). */
+   the timed calls. The heap they change is counted by the allocator itself (the end of
+   parjava_probes.c). */
 #define PJ_SIZE_BINS 64
 void pj_size_free(void *block);
-void pj_size_release(void *block);
 void pj_sized_sample(unsigned s, double bytes, pj_u64 dt);
 
 static inline void pj_size_mul(double v) { pj_size *= v; }
@@ -419,9 +418,8 @@ static inline pj_u64 pj_begin_sized(unsigned k) {
   return pj_begin(k);
 }
 
-static inline void pj_end_sized(unsigned k, unsigned s, int allocates, pj_u64 t0) {
+static inline void pj_end_sized(unsigned k, unsigned s, pj_u64 t0) {
   pj_u64 t1;
-  if (allocates) pj_live_add((long long)pj_size);
   if (t0 == 0) return;
   /* One reading ends both samples: the binning (a call, cold when samples are sparse) stays
      out of the block's time. */
@@ -595,7 +593,7 @@ static inline void pj_omp_construct_trips(unsigned k, pj_u64 n) {
 #define PJ_BEGIN_SIZED(k) pj_u64 pj_t##k = pj_begin_sized(k);
 #endif
 #define PJ_END(k) pj_end(k, pj_t##k);
-#define PJ_END_SIZED(k, s, a) pj_end_sized(k, s, a, pj_t##k);
+#define PJ_END_SIZED(k, s) pj_end_sized(k, s, pj_t##k);
 
 #ifdef __cplusplus
 }

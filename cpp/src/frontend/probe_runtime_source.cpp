@@ -53,6 +53,14 @@ __thread long long pj_live_pending;
 pj_u64 pj_generation;
 pj_u64 pj_largest_team;
 
+/* The runtime's own memory, around the count of the program's heap (the end of this file). */
+void *pj_raw_malloc(size_t size);
+void *pj_raw_calloc(size_t n, size_t size);
+void *pj_raw_realloc(void *block, size_t size);
+void pj_raw_free(void *block);
+long long pj_heap_mark(void);
+void pj_heap_forget_since(long long mark);
+
 typedef struct pj_thread_entry {
   pj_slot *slots;
   pj_u64 *lefts;
@@ -64,10 +72,10 @@ static struct timespec pj_start_time;
 
 pj_slot *pj_thread_slots(void) {
   pj_thread_entry *entry;
-  pj_slots = (pj_slot *)calloc(PJ_ALL_SLOTS, sizeof(pj_slot));
-  pj_lefts = (pj_u64 *)calloc(PJ_ALL_SLOTS, sizeof(pj_u64));
-  pj_watches = (pj_watch *)calloc(PJ_ALL_SLOTS, sizeof(pj_watch));
-  entry = (pj_thread_entry *)malloc(sizeof(pj_thread_entry));
+  pj_slots = (pj_slot *)pj_raw_calloc(PJ_ALL_SLOTS, sizeof(pj_slot));
+  pj_lefts = (pj_u64 *)pj_raw_calloc(PJ_ALL_SLOTS, sizeof(pj_u64));
+  pj_watches = (pj_watch *)pj_raw_calloc(PJ_ALL_SLOTS, sizeof(pj_watch));
+  entry = (pj_thread_entry *)pj_raw_malloc(sizeof(pj_thread_entry));
   if (pj_slots == 0 || pj_lefts == 0 || pj_watches == 0 || entry == 0) {
     fprintf(stderr, "parjava estimation: out of memory for probe slots\n");
     abort();
@@ -85,7 +93,7 @@ pj_slot *pj_thread_slots(void) {
    timed probes, which recursion can make deep. */
 pj_open *pj_open_grow(void) {
   unsigned cap = pj_capopen == 0 ? 64 : 2 * pj_capopen;
-  pj_open *opens = (pj_open *)realloc(pj_opens, cap * sizeof(pj_open));
+  pj_open *opens = (pj_open *)pj_raw_realloc(pj_opens, cap * sizeof(pj_open));
   if (opens == 0) {
     fprintf(stderr, "parjava estimation: out of memory for the timed probes' stack\n");
     abort();
@@ -273,20 +281,13 @@ static double pj_usable(void *block) {
 #endif
 }
 
-void pj_size_free(void *block) {
-  pj_size = pj_usable(block);
-  pj_live_add(-(long long)pj_size);
-}
-
-void pj_size_release(void *block) {
-  pj_live_add(-(long long)pj_usable(block));
-}
+void pj_size_free(void *block) { pj_size = pj_usable(block); }
 
 void pj_sized_sample(unsigned k, double bytes, pj_u64 dt) {
   pj_slot *s = pj_slot_of(k);
   int bin = bytes >= 1.0 ? (int)log2(bytes) : 0;
   if (s->bins == 0) {
-    s->bins = (double *)calloc(3 * PJ_SIZE_BINS, sizeof(double));
+    s->bins = (double *)pj_raw_calloc(3 * PJ_SIZE_BINS, sizeof(double));
     if (s->bins == 0) return;
   }
   if (bin >= PJ_SIZE_BINS) bin = PJ_SIZE_BINS - 1;
@@ -298,7 +299,7 @@ void pj_sized_sample(unsigned k, double bytes, pj_u64 dt) {
 
 void pj_keep_value(pj_slot *s, double value) {
   if (s->sequence == 0) {
-    s->sequence = (double *)malloc(PJ_SEQUENCE * sizeof(double));
+    s->sequence = (double *)pj_raw_malloc(PJ_SEQUENCE * sizeof(double));
     if (s->sequence == 0) {
       s->kept = PJ_SEQUENCE; /* keep the mean only */
       return;
@@ -376,14 +377,19 @@ static void pj_take(pj_moment *m, int at_start) {
   m->valid = 1;
 }
 
+/* What MPI_Init allocates is MPI's, not the working set of the program's loops. */
 int MPI_Init(int *argc, char ***argv) {
+  long long mark = pj_heap_mark();
   int r = PMPI_Init(argc, argv);
+  pj_heap_forget_since(mark);
   pj_take(&pj_init_moment, 1);
   return r;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  long long mark = pj_heap_mark();
   int r = PMPI_Init_thread(argc, argv, required, provided);
+  pj_heap_forget_since(mark);
   pj_take(&pj_init_moment, 1);
   return r;
 }
@@ -603,7 +609,7 @@ static void pj_merge(pj_slot *into, const pj_slot *from) {
   into->wticks += from->wticks;
   into->wremoved += from->wremoved;
   if (from->bins != 0) {
-    if (into->bins == 0) into->bins = (double *)calloc(3 * PJ_SIZE_BINS, sizeof(double));
+    if (into->bins == 0) into->bins = (double *)pj_raw_calloc(3 * PJ_SIZE_BINS, sizeof(double));
     if (into->bins != 0) {
       for (i = 0; i < 3 * PJ_SIZE_BINS; ++i) into->bins[i] += from->bins[i];
     }
@@ -660,7 +666,7 @@ static void pj_write_file(int calibrate) {
     pj_calibrate();
     pj_calibrated = 1;
   }
-  total = (pj_slot *)calloc(PJ_ALL_SLOTS, sizeof(pj_slot));
+  total = (pj_slot *)pj_raw_calloc(PJ_ALL_SLOTS, sizeof(pj_slot));
   if (total == 0) return;
   for (t = __atomic_load_n(&pj_threads, __ATOMIC_ACQUIRE); t != 0; t = t->next) {
     for (k = 0; k < PJ_ALL_SLOTS; ++k) {
@@ -677,7 +683,7 @@ static void pj_write_file(int calibrate) {
   out = fopen(partial, "w");
   if (out == 0) {
     fprintf(stderr, "parjava estimation: cannot write %s\n", partial);
-    free(total);
+    pj_raw_free(total);
     return;
   }
   fprintf(out, "parjava-estimates 4\n");
@@ -755,7 +761,7 @@ static void pj_write_file(int calibrate) {
   if (fclose(out) != 0 || rename(partial, path) != 0) {
     fprintf(stderr, "parjava estimation: cannot write %s\n", path);
   }
-  free(total);
+  pj_raw_free(total);
 }
 
 static void pj_write(void) { pj_write_file(1); }

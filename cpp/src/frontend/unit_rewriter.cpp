@@ -407,12 +407,11 @@ void UnitRewriter::block(const StructNode &node, std::uint32_t k,
     for (const clang::Expr *e : call.sizes) {
       observe(e, "pj_size_mul((double)pj_v)");
     }
-    if (call.pointer != nullptr) {
-      observe_pointer(call.pointer, call.sizes.empty() ? "pj_size_free" : "pj_size_release");
+    if (call.pointer != nullptr && call.sizes.empty()) {
+      observe_pointer(call.pointer, "pj_size_free"); // a free costs by its block's size
     }
     opening = "PJ_BEGIN_SIZED(" + id + ") ";
-    closing = " PJ_END_SIZED(" + id + ", " + std::to_string(*sized) + ", " +
-              (call.allocates ? "1" : "0") + ")";
+    closing = " PJ_END_SIZED(" + id + ", " + std::to_string(*sized) + ")";
   }
   // Statements that declare nothing go into a block of their own: the probe's declarations
   // then open a block (C90 allows no declaration after a statement) and a case label may
