@@ -18,6 +18,10 @@ from typing import Any
 GROWTH = 2.0  # warn when a nest does at least this many times the work per execution
 SHARE = 0.10  # ... and such nests hold at least this share of the predicted time
 SHOWN = 3
+# Nests scaled by the machine's sweep cost: say so when their working set grows this much and
+# they hold this share of the predicted time.
+SCALED_GROWTH = 2.0
+SCALED_SHARE = 0.5
 
 
 def _bytes(n: float) -> str:
@@ -75,4 +79,57 @@ def unscaled_growth_warning(prediction: Any, np: int) -> str | None:
         + (f" and {more} more" if more > 0 else "")
         + "; if their data outgrows a cache level the estimation's fitted in, the program runs "
         "slower than predicted: estimate at an input closer to this one"
+    )
+
+
+def scaled_growth_warning(prediction: Any, np: int) -> str | None:
+    """Return the caveat for nests scaled across cache levels far beyond their working set.
+
+    The estimation scales a nest's time by the machine's cost per byte of a sweep; a nest that
+    reads its arrays with a stride (UoB-HPC/CloverLeaf's serial kernels walk columns of
+    row-major fields: 4x the cost per cell from 240^2 to 480^2, where the sweep curve gave
+    1.1x; -39 % at np 2 without a word) or through indices slows down more than a sweep, and
+    an estimation on less data cannot tell. When such nests hold most of the predicted time at
+    twice their time per execution or more, the prediction says which and how far it
+    extrapolates.
+    """
+    model = prediction.model
+    nests = model._doc.get("scaled_nests") if model is not None else None
+    if not nests:
+        return None
+    rows = {r["id"]: r for r in prediction.nodes(np)}
+    bodies = {f["body"] for f in model._doc["functions"]}
+    total = max((r["time"] for r in rows.values() if r["id"] in bodies), default=0.0)
+    if total <= 0:
+        return None
+    found: list[tuple[float, str]] = []
+    for nest in nests:
+        row = rows.get(int(nest["node"]))
+        seconds = float(nest.get("seconds", 0.0))
+        working_set = float(nest.get("working_set", 0.0))
+        if row is None or row["freq"] == 0 or seconds <= 0 or working_set <= 0:
+            continue
+        growth = row["time"] / row["freq"] / seconds
+        if growth < SCALED_GROWTH:
+            continue
+        found.append(
+            (
+                row["time"] / total,
+                f"'{row['label']}' (line {row['line']}, working set {_bytes(working_set)} there, "
+                f"x{growth:.0f} its time per execution here)",
+            )
+        )
+    share = sum(s for s, _ in found)
+    if share < SCALED_SHARE:
+        return None
+    found.sort(reverse=True)
+    more = len(found) - SHOWN
+    return (
+        f"{100 * share:.0f}% of the predicted time at np={np} is in {len(found)} loop nest(s) "
+        "whose time per execution grows 2x or more from the estimation's, across cache levels "
+        "by this machine's cost per byte of a sweep: "
+        + ", ".join(text for _, text in found[:SHOWN])
+        + (f" and {more} more" if more > 0 else "")
+        + "; a nest that reads its arrays with a stride or through indices can slow down more "
+        "than a sweep: estimate at an input closer to this one to confirm"
     )

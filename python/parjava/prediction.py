@@ -25,7 +25,7 @@ from typing import Any, Callable, Union
 
 import numpy as np
 
-from ._cache_growth_check import unscaled_growth_warning
+from ._cache_growth_check import scaled_growth_warning, unscaled_growth_warning
 from ._capped_loops_check import capped_loops_warning
 from ._core_loader import load_core
 from ._extrapolation_check import rewritten_bounds_warning
@@ -275,6 +275,9 @@ class Prediction:
             grown = unscaled_growth_warning(self, r.np) if self.model is not None else None
             if grown is not None and grown not in seen:
                 seen.append(grown)
+            scaled = scaled_growth_warning(self, r.np) if self.model is not None else None
+            if scaled is not None and scaled not in seen:
+                seen.append(scaled)
             capped = capped_loops_warning(self, r.np)
             if capped is not None and capped not in seen:
                 seen.append(capped)

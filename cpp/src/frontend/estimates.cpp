@@ -93,12 +93,14 @@ std::vector<Diagnostic> Applier::run() {
   }
   m_.validate();
   m_.unscaled_nests.clear(); // an estimation again replaces what the last one found
+  m_.scaled_nests.clear();
   if (options_.reduce_loops) {
     reduce_loops();
   }
   // A nest inside one reduced later is part of that one's time (and no node of the model).
-  std::erase_if(m_.unscaled_nests,
-                [&](const model::UnscaledNest &n) { return !m_.has_node(n.node); });
+  for (auto *nests : {&m_.unscaled_nests, &m_.scaled_nests}) {
+    std::erase_if(*nests, [&](const model::NestWorkingSet &n) { return !m_.has_node(n.node); });
+  }
   m_.validate();
   return std::move(diagnostics_);
 }

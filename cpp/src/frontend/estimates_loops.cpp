@@ -404,17 +404,18 @@ void Applier::reduce_loop(NodeId id) {
   }
   const std::string cache_note = scale_across_caches(
       frag, chain, trip_texts, total / static_cast<double>(executions), per_execution);
-  if (cache_note.empty() && executions > std::max<std::uint64_t>(np_, 1)) {
-    // Priced at this input's cost per iteration whatever its data grows to: a prediction with
-    // more work per execution says so (model::UnscaledNest). Only nests run several times per
-    // process: one run once (a time-step loop reduced whole) does more per execution with
-    // more steps over the same data, which no cache notices. A heap under kSmallestWorkingSet
-    // is the process's odds and ends (stdio buffers), not the nest's data, which then lives in
-    // static arrays: unknown.
+  if (executions > std::max<std::uint64_t>(np_, 1)) {
+    // Priced at this input's cost per iteration whatever its data grows to, or scaled by the
+    // machine's sweep cost: a prediction with much more work per execution says so
+    // (model::NestWorkingSet). Only nests run several times per process: one run once (a
+    // time-step loop reduced whole) does more per execution with more steps over the same
+    // data, which no cache notices. A heap under kSmallestWorkingSet is the process's odds and
+    // ends (stdio buffers), not the nest's data, which then lives in static arrays: unknown.
     double w0 = frag.count > 0 ? frag.live / static_cast<double>(frag.count) : 0.0;
     w0 = w0 >= kSmallestWorkingSet ? w0 : 0.0;
-    m_.unscaled_nests.push_back({id, total / static_cast<double>(executions), w0,
-                                 cost_holds_to(options_.sweep_per_byte, w0)});
+    (cache_note.empty() ? m_.unscaled_nests : m_.scaled_nests)
+        .push_back({id, total / static_cast<double>(executions), w0,
+                    cost_holds_to(options_.sweep_per_byte, w0)});
   }
   // Balanced-loop test (§3.7.3): D = max |T_i - T_mean| <= alpha * T_mean.
   std::string balance;

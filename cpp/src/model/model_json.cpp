@@ -696,6 +696,35 @@ Model model_from_json(std::string_view text, std::string_view origin) {
 
 namespace {
 
+// "unscaled_nests" / "scaled_nests": measured nests and their working sets.
+void read_nests(FieldReader &top, const char *key, std::string_view origin,
+                std::vector<NestWorkingSet> &out) {
+  const Json *nests = top.get(key);
+  if (nests == nullptr) {
+    return;
+  }
+  if (!nests->is_array()) {
+    top.fail(key, "must be a list");
+  }
+  for (const auto &nj : *nests) {
+    FieldReader nr(nj, std::string(origin) + ", " + key);
+    NestWorkingSet n;
+    const std::int64_t node = nr.integer("node", -1);
+    if (node < 0) {
+      nr.fail("node", "must be a node id");
+    }
+    n.node = static_cast<NodeId>(node);
+    n.seconds = nr.number("seconds", 0.0);
+    n.working_set = nr.number("working_set", 0.0);
+    n.holds_to = nr.number("holds_to", 0.0);
+    if (!(n.seconds >= 0.0) || !(n.working_set >= 0.0) || !(n.holds_to >= 0.0)) {
+      nr.fail("", "needs seconds, working_set and holds_to >= 0");
+    }
+    nr.finish();
+    out.push_back(n);
+  }
+}
+
 Model read_model(std::string_view text, std::string_view origin) {
   Json doc;
   try {
@@ -954,28 +983,8 @@ Model read_model(std::string_view text, std::string_view origin) {
       m.rewritten_bounds.push_back(std::move(b));
     }
   }
-  if (const Json *nests = top.get("unscaled_nests")) {
-    if (!nests->is_array()) {
-      top.fail("unscaled_nests", "must be a list");
-    }
-    for (const auto &nj : *nests) {
-      FieldReader nr(nj, std::string(origin) + ", an unscaled nest");
-      UnscaledNest n;
-      const std::int64_t node = nr.integer("node", -1);
-      if (node < 0) {
-        nr.fail("node", "must be a node id");
-      }
-      n.node = static_cast<NodeId>(node);
-      n.seconds = nr.number("seconds", 0.0);
-      n.working_set = nr.number("working_set", 0.0);
-      n.holds_to = nr.number("holds_to", 0.0);
-      if (!(n.seconds >= 0.0) || !(n.working_set >= 0.0) || !(n.holds_to >= 0.0)) {
-        nr.fail("", "needs seconds, working_set and holds_to >= 0");
-      }
-      nr.finish();
-      m.unscaled_nests.push_back(n);
-    }
-  }
+  read_nests(top, "unscaled_nests", origin, m.unscaled_nests);
+  read_nests(top, "scaled_nests", origin, m.scaled_nests);
   if (const Json *fields = top.get("field_communicators")) {
     if (!fields->is_array() ||
         !std::all_of(fields->begin(), fields->end(), [](const Json &f) { return f.is_string(); })) {
@@ -993,10 +1002,12 @@ Model read_model(std::string_view text, std::string_view origin) {
                                         std::to_string(b.node) + " is not in the model");
     }
   }
-  for (const UnscaledNest &n : m.unscaled_nests) {
-    if (!m.has_node(n.node)) {
-      throw Error(ErrorKind::Model, std::string(origin) + ", an unscaled nest: node " +
-                                        std::to_string(n.node) + " is not in the model");
+  for (const auto *nests : {&m.unscaled_nests, &m.scaled_nests}) {
+    for (const NestWorkingSet &n : *nests) {
+      if (!m.has_node(n.node)) {
+        throw Error(ErrorKind::Model, std::string(origin) + ", a measured nest: node " +
+                                          std::to_string(n.node) + " is not in the model");
+      }
     }
   }
   return m;

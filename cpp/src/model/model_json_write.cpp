@@ -400,9 +400,13 @@ std::string model_to_json(const Model &m, int indent) {
     }
     doc["rewritten_bounds"] = std::move(bounds);
   }
-  if (!m.unscaled_nests.empty()) {
+  for (const auto &[key, list] : {std::pair{"unscaled_nests", &m.unscaled_nests},
+                                  std::pair{"scaled_nests", &m.scaled_nests}}) {
+    if (list->empty()) {
+      continue;
+    }
     OrderedJson nests = OrderedJson::array();
-    for (const auto &n : m.unscaled_nests) {
+    for (const auto &n : *list) {
       OrderedJson o;
       o["node"] = n.node;
       o["seconds"] = n.seconds;
@@ -410,7 +414,7 @@ std::string model_to_json(const Model &m, int indent) {
       o["holds_to"] = n.holds_to;
       nests.push_back(std::move(o));
     }
-    doc["unscaled_nests"] = std::move(nests);
+    doc[key] = std::move(nests);
   }
   if (!m.field_communicators.empty()) {
     doc["field_communicators"] = m.field_communicators;

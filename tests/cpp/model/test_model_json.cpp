@@ -120,6 +120,31 @@ TEST(ModelJson, SelfCheckRoundTripsAndIsValidated) {
             std::string::npos);
 }
 
+// Measured nests and their working sets (docs/model-schema.md "Unscaled nests"): both lists
+// round-trip, and a nest that names no node of the model, or a negative size, is an error that
+// names the list.
+TEST(ModelJson, MeasuredNestsRoundTripAndAreValidated) {
+  const std::string nests =
+      R"("unscaled_nests": [{"node": 2, "seconds": 1e-05, "working_set": 0, "holds_to": 0}], )"
+      R"("scaled_nests": [{"node": 2, "seconds": 2e-05, "working_set": 1.5e6, )"
+      R"("holds_to": 6e7}],)";
+  const std::string with = replace(kRing, "\"entry\": \"main\",", nests + " \"entry\": \"main\",");
+  const Model m = model_from_json(with, "m.json");
+  ASSERT_EQ(m.unscaled_nests.size(), 1U);
+  ASSERT_EQ(m.scaled_nests.size(), 1U);
+  EXPECT_DOUBLE_EQ(m.scaled_nests[0].working_set, 1.5e6);
+  const Model again = model_from_json(model_to_json(m, -1), "again.json");
+  ASSERT_EQ(again.scaled_nests.size(), 1U);
+  EXPECT_DOUBLE_EQ(again.scaled_nests[0].holds_to, 6e7);
+  EXPECT_EQ(again.scaled_nests[0].node, 2U);
+  const std::string missing = error_of(replace(with, "\"seconds\": 2e-05, \"working_set\": 1.5e6",
+                                               "\"seconds\": 2e-05, \"working_set\": -1"));
+  EXPECT_NE(missing.find("scaled_nests"), std::string::npos) << missing;
+  const std::string absent = error_of(
+      replace(with, "\"scaled_nests\": [{\"node\": 2", "\"scaled_nests\": [{\"node\": 42"));
+  EXPECT_NE(absent.find("node 42 is not in the model"), std::string::npos) << absent;
+}
+
 TEST(ModelJson, BreakContinueTargets) {
   std::string with_break = replace(kRing, "\"children\": [4, 5, 6]", "\"children\": [4, 5, 6, 7]");
   with_break = replace(with_break, "\n  ]\n}",

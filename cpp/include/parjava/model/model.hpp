@@ -93,11 +93,13 @@ struct RewrittenBound {
   double drift = 0.0;
 };
 
-// A measured loop nest whose time the estimation could not scale across cache levels
-// (docs/model-schema.md "Unscaled nests"): its working set was unknown, or too small to tell,
-// so a prediction that gives it more work per execution prices every iteration at the
-// estimation's cost. A prediction says so when the work grows past what that cost holds for.
-struct UnscaledNest {
+// A measured loop nest and its working set (docs/model-schema.md "Unscaled nests"). Unscaled:
+// the estimation could not scale its time across cache levels (its working set was unknown, or
+// too small to tell), so a prediction that gives it more work per execution prices every
+// iteration at the estimation's cost, and says so when the work grows past what that cost
+// holds for. Scaled: its time follows the machine's sweep cost per byte, which a nest of
+// strided or indirect accesses can outgrow; a prediction far beyond its working set says so.
+struct NestWorkingSet {
   NodeId node = kNoId;
   double seconds = 0.0;     // time per execution in the estimation run
   double working_set = 0.0; // bytes it held per execution there (0: unknown)
@@ -119,7 +121,8 @@ public:
   // empty when the model was not estimated or not checked. The reader validates its fields.
   std::string self_check;
   std::vector<RewrittenBound> rewritten_bounds;
-  std::vector<UnscaledNest> unscaled_nests;
+  std::vector<NestWorkingSet> unscaled_nests;
+  std::vector<NestWorkingSet> scaled_nests;
   // Communicators held in a field of records (docs/model-schema.md "Communicator fields"): one
   // name for the field of every record, set by comm_assign leaves. Read before the model ran
   // any of them, the field is world, with a warning (its records are filled in an order the
