@@ -480,6 +480,14 @@ public:
   std::map<VarId, std::set<std::pair<FunctionId, unsigned>>> field_param_writes;
   // The fields the control analysis made data for being set for several objects.
   std::vector<VarId> shared_fields;
+  // Fields assigned through an element at a run-time index (`tiles[t].t_xmax = ...`, a C array
+  // or a standard container of records): one variable for every element (shared_fields.hpp).
+  struct ElementWrite {
+    FunctionId function = kNoFunction;
+    clang::SourceLocation location;
+    std::string container; // the elements' expression as written ("tiles")
+  };
+  std::map<VarId, ElementWrite> field_element_writes;
   [[nodiscard]] bool live(FunctionId f) const {
     return live_functions.empty() || (f < live_functions.size() && live_functions[f]);
   }

@@ -131,6 +131,36 @@ private:
 
 } // namespace
 
+namespace {
+
+// The elements' expression of `base` when it is an element at an index the compiler cannot
+// evaluate (`a[i]`, `v[i]`, `v.at(i)`), else null.
+const clang::Expr *run_time_element(const clang::Expr *base, const clang::ASTContext &ctx) {
+  base = base->IgnoreParenImpCasts();
+  const clang::Expr *elements = nullptr;
+  const clang::Expr *index = nullptr;
+  if (const auto *sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(base)) {
+    elements = sub->getBase();
+    index = sub->getIdx();
+  } else if (const auto *op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(base);
+             op != nullptr && op->getOperator() == clang::OO_Subscript && op->getNumArgs() == 2) {
+    elements = op->getArg(0);
+    index = op->getArg(1);
+  } else if (const auto *call = llvm::dyn_cast<clang::CXXMemberCallExpr>(base);
+             call != nullptr && call->getMethodDecl() != nullptr &&
+             call->getMethodDecl()->getName() == "at" && call->getNumArgs() == 1) {
+    elements = call->getImplicitObjectArgument();
+    index = call->getArg(0);
+  }
+  if (index == nullptr || index->isValueDependent()) {
+    return nullptr;
+  }
+  clang::Expr::EvalResult constant;
+  return index->EvaluateAsInt(constant, ctx) ? nullptr : elements;
+}
+
+} // namespace
+
 void note_field_write(VariableResolver &vars, VarId var, const clang::BinaryOperator *assign) {
   Program &program = vars.program();
   if (var == kNoVar || program.variables[var].scope != VarScope::Field ||
@@ -140,6 +170,11 @@ void note_field_write(VariableResolver &vars, VarId var, const clang::BinaryOper
   const auto *member = llvm::dyn_cast<clang::MemberExpr>(assign->getLHS()->IgnoreParenImpCasts());
   if (member == nullptr) {
     return;
+  }
+  if (const clang::Expr *elements = run_time_element(member->getBase(), vars.context())) {
+    program.field_element_writes.try_emplace(
+        var, Program::ElementWrite{vars.function(), assign->getOperatorLoc(),
+                                   source_text(elements, vars.context(), 40)});
   }
   if (const clang::ParmVarDecl *p = by_reference_param(object_decl(member->getBase()))) {
     if (teardown_store(assign, p, program.functions[vars.function()])) {
@@ -190,6 +225,54 @@ std::vector<SharedField> fields_of_several_objects(const Program &program) {
     }
   }
   return out;
+}
+
+void report_element_fields(Program &program) {
+  std::set<VarId> kept;
+  for (const StructNode &node : program.nodes) {
+    for (const Effect &e : node.effects) {
+      if (e.kept) {
+        kept.insert(e.var);
+      }
+    }
+  }
+  // (function, container) -> the first write's place and the fields' names
+  std::map<std::pair<FunctionId, std::string>,
+           std::pair<clang::SourceLocation, std::vector<std::string>>>
+      groups;
+  for (const auto &[var, write] : program.field_element_writes) {
+    if (!kept.contains(var) || !program.variables[var].representable) {
+      continue;
+    }
+    auto &group = groups[{write.function, write.container}];
+    if (group.second.empty()) {
+      group.first = write.location;
+    }
+    group.second.push_back("'" + program.variables[var].source_name + "'");
+  }
+  for (const auto &[key, group] : groups) {
+    const FunctionInfo &fn = program.functions[key.first];
+    std::string fields;
+    for (std::size_t i = 0; i < group.second.size(); ++i) {
+      fields += (i == 0 ? "" : i + 1 == group.second.size() ? " and " : ", ") + group.second[i];
+    }
+    Diagnostic d;
+    d.kind = DiagnosticKind::Approximation;
+    d.severity = Severity::Warning;
+    d.function = fn.name;
+    d.message = fields + " of the elements of '" + key.second +
+                "' are written at a run-time index, and the model keeps one value per field, "
+                "not per element: every element has the value written last (exact when the "
+                "elements are alike, the last element's otherwise)";
+    const clang::SourceManager &sm = fn.context->getSourceManager();
+    const auto ploc = sm.getPresumedLoc(sm.getExpansionLoc(group.first));
+    if (ploc.isValid()) {
+      d.file = program.source_file(*fn.context, ploc.getFilename());
+      d.line = ploc.getLine();
+      d.column = ploc.getColumn();
+    }
+    program.diagnostics.push_back(std::move(d));
+  }
 }
 
 void mark_measured_through(Program &program) {

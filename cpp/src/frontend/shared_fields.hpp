@@ -33,6 +33,13 @@ struct SharedField {
 // through parameters passed on unchanged, 8 calls deep).
 std::vector<SharedField> fields_of_several_objects(const Program &program);
 
+// After the control analysis: the fields it kept as control variables that are written through
+// an element at a run-time index (`tiles[t].t_xmax = x`). The model keeps one value for every
+// element, the last written: exact when the elements hold the same value, the last element's
+// otherwise. CloverLeaf's tiles (tiles_per_chunk > 1, of unequal sizes) took the last tile's
+// bounds without a word. One warning per function and container, naming the fields.
+void report_element_fields(Program &program);
+
 // After the control analysis: every input parameter a shared field's values are computed from
 // (through any assignment, argument or field, flow-insensitively) lists the field in its
 // `measured_through`, so that a prediction at another value of it says what stays measured.

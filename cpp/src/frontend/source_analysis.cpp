@@ -487,6 +487,7 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
   a->writer = std::make_unique<ExpressionWriter>(program, *a->calls);
   analyse_control(program, *a->writer);
   mark_measured_through(program);
+  report_element_fields(program);
   return a;
 }
 
