@@ -17,8 +17,8 @@ OpenMP thread, its default), sstsimulator/ember (the MPI communication motifs, s
 `ember_motifs`), ECP-ExaGraph/miniVite (MPI + OpenMP graph clustering, one thread),
 hpgmg/hpgmg (HPGMG-FV, see `hpgmg_fv`), Mantevo/HPCCG, ANL-CESAR/XSBench (see `xsbench`),
 mrnorman/miniWeather (see `miniweather`: its inputs are -D flags, rebuilt per row),
-UoB-HPC/CloverLeaf (see `cloverleaf`: the serial model with MPI, a keyword deck). For
-each app the rows are:
+UoB-HPC/CloverLeaf (see `cloverleaf`: the serial model with MPI, a keyword deck),
+hpcg-benchmark/hpcg (see `hpcg`: its quick path, `--rt=0`). For each app the rows are:
 
 * np 1 at the estimation input (bar 15 %): the model and the estimation code, no scaling;
 * np 1 on the full input, ten times the time steps, from the estimation on a tenth (bar 20 %);
@@ -166,6 +166,8 @@ def recognise(checkout: Path) -> App | list[Motif] | list[App]:
         return hpgmg_fv(checkout / "finite-volume" / "source")
     if (checkout / "HPCCG.cpp").exists() and (checkout / "exchange_externals.cpp").exists():
         return hpccg(checkout)
+    if (checkout / "src" / "ComputeMG_ref.cpp").exists():
+        return hpcg(checkout)
     if (checkout / "openmp-threading" / "XSbench_header.h").exists():
         return xsbench(checkout / "openmp-threading")
     if (checkout / "c" / "miniWeather_mpi.cpp").exists():
@@ -176,8 +178,8 @@ def recognise(checkout: Path) -> App | list[Motif] | list[App]:
         return cloverleaf(checkout)
     raise SystemExit(
         f"{checkout}: not a checkout this benchmark knows (CoMD, miniAMR, LULESH, ParRes/Kernels, "
-        "miniFE, PENNANT, miniMD, Ember, miniVite, HPGMG, HPCCG, CoSP2, XSBench, miniWeather, "
-        "CloverLeaf)"
+        "miniFE, PENNANT, miniMD, Ember, miniVite, HPGMG, HPCCG, HPCG, CoSP2, XSBench, "
+        "miniWeather, CloverLeaf)"
     )
 
 
@@ -559,6 +561,31 @@ def hpccg(checkout: Path) -> App:
         two_ranks=True,
         cxx=True,
         full_label="8x the rows (40^3)",
+    )
+
+
+def hpcg(checkout: Path) -> App:
+    """hpcg-benchmark/hpcg 3.1: a multigrid-preconditioned CG on a 27-point brick of nx^3 rows
+    per rank (weak scaling), built as setup/Make.Linux_MPI builds it without OpenMP
+    (`-O3 -DHPCG_NO_OPENMP`). `--rt=0` is its quick path: one set of 50 iterations, whatever
+    the machine's speed (a run time instead sets the number of sets from measured times). Its
+    levels are objects of one type (`*A.Ac`), whose fields the model keeps once per type, and
+    its neighbours come from the matrix's columns, so the np-2 model is estimated at np 2. It
+    writes two report files per run: run it outside the checkout."""
+    run_dir = Path(tempfile.mkdtemp(prefix="parjava-hpcg-"))
+    src = checkout / "src"
+    return App(
+        "HPCG",
+        run_dir,
+        sorted(str(p) for p in src.glob("*.cpp")),
+        ["-O3", "-DHPCG_NO_OPENMP", "-I", str(src)],
+        [],
+        ["--nx=32", "--ny=32", "--nz=32", "--rt=0"],
+        ["--nx=64", "--ny=64", "--nz=64", "--rt=0"],
+        estimate_np2=True,
+        two_ranks=True,
+        cxx=True,
+        full_label="8x the rows (64^3)",
     )
 
 
