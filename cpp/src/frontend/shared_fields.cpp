@@ -7,6 +7,7 @@
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/SourceManager.h>
 #include <llvm/Support/Path.h>
 
 namespace parjava::frontend {
