@@ -31,17 +31,33 @@ def _bytes(n: float) -> str:
     return f"{n:.0f} B"
 
 
-def unscaled_growth_warning(prediction: Any, np: int) -> str | None:
-    """Return the warning for the run at ``np``, or None when there is nothing to say."""
+def _nests_and_rows(
+    prediction: Any, np: int, key: str
+) -> tuple[list[dict[str, Any]], dict[int, dict[str, Any]], float] | None:
+    """Return the nests under ``key``, the run's node rows by id and its predicted time."""
     model = prediction.model
-    nests = model._doc.get("unscaled_nests") if model is not None else None
+    nests = model._doc.get(key) if model is not None else None
     if not nests:
         return None
     rows = {r["id"]: r for r in prediction.nodes(np)}
     bodies = {f["body"] for f in model._doc["functions"]}
     total = max((r["time"] for r in rows.values() if r["id"] in bodies), default=0.0)
-    if total <= 0:
+    return (nests, rows, total) if total > 0 else None
+
+
+def _largest_first(found: list[tuple[float, str]]) -> str:
+    """Join the nests' texts, the largest shares first, the rest counted."""
+    found.sort(reverse=True)
+    more = len(found) - SHOWN
+    return ", ".join(text for _, text in found[:SHOWN]) + (f" and {more} more" if more > 0 else "")
+
+
+def unscaled_growth_warning(prediction: Any, np: int) -> str | None:
+    """Return the warning for the run at ``np``, or None when there is nothing to say."""
+    got = _nests_and_rows(prediction, np, "unscaled_nests")
+    if got is None:
         return None
+    nests, rows, total = got
     found: list[tuple[float, str]] = []
     for nest in nests:
         row = rows.get(int(nest["node"]))
@@ -69,14 +85,11 @@ def unscaled_growth_warning(prediction: Any, np: int) -> str | None:
     share = sum(s for s, _ in found)
     if share < SHARE:
         return None
-    found.sort(reverse=True)
-    more = len(found) - SHOWN
     return (
         f"{100 * share:.0f}% of the predicted time at np={np} is in {len(found)} loop nest(s) "
         "priced at the estimation run's cost per iteration although they do more work per "
         "execution here: "
-        + ", ".join(text for _, text in found[:SHOWN])
-        + (f" and {more} more" if more > 0 else "")
+        + _largest_first(found)
         + "; if their data outgrows a cache level the estimation's fitted in, the program runs "
         "slower than predicted: estimate at an input closer to this one"
     )
@@ -93,15 +106,10 @@ def scaled_growth_warning(prediction: Any, np: int) -> str | None:
     twice their time per execution or more, the prediction says which and how far it
     extrapolates.
     """
-    model = prediction.model
-    nests = model._doc.get("scaled_nests") if model is not None else None
-    if not nests:
+    got = _nests_and_rows(prediction, np, "scaled_nests")
+    if got is None:
         return None
-    rows = {r["id"]: r for r in prediction.nodes(np)}
-    bodies = {f["body"] for f in model._doc["functions"]}
-    total = max((r["time"] for r in rows.values() if r["id"] in bodies), default=0.0)
-    if total <= 0:
-        return None
+    nests, rows, total = got
     found: list[tuple[float, str]] = []
     for nest in nests:
         row = rows.get(int(nest["node"]))
@@ -122,14 +130,11 @@ def scaled_growth_warning(prediction: Any, np: int) -> str | None:
     share = sum(s for s, _ in found)
     if share < SCALED_SHARE:
         return None
-    found.sort(reverse=True)
-    more = len(found) - SHOWN
     return (
         f"{100 * share:.0f}% of the predicted time at np={np} is in {len(found)} loop nest(s) "
         "whose time per execution grows 2x or more from the estimation's, across cache levels "
         "by this machine's cost per byte of a sweep: "
-        + ", ".join(text for _, text in found[:SHOWN])
-        + (f" and {more} more" if more > 0 else "")
+        + _largest_first(found)
         + "; a nest that reads its arrays with a stride or through indices can slow down more "
         "than a sweep: estimate at an input closer to this one to confirm"
     )
