@@ -143,6 +143,27 @@ def run_record(
     )
 
 
+# An estimation run that took more than this many times the unmodified program's median time,
+# after its probes' estimated cost, either ran while the machine was busy or lost an
+# optimisation to its probes; a lone run is repeated once to tell which
+# (tests/programs/guards/guarded_calls.c: one 45-ms estimation run in ten took 2.2x the program
+# on a quiet VM, and the model it gave was 2x too slow).
+_SLOW_RUN_RATIO = 1.5
+
+
+def slower_than_program(record: RunRecord, reference: Sequence[float]) -> float | None:
+    """Return the run's time over the program's, probes excluded, when above ``_SLOW_RUN_RATIO``.
+
+    ``reference`` are the unmodified program's run times at the same np and input; None when
+    they or the run's own time are unknown, or when the run is within the ratio.
+    """
+    spans = [s for s in reference if s > 0]
+    if not spans or record.program_seconds is None or record.program_seconds <= 0:
+        return None
+    ratio = (record.program_seconds - record.probe_seconds) / statistics.median(spans)
+    return ratio if ratio > _SLOW_RUN_RATIO else None
+
+
 def spread(seconds: Sequence[float]) -> float:
     """How much runs differ: slowest / fastest - 1 over the positive times (0 for fewer than 2)."""
     timed = [s for s in seconds if s > 0]
