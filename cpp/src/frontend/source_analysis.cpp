@@ -17,6 +17,7 @@
 #include "loop_scopes.hpp"
 #include "parjava/error.hpp"
 #include "parjava/model/expression.hpp"
+#include "program_choice.hpp"
 #include "record_punning.hpp"
 #include "reference_inputs.hpp"
 #include "shared_fields.hpp"
@@ -360,6 +361,13 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
   a->options = options;
   a->parsed = parse_sources(options);
   Program &program = a->program;
+  if (const std::optional<std::string> chosen = choose_program(a->parsed, options)) {
+    Diagnostic d;
+    d.kind = DiagnosticKind::Approximation;
+    d.severity = Severity::Note;
+    d.message = *chosen;
+    program.diagnostics.push_back(std::move(d));
+  }
   for (const PragmaMacro &m : a->parsed.pragma_macros) {
     Diagnostic d;
     d.kind = DiagnosticKind::Approximation;
