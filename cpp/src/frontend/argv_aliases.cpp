@@ -2,6 +2,7 @@
 
 #include <clang/AST/RecursiveASTVisitor.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -50,6 +51,54 @@ private:
 };
 
 enum class Holds : std::uint8_t { Argv, PointerToArgv, Other };
+
+// The record an argument passes, by address or by pointer (`&args`, `args`), when it has a
+// `char **` field that can hold the command line.
+const clang::RecordDecl *command_line_record(const clang::Expr *e) {
+  clang::QualType t = e->IgnoreParenImpCasts()->getType();
+  if (t->isPointerType()) {
+    t = t->getPointeeType();
+  }
+  const clang::RecordDecl *record = t->getAsRecordDecl();
+  if (record == nullptr || record->getDefinition() == nullptr) {
+    return nullptr;
+  }
+  record = record->getDefinition();
+  const bool table =
+      std::any_of(record->field_begin(), record->field_end(), [](const clang::FieldDecl *field) {
+        const clang::QualType f = field->getType();
+        return f->isPointerType() && f->getPointeeType()->isPointerType() &&
+               f->getPointeeType()->getPointeeType()->isCharType();
+      });
+  return table ? record : nullptr;
+}
+
+// program.argv_records: a live call passing argv (or an alias) and such a record fills it.
+void find_argv_records(Program &program, const CallClassifier &calls) {
+  for (FunctionId f = 0; f < program.functions.size(); ++f) {
+    const FunctionInfo &fn = program.functions[f];
+    if (!program.live(f) || fn.decl->getBody() == nullptr) {
+      continue;
+    }
+    for (const clang::Expr *call : calls_in(fn.decl->getBody())) {
+      const ClassifiedCall c = calls.classify(call, *fn.context);
+      if (c.kind != CallClass::User) {
+        continue;
+      }
+      const bool argv = std::any_of(c.args.begin(), c.args.end(), [&](const clang::Expr *a) {
+        const clang::Decl *d = canonical_ref(a);
+        return d != nullptr && program.argv_aliases.contains(d);
+      });
+      for (const clang::Expr *a : argv ? c.args : std::vector<const clang::Expr *>{}) {
+        if (const clang::RecordDecl *record = command_line_record(a)) {
+          if (std::string usr = usr_of(record); !usr.empty()) {
+            program.argv_records.insert(std::move(usr));
+          }
+        }
+      }
+    }
+  }
+}
 
 } // namespace
 
@@ -137,6 +186,7 @@ void find_argv_aliases(Program &program, const CallClassifier &calls) {
     }
   }
   program.argv_aliases = std::move(argv);
+  find_argv_records(program, calls);
 }
 
 } // namespace parjava::frontend

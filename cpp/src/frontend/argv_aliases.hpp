@@ -13,6 +13,8 @@ namespace parjava::frontend {
 // Fills program.argv_aliases: a parameter every live call passes main's argv (or an alias of
 // it) to; a parameter every live call passes `&argv` to, and a local initialised from `*` such a
 // pointer or from an alias. None of them may be assigned or stepped (`++argv` shifts positions).
+// Also fills program.argv_records: the records with a `char **` field that a live call passes
+// together with argv (`Arguments_create(&args, argc, argv)`).
 void find_argv_aliases(Program &program, const CallClassifier &calls);
 
 } // namespace parjava::frontend

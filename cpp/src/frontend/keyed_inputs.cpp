@@ -1,5 +1,7 @@
 #include "keyed_inputs.hpp"
 
+#include "calls.hpp"
+
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 
@@ -83,13 +85,25 @@ private:
   const Program &program_;
 };
 
+// An object of a record the program fills from argv (Program::argv_records), passed by value,
+// address or pointer: `Arguments_consume_int_or_default(args, "--ncell_x", 5)` (ORNL
+// minisweep, whose Arguments_create(&args, argc, argv) keeps argv in `args->argv_unconsumed`).
+bool argv_record(const clang::Expr *arg, const Program &program) {
+  clang::QualType t = unwrap(arg)->getType();
+  if (t->isPointerType()) {
+    t = t->getPointeeType();
+  }
+  const clang::RecordDecl *record = t->getAsRecordDecl();
+  return record != nullptr && program.argv_records.contains(usr_of(record));
+}
+
 bool holds_command_line(const clang::Expr *arg, VariableResolver &vars) {
   const clang::Decl *d = named(arg);
   const Program &program = vars.program();
   if (d == nullptr) {
     return false;
   }
-  if (is_argv(d, program)) {
+  if (is_argv(d, program) || argv_record(arg, program)) {
     return true;
   }
   const auto *var = llvm::dyn_cast<clang::VarDecl>(d);

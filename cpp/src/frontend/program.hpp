@@ -468,6 +468,11 @@ public:
   std::vector<bool> looped_functions;
   // Variables that always hold main's argv, canonical declarations (argv_aliases.hpp).
   std::set<const clang::Decl *> argv_aliases;
+  // Records a live call fills from main's argv, with a `char **` field to hold it (ORNL
+  // minisweep's `Arguments_create(&args, argc, argv)`), by USR (each unit has its own
+  // declaration of the record): a keyed lookup may take such an object for the command line
+  // (keyed_inputs.hpp, argv_aliases.hpp).
+  std::set<std::string> argv_records;
   // The size of a std::vector parameter as the callee sees it, canonical declaration -> a cell
   // every call sets from the argument's size (vector_parameters.hpp).
   std::map<const clang::Decl *, VarId> vector_size_cells;
