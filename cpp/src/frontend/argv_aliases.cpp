@@ -73,8 +73,9 @@ const clang::RecordDecl *command_line_record(const clang::Expr *e) {
   return table ? record : nullptr;
 }
 
-// program.argv_records: a live call passing argv (or an alias) and such a record fills it.
-void find_argv_records(Program &program, const CallClassifier &calls) {
+// Every call of a program function in the live functions' bodies, with its caller.
+template <typename Visit>
+void each_live_user_call(const Program &program, const CallClassifier &calls, Visit visit) {
   for (FunctionId f = 0; f < program.functions.size(); ++f) {
     const FunctionInfo &fn = program.functions[f];
     if (!program.live(f) || fn.decl->getBody() == nullptr) {
@@ -82,22 +83,31 @@ void find_argv_records(Program &program, const CallClassifier &calls) {
     }
     for (const clang::Expr *call : calls_in(fn.decl->getBody())) {
       const ClassifiedCall c = calls.classify(call, *fn.context);
-      if (c.kind != CallClass::User) {
-        continue;
-      }
-      const bool argv = std::any_of(c.args.begin(), c.args.end(), [&](const clang::Expr *a) {
-        const clang::Decl *d = canonical_ref(a);
-        return d != nullptr && program.argv_aliases.contains(d);
-      });
-      for (const clang::Expr *a : argv ? c.args : std::vector<const clang::Expr *>{}) {
-        if (const clang::RecordDecl *record = command_line_record(a)) {
-          if (std::string usr = usr_of(record); !usr.empty()) {
-            program.argv_records.insert(std::move(usr));
-          }
-        }
+      if (c.kind == CallClass::User && c.user != kNoFunction) {
+        visit(f, c);
       }
     }
   }
+}
+
+// program.argv_records: a live call passing argv (or an alias) and such a record fills it.
+void find_argv_records(Program &program, const CallClassifier &calls) {
+  each_live_user_call(program, calls, [&](FunctionId, const ClassifiedCall &c) {
+    const bool argv = std::any_of(c.args.begin(), c.args.end(), [&](const clang::Expr *a) {
+      const clang::Decl *d = canonical_ref(a);
+      return d != nullptr && program.argv_aliases.contains(d);
+    });
+    if (!argv) {
+      return;
+    }
+    for (const clang::Expr *a : c.args) {
+      if (const clang::RecordDecl *record = command_line_record(a)) {
+        if (std::string usr = usr_of(record); !usr.empty()) {
+          program.argv_records.insert(std::move(usr));
+        }
+      }
+    }
+  });
 }
 
 } // namespace
@@ -141,24 +151,18 @@ void find_argv_aliases(Program &program, const CallClassifier &calls) {
   for (bool grew = true; grew;) {
     grew = false;
     std::map<const clang::Decl *, std::set<Holds>> passed;
+    each_live_user_call(program, calls, [&](FunctionId, const ClassifiedCall &c) {
+      const clang::FunctionDecl *callee = program.functions[c.user].decl;
+      for (unsigned i = 0; i < callee->getNumParams(); ++i) {
+        const clang::Decl *param = callee->getParamDecl(i)->getCanonicalDecl();
+        passed[param].insert(i < c.args.size() ? holds(c.args[i]) : Holds::Other);
+      }
+    });
     for (FunctionId f = 0; f < program.functions.size(); ++f) {
-      const FunctionInfo &fn = program.functions[f];
-      if (!program.live(f) || fn.decl->getBody() == nullptr) {
-        continue;
-      }
-      for (const clang::Expr *call : calls_in(fn.decl->getBody())) {
-        const ClassifiedCall c = calls.classify(call, *fn.context);
-        if (c.kind != CallClass::User || c.user == kNoFunction) {
-          continue;
+      if (program.live(f) && program.functions[f].decl->getBody() != nullptr) {
+        for (const auto &[local, init] : writes[f].inits) {
+          passed[local].insert(holds(init));
         }
-        const clang::FunctionDecl *callee = program.functions[c.user].decl;
-        for (unsigned i = 0; i < callee->getNumParams(); ++i) {
-          const clang::Decl *param = callee->getParamDecl(i)->getCanonicalDecl();
-          passed[param].insert(i < c.args.size() ? holds(c.args[i]) : Holds::Other);
-        }
-      }
-      for (const auto &[local, init] : writes[f].inits) {
-        passed[local].insert(holds(init));
       }
     }
     for (FunctionId f = 0; f < program.functions.size(); ++f) {

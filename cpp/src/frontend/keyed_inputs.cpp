@@ -98,12 +98,15 @@ bool argv_record(const clang::Expr *arg, const Program &program) {
 }
 
 bool holds_command_line(const clang::Expr *arg, VariableResolver &vars) {
-  const clang::Decl *d = named(arg);
   const Program &program = vars.program();
+  if (argv_record(arg, program)) { // also a field or an element: `&run->args`
+    return true;
+  }
+  const clang::Decl *d = named(arg);
   if (d == nullptr) {
     return false;
   }
-  if (is_argv(d, program) || argv_record(arg, program)) {
+  if (is_argv(d, program)) {
     return true;
   }
   const auto *var = llvm::dyn_cast<clang::VarDecl>(d);

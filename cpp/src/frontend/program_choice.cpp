@@ -1,6 +1,5 @@
 #include "program_choice.hpp"
 
-#include <algorithm>
 #include <filesystem>
 
 #include <clang/AST/ASTContext.h>
@@ -71,19 +70,19 @@ std::optional<std::string> choose_program(ParsedSources &parsed, const BuildOpti
                     stem(parsed.commands[mains.front()].file) + " ...\"), or by --name");
   }
   const std::string modelled = parsed.commands[chosen].file;
-  ParsedSources kept;
-  kept.pragma_macros = std::move(parsed.pragma_macros);
-  for (std::size_t u = 0; u < parsed.units.size(); ++u) {
-    if (u != chosen && std::find(mains.begin(), mains.end(), u) != mains.end()) {
+  // The other mains' units go, last first so that the indices still hold; the parallel
+  // vectors stay parallel.
+  for (auto u = mains.rbegin(); u != mains.rend(); ++u) {
+    if (*u == chosen) {
       continue;
     }
-    kept.units.push_back(std::move(parsed.units[u]));
-    kept.commands.push_back(std::move(parsed.commands[u]));
-    if (u < parsed.tokens.size()) {
-      kept.tokens.push_back(std::move(parsed.tokens[u]));
+    const auto at = static_cast<std::ptrdiff_t>(*u);
+    parsed.units.erase(parsed.units.begin() + at);
+    parsed.commands.erase(parsed.commands.begin() + at);
+    if (*u < parsed.tokens.size()) {
+      parsed.tokens.erase(parsed.tokens.begin() + at);
     }
   }
-  parsed = std::move(kept);
   return "the compilation database builds " + std::to_string(mains.size()) +
          " programs (main is defined in " + files + "); modelled the one in " + modelled +
          ", which the command line names, with the database's files that define no main";
