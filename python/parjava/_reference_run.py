@@ -199,56 +199,63 @@ def _preprocessed(src: dict[str, Any], i: int, work: Path, compiler: str | None)
     return {**src, "command": written, "original": original}
 
 
-def run(
-    exe: Path,
-    shim: Path,
-    argv: Sequence[str],
-    np: int,
-    mpirun: Sequence[str] | None,
-    timeout: float,
-    threaded: bool,
-    times: int,
-    more: int = 0,
-) -> ReferenceRun:
-    """Run the unmodified program ``times`` times as the estimation code ran.
+@dataclass
+class Launcher:
+    """How the unmodified program runs: as the estimation code ran, with the span shim preloaded.
 
-    When those runs differ by more than 10 %, up to ``more`` further runs: the median of five
-    outlasts two runs in one of this VM's slow phases (jacobi2d.c's 35-ms runs: the median of
-    three at 48 ms once, where the estimation code took 37 ms).
+    Its runs interleave with the estimation runs (SourceModel.estimate): this VM's slow phases
+    last seconds, and a self-check whose three reference runs all fell in one, after estimation
+    runs outside it, failed where the model was right (tests/programs/records/levels.cpp in CI:
+    the program's fastest run 28.6 ms, the estimation's 19 ms, minutes apart 18 ms both). Runs
+    side by side share the machine's phase.
     """
-    cpus = os.cpu_count() or 0
-    ref = ReferenceRun(command=[], fair_share=min(1.0, cpus / np) if cpus > 0 else 1.0)
-    # The launcher passes the preload to the ranks alone (`-x`); a launcher of the user's gets
-    # it from the environment, as the ranks then do.
-    preload = str(shim) + (":" + os.environ["LD_PRELOAD"] if os.environ.get("LD_PRELOAD") else "")
-    launcher = None if mpirun else [shutil.which("mpirun") or "mpirun", "--oversubscribe"]
-    wanted = max(1, times)
-    while len(ref.spans) < wanted:
-        if launcher is not None:
+
+    exe: Path
+    shim: Path
+    argv: Sequence[str]
+    np: int
+    mpirun: Sequence[str] | None
+    timeout: float
+    threaded: bool
+
+    def start(self) -> ReferenceRun:
+        """Return an empty record of runs, with a rank's fair share of a CPU at this np."""
+        cpus = os.cpu_count() or 0
+        return ReferenceRun(command=[], fair_share=min(1.0, cpus / self.np) if cpus > 0 else 1.0)
+
+    def once(self, ref: ReferenceRun) -> None:
+        """Run the program once and add its slowest rank's span and least CPU share to ``ref``."""
+        # The launcher passes the preload to the ranks alone (`-x`); a launcher of the user's
+        # gets it from the environment, as the ranks then do.
+        preload = str(self.shim) + (
+            ":" + os.environ["LD_PRELOAD"] if os.environ.get("LD_PRELOAD") else ""
+        )
+        if self.mpirun:
             command, proc, _seconds = code.launch(
-                exe,
-                argv,
-                np,
-                [
-                    *launcher,
-                    *(["--bind-to", "none"] if threaded else []),
-                    "-x",
-                    f"LD_PRELOAD={preload}",
-                ],
-                timeout,
-                threaded,
-                {},
+                self.exe,
+                self.argv,
+                self.np,
+                self.mpirun,
+                self.timeout,
+                self.threaded,
+                {"LD_PRELOAD": preload},
                 "the unmodified program's run",
             )
         else:
+            launcher = [shutil.which("mpirun") or "mpirun", "--oversubscribe"]
             command, proc, _seconds = code.launch(
-                exe,
-                argv,
-                np,
-                mpirun,
-                timeout,
-                threaded,
-                {"LD_PRELOAD": preload},
+                self.exe,
+                self.argv,
+                self.np,
+                [
+                    *launcher,
+                    *(["--bind-to", "none"] if self.threaded else []),
+                    "-x",
+                    f"LD_PRELOAD={preload}",
+                ],
+                self.timeout,
+                self.threaded,
+                {},
                 "the unmodified program's run",
             )
         ref.command = [Path(command[0]).name, *command[1:]]
@@ -258,21 +265,33 @@ def run(
         }
         # A non-zero status after every rank reached MPI_Finalize is the program's own verdict
         # (XSBench's unknown checksum), as for the estimation run.
-        if proc.returncode != 0 and (proc.returncode < 0 or len(ranks) < np):
+        if proc.returncode != 0 and (proc.returncode < 0 or len(ranks) < self.np):
             raise RunError(
                 f"the unmodified program failed (exit {proc.returncode}): {' '.join(command)}\n"
                 f"{(proc.stderr or '')[-2000:]}"
             )
-        if len(ranks) < np:
+        if len(ranks) < self.np:
             raise RunError(
-                f"the unmodified program reported the time of {len(ranks)} of its {np} ranks "
-                "(it must call MPI_Init and MPI_Finalize)"
+                f"the unmodified program reported the time of {len(ranks)} of its {self.np} "
+                "ranks (it must call MPI_Init and MPI_Finalize)"
             )
         ref.spans.append(max(span for span, _ in ranks.values()))
         ref.cpu_shares.append(min(cpu / span for span, cpu in ranks.values() if span > 0))
-        quiet = min(ref.cpu_shares) >= _CPU_SHARE * ref.fair_share
-        if len(ref.spans) == wanted == max(1, times) and ref.spread > _NOISY_SPREAD and quiet:
+
+    def complete(self, ref: ReferenceRun, times: int, more: int = 0) -> ReferenceRun:
+        """Run the program until ``ref`` holds ``times`` runs, and more if they differ.
+
+        When those runs differ by more than 10 %, up to ``more`` further runs: the median of
+        five outlasts two runs in one of this VM's slow phases (jacobi2d.c's 35-ms runs: the
+        median of three at 48 ms once, where the estimation code took 37 ms).
+        """
+        wanted = max(1, times, len(ref.spans))
+        while len(ref.spans) < wanted:
+            self.once(ref)
+        quiet = bool(ref.cpu_shares) and min(ref.cpu_shares) >= _CPU_SHARE * ref.fair_share
+        if ref.spread > _NOISY_SPREAD and quiet:
             # Neighbours that slowed a run would slow the next ones as much: only a quiet
             # machine's own phases are worth outlasting.
-            wanted += max(0, more)
-    return ref
+            for _ in range(max(0, more)):
+                self.once(ref)
+        return ref

@@ -372,20 +372,9 @@ class SourceModel(Model):
                         log(records[-1].describe())
                     return files, summary, stdout
 
-                for k in range(runs_wanted):
-                    # One directory per run: each run's files are one set of measurements.
-                    files, summary, stdout = measure(
-                        k + 1, work / f"run-{k + 1}" if runs_wanted > 1 else work
-                    )
-                    runs.append(files)
-                    summaries.append(summary)
-                    took = records[-1].wall_seconds
-                    bar.advance(note=f"run {k + 1}/{runs_wanted} in {took:.1f} s")
-                    if auto and report.stable(summaries):
-                        break
-                unmodified, unmodified_notes = None, []
-                if reference and self_check:
-                    unmodified, unmodified_notes = _run_unmodified(
+                unmodified: reference_run.ReferenceRun | None = None
+                launcher, unmodified_notes = (
+                    _build_unmodified(
                         inst,
                         spec.args,
                         work / "unmodified",
@@ -396,8 +385,43 @@ class SourceModel(Model):
                         mpirun,
                         timeout,
                         threaded,
-                        _reference_times(records, len(runs)),
                     )
+                    if reference and self_check
+                    else (None, [])
+                )
+
+                def beside(complete: tuple[int, int] | None = None) -> None:
+                    """Run the unmodified program once (or up to ``complete``'s counts)."""
+                    nonlocal unmodified, launcher
+                    if launcher is None:
+                        return
+                    try:
+                        if unmodified is None:
+                            unmodified = launcher.start()
+                        if complete is None:
+                            launcher.once(unmodified)
+                        else:
+                            launcher.complete(unmodified, *complete)
+                    except RunError as exc:
+                        unmodified_notes.append(_unmodified_failed(exc))
+                        launcher, unmodified = None, None
+
+                for k in range(runs_wanted):
+                    # One directory per run: each run's files are one set of measurements.
+                    files, summary, stdout = measure(
+                        k + 1, work / f"run-{k + 1}" if runs_wanted > 1 else work
+                    )
+                    runs.append(files)
+                    summaries.append(summary)
+                    took = records[-1].wall_seconds
+                    # The program's run right after each estimation run: side by side, in the
+                    # same phase of the machine (reference_run.Launcher).
+                    beside()
+                    bar.advance(note=f"run {k + 1}/{runs_wanted} in {took:.1f} s")
+                    if auto and report.stable(summaries):
+                        break
+                if reference and self_check:
+                    beside(_reference_times(records, len(runs)))
                     if unmodified is not None:
                         unmodified.combine = combine
                         if log is not None:
@@ -686,7 +710,7 @@ def _reference_times(records: Sequence[report.RunRecord], runs: int) -> tuple[in
     return min(3, runs), 0
 
 
-def _run_unmodified(
+def _build_unmodified(
     inst: dict[str, Any],
     args: Sequence[str],
     work: Path,
@@ -697,9 +721,8 @@ def _run_unmodified(
     mpirun: Sequence[str] | None,
     timeout: float,
     threaded: bool,
-    times: tuple[int, int],
-) -> tuple[reference_run.ReferenceRun | None, list[str]]:
-    """Build and run the unmodified program; on failure, None and a note saying why.
+) -> tuple[reference_run.Launcher | None, list[str]]:
+    """Build the unmodified program; on failure, None and a note saying why.
 
     The estimation does not depend on it: a program that will not build or run unmodified
     (its own flags missing from the command, no MPI_Finalize) keeps the estimation runs'
@@ -707,15 +730,20 @@ def _run_unmodified(
     """
     try:
         exe, shim, notes = reference_run.build(inst, args, work, compiler, link_args)
-        return reference_run.run(exe, shim, run, np, mpirun, timeout, threaded, *times), notes
     except RunError as exc:
-        lines = str(exc).strip().splitlines() or [type(exc).__name__]
-        # The build shares the estimation code's steps (and their messages).
-        first = lines[0].replace("the estimation code", "the unmodified program")
-        error = next((line.strip() for line in lines[1:] if "error" in line), "")
-        return None, [
-            f"the unmodified program was not run ({first[:300]}"
-            + (f"; {error[:200]}" if error else "")
-            + "): the self-check compares with the estimation runs less their probes' "
-            "estimated cost"
-        ]
+        return None, [_unmodified_failed(exc)]
+    return reference_run.Launcher(exe, shim, run, np, mpirun, timeout, threaded), notes
+
+
+def _unmodified_failed(exc: RunError) -> str:
+    """Return the note for an unmodified program that would not build or run."""
+    lines = str(exc).strip().splitlines() or [type(exc).__name__]
+    # The build shares the estimation code's steps (and their messages).
+    first = lines[0].replace("the estimation code", "the unmodified program")
+    error = next((line.strip() for line in lines[1:] if "error" in line), "")
+    return (
+        f"the unmodified program was not run ({first[:300]}"
+        + (f"; {error[:200]}" if error else "")
+        + "): the self-check compares with the estimation runs less their probes' "
+        "estimated cost"
+    )

@@ -37,9 +37,12 @@ def test_a_field_set_for_two_objects_is_data_and_measured(model: pj.SourceModel)
         "'Level::rows' is set by generate() for 2 objects" in m and "'fine' (levels.cpp:" in m
         for m in opaque
     ), opaque
+    # The defect this guards against predicts -98 %. The unmodified program's vectorised
+    # 20-ms loop runs 18-75 ms from launch to launch on this VM while the estimation code's
+    # stays at 22-23 ms (run side by side, 2026-12-01), so a CI run saw -24 % and -32 %.
     check = model.self_check
-    assert check is not None and check["coverage"] > 0.8, check
-    assert abs(check["error"]) < 0.3, check
+    assert check is not None and check["coverage"] > 0.5, check
+    assert abs(check["error"]) < 0.5, check
 
 
 def test_another_size_says_what_stays_measured(model: pj.SourceModel) -> None:

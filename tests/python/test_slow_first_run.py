@@ -36,8 +36,10 @@ def test_a_slow_lone_run_is_repeated_and_the_faster_kept(
     assert len(notes) == 1 and "the faster of the two runs gives the block times" in notes[0]
     # The model is the second run's: the slow phase's branch never taken, and its own run
     # explained (the first run alone made it 3x too slow).
+    # Against the unmodified program, whose 40-ms runs move by a third from launch to launch
+    # on this VM (one run in six: -32 %); the defect, the slow run kept, is +200 %.
     check = model.self_check
-    assert check is not None and abs(check["error"]) < 0.3, check["message"]
+    assert check is not None and abs(check["error"]) < 0.5, check["message"]
     predicted = pj.interpret(
         model, pj.Machine.preset("shared-memory"), np=1, params=model.arguments(RUN)
     )
