@@ -29,6 +29,7 @@ public:
       if (p_.functions[f].body != kNoStruct) {
         timing_ = !nest_only_.contains(f);
         counting_ = kept_nest_callees_.contains(f);
+        quiet_ = quiet_functions_.contains(f);
         walk(p_.functions[f].body, kNoStruct, f);
       }
     }
@@ -207,6 +208,46 @@ private:
     probe.node = p_.nodes[n].model_id;
     plan_.probes.push_back(probe);
     a_.probe_sites.push_back({probe.slot, static_cast<std::uint8_t>(kind), n, nullptr});
+    if (timing_ && quiet_ &&
+        (kind == ProbeKind::Block || kind == ProbeKind::Fragment || kind == ProbeKind::Function)) {
+      a_.probe_sites.back().quiet = true;
+    }
+    if (kind == ProbeKind::Fragment && calls_quiet(n)) {
+      a_.probe_sites.back().quiets = true;
+    }
+  }
+
+  // Is the function body straight-line code: blocks and returns, no branch, loop or call?
+  bool straight_line(StructIndex body) const {
+    if (body == kNoStruct) {
+      return false;
+    }
+    std::vector<StructIndex> stack{body};
+    while (!stack.empty()) {
+      const StructNode &node = p_.nodes[stack.back()];
+      stack.pop_back();
+      if (node.kind != StructKind::Sequence && node.kind != StructKind::Block &&
+          node.kind != StructKind::Return) {
+        return false;
+      }
+      stack.insert(stack.end(), node.children.begin(), node.children.end());
+    }
+    return true;
+  }
+
+  // Does the subtree call a quiet function, or a function measured inside nests that leads to
+  // one?
+  bool calls_quiet(StructIndex n) const {
+    std::vector<StructIndex> stack{n};
+    while (!stack.empty()) {
+      const StructNode &node = p_.nodes[stack.back()];
+      stack.pop_back();
+      if (node.kind == StructKind::UserCall && leads_to_quiet_.contains(node.callee)) {
+        return true;
+      }
+      stack.insert(stack.end(), node.children.begin(), node.children.end());
+    }
+    return false;
   }
 
   void walk(StructIndex n, StructIndex enclosing_loop, FunctionId f) {
@@ -393,7 +434,7 @@ private:
   // lambdas, accessors): probing them would measure the probes, and their time is in the nest's.
   void find_nest_only_functions() {
     std::map<FunctionId, std::vector<std::pair<FunctionId, bool>>> sites; // caller, in nest
-    std::map<FunctionId, std::set<FunctionId>> callees;
+    std::map<FunctionId, std::set<FunctionId>> &callees = callees_;
     std::function<void(StructIndex, FunctionId, bool, bool)> collect =
         [&](StructIndex n, FunctionId f, bool in_nest, bool in_kept) {
           const StructNode &node = p_.nodes[n];
@@ -438,6 +479,41 @@ private:
         });
         if (only && !list.empty()) {
           nest_only_.insert(callee);
+          changed = true;
+        }
+      }
+    }
+    // Functions called from measured nests and from other places are timed for the other
+    // places; inside a nest their probes stay silent (PJ_QBEGIN), or every call of a hot
+    // accessor in an innermost loop runs them and the nest's time is the probes'.
+    for (const auto &[callee, list] : sites) {
+      if (nest_only_.contains(callee) || callee == a_.entry) {
+        continue;
+      }
+      if (std::any_of(list.begin(), list.end(), [&](const auto &site) {
+            return site.second || nest_only_.contains(site.first);
+          })) {
+        // Straight-line code (an accessor computing an address) costs its other callers
+        // nanoseconds, less than a probe: measured in the nests alone, it is left unprobed (a
+        // silent probe still costs a test and a branch in every call of an innermost loop).
+        (straight_line(p_.functions[callee].body) ? nest_only_ : quiet_functions_).insert(callee);
+      }
+    }
+    // A nest quiets them through the functions it calls: those measured inside nests only,
+    // down to a quiet one.
+    leads_to_quiet_ = quiet_functions_;
+    changed = true;
+    while (changed) {
+      changed = false;
+      for (FunctionId f : nest_only_) {
+        if (leads_to_quiet_.contains(f)) {
+          continue;
+        }
+        const auto it = callees_.find(f);
+        if (it != callees_.end() &&
+            std::any_of(it->second.begin(), it->second.end(),
+                        [&](FunctionId c) { return leads_to_quiet_.contains(c); })) {
+          leads_to_quiet_.insert(f);
           changed = true;
         }
       }
@@ -602,6 +678,10 @@ private:
   EstimationPlan plan_;
   std::map<StructIndex, LoopFacts> loops_;
   std::set<FunctionId> nest_only_;
+  std::set<FunctionId> quiet_functions_; // called from measured nests and from other places
+  std::set<FunctionId> leads_to_quiet_;  // quiet, or measured in nests and calling one
+  std::map<FunctionId, std::set<FunctionId>> callees_;
+  bool quiet_ = false;                     // walking a quiet function
   std::set<FunctionId> kept_nest_callees_; // called inside a nest that keeps state
   bool counting_ = false;                  // walking one of those: count its opaque branches
   std::map<StructIndex, bool> keeps_state_;

@@ -44,6 +44,7 @@ __thread pj_u64 pj_events;
 __thread pj_u64 pj_counter_events;
 __thread pj_u64 pj_skips;
 __thread pj_u64 pj_counter_skips;
+__thread unsigned pj_quiet;
 __thread pj_mark_state pj_marked;
 __thread pj_open *pj_opens;
 __thread unsigned pj_nopen, pj_capopen;

@@ -86,7 +86,7 @@ void UnitRewriter::timed_call(const StructNode &node, std::uint32_t k) {
   const std::string id = std::to_string(k);
   const clang::QualType type = call->getType();
   if (type->isVoidType()) {
-    open(before(call->getBeginLoc()), "__extension__ ({ PJ_BEGIN(" + id + ") ");
+    open(before(call->getBeginLoc()), "__extension__ ({ " + begin_probe(k) + " ");
     close(after_token(call->getEndLoc()), "; PJ_END(" + id + ") })");
     return;
   }
@@ -96,7 +96,7 @@ void UnitRewriter::timed_call(const StructNode &node, std::uint32_t k) {
   const std::string text = edits_.text(call->getBeginLoc(), call->getEndLoc());
   const std::string value = "pj_c" + id + "v";
   open(before(call->getBeginLoc()),
-       "__extension__ ({ PJ_BEGIN(" + id + ") __typeof__((" + text + ") + 0) " + value + " = (");
+       "__extension__ ({ " + begin_probe(k) + " __typeof__((" + text + ") + 0) " + value + " = (");
   close(after_token(call->getEndLoc()), "); PJ_END(" + id + ") " + value + "; })");
 }
 

@@ -104,17 +104,24 @@ void UnitRewriter::loop(const StructNode &node, std::map<ProbeKind, std::uint32_
   const Point end = llvm::isa<clang::DoStmt>(loop) ? end_of(loop) : end_of(body);
   std::string head = "{ ";
   if (timed) {
-    head += "PJ_BEGIN(" + f + ") ";
+    head += begin_probe(slot[ProbeKind::Fragment]) + " ";
   }
   head += "pj_u64 pj_n" + t + " = 0; ";
   if (iterations) {
     head += "pj_iter pj_i" + i + " = pj_iter_begin(" + i + "); ";
   }
+  // A nest that calls functions timed for their other callers silences their probes while it
+  // runs (after the declarations: C90), and any way out of it (its tail, before a return)
+  // ends that.
+  const bool quiets = timed && quiets_.contains(slot[ProbeKind::Fragment]);
+  if (quiets) {
+    head += "pj_quiet++; ";
+  }
   std::string top = "pj_n" + t + "++; ";
   if (iterations) {
     top += "pj_iteration(" + i + ", &pj_i" + i + "); ";
   }
-  std::string tail;
+  std::string tail = quiets ? " pj_quiet--;" : "";
   if (iterations) {
     tail += " pj_last_iteration(" + i + ", &pj_i" + i + ");";
   }

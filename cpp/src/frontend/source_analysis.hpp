@@ -35,6 +35,11 @@ struct ProbeSite {
   // written there (`cmd.nSteps`).
   const clang::Stmt *after = nullptr;
   std::string spelling{};
+  // A timing probe of a function called from measured nests and from other places: silent
+  // while such a nest runs (PJ_QBEGIN). A Fragment probe whose nest calls program functions:
+  // its executions make those probes silent (probe_planner.cpp, quiet functions).
+  bool quiet = false;
+  bool quiets = false;
 };
 
 struct AnalysedSources {

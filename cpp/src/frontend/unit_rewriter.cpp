@@ -30,6 +30,12 @@ std::string UnitRewriter::run(const std::vector<const ProbeSite *> &sites,
   std::vector<StructIndex> order;
   std::map<StructIndex, std::vector<const ProbeSite *>> by_node;
   for (const ProbeSite *s : sites) {
+    if (s->quiet) {
+      quiet_.insert(s->slot);
+    }
+    if (s->quiets) {
+      quiets_.insert(s->slot);
+    }
     if (!by_node.contains(s->node)) {
       order.push_back(s->node);
     }
@@ -397,7 +403,7 @@ void UnitRewriter::block(const StructNode &node, std::uint32_t k,
   const std::string id = std::to_string(k);
   // A call priced by its size: its size arguments (a freed block) are observed as the call
   // evaluates them, and its sample is binned by those bytes.
-  std::string opening = "PJ_BEGIN(" + id + ") ";
+  std::string opening = begin_probe(k) + " ";
   std::string closing = " PJ_END(" + id + ")";
   if (sized) {
     SizedCall call;
@@ -410,7 +416,7 @@ void UnitRewriter::block(const StructNode &node, std::uint32_t k,
     if (call.pointer != nullptr && call.sizes.empty()) {
       observe_pointer(call.pointer, "pj_size_free"); // a free costs by its block's size
     }
-    opening = "PJ_BEGIN_SIZED(" + id + ") ";
+    opening = begin_probe(k, true) + " ";
     closing = " PJ_END_SIZED(" + id + ", " + std::to_string(*sized) + ")";
   }
   // Statements that declare nothing go into a block of their own: the probe's declarations
@@ -476,7 +482,7 @@ void UnitRewriter::function(const StructNode &node, std::uint32_t k) {
   const std::string id = std::to_string(k);
   ReturnCollector returns;
   returns.TraverseStmt(const_cast<clang::CompoundStmt *>(body));
-  open(after_token(body->getLBracLoc()), " PJ_BEGIN(" + id + ")");
+  open(after_token(body->getLBracLoc()), " " + begin_probe(k));
   close(before(body->getRBracLoc()), "PJ_END(" + id + ") ");
   for (const clang::ReturnStmt *r : returns.returns) {
     open(before(r->getBeginLoc()), "{ PJ_END(" + id + ") ");

@@ -127,6 +127,14 @@ private:
   std::vector<Pending> pending_;
   std::set<std::uint32_t> dropped_; // probes left out on purpose (nothing to measure there)
   std::set<model::NodeId> constructs_;
+  std::set<std::uint32_t> quiet_;  // timing probes silent inside measured nests
+  std::set<std::uint32_t> quiets_; // Fragment probes whose nests make them silent
+
+  // The start of timing probe k: PJ_BEGIN, or PJ_QBEGIN for a quiet one.
+  [[nodiscard]] std::string begin_probe(std::uint32_t k, bool sized = false) const {
+    return std::string(quiet_.contains(k) ? "PJ_QBEGIN" : "PJ_BEGIN") + (sized ? "_SIZED(" : "(") +
+           std::to_string(k) + ")";
+  }
 };
 
 } // namespace parjava::frontend
