@@ -57,8 +57,10 @@ def test_each_rank_exchanges_with_its_own_chunk_neighbours(model: pj.SourceModel
 
 def test_twice_the_cells_at_np_2_against_the_program(model: pj.SourceModel, tmp_path: Path) -> None:
     """Estimated at np 1 on 400 x 400 cells, the model predicts 800 x 800 at np 2 (each rank's
-    half of the mesh, and its halo) as the program runs them, within 25 %."""
-    est = estimate_checked(model, tmp_path / "est", run=RUN, np=1)
+    half of the mesh, and its halo) as the program runs them, within 25 %. The fastest of three
+    estimation runs against the fastest of the program's runs when their median is off: this
+    VM moves single launches by up to 2x (program_runs.measured_near)."""
+    est = estimate_checked(model, tmp_path / "est", run=RUN, np=1, repeat=3, combine="min")
     if est.verdict == "doubtful":
         pytest.skip(f"a timed comparison needs a quiet machine: {est.trust}")
     exe = tmp_path / "chunks"
