@@ -430,5 +430,89 @@ TEST(Estimates, ScaledProbeCostsTakeLessOffTheBlocksButNotThePairsOwnReading) {
   EXPECT_THROW(scale_probe_costs(ms, std::nan("")), Error);
 }
 
+constexpr const char *kTwoInner = R"(
+#include <mpi.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int n = argc > 1 ? atoi(argv[1]) : 100;
+  double *a = malloc((size_t)n * n * sizeof(double));
+  double *b = malloc((size_t)n * sizeof(double));
+  for (int it = 0; it < 10; it++) {
+    for (int i = 0; i < n; i++) {
+      for (int j = 0; j < n; j++) {
+        a[i * n + j] += 1.0;
+      }
+      for (int k = 0; k < n; k++) {
+        b[k] += a[i * n + k];
+      }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  free(b);
+  free(a);
+  MPI_Finalize();
+  return 0;
+}
+)";
+
+TEST(Estimates, PartsTimedApartAreScaledToTheWholeTheyExceed) {
+  const BuildResult built = build(write_source("two_inner.c", kTwoInner));
+  std::map<std::pair<model::NodeId, ProbeKind>, std::uint32_t> slots;
+  for (const auto &p : built.plan.probes) {
+    slots[{p.node, p.kind}] = p.slot;
+  }
+  const auto id = [&](const std::string &label) {
+    const model::Node *n = labelled(built.model, label);
+    EXPECT_NE(n, nullptr) << label;
+    return n == nullptr ? model::NodeId{0} : n->id;
+  };
+  const model::NodeId outer = id("for i < n");
+  const model::NodeId first = id("for j < n");
+  const model::NodeId second = id("for k < n");
+  ASSERT_TRUE(slots.contains({first, ProbeKind::Fragment}));
+  ASSERT_TRUE(slots.contains({second, ProbeKind::Fragment}));
+  // The nest measured 100 us per execution (10 executions of 100 iterations); its two inner
+  // loops, timed apart 1000 times each, 800 ns per execution each: 1.6 ms of parts in a 1-ms
+  // whole, as minisweep's one-iteration loops summed to 2.1x their nest.
+  std::ostringstream body;
+  body << "slot " << slots[{outer, ProbeKind::Fragment}]
+       << " 10 1000000 1e11 100000 100000 0 0 0\n";
+  body << "slot " << slots[{outer, ProbeKind::Trips}] << " 10 1000 100000 0 0 0 0 0 100:10\n";
+  body << "slot " << slots[{outer, ProbeKind::Iterations}] << " 1000 1000000 1e9 1000 1000 0 0 0\n";
+  for (const model::NodeId inner : {first, second}) {
+    body << "slot " << slots[{inner, ProbeKind::Fragment}] << " 1000 800000 6.4e8 800 800 0 0 0\n";
+    body << "slot " << slots[{inner, ProbeKind::Trips}]
+         << " 1000 100000 10000000 0 0 0 0 0 100:1000\n";
+  }
+  const Measurements ms = load_estimates(
+      {estimates_file("two_inner.txt", built.plan.slots, 0, 0, body.str())}, built.plan.slots);
+  model::Model m = built.model;
+  const auto diagnostics = apply_estimates(m, built.plan, ms);
+  const model::Node &rb = m.node(outer);
+  ASSERT_EQ(rb.kind, NodeKind::Reduced);
+  ASSERT_EQ(rb.time.kind, model::TimeSpec::Kind::Expression);
+  const auto eval = [&](std::int64_t n) {
+    model::SymbolResolver resolve = [&](std::string_view name) -> std::optional<model::Symbol> {
+      if (name == "n") {
+        model::Symbol s;
+        s.constant = model::Value::of_int(n);
+        return s;
+      }
+      return std::nullopt;
+    };
+    return model::CompiledExpression::compile(rb.time.expr, resolve, "test").evaluate({}).number();
+  };
+  // The measured 100 us at n = 100 (composed from the parts unscaled: 160 us), and the parts'
+  // growth with n: n * n iterations of each inner loop.
+  EXPECT_NEAR(eval(100), 1e-4, 1e-10) << rb.time.expr.text();
+  EXPECT_NEAR(eval(200), 4e-4, 1e-9) << rb.time.expr.text();
+  bool said = false;
+  for (const auto &d : diagnostics) {
+    said = said || (d.node == outer && d.message.find("scaled by 0.625") != std::string::npos);
+  }
+  EXPECT_TRUE(said);
+}
+
 } // namespace
 } // namespace parjava::frontend::testing
