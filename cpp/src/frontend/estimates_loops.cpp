@@ -340,17 +340,6 @@ void Applier::reduce_loop(NodeId id) {
   }
   const double total = total_seconds(frag);
   const double own = std::max(0.0, total - known);
-  // The parts timed apart cannot take more than the whole timed around them. When they do,
-  // the clocks' error in short inner loops is in them: ORNL minisweep's sweep kernel
-  // (sweeper_kba_c_kernels.h:73) measured 0.375 s, and its loops of one iteration, timed 268
-  // million times at 5.6 ns each, summed to 2.1x that; composed from them, the nest was
-  // predicted at 2.74 s. Their terms are scaled to the whole, which keeps how each grows.
-  const double parts = known > total && known > 0.0 ? total / known : 1.0;
-  const std::string parts_note =
-      parts < 1.0 ? "; its parts timed apart took " + seconds(known) + ", more than the " +
-                        seconds(total) + " measured around them (the clock's error in short " +
-                        "inner loops): scaled by " + number(parts)
-                  : "";
   const std::uint64_t executions = executions_of(frag);
   const double per = static_cast<double>(deep_iterations > 0 ? deep_iterations : executions);
   // Body time per iteration of the deepest loop (§3.7.4: frequency-weighted parts).
@@ -359,10 +348,10 @@ void Applier::reduce_loop(NodeId id) {
     const Node &bn = m_.node(b);
     if (bn.time.kind == model::TimeSpec::Kind::Expression && executions_.contains(b)) {
       // A call priced by its size: its cost per call times its calls per iteration.
-      const double freq = executions_[b] / per * parts;
+      const double freq = executions_[b] / per;
       body += " + " + number(freq) + " * (" + bn.time.expr.text() + ")";
     } else if (measured_.contains(b) && measured_[b] > 0.0) {
-      body += " + " + number(measured_[b] / per * parts);
+      body += " + " + number(measured_[b] / per);
     }
   }
   for (NodeId l : loops) {
@@ -370,7 +359,7 @@ void Applier::reduce_loop(NodeId id) {
       continue;
     }
     const LoopResult &r = results_[l];
-    const double freq = static_cast<double>(r.executions) / per * parts;
+    const double freq = static_cast<double>(r.executions) / per;
     body += " + " + (std::fabs(freq - 1.0) < 1e-9 ? std::string() : number(freq) + " * ") + "(" +
             r.expr + ")";
   }
@@ -451,7 +440,7 @@ void Applier::reduce_loop(NodeId id) {
   if (!balance.empty()) {
     message += ", " + balance;
   }
-  message += cache_note + parts_note;
+  message += cache_note;
   if (!reads_any(per_execution, inside)) {
     // The loop variables of the chain keep their final values for code after the loop.
     std::vector<model::Assignment> finals;
