@@ -148,6 +148,8 @@ class Estimation:
             machine,
             self._reference_seconds(),
             self.reference.spread if self.reference is not None else 0.0,
+            self.reference.spans if self.reference is not None else (),
+            self.reference.combine if self.reference is not None else "mean",
         )
 
     def _reference_seconds(self) -> float | None:
@@ -513,6 +515,8 @@ class SourceModel(Model):
                 machine,
                 unmodified.seconds if usable and unmodified is not None else None,
                 unmodified.spread if usable and unmodified is not None else 0.0,
+                unmodified.spans if usable and unmodified is not None else (),
+                combine,
             )
         checks = []
         if checked is not None and not checked.passed and verdict == "doubtful":
