@@ -135,7 +135,7 @@ void StructureWalk::emit_call_leaf(Seq &seq, const ClassifiedCall &c,
       n.arg_uses.push_back(std::move(uses));
     }
     // The returned value, if the statement uses it, is read from the callee's return slot.
-    if (top_call(statement) != c.expr || !llvm::isa<clang::Expr>(statement) ||
+    if (value_used_ || top_call(statement) != c.expr || !llvm::isa<clang::Expr>(statement) ||
         llvm::isa<clang::BinaryOperator>(strip_value(llvm::cast<clang::Expr>(statement)))) {
       const VarId slot = return_slot(c.user);
       if (slot != kNoVar) {

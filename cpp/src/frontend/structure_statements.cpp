@@ -15,7 +15,10 @@ void StructureWalk::emit_condition_calls(Seq &seq, const clang::Stmt *s) {
   if (s == nullptr) {
     return;
   }
+  const bool outer = value_used_;
+  value_used_ = true;
   emit_leaves(seq, leaf_calls(s), s);
+  value_used_ = outer;
 }
 
 // Is `e` evaluated whenever `cond` is (not on the right of && or ||, not in a branch of ?:)?

@@ -191,6 +191,9 @@ private:
   std::vector<Effect> pending_havoc_;
   std::set<const clang::Expr *> reported_indirect_;
   bool in_parallel_ = false;
+  // Calls being emitted from a condition or a returned value: their value is used even when
+  // the call is the whole expression (`if (f(x))`, `return f(x);`), unlike `f(x);`.
+  bool value_used_ = false;
 };
 
 } // namespace parjava::frontend
