@@ -8,7 +8,6 @@ estimation under mpirun."""
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import parjava as pj
+from program_runs import run_times, scaled_near
 
 pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
 pytestmark = pytest.mark.mpi
@@ -23,6 +23,31 @@ pytestmark = pytest.mark.mpi
 PROGRAM = Path(__file__).resolve().parents[1] / "programs" / "loop_returns" / "search.c"
 RUN = ["./search", "2000", "10"]
 MACHINE = pj.Machine.preset("shared-memory")
+WALL = r"wall ([0-9.]+)"
+
+
+def compiled(tmp_path: Path) -> Path:
+    """The program, built as the estimation builds it."""
+    exe = tmp_path / "search"
+    mpicc = shutil.which("mpicc")
+    assert mpicc is not None
+    subprocess.run([mpicc, "-O2", str(PROGRAM), "-o", str(exe)], check=True)
+    return exe
+
+
+def within_its_launches(exe: Path, predicted: float, rel: float) -> list[float]:
+    """Six launches of the program at RUN; assert ``predicted`` lies within ``rel`` of them.
+
+    One launch of this 0.03-s program takes 0.025 s or 0.042 s on this VM, by the CPU it is
+    bound to (setarch -R does not change it; taskset -c 1 is fast in 8 of 12 launches, -c 0 in
+    6), 2026-12-02: the estimation's runs and the unmodified program's can land in different
+    modes (the self-check at +53 % and -56 % in two CI runs). Where the verdict says the timings
+    are not good, the prediction must lie within the program's own range: never faster than
+    its fastest launch, as a model with its probes' cost taken off twice was (-100 %).
+    """
+    walls = run_times(exe, 1, RUN[1:], pattern=WALL, runs=6)
+    assert (1 - rel) * min(walls) <= predicted <= (1 + rel) * max(walls), (predicted, walls)
+    return walls
 
 
 def test_a_loop_left_by_return_runs_its_measured_iterations(tmp_path: Path) -> None:
@@ -48,8 +73,12 @@ def test_a_loop_left_by_return_runs_its_measured_iterations(tmp_path: Path) -> N
     assert rows[guard["id"]]["freq"] == pytest.approx(iterations, rel=0.05), rows[guard["id"]]
     check = est.self_check
     # Before: coverage 1 %. The 10 % pass mark is left to the quiet examples' test: a run of
-    # 0.02 s on a shared VM moves by more than that.
-    assert check is not None and (check.coverage > 0.75 or est.verdict == "doubtful"), check.message
+    # 0.03 s on a shared VM moves by more than that.
+    assert check is not None
+    if est.verdict == "good":
+        assert check.coverage > 0.75, check.message
+    else:
+        within_its_launches(compiled(tmp_path), check.predicted, 0.25)
 
 
 def test_probes_hidden_in_the_loops_work_are_not_taken_off_it(tmp_path: Path) -> None:
@@ -69,18 +98,18 @@ def test_probes_hidden_in_the_loops_work_are_not_taken_off_it(tmp_path: Path) ->
     if est.probe_scale < 0.8:
         assert scaled and f"scaled by {est.probe_scale:.2f}" in scaled[0], est.diagnostics
     check = est.self_check
-    assert check is not None and check.passed, check.message if check else None
-    exe = tmp_path / "search"
-    mpicc = shutil.which("mpicc")
-    assert mpicc is not None
-    subprocess.run([mpicc, "-O2", str(PROGRAM), "-o", str(exe)], check=True)
-    walls = []
-    for _ in range(3):
-        out = subprocess.run(
-            ["mpirun", "-np", "1", str(exe), "2000", "50"], capture_output=True, text=True
-        ).stdout
-        walls.append(float(re.search(r"wall ([0-9.]+)", out).group(1)))  # type: ignore[union-attr]
-    predicted = pj.interpret(
-        model, MACHINE, np=1, params=model.arguments(["./search", "2000", "50"])
-    ).time
-    assert predicted == pytest.approx(min(walls), rel=0.15), (predicted, walls)
+    assert check is not None
+    exe = compiled(tmp_path)
+    if est.verdict == "good":
+        assert check.passed, check.message
+    else:
+        within_its_launches(exe, check.predicted, 0.25)
+    # Five times the steps: the time scales as the program's, run side by side with its
+    # estimation input (the launches' modes are shared by a pair, not by the whole test).
+    longer = model.arguments(["./search", "2000", "50"])
+    ratio = (
+        pj.interpret(model, MACHINE, np=1, params=longer).time
+        / pj.interpret(model, MACHINE, np=1, params=model.arguments(RUN)).time
+    )
+    real = scaled_near(exe, (1, RUN[1:]), (1, ["2000", "50"]), ratio, 0.15, pattern=WALL)
+    assert ratio == pytest.approx(real, rel=0.15), (ratio, real)
