@@ -483,6 +483,9 @@ public:
   // GenerateProblem_ref(SparseMatrix &A)): the function and the parameter's index
   // (shared_fields.hpp).
   std::map<VarId, std::set<std::pair<FunctionId, unsigned>>> field_param_writes;
+  // Fields named through local objects (`source.is_active`, `target.is_active` in minisweep's
+  // StepScheduler_must_do_recv): per field and function, the objects (shared_fields.hpp).
+  std::map<VarId, std::map<FunctionId, std::set<const clang::VarDecl *>>> field_local_objects;
   // The fields the control analysis made data for being set for several objects.
   std::vector<VarId> shared_fields;
   // Fields assigned through an element at a run-time index (`tiles[t].t_xmax = ...`, a C array

@@ -225,6 +225,40 @@ std::vector<SharedField> fields_of_several_objects(const Program &program) {
       break;
     }
   }
+  // Two local objects of one function: minisweep's StepScheduler_must_do_recv keeps the
+  // StepInfo of the sending and of the receiving step (`source.is_active &&
+  // target.is_active && source.octant == target.octant`), each returned by value from
+  // StepScheduler_stepinfo; with one variable per field both were the last call's, every
+  // comparison true, and the model posted receives the program never does (deadlock at np 1).
+  for (const auto &[var, functions] : program.field_local_objects) {
+    if (std::any_of(out.begin(), out.end(),
+                    [v = var](const SharedField &s) { return s.var == v; })) {
+      continue;
+    }
+    for (const auto &[f, objects] : functions) {
+      if (objects.size() < 2 || !program.live(f)) {
+        continue;
+      }
+      std::vector<const clang::VarDecl *> sorted(objects.begin(), objects.end());
+      std::sort(sorted.begin(), sorted.end(), [](const clang::VarDecl *a, const clang::VarDecl *b) {
+        return a->getLocation() < b->getLocation();
+      });
+      std::string names;
+      for (std::size_t i = 0; i < sorted.size() && i < 3; ++i) {
+        names += (i == 0 ? "'" : ", '") + sorted[i]->getNameAsString() + "'";
+      }
+      const FunctionInfo &fn = program.functions[f];
+      SharedField s;
+      s.var = var;
+      s.why = "'" + program.variables[var].source_name + "' is a field of " +
+              std::to_string(sorted.size()) + " local objects of " + fn.name + "() (" + names +
+              "), and the model keeps one value per field, not per object";
+      s.where = sorted.front()->getLocation();
+      s.unit = fn.context;
+      out.push_back(std::move(s));
+      break;
+    }
+  }
   return out;
 }
 

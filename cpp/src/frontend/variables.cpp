@@ -465,7 +465,15 @@ VarId VariableResolver::lvalue(const clang::Expr *expr) {
       return kNoVar;
     }
     if (const auto *f = llvm::dyn_cast<clang::FieldDecl>(decl)) {
-      return field(f);
+      const VarId id = field(f);
+      const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(base);
+      const auto *object =
+          ref != nullptr ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+      if (id != kNoVar && !member->isArrow() && function_ != kNoFunction && object != nullptr &&
+          !object->hasGlobalStorage() && !object->getType()->isReferenceType()) {
+        program_.field_local_objects[id][function_].insert(object);
+      }
+      return id;
     }
     if (llvm::isa<clang::VarDecl>(decl)) {
       return declare(decl); // static data member
