@@ -5,6 +5,7 @@
 #include "hidden_writes.hpp"
 #include "input_reads.hpp"
 #include "keyed_inputs.hpp"
+#include "record_copies.hpp"
 #include "shared_fields.hpp"
 #include "vector_sizes.hpp"
 
@@ -60,6 +61,10 @@ public:
 
   bool VisitBinaryOperator(clang::BinaryOperator *op) {
     if (!op->isAssignmentOp()) {
+      return true;
+    }
+    if (op->getOpcode() == clang::BO_Assign && !record_scalar_fields(op->getType()).empty()) {
+      record_assignment(op->getLHS(), op->getRHS(), op->getOperatorLoc());
       return true;
     }
     const VarId var = vars_.lvalue(op->getLHS());
@@ -148,6 +153,15 @@ public:
     if (llvm::isa<clang::ParmVarDecl>(decl)) {
       return true;
     }
+    if (!decl->getType()->isReferenceType() && !record_scalar_fields(decl->getType()).empty()) {
+      if (decl->hasInit()) {
+        const bool followed = followed_object(decl, vars_.program(), vars_.context());
+        std::vector<Effect> copy = record_copy_effects(
+            followed ? decl : nullptr, false, decl->getInit(), vars_, calls_, decl->getLocation());
+        out_.insert(out_.end(), copy.begin(), copy.end());
+      }
+      return true;
+    }
     if (!decl->hasInit()) {
       uninitialised(decl);
       return true;
@@ -192,6 +206,15 @@ public:
     if (auto copy = whole_array_assignment(call, vars_)) {
       out_.insert(out_.end(), copy->begin(), copy->end());
       return true;
+    }
+    if (const auto *op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(call);
+        op != nullptr && op->getOperator() == clang::OO_Equal && op->getNumArgs() == 2 &&
+        !record_scalar_fields(op->getType()).empty()) {
+      const auto *method = llvm::dyn_cast_or_null<clang::CXXMethodDecl>(op->getDirectCallee());
+      if (method != nullptr && method->isTrivial()) {
+        record_assignment(op->getArg(0), op->getArg(1), op->getOperatorLoc());
+        return true;
+      }
     }
     const ClassifiedCall c = calls_.classify(call, vars_.context());
     for (auto &e : call_effects(c, vars_)) {
@@ -262,6 +285,13 @@ private:
       }
     }
     return false;
+  }
+
+  // `y = x` of whole structs (record_copies.hpp).
+  void record_assignment(const clang::Expr *lhs, const clang::Expr *rhs, clang::SourceLocation at) {
+    std::vector<Effect> copy =
+        record_copy_effects(followed_source(lhs, vars_), false, rhs, vars_, calls_, at);
+    out_.insert(out_.end(), copy.begin(), copy.end());
   }
 
   // `a[i] op= value` with an index the model computes at run time: every element may be the

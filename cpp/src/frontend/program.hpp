@@ -486,6 +486,9 @@ public:
   // Fields named through local objects (`source.is_active`, `target.is_active` in minisweep's
   // StepScheduler_must_do_recv): per field and function, the objects (shared_fields.hpp).
   std::map<VarId, std::map<FunctionId, std::set<const clang::VarDecl *>>> field_local_objects;
+  // Local struct objects, canonical declaration -> whether the model follows every use of it and
+  // keeps one variable per field of it (record_copies.hpp).
+  std::map<const clang::VarDecl *, bool> followed_objects;
   // The fields the control analysis made data for being set for several objects.
   std::vector<VarId> shared_fields;
   // Fields assigned through an element at a run-time index (`tiles[t].t_xmax = ...`, a C array

@@ -7,6 +7,7 @@
 
 #include "dispatch.hpp"
 #include "input_reads.hpp"
+#include "record_copies.hpp"
 #include "sized_calls.hpp"
 #include <clang/AST/ExprCXX.h>
 
@@ -125,6 +126,18 @@ void StructureWalk::emit_call_leaf(Seq &seq, const ClassifiedCall &c,
         args.erase(args.begin()); // the object
       }
       (void)op;
+    }
+    // A followed struct object (or a call's struct) passed by value: the callee reads its
+    // parameter's fields through the shared variables (record_copies.hpp).
+    for (std::size_t i = 0; c.callee != nullptr && i < args.size() && i < c.callee->getNumParams();
+         ++i) {
+      const clang::QualType type = c.callee->getParamDecl(i)->getType();
+      if (!type->isReferenceType() && !record_scalar_fields(type).empty()) {
+        add_effects(
+            seq,
+            record_copy_effects(nullptr, false, args[i], vars_, calls_, args[i]->getBeginLoc()),
+            range);
+      }
     }
     emit_comm_parameters(seq, c, args);
     argument_inputs(c, args);

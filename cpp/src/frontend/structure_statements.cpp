@@ -2,6 +2,7 @@
 // (loops whose condition calls a modelled function are rotated), switch, break / continue /
 // return leaves, their conditions, and the member initialisers of constructors.
 #include "array_copies.hpp"
+#include "record_copies.hpp"
 #include "structure_walk.hpp"
 
 #include <clang/AST/ExprCXX.h>
@@ -512,6 +513,11 @@ void StructureWalk::append_return(Seq &seq, const clang::ReturnStmt *ret) {
     // A std::array returned by value goes to the function's return cell (array_copies.hpp).
     if (const AggregateId cell = returned_array_cell(program_, function_); cell != kNoAggregate) {
       add_effects(seq, whole_array_effects(cell, value, vars_, ret->getBeginLoc()),
+                  ret->getSourceRange());
+    }
+    // A plain struct returned by value goes to the function's return fields (record_copies.hpp).
+    if (!record_scalar_fields(program_.functions[function_].decl->getReturnType()).empty()) {
+      add_effects(seq, record_copy_effects(nullptr, true, value, vars_, calls_, ret->getBeginLoc()),
                   ret->getSourceRange());
     }
   }

@@ -7,6 +7,7 @@
 #include <clang/Lex/Lexer.h>
 
 #include "calls.hpp"
+#include "record_copies.hpp"
 #include "subscripts.hpp"
 
 namespace parjava::frontend {
@@ -351,6 +352,37 @@ VarId VariableResolver::status_field(const clang::Expr *status, const std::strin
   return id;
 }
 
+VarId VariableResolver::object_field(const clang::VarDecl *object, const clang::FieldDecl *field) {
+  const VarType type = classify_type(field->getType());
+  if (type != VarType::Integer && type != VarType::Floating) {
+    return kNoVar;
+  }
+  object = object->getCanonicalDecl();
+  const std::string key = "object:" + std::to_string(reinterpret_cast<std::uintptr_t>(object)) +
+                          ":" + field->getNameAsString();
+  const VarId id =
+      program_.synthetic(key, type, VarScope::Local, program_.function_of(owner_function(object)));
+  Variable &v = program_.variables[id];
+  v.source_name = object->getNameAsString() + "." + field->getNameAsString();
+  v.location = object->getLocation();
+  return id;
+}
+
+VarId VariableResolver::returned_field(FunctionId function, const clang::FieldDecl *field) {
+  const VarType type = classify_type(field->getType());
+  if (type != VarType::Integer && type != VarType::Floating) {
+    return kNoVar;
+  }
+  // Keyed by the field's name: the caller's unit declares the record anew.
+  const std::string key =
+      "record-return:" + std::to_string(function) + ":" + field->getNameAsString();
+  const VarId id = program_.synthetic(key, type, VarScope::Global, kNoFunction);
+  Variable &v = program_.variables[id];
+  v.source_name = program_.functions[function].name + "()." + field->getNameAsString();
+  v.location = program_.functions[function].decl->getLocation();
+  return id;
+}
+
 VarId VariableResolver::container_size(const clang::Expr *container) {
   container = container->IgnoreParenImpCasts();
   // A copy has the size of what it copies (a vector passed by value).
@@ -465,10 +497,13 @@ VarId VariableResolver::lvalue(const clang::Expr *expr) {
       return kNoVar;
     }
     if (const auto *f = llvm::dyn_cast<clang::FieldDecl>(decl)) {
-      const VarId id = field(f);
       const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(base);
       const auto *object =
           ref != nullptr ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+      if (object != nullptr && !member->isArrow() && followed_object(object, program_, context_)) {
+        return object_field(object, f);
+      }
+      const VarId id = field(f);
       if (id != kNoVar && !member->isArrow() && function_ != kNoFunction && object != nullptr &&
           !object->hasGlobalStorage() && !object->getType()->isReferenceType()) {
         program_.field_local_objects[id][function_].insert(object);

@@ -48,6 +48,12 @@ public:
   // a named vector.
   VarId container_size(const clang::Expr *container);
   VarId container_size_of(const clang::ValueDecl *decl);
+  // A field of a local struct object the model follows (record_copies.hpp): a local of the
+  // object's function named `object.field`.
+  VarId object_field(const clang::VarDecl *object, const clang::FieldDecl *field);
+  // The value a program function returning a plain struct gives for one field: a global the
+  // function's returns set and its callers copy from.
+  VarId returned_field(FunctionId function, const clang::FieldDecl *field);
   // The variable of a status field: `status` is the MPI_Status object expression.
   VarId status_field(const clang::Expr *status, const std::string &field);
 

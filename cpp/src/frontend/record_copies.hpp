@@ -1,0 +1,55 @@
+// Local struct objects followed per object (issue 12 item 2, "state held in structs"): scalar
+// replacement of a local object of a plain struct whose every use the model can follow.
+//
+// A field is otherwise one variable for every object of its record (notes 000 §3.5 treat class
+// fields as global control variables). ORNL minisweep decides each face exchange from two
+// objects of one struct in one function (StepScheduler_must_do_send: `source.octant ==
+// target.octant`, each a copy of what StepScheduler_stepinfo returns for another process); with
+// one variable per field both are the same value, the decision is data, and np 2 deadlocks.
+// Here such an object is one variable per scalar field (`source.octant`, a local of the
+// function), a function returning the struct writes one return field per scalar field -- globals,
+// like the return cells of array_copies.hpp -- and every whole copy (`T y = x`, `y = x`,
+// `T x = f(...)`, `return x`) is one Copy effect per field. A followed object's value that goes
+// where the model does not follow objects (an array element, a global, a by-value parameter) is
+// copied into the fields' shared variables, which is what every object's writes did before.
+#pragma once
+
+#include <vector>
+
+#include <clang/AST/Decl.h>
+#include <clang/AST/Expr.h>
+
+#include "calls.hpp"
+#include "program.hpp"
+#include "variables.hpp"
+
+namespace parjava::frontend {
+
+// The scalar fields the model tracks of a plain struct type (a C struct, or a trivially copyable
+// C++ class), in declaration order; empty for any other type (unions, classes with copy
+// semantics of their own, records with no tracked field).
+std::vector<const clang::FieldDecl *> record_scalar_fields(clang::QualType type);
+
+// True if `decl` is a local object of a plain struct every use of which the model follows: its
+// fields read and written by name (never their address taken or bound to a reference), whole
+// copies into and out of it, `return` of it, passing it by value, sizeof. Computed once per
+// object (Program::followed_objects).
+bool followed_object(const clang::VarDecl *decl, Program &program, clang::ASTContext &context);
+
+// The effects of `target = value` for a whole struct value: one per scalar field of the record.
+// `target` is a followed object, the return fields of the function being built (`returned`), or
+// (null and not `returned`) a place the model does not follow objects of, whose fields are the
+// shared variables. The value is a followed object, a call of a program function (its return
+// fields), an initialiser list, or another object (the shared variables); anything else makes the
+// target's fields data, with the reason. Copying shared variables into themselves is no effect.
+std::vector<Effect> record_copy_effects(const clang::VarDecl *target, bool returned,
+                                        const clang::Expr *value, VariableResolver &vars,
+                                        const CallClassifier &calls, clang::SourceLocation where);
+
+// The struct value under copy constructors, temporaries and casts of `value`.
+const clang::Expr *record_source(const clang::Expr *value);
+
+// The followed object a whole-struct expression names, null for anything else.
+const clang::VarDecl *followed_source(const clang::Expr *value, VariableResolver &vars);
+
+} // namespace parjava::frontend

@@ -1,0 +1,82 @@
+"""Local struct objects followed per object (issue 12 item 2, state held in structs).
+
+ORNL/minisweep decides each face exchange from two objects of one struct in one function: the
+step's info for this process and for the neighbour, each returned by value
+(StepScheduler_must_do_send). With one model variable per field, both objects were the same
+value: the decisions became measured probabilities and the model deadlocked at np 2.
+tests/programs/records/wavefront.c schedules a wavefront the same way; real Clang parse, real
+mpirun at np 2 and 3, and the model's messages per rank compared with the program's."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import parjava as pj
+
+pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
+pytestmark = pytest.mark.mpi
+
+PROGRAM = Path(__file__).resolve().parents[1] / "programs" / "records" / "wavefront.c"
+MACHINE = pj.Machine.preset("shared-memory")
+
+
+def messages(prediction: pj.Prediction, np_: int) -> dict[int, tuple[int, int]]:
+    """Per rank, the sends and receives of the model trace."""
+    ev = prediction.trace(np_).events
+    out: dict[int, tuple[int, int]] = {}
+    for rank in range(np_):
+        mine = ev["location"] == rank
+        sent = mine & np.isin(ev["kind"], [int(pj.EventKind.SEND), int(pj.EventKind.ISEND_POST)])
+        got = mine & np.isin(ev["kind"], [int(pj.EventKind.RECV), int(pj.EventKind.IRECV_POST)])
+        out[rank] = (int(sent.sum()), int(got.sum()))
+    return out
+
+
+def run_program(tmp_path: Path, np_: int, argv: list[str]) -> dict[int, tuple[int, int]]:
+    """Faces each rank sent and received in a real run, as the program prints them."""
+    exe = tmp_path / "wavefront"
+    if not exe.exists():
+        mpicc = shutil.which("mpicc")
+        assert mpicc is not None
+        subprocess.run([mpicc, "-O2", str(PROGRAM), "-o", str(exe)], check=True)
+    out = subprocess.run(
+        ["mpirun", "--oversubscribe", "-np", str(np_), str(exe), *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+    return {
+        int(r): (int(s), int(g))
+        for r, s, g in re.findall(r"rank (\d+) sent (\d+) received (\d+)", out)
+    }
+
+
+def test_two_objects_of_one_struct_decide_the_faces_per_rank(tmp_path: Path) -> None:
+    argv = ["3", "2000"]
+    model = pj.build_model(PROGRAM, ["-O2"], argv=["./wavefront", *argv])
+    doc = model._doc
+    # Both decisions are computed from the two objects' own fields, not measured.
+    guards = [n for n in doc["nodes"] if n.get("kind") == "if" and "must_" in n.get("label", "")]
+    assert len(guards) == 2 and not [n for n in guards if n.get("opaque")], guards
+    shared = [d for d in model.diagnostics if "local objects of" in d.message]
+    assert not shared, [d.message for d in shared]
+    for np_ in (2, 3):
+        params = model.arguments(["./wavefront", *argv])
+        pred = pj.interpret(model, MACHINE, np=np_, params=params, trace=True)
+        assert messages(pred, np_) == run_program(tmp_path, np_, argv), np_
+
+
+def test_a_struct_returned_by_value_bounds_a_loop_through_a_parameter(tmp_path: Path) -> None:
+    """`sweep_block(mine, ...)` passes the object by value; its loop bound reads the copy."""
+    model = pj.build_model(PROGRAM, ["-O2"], argv=["./wavefront", "3", "2000"])
+    loop = next(
+        n for n in model._doc["nodes"] if n.get("kind") == "for" and "info.block" in n["label"]
+    )
+    assert not loop.get("opaque"), loop
