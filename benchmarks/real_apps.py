@@ -18,7 +18,8 @@ OpenMP thread, its default), sstsimulator/ember (the MPI communication motifs, s
 hpgmg/hpgmg (HPGMG-FV, see `hpgmg_fv`), Mantevo/HPCCG, ANL-CESAR/XSBench (see `xsbench`),
 mrnorman/miniWeather (see `miniweather`: its inputs are -D flags, rebuilt per row),
 UoB-HPC/CloverLeaf (see `cloverleaf`: the serial model with MPI, a keyword deck),
-hpcg-benchmark/hpcg (see `hpcg`: its quick path, `--rt=0`). For each app the rows are:
+hpcg-benchmark/hpcg (see `hpcg`: its quick path, `--rt=0`), wdj/minisweep (see `minisweep`).
+For each app the rows are:
 
 * np 1 at the estimation input (bar 15 %): the model and the estimation code, no scaling;
 * np 1 on the full input, ten times the time steps, from the estimation on a tenth (bar 20 %);
@@ -176,10 +177,12 @@ def recognise(checkout: Path) -> App | list[Motif] | list[App]:
         checkout / "src" / "serial"
     ).is_dir():
         return cloverleaf(checkout)
+    if (checkout / "src" / "4_driver" / "sweep.c").exists():
+        return minisweep(checkout / "src")
     raise SystemExit(
         f"{checkout}: not a checkout this benchmark knows (CoMD, miniAMR, LULESH, ParRes/Kernels, "
         "miniFE, PENNANT, miniMD, Ember, miniVite, HPGMG, HPCCG, HPCG, CoSP2, XSBench, "
-        "miniWeather, CloverLeaf)"
+        "miniWeather, CloverLeaf, minisweep)"
     )
 
 
@@ -630,6 +633,31 @@ def xsbench(source: Path) -> App:
         [*common, "2000000"],
         two_ranks=True,
         full_label="10x the lookups",
+    )
+
+
+MINISWEEP = ["--ncell_x", "16", "--ncell_y", "16", "--ncell_z", "16", "--ne", "8", "--na", "16"]
+
+
+def minisweep(source: Path) -> App:
+    """wdj/minisweep (src/): a KBA wavefront sweep of discrete ordinates, decomposed in x and y,
+    built as its CMake build builds `sweep` with MPI (`-DUSE_MPI -DNM_VALUE=4 -ansi -Dinline=
+    -O3`; tester.c is the other program of the build). Which faces go to which neighbour at
+    each step comes from StepInfo structs returned by value; the np-2 model is estimated at
+    np 2 (`--nproc_x 2`: the program requires nproc_x * nproc_y processes). Rows: 2 iterations
+    of a 16^3 grid, 16 angles and 8 groups; ten times the iterations."""
+    dirs = [source / d for d in ("1_base", "2_sweeper_base", "3_sweeper", "4_driver")]
+    return App(
+        "minisweep",
+        source / "4_driver",
+        sorted(str(p) for d in dirs for p in d.glob("*.c") if p.name != "tester.c"),
+        [*(f"-I{d}" for d in dirs), "-DNM_VALUE=4", "-DUSE_MPI", "-ansi", "-Dinline=", "-O3"],
+        ["-lm"],
+        [*MINISWEEP, "--niterations", "2"],
+        [*MINISWEEP, "--niterations", "20"],
+        np2=["--nproc_x", "2"],
+        estimate_np2=True,
+        full_label="10x the iterations",
     )
 
 
