@@ -195,6 +195,12 @@ void out_arguments(const ClassifiedCall &call, VariableResolver &vars, std::vect
     }
     VarId var = address_of(arg, vars);
     const clang::Expr *named = nullptr;
+    if (var != kNoVar && how.empty() && param != nullptr && param->getType()->isPointerType() &&
+        param->getType()->getPointeeType().isConstQualified()) {
+      // `&x` for a `const int *`: read, not written (minisweep's Env_send_i(env,
+      // &dims.ncell_x, ...) sends the local width, and made every object's ncell_x data).
+      continue;
+    }
     if (var != kNoVar) {
       named = llvm::cast<clang::UnaryOperator>(arg->IgnoreParenImpCasts())->getSubExpr();
     } else if (call.callee != nullptr && i < call.callee->getNumParams()) {

@@ -155,9 +155,13 @@ public:
     }
     if (!decl->getType()->isReferenceType() && !record_scalar_fields(decl->getType()).empty()) {
       if (decl->hasInit()) {
-        const bool followed = followed_object(decl, vars_.program(), vars_.context());
-        std::vector<Effect> copy = record_copy_effects(
-            followed ? decl : nullptr, false, decl->getInit(), vars_, calls_, decl->getLocation());
+        RecordTarget target;
+        if (followed_object(decl, vars_.program(), vars_.context())) {
+          target.kind = RecordTarget::Kind::Object;
+          target.object = decl;
+        }
+        std::vector<Effect> copy =
+            record_copy_effects(target, decl->getInit(), vars_, calls_, decl->getLocation());
         out_.insert(out_.end(), copy.begin(), copy.end());
       }
       return true;
@@ -289,8 +293,12 @@ private:
 
   // `y = x` of whole structs (record_copies.hpp).
   void record_assignment(const clang::Expr *lhs, const clang::Expr *rhs, clang::SourceLocation at) {
-    std::vector<Effect> copy =
-        record_copy_effects(followed_source(lhs, vars_), false, rhs, vars_, calls_, at);
+    RecordTarget target;
+    if (const clang::VarDecl *object = followed_source(lhs, vars_)) {
+      target.kind = RecordTarget::Kind::Object;
+      target.object = object;
+    }
+    std::vector<Effect> copy = record_copy_effects(target, rhs, vars_, calls_, at);
     out_.insert(out_.end(), copy.begin(), copy.end());
   }
 

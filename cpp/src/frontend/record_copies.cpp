@@ -198,8 +198,12 @@ bool followed_object(const clang::VarDecl *decl, Program &program, clang::ASTCon
   }
   bool followed = false;
   const auto *function = llvm::dyn_cast_or_null<clang::FunctionDecl>(decl->getDeclContext());
-  if (!llvm::isa<clang::ParmVarDecl>(decl) && !decl->hasGlobalStorage() && function != nullptr &&
-      function->getBody() != nullptr && !record_scalar_fields(decl->getType()).empty()) {
+  // A parameter is followed in the function's definition, where every call copies into its
+  // cells (a prototype's parameter names nothing the body uses).
+  if (!decl->hasGlobalStorage() && function != nullptr && function->getBody() != nullptr &&
+      function->isThisDeclarationADefinition() &&
+      (!llvm::isa<clang::ParmVarDecl>(decl) || program.function_of(function) != kNoFunction) &&
+      !record_scalar_fields(decl->getType()).empty()) {
     ObjectUses uses(decl, function, context);
     uses.TraverseStmt(function->getBody());
     followed = uses.followed;
@@ -235,11 +239,12 @@ const clang::VarDecl *followed_source(const clang::Expr *value, VariableResolver
   return var != nullptr && followed_object(var, vars.program(), vars.context()) ? var : nullptr;
 }
 
-std::vector<Effect> record_copy_effects(const clang::VarDecl *target, bool returned,
-                                        const clang::Expr *value, VariableResolver &vars,
-                                        const CallClassifier &calls, clang::SourceLocation where) {
+std::vector<Effect> record_copy_effects(const RecordTarget &target, const clang::Expr *value,
+                                        VariableResolver &vars, const CallClassifier &calls,
+                                        clang::SourceLocation where) {
   std::vector<Effect> out;
-  const clang::QualType type = target != nullptr ? target->getType() : value->getType();
+  const clang::QualType type =
+      target.kind == RecordTarget::Kind::Object ? target.object->getType() : value->getType();
   const std::vector<const clang::FieldDecl *> fields = record_scalar_fields(type);
   if (fields.empty()) {
     return out;
@@ -262,19 +267,25 @@ std::vector<Effect> record_copy_effects(const clang::VarDecl *target, bool retur
   if (list != nullptr && !list->isSemanticForm() && list->getSemanticForm() != nullptr) {
     list = list->getSemanticForm();
   }
-  const bool shared_target = target == nullptr && !returned;
-  if (shared_target && object == nullptr && callee == kNoFunction) {
+  if (target.kind == RecordTarget::Kind::Shared && object == nullptr && callee == kNoFunction) {
     return out; // one object the model does not follow into another: the same variables
   }
   const clang::RecordDecl *record = plain_struct(type);
   for (const clang::FieldDecl *f : fields) {
     VarId var = kNoVar;
-    if (target != nullptr) {
-      var = vars.object_field(target, f);
-    } else if (returned) {
+    switch (target.kind) {
+    case RecordTarget::Kind::Object:
+      var = vars.object_field(target.object, f);
+      break;
+    case RecordTarget::Kind::Returned:
       var = vars.returned_field(vars.function(), f);
-    } else {
+      break;
+    case RecordTarget::Kind::Parameter:
+      var = vars.parameter_cell(target.function, target.index, f);
+      break;
+    case RecordTarget::Kind::Shared:
       var = vars.declare(f);
+      break;
     }
     if (var == kNoVar) {
       continue;
@@ -328,6 +339,32 @@ std::vector<Effect> record_copy_effects(const clang::VarDecl *target, bool retur
       continue;
     }
     out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<Effect> parameter_entry_effects(FunctionId function, VariableResolver &vars) {
+  std::vector<Effect> out;
+  Program &program = vars.program();
+  const clang::FunctionDecl *decl = program.functions[function].decl;
+  clang::ASTContext &context = *program.functions[function].context;
+  for (unsigned i = 0; i < decl->getNumParams(); ++i) {
+    const clang::ParmVarDecl *param = decl->getParamDecl(i);
+    if (!followed_object(param, program, context)) {
+      continue;
+    }
+    for (const clang::FieldDecl *f : record_scalar_fields(param->getType())) {
+      Effect e;
+      e.kind = Effect::Kind::Copy;
+      e.var = vars.object_field(param, f);
+      e.source = vars.parameter_cell(function, i, f);
+      if (e.var == kNoVar || e.source == kNoVar) {
+        continue;
+      }
+      e.uses.push_back(e.source);
+      e.location = param->getLocation();
+      out.push_back(std::move(e));
+    }
   }
   return out;
 }

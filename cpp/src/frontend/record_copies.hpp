@@ -11,9 +11,13 @@
 // like the return cells of array_copies.hpp -- and every whole copy (`T y = x`, `y = x`,
 // `T x = f(...)`, `return x`) is one Copy effect per field. A followed object's value that goes
 // where the model does not follow objects (an array element, a global, a by-value parameter) is
-// copied into the fields' shared variables, which is what every object's writes did before.
+// copied into the fields' shared variables, which is what every object's writes did before. A
+// by-value struct parameter of a program function is followed the same way: every call copies
+// the argument into the parameter's cells, one global per field, and the callee copies them into
+// its own variables on entry (so a recursive call cannot overwrite an activation's values).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include <clang/AST/Decl.h>
@@ -36,15 +40,29 @@ std::vector<const clang::FieldDecl *> record_scalar_fields(clang::QualType type)
 // object (Program::followed_objects).
 bool followed_object(const clang::VarDecl *decl, Program &program, clang::ASTContext &context);
 
+// Where a whole struct value goes: a followed object, the return fields of the function being
+// built, the parameter cells of a program function's by-value parameter (which the callee copies
+// into its own followed parameter on entry), or a place the model does not follow objects of,
+// whose fields are the shared variables.
+struct RecordTarget {
+  enum class Kind : std::uint8_t { Object, Returned, Parameter, Shared };
+  Kind kind = Kind::Shared;
+  const clang::VarDecl *object = nullptr; // Object
+  FunctionId function = kNoFunction;      // Parameter: the callee
+  unsigned index = 0;                     // Parameter: its position
+};
+
 // The effects of `target = value` for a whole struct value: one per scalar field of the record.
-// `target` is a followed object, the return fields of the function being built (`returned`), or
-// (null and not `returned`) a place the model does not follow objects of, whose fields are the
-// shared variables. The value is a followed object, a call of a program function (its return
-// fields), an initialiser list, or another object (the shared variables); anything else makes the
-// target's fields data, with the reason. Copying shared variables into themselves is no effect.
-std::vector<Effect> record_copy_effects(const clang::VarDecl *target, bool returned,
-                                        const clang::Expr *value, VariableResolver &vars,
-                                        const CallClassifier &calls, clang::SourceLocation where);
+// The value is a followed object, a call of a program function (its return fields), an
+// initialiser list, or another object (the shared variables); anything else makes the target's
+// fields data, with the reason. Copying shared variables into themselves is no effect.
+std::vector<Effect> record_copy_effects(const RecordTarget &target, const clang::Expr *value,
+                                        VariableResolver &vars, const CallClassifier &calls,
+                                        clang::SourceLocation where);
+
+// A program function's followed by-value struct parameters take their fields from the parameter
+// cells on entry: the Copy effects, before the body.
+std::vector<Effect> parameter_entry_effects(FunctionId function, VariableResolver &vars);
 
 // The struct value under copy constructors, temporaries and casts of `value`.
 const clang::Expr *record_source(const clang::Expr *value);

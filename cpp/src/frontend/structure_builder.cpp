@@ -6,6 +6,8 @@
 // structure_openmp.cpp).
 #include "structure_builder.hpp"
 
+#include "record_copies.hpp"
+
 #include <set>
 
 #include <clang/AST/RecursiveASTVisitor.h>
@@ -186,6 +188,8 @@ void StructureWalk::build() {
   const std::size_t first_diag = program_.diagnostics.size();
   try {
     Seq seq = open_sequence(body);
+    // By-value struct parameters the model follows: their fields from the calls' cells.
+    add_effects(seq, parameter_entry_effects(function_, vars_), fn.decl->getSourceRange());
     if (const auto *ctor = llvm::dyn_cast<clang::CXXConstructorDecl>(fn.decl)) {
       constructor_initialisers(seq, ctor);
     }

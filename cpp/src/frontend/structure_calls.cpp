@@ -127,17 +127,20 @@ void StructureWalk::emit_call_leaf(Seq &seq, const ClassifiedCall &c,
       }
       (void)op;
     }
-    // A followed struct object (or a call's struct) passed by value: the callee reads its
-    // parameter's fields through the shared variables (record_copies.hpp).
-    for (std::size_t i = 0; c.callee != nullptr && i < args.size() && i < c.callee->getNumParams();
-         ++i) {
-      const clang::QualType type = c.callee->getParamDecl(i)->getType();
-      if (!type->isReferenceType() && !record_scalar_fields(type).empty()) {
-        add_effects(
-            seq,
-            record_copy_effects(nullptr, false, args[i], vars_, calls_, args[i]->getBeginLoc()),
-            range);
+    // A struct passed by value: into the callee's parameter cells when the callee follows the
+    // parameter, else into the fields' shared variables (record_copies.hpp).
+    const FunctionInfo &target_fn = program_.functions[c.user];
+    for (std::size_t i = 0; i < args.size() && i < target_fn.decl->getNumParams(); ++i) {
+      const clang::ParmVarDecl *param = target_fn.decl->getParamDecl(static_cast<unsigned>(i));
+      if (param->getType()->isReferenceType() || record_scalar_fields(param->getType()).empty()) {
+        continue;
       }
+      RecordTarget target;
+      if (followed_object(param, program_, *target_fn.context)) {
+        target = {RecordTarget::Kind::Parameter, nullptr, c.user, static_cast<unsigned>(i)};
+      }
+      add_effects(seq, record_copy_effects(target, args[i], vars_, calls_, args[i]->getBeginLoc()),
+                  range);
     }
     emit_comm_parameters(seq, c, args);
     argument_inputs(c, args);

@@ -517,7 +517,9 @@ void StructureWalk::append_return(Seq &seq, const clang::ReturnStmt *ret) {
     }
     // A plain struct returned by value goes to the function's return fields (record_copies.hpp).
     if (!record_scalar_fields(program_.functions[function_].decl->getReturnType()).empty()) {
-      add_effects(seq, record_copy_effects(nullptr, true, value, vars_, calls_, ret->getBeginLoc()),
+      add_effects(seq,
+                  record_copy_effects({RecordTarget::Kind::Returned}, value, vars_, calls_,
+                                      ret->getBeginLoc()),
                   ret->getSourceRange());
     }
   }

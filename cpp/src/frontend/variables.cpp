@@ -383,6 +383,24 @@ VarId VariableResolver::returned_field(FunctionId function, const clang::FieldDe
   return id;
 }
 
+VarId VariableResolver::parameter_cell(FunctionId function, unsigned index,
+                                       const clang::FieldDecl *field) {
+  const VarType type = classify_type(field->getType());
+  const clang::FunctionDecl *decl = program_.functions[function].decl;
+  if ((type != VarType::Integer && type != VarType::Floating) || index >= decl->getNumParams()) {
+    return kNoVar;
+  }
+  // Keyed by the field's name: the caller's unit declares the record anew.
+  const std::string key = "record-param:" + std::to_string(function) + ":" + std::to_string(index) +
+                          ":" + field->getNameAsString();
+  const VarId id = program_.synthetic(key, type, VarScope::Global, kNoFunction);
+  Variable &v = program_.variables[id];
+  v.source_name = program_.functions[function].name + "(" +
+                  decl->getParamDecl(index)->getNameAsString() + ")." + field->getNameAsString();
+  v.location = decl->getParamDecl(index)->getLocation();
+  return id;
+}
+
 VarId VariableResolver::container_size(const clang::Expr *container) {
   container = container->IgnoreParenImpCasts();
   // A copy has the size of what it copies (a vector passed by value).

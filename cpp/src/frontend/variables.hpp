@@ -54,6 +54,9 @@ public:
   // The value a program function returning a plain struct gives for one field: a global the
   // function's returns set and its callers copy from.
   VarId returned_field(FunctionId function, const clang::FieldDecl *field);
+  // The cell through which calls pass one field of a program function's by-value struct
+  // parameter: a global every call sets and the callee reads on entry.
+  VarId parameter_cell(FunctionId function, unsigned index, const clang::FieldDecl *field);
   // The variable of a status field: `status` is the MPI_Status object expression.
   VarId status_field(const clang::Expr *status, const std::string &field);
 

@@ -109,5 +109,49 @@ TEST(LocalObjects, AFieldOfTwoObjectsWhoseAddressIsTakenIsDataAndSaysWhy) {
   EXPECT_TRUE(named) << ::testing::PrintToString(r.diagnostics.size());
 }
 
+constexpr const char *kParameters = R"(
+#include <mpi.h>
+typedef struct { int n; int m; } Dims;
+static void send_i(const int *data, int peer) {
+  MPI_Send((void *)data, 1, MPI_INT, peer, 0, MPI_COMM_WORLD);
+}
+static double fill(Dims d, const double *v) {
+  double s = 0.0;
+  for (int i = 0; i < d.n; ++i) s += v[i % 4];
+  return s;
+}
+int main(int argc, char **argv) {
+  int rank, size;
+  double v[4] = {0.0, 1.0, 2.0, 3.0}, s = 0.0;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Dims global, local;
+  global.n = 1000;
+  global.m = 3;
+  local = global;
+  local.n = global.n / size;
+  if (rank > 0) send_i(&local.n, 0);
+  for (int p = 1; rank == 0 && p < size; ++p)
+    MPI_Recv(v, 1, MPI_INT, p, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  s += fill(local, v) + fill(global, v);
+  MPI_Finalize();
+  return s > 0.0;
+}
+)";
+
+TEST(LocalObjects, ByValueParametersTakeEachCallsObjectAndConstPointersAreRead) {
+  // `send_i(&local.n, 0)` reads through a const pointer: Dims::n is not written there, and
+  // fill()'s parameter takes each call's object through its cells.
+  const BuildResult r = build(write_source("parameters.c", kParameters));
+  const model::Node *loop = labelled(r.model, "for i < d.n");
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loop->opaque.kind, model::Opaque::Kind::None);
+  EXPECT_FALSE(loop->cond.empty());
+  for (const auto &d : r.diagnostics) {
+    EXPECT_EQ(d.message.find("written through a pointer"), std::string::npos) << d.message;
+  }
+}
+
 } // namespace
 } // namespace parjava::frontend::testing
