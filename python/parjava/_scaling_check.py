@@ -104,6 +104,57 @@ def fixed_loops_warning(prediction: Any, np: int) -> str | None:
     )
 
 
+def measured_counts_warning(prediction: Any, np: int) -> str | None:
+    """Return the warning for interpreted loops that keep their measured trip counts at ``np``.
+
+    A loop the model interprets (its body communicates or calls functions with loops) but whose
+    trip count depends on data runs the counts the estimation measured. ORNL minisweep's cell
+    loops are bounded by a width each rank receives from the others: estimated at np 1 and
+    predicted at np 2 with ``nproc_x=2``, every rank ran the whole grid's cells, 40 % too slow,
+    and only the fragments np 1 never ran were mentioned. The share is the largest inclusive
+    share of one such loop (nested ones overlap).
+    """
+    model = prediction.model
+    check = model.self_check if model is not None else None
+    if check is None or int(check.get("np", np)) == np:
+        return None
+    nodes = {n["id"]: n for n in model.nodes()}
+    rows = prediction.nodes(np)
+    bodies = {f["body"] for f in model._doc["functions"]}
+    total = max((r["time"] for r in rows if r["id"] in bodies), default=0.0)
+    if total <= 0:
+        return None
+    measured = []
+    for r in rows:
+        node = nodes.get(r["id"], {})
+        opaque = node.get("opaque")
+        if (
+            node.get("kind") in ("for", "while", "do")
+            and isinstance(opaque, dict)
+            and "trips" in opaque
+            and r["time"] > 0
+        ):
+            measured.append((r["time"] / total, node))
+    if not measured:
+        return None
+    measured.sort(key=lambda item: item[0], reverse=True)
+    share = measured[0][0]
+    if share < SHARE:
+        return None
+    shown = ", ".join(
+        f"'{n.get('label', '')}' ({where(model.files, n)}, {100 * s:.0f}%)"
+        for s, n in measured[:SHOWN]
+    )
+    return (
+        f"up to {100 * min(share, 1.0):.0f}% of the predicted time at np={np} is in "
+        f"{len(measured)} loop(s) whose trip counts the model could not compute, run with the "
+        f"counts measured at np={check.get('np')}: {shown}; if the ranks divide those iterations "
+        f"(a domain decomposition), the prediction is too slow by up to that share; estimate at "
+        f"np={np} to measure them per rank, or make their bounds computable (see the builder's "
+        f"[opaque] warnings)"
+    )
+
+
 # OpenSHMEM's API (1.0-1.5 names and the SGI-era ones Ember and GUPS still call): calls the
 # model builder keeps as external calls, timed at the estimation's PE count.
 _SHMEM = re.compile(

@@ -30,7 +30,11 @@ from ._capped_loops_check import capped_loops_warning
 from ._core_loader import load_core
 from ._extrapolation_check import rewritten_bounds_warning
 from ._progress import Progress
-from ._scaling_check import fixed_loops_warning, unmodelled_pgas_warning
+from ._scaling_check import (
+    fixed_loops_warning,
+    measured_counts_warning,
+    unmodelled_pgas_warning,
+)
 from ._unmeasured_check import unmeasured_warning
 from ._warning_groups import group_node_warnings
 from .errors import DeadlockError, Error, ModelError, UsageError
@@ -266,6 +270,9 @@ class Prediction:
             fixed = fixed_loops_warning(self, r.np) if self.model is not None else None
             if fixed is not None and fixed not in seen:
                 seen.append(fixed)
+            counts = measured_counts_warning(self, r.np) if self.model is not None else None
+            if counts is not None and counts not in seen:
+                seen.append(counts)
             pgas = unmodelled_pgas_warning(self, r.np) if self.model is not None else None
             if pgas is not None and pgas not in seen:
                 seen.append(pgas)
