@@ -200,7 +200,9 @@ bool followed_object(const clang::VarDecl *decl, Program &program, clang::ASTCon
   const auto *function = llvm::dyn_cast_or_null<clang::FunctionDecl>(decl->getDeclContext());
   // A parameter is followed in the function's definition, where every call copies into its
   // cells (a prototype's parameter names nothing the body uses).
-  if (!decl->hasGlobalStorage() && function != nullptr && function->getBody() != nullptr &&
+  // A range-for's element and a handler's exception are set by no statement the effects see.
+  if (!decl->hasGlobalStorage() && !decl->isCXXForRangeDecl() && !decl->isExceptionVariable() &&
+      function != nullptr && function->getBody() != nullptr &&
       function->isThisDeclarationADefinition() &&
       (!llvm::isa<clang::ParmVarDecl>(decl) || program.function_of(function) != kNoFunction) &&
       !record_scalar_fields(decl->getType()).empty()) {
@@ -253,10 +255,13 @@ std::vector<Effect> record_copy_effects(const RecordTarget &target, const clang:
   const clang::VarDecl *object = followed_source(source, vars);
   FunctionId callee = kNoFunction;
   std::string external; // the library function that returns the value
+  bool in_place = false;
   if (const auto *call = llvm::dyn_cast<clang::CallExpr>(source)) {
     const ClassifiedCall c = calls.classify(call, vars.context());
     if (c.kind == CallClass::External) {
       external = c.name;
+      // A program function the model measures in place (a recursion) is no library's.
+      in_place = vars.program().callee_of(call->getDirectCallee()) != kNoFunction;
     }
     if (c.kind == CallClass::User &&
         same_record(vars.program().functions[c.user].decl->getReturnType(), type)) {
@@ -334,7 +339,9 @@ std::vector<Effect> record_copy_effects(const RecordTarget &target, const clang:
                               ? "set from '" + source_text(value, vars.context(), 40) + "', a " +
                                     record_name(record) + " value the model does not follow"
                               : "returned in a " + record_name(record) + " by " + external +
-                                    "() (an external function)",
+                                    (in_place ? "(), which the model measures in place (it is "
+                                                "recursive) and so never runs"
+                                              : "() (an external function)"),
                           where));
       continue;
     }

@@ -153,5 +153,47 @@ TEST(LocalObjects, ByValueParametersTakeEachCallsObjectAndConstPointersAreRead) 
   }
 }
 
+constexpr const char *kRecursive = R"(
+#include <mpi.h>
+typedef struct { int n; int depth; } Split;
+static Split split(int n, int d) {
+  Split s;
+  if (n < 4) {
+    s.n = n;
+    s.depth = d;
+    return s;
+  }
+  return split(n / 2 + n % 3, d + 1);
+}
+int main(int argc, char **argv) {
+  int rank, size;
+  double x = 0.0;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const Split s = split(1000 * size + argc, 0);
+  for (int i = 0; i < s.n; ++i) {
+    MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  }
+  MPI_Finalize();
+  return x > 0.0;
+}
+)";
+
+TEST(LocalObjects, AStructFromARecursionMeasuredInPlaceIsData) {
+  // split() is recursive and measured in place: its returns never run in the model, so what it
+  // returns is measured, not the fields' unset values.
+  const BuildResult r = build(write_source("recursive.c", kRecursive));
+  const model::Node *loop = labelled(r.model, "for i < s.n");
+  ASSERT_NE(loop, nullptr);
+  EXPECT_NE(loop->opaque.kind, model::Opaque::Kind::None) << loop->cond.text();
+  bool said = false;
+  for (const auto &d : r.diagnostics) {
+    said = said || d.message.find("'s.n' is returned in a Split by split(), which the model "
+                                  "measures in place") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
 } // namespace
 } // namespace parjava::frontend::testing
