@@ -66,7 +66,8 @@ def test_a_count_another_path_reads_from_data_stays_computed(model: pj.SourceMod
     assert [d.line for d in notes] == [load], notes
     assert "derive()" in notes[0].message and "parameter 'ntracks'" in notes[0].message
     sweep = [n for n in model.nodes() if n["kind"] == "for" and n["label"] == "for t < in.ntracks"]
-    assert len(sweep) == 1 and sweep[0]["cond"] == "(t < Input_ntracks)", sweep
+    # sweep(Input in, ...) takes main's `in` through its parameter's cells (record_copies.hpp).
+    assert len(sweep) == 1 and sweep[0]["cond"] == "(t < in_ntracks)", sweep
     line = sweep[0]["source"]["line"]
     assert not [d for d in model.diagnostics if d.kind == "opaque" and d.line == line]
     counts = {}

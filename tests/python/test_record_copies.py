@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import parjava as pj
+from program_runs import scaled_near
 
 pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
 pytestmark = pytest.mark.mpi
@@ -71,6 +72,24 @@ def test_two_objects_of_one_struct_decide_the_faces_per_rank(tmp_path: Path) -> 
         params = model.arguments(["./wavefront", *argv])
         pred = pj.interpret(model, MACHINE, np=np_, params=params, trace=True)
         assert messages(pred, np_) == run_program(tmp_path, np_, argv), np_
+
+
+def test_the_pipeline_fill_at_np_2_as_the_program_runs_it(tmp_path: Path) -> None:
+    """Estimated at np 1, the model predicts np 2 as the program scales: every rank sweeps its
+    blocks as at np 1 (CELLS is per rank) and waits for its upstream neighbour's face, so np 2
+    takes about (nblock + 1) / nblock of np 1 (bar 15 %, by side-by-side ratios)."""
+    argv = ["20", "200000"]
+    model = pj.build_model(PROGRAM, ["-O2"], argv=["./wavefront", *argv])
+    model.estimate(run=["./wavefront", *argv], np=1)
+    params = model.arguments(["./wavefront", *argv])
+    one = pj.interpret(model, MACHINE, np=1, params=params).time
+    two = pj.interpret(model, MACHINE, np=2, params=params).time
+    exe = tmp_path / "wavefront"
+    mpicc = shutil.which("mpicc")
+    assert mpicc is not None
+    subprocess.run([mpicc, "-O2", str(PROGRAM), "-o", str(exe)], check=True)
+    real = scaled_near(exe, (1, argv), (2, argv), two / one, 0.15)
+    assert two / one == pytest.approx(real, rel=0.15), (one, two, real)
 
 
 def test_a_struct_returned_by_value_bounds_a_loop_through_a_parameter(tmp_path: Path) -> None:

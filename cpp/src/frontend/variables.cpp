@@ -518,8 +518,12 @@ VarId VariableResolver::lvalue(const clang::Expr *expr) {
       const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(base);
       const auto *object =
           ref != nullptr ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+      // A followed object's scalar fields are its own; its communicators, datatypes and
+      // requests stay one variable per field (the model names those handles, not values).
       if (object != nullptr && !member->isArrow() && followed_object(object, program_, context_)) {
-        return object_field(object, f);
+        if (const VarId own = object_field(object, f); own != kNoVar) {
+          return own;
+        }
       }
       const VarId id = field(f);
       if (id != kNoVar && !member->isArrow() && function_ != kNoFunction && object != nullptr &&
