@@ -29,8 +29,8 @@ static StepInfo stepinfo(const Schedule *sched, int step, int proc) {
   const int wave = step - info.octant * per_octant;
   const int position = info.octant == 0 ? proc : sched->nproc - 1 - proc;
   info.block = wave - position;
-  info.active = info.block >= 0 && info.block < sched->nblock && proc >= 0 &&
-                proc < sched->nproc && info.octant < 2;
+  info.active = info.block >= 0 && info.block < sched->nblock && proc >= 0 && proc < sched->nproc &&
+                info.octant < 2;
   return info;
 }
 
