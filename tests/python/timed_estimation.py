@@ -19,10 +19,12 @@ def estimate_checked(model: pj.SourceModel, directory: Path, **kwargs: Any) -> A
     """Estimate ``model`` (``model.estimate(directory=..., **kwargs)``), once more if needed.
 
     Returns the estimation whose results the model keeps: the second when the first one's
-    self-check failed on timings called good.
+    self-check failed on timings called good or fair. "Fair" is this VM's launch-to-launch
+    spread: ring_halo's unmodified runs took 0.078 s while its estimation code, probes and all,
+    took 0.77x that (CI, 2026-12-02), a slow phase on the reference's side only.
     """
     est = model.estimate(directory=directory, **kwargs)
     check = est.self_check
-    if check is not None and not check.passed and est.verdict == "good":
+    if check is not None and not check.passed and est.verdict in ("good", "fair"):
         est = model.estimate(directory=directory.with_name(directory.name + "-again"), **kwargs)
     return est
