@@ -41,7 +41,9 @@ inline constexpr std::uint64_t kMaxAggregateElements = 64;
 
 // Where a tracked variable lives. Fields are field-sensitive but object-insensitive: every
 // object of a class shares one variable per field (the model has no objects; notes 000 §3.5
-// treats class fields as global control variables).
+// treats class fields as global control variables), except the scalar fields of local and
+// by-value struct objects whose every use the model follows, which are Locals of their function
+// (record_copies.hpp).
 enum class VarScope : std::uint8_t {
   Local,      // a local variable (or a synthetic one of a function: status fields, captures)
   Parameter,  // a formal parameter

@@ -1,8 +1,9 @@
 // Which C/C++ variables the control-variable analysis tracks and how expressions name them:
 // scalars (integers, floating point), MPI handles (communicators, requests, datatypes), the
 // MPI_SOURCE/MPI_TAG fields of a status, class fields (one variable per field, notes 000 §3.5
-// global control variables), std::vector sizes, and main's argc. Arrays, pointers and records
-// are data: the model never keeps them (notes 000 §3.5: large arrays vanish).
+// global control variables; one per object for the struct objects record_copies.hpp follows),
+// std::vector sizes, and main's argc. Arrays, pointers and records are data: the model never
+// keeps them (notes 000 §3.5: large arrays vanish).
 #pragma once
 
 #include <optional>
