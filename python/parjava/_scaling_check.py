@@ -49,6 +49,15 @@ def _changed_parameters(prediction: Any) -> list[str]:
     return changed
 
 
+def _shares(prediction: Any, np: int) -> tuple[dict[int, Any], list[Any], float]:
+    """Return the model's nodes by id, the prediction's rows at ``np`` and its total time."""
+    nodes = {n["id"]: n for n in prediction.model.nodes()}
+    rows = prediction.nodes(np)
+    bodies = {f["body"] for f in prediction.model._doc["functions"]}
+    total = max((r["time"] for r in rows if r["id"] in bodies), default=0.0)
+    return nodes, rows, total
+
+
 def fixed_loops_warning(prediction: Any, np: int) -> str | None:
     """Return the warning for the run at ``np``, or None when there is nothing to say."""
     model = prediction.model
@@ -59,10 +68,7 @@ def fixed_loops_warning(prediction: Any, np: int) -> str | None:
     changed = _changed_parameters(prediction) if same_np else []
     if same_np and not changed:
         return None
-    nodes = {n["id"]: n for n in model.nodes()}
-    rows = prediction.nodes(np)
-    bodies = {f["body"] for f in model._doc["functions"]}
-    total = max((r["time"] for r in rows if r["id"] in bodies), default=0.0)
+    nodes, rows, total = _shares(prediction, np)
     if total <= 0:
         return None
     fixed = []
@@ -118,10 +124,7 @@ def measured_counts_warning(prediction: Any, np: int) -> str | None:
     check = model.self_check if model is not None else None
     if check is None or int(check.get("np", np)) == np:
         return None
-    nodes = {n["id"]: n for n in model.nodes()}
-    rows = prediction.nodes(np)
-    bodies = {f["body"] for f in model._doc["functions"]}
-    total = max((r["time"] for r in rows if r["id"] in bodies), default=0.0)
+    nodes, rows, total = _shares(prediction, np)
     if total <= 0:
         return None
     measured = []

@@ -8,36 +8,17 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 
 #include "effects.hpp"
+#include "record_copies.hpp"
 #include "subscripts.hpp"
 
 namespace parjava::frontend {
 
 namespace {
 
-// The array expression under the copy constructor, temporaries and casts of `value`.
-const clang::Expr *array_source(const clang::Expr *value) {
-  for (;;) {
-    value = value->IgnoreParenImpCasts();
-    if (const auto *cleanups = llvm::dyn_cast<clang::ExprWithCleanups>(value)) {
-      value = cleanups->getSubExpr();
-    } else if (const auto *temp = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(value)) {
-      value = temp->getSubExpr();
-    } else if (const auto *bind = llvm::dyn_cast<clang::CXXBindTemporaryExpr>(value)) {
-      value = bind->getSubExpr();
-    } else if (const auto *construct = llvm::dyn_cast<clang::CXXConstructExpr>(value);
-               construct != nullptr && construct->getNumArgs() == 1 &&
-               construct->getConstructor()->isCopyOrMoveConstructor()) {
-      value = construct->getArg(0);
-    } else {
-      return value;
-    }
-  }
-}
-
 // The aggregate whose elements `value` holds: a named array, or a program function's return
 // cell for a call of it.
 AggregateId source_aggregate(const clang::Expr *value, VariableResolver &vars) {
-  value = array_source(value);
+  value = record_source(value);
   if (const auto *call = llvm::dyn_cast<clang::CallExpr>(value)) {
     const FunctionId f = vars.program().callee_of(call->getDirectCallee());
     return f != kNoFunction ? returned_array_cell(vars.program(), f) : kNoAggregate;

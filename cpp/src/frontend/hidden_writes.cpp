@@ -1,7 +1,6 @@
 #include "hidden_writes.hpp"
 
 #include "effects.hpp"
-#include "record_copies.hpp"
 
 #include <clang/AST/DeclCXX.h>
 #include <clang/AST/RecursiveASTVisitor.h>
@@ -141,16 +140,6 @@ void in_place_writes(const ClassifiedCall &call, FunctionId first, VariableResol
       const FunctionId h = program.callee_of(callee);
       if (h != kNoFunction && seen.insert(h).second) {
         work.push_back(h);
-      }
-    }
-  }
-  // A struct such a function returns by value: its return fields are never written either
-  // (record_copies.hpp).
-  for (const FunctionId g : seen) {
-    for (const clang::FieldDecl *f :
-         record_scalar_fields(program.functions[g].decl->getReturnType())) {
-      if (const VarId v = vars.returned_field(g, f); v != kNoVar) {
-        written.insert(v);
       }
     }
   }

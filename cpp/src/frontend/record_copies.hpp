@@ -64,7 +64,8 @@ std::vector<Effect> record_copy_effects(const RecordTarget &target, const clang:
 // cells on entry: the Copy effects, before the body.
 std::vector<Effect> parameter_entry_effects(FunctionId function, VariableResolver &vars);
 
-// The struct value under copy constructors, temporaries and casts of `value`.
+// The value under copy constructors, temporaries, casts and a compound literal's braces of
+// `value`: what a whole copy (of a struct, or of a std::array in array_copies.hpp) reads.
 const clang::Expr *record_source(const clang::Expr *value);
 
 // The followed object a whole-struct expression names, null for anything else.
