@@ -106,6 +106,25 @@ def scaled_near(
     return real
 
 
+def instructions(exe: Path, cwd: Path, args: Sequence[str] = ()) -> int:
+    """The instructions a singleton run of ``exe`` executes, counted by callgrind.
+
+    Independent of the machine's load and phase, unlike any time: what a probe costs is
+    compared in instructions.
+    """
+    out = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", str(exe), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    ).stderr
+    m = re.search(r"Collected : (\d+)", out)
+    assert m, out
+    return int(m.group(1))
+
+
 def source_line(program: Path, text: str) -> int:
     """Return the first line of ``program`` that contains ``text`` (1-based)."""
     for i, line in enumerate(program.read_text().splitlines(), start=1):

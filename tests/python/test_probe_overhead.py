@@ -17,34 +17,13 @@ from pathlib import Path
 import pytest
 
 import parjava as pj
+from program_runs import instructions
 
 pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
 pytestmark = pytest.mark.mpi
 
 MAIN = Path(__file__).resolve().parents[1] / "programs" / "alloc_wrapper" / "main.c"
 ROWS, STEPS = 400000, 10
-
-
-def instructions(exe: Path, cwd: Path, rows: int, steps: int) -> int:
-    """The instructions a singleton run executes, counted by callgrind (load-independent)."""
-    out = subprocess.run(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            "--callgrind-out-file=/dev/null",
-            str(exe),
-            str(rows),
-            str(steps),
-        ],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=300,
-    ).stderr
-    m = re.search(r"Collected : (\d+)", out)
-    assert m, out
-    return int(m.group(1))
 
 
 def test_a_tiny_wrapper_called_millions_of_times_costs_its_countdown_only(
@@ -89,8 +68,8 @@ def test_a_tiny_wrapper_called_millions_of_times_costs_its_countdown_only(
         pytest.skip("valgrind is not installed (scripts/deps.sh installs it)")
     rows = ROWS // 4
     extra = {
-        name: instructions(path, tmp_path, rows, STEPS)
-        - instructions(path, tmp_path, rows, STEPS // 2)
+        name: instructions(path, tmp_path, [str(rows), str(STEPS)])
+        - instructions(path, tmp_path, [str(rows), str(STEPS // 2)])
         for name, path in (("program", plain), ("instrumented", est / "estimation-code"))
     }
     assert extra["instrumented"] < 1.45 * extra["program"], extra
