@@ -78,18 +78,21 @@ TEST(CompileTimeInputs, NumbersOfTheCompileLineAreParameters) {
 constexpr const char *kFewTrips = R"(
 #include <mpi.h>
 #include <stdlib.h>
-enum { PER = NV / 4, WIDE = NV * 4 };
+enum { PER = NV / 4, LANES = NV * 4, WIDE = NV * 32 };
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int n = argc > 1 ? atoi(argv[1]) : 64;
-  double *f = calloc((size_t)n * 64, sizeof(double));
+  double *f = calloc((size_t)n * 128, sizeof(double));
   for (int i = 0; i < n; i++) {
     double w = 1.0 / (1 + i);
     for (int u = 0; u < PER; u++) {
-      f[64 * i + u] += w;
+      f[128 * i + u] += w;
+    }
+    for (int l = 0; l < LANES; l++) {
+      f[128 * i + l] -= w;
     }
     for (int v = 0; v < WIDE; v++) {
-      f[64 * i + v] *= w;
+      f[128 * i + v] *= w;
     }
   }
   free(f);
@@ -101,13 +104,17 @@ int main(int argc, char **argv) {
 TEST(CompileTimeInputs, AFewIterationsFixedByTheCompileLineAreTimedWithTheirEnclosingLoop) {
   const BuildResult r = build(write_source("few_trips.c", kFewTrips), {"-DNV=4"});
   const model::Node *per = labelled(r.model, "for u < PER");
+  const model::Node *lanes = labelled(r.model, "for l < LANES");
   const model::Node *wide = labelled(r.model, "for v < WIDE");
   ASSERT_NE(per, nullptr);
+  ASSERT_NE(lanes, nullptr);
   ASSERT_NE(wide, nullptr);
   EXPECT_EQ(per->cond.text(), "(u < (NV / 4))");
-  // One iteration per execution with NV = 4: no probe pair around each execution. Sixteen
-  // (WIDE) are timed apart, so that a prediction at another NV scales them.
+  // One iteration per execution with NV = 4, or sixteen (a vector's lanes, minisweep's
+  // NTHREAD_A): no probe pair around each execution. 128 (WIDE, a grid's width) are timed
+  // apart, so that a prediction at another NV scales them.
   EXPECT_EQ(r.plan.find(per->id, ProbeKind::Fragment), nullptr);
+  EXPECT_EQ(r.plan.find(lanes->id, ProbeKind::Fragment), nullptr);
   EXPECT_NE(r.plan.find(wide->id, ProbeKind::Fragment), nullptr);
   const auto note = std::find_if(r.diagnostics.begin(), r.diagnostics.end(), [](const auto &d) {
     return d.message.starts_with("loop 'for u < PER' runs 1 iteration per execution with -DNV=4");
@@ -115,6 +122,9 @@ TEST(CompileTimeInputs, AFewIterationsFixedByTheCompileLineAreTimedWithTheirEncl
   ASSERT_NE(note, r.diagnostics.end());
   EXPECT_EQ(note->severity, Severity::Note);
   EXPECT_EQ(note->line, 11U);
+  EXPECT_TRUE(std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](const auto &d) {
+    return d.message.starts_with("loop 'for l < LANES' runs 16 iterations per execution");
+  }));
   EXPECT_TRUE(std::none_of(r.diagnostics.begin(), r.diagnostics.end(), [](const auto &d) {
     return d.message.starts_with("loop 'for v < WIDE'");
   }));
