@@ -33,6 +33,22 @@ def test_exit_after_finalize_is_no_unmeasured_fragment(tmp_path: Path) -> None:
         assert not [w for w in prediction.warnings if "never executed" in w], prediction.warnings
 
 
+C89 = PROGRAM.parent / "c89_main.c"
+
+
+def test_an_ansi_main_without_return_exits_0_in_the_estimation_code(tmp_path: Path) -> None:
+    """minisweep's estimation code exited 136 where the program, built with -ansi, happened to
+    exit 0: the status of a C89 main that ends without `return` is whatever was left in a
+    register, and the estimation took it for the program's verdict. The copy returns 0 there."""
+    argv = ["./c89_main", "100000", "20"]
+    model = pj.build_model(C89, ["-O2", "-ansi"], argv=argv)
+    est = model.estimate(run=argv, np=1, directory=tmp_path)
+    copy = next(Path(est.directory).glob("**/c89_main.c")).read_text()
+    assert copy.rstrip().endswith("return 0; }"), copy[-200:]
+    assert not [d for d in model.diagnostics if "exited with status" in d.message]
+    assert pj.interpret(model, MACHINE, np=2).time > 0.0
+
+
 TILED = PROGRAM.parent.parent / "tiled_nest" / "tiled.c"
 
 

@@ -91,7 +91,7 @@ extern __thread long long pj_live_pending;
    the rest of a sampled probe (miniAMR's 8.9 million small allocations), and the working set
    the samples read is off by at most PJ_LIVE_BATCH per thread. */
 #define PJ_LIVE_BATCH 65536
-static inline void pj_live_add(long long bytes) {
+static __inline__ void pj_live_add(long long bytes) {
   long long pending = pj_live_pending + bytes;
   if (__builtin_expect(pending > PJ_LIVE_BATCH || pending < -PJ_LIVE_BATCH, 0)) {
     __atomic_add_fetch(&pj_live, pending, __ATOMIC_RELAXED);
@@ -128,7 +128,7 @@ pj_u64 pj_end_watched(unsigned k, pj_u64 dt);
 #define PJ_SUSPECT_TICKS 52000ull
 pj_u64 pj_suspect(unsigned k, pj_u64 dt);
 
-static inline pj_u64 pj_now(void) {
+static __inline__ pj_u64 pj_now(void) {
 #if defined(__x86_64__) || defined(__i386__)
   unsigned lo, hi;
   __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
@@ -142,7 +142,7 @@ static inline pj_u64 pj_now(void) {
 #endif
 }
 
-static inline pj_slot *pj_slot_of(unsigned k) {
+static __inline__ pj_slot *pj_slot_of(unsigned k) {
   pj_slot *s = pj_slots;
   if (__builtin_expect(s == 0, 0)) {
     s = pj_thread_slots();
@@ -150,7 +150,7 @@ static inline pj_slot *pj_slot_of(unsigned k) {
   return s + k;
 }
 
-static inline pj_slot *pj_sample(unsigned k, pj_u64 dt, pj_u64 nested, pj_u64 counters) {
+static __inline__ pj_slot *pj_sample(unsigned k, pj_u64 dt, pj_u64 nested, pj_u64 counters) {
   pj_slot *s = pj_slot_of(k);
   s->live += (double)__atomic_load_n(&pj_live, __ATOMIC_RELAXED);
   if (s->count == 0 || dt < s->min) s->min = dt;
@@ -179,7 +179,7 @@ extern __thread pj_open *pj_opens;
 extern __thread unsigned pj_nopen, pj_capopen;
 pj_open *pj_open_grow(void);
 
-static inline pj_open *pj_push(unsigned k) {
+static __inline__ pj_open *pj_push(unsigned k) {
   pj_open *o;
   if (__builtin_expect(pj_nopen == pj_capopen, 0)) pj_open_grow();
   o = pj_opens + pj_nopen++;
@@ -192,7 +192,7 @@ static inline pj_open *pj_push(unsigned k) {
 }
 
 /* The start of a timed probe: its timestamp, or 0 when this execution is not timed. */
-static inline pj_u64 pj_begin(unsigned k) {
+static __inline__ pj_u64 pj_begin(unsigned k) {
   pj_u64 *left = pj_lefts;
   pj_open *o;
   if (__builtin_expect(left[k] != 0, 1)) {
@@ -214,7 +214,7 @@ static inline pj_u64 pj_begin(unsigned k) {
 
 /* The start of the timed execution of probe k that began at t0, taken off the stack with any
    entry above it (left without their ends); a null when there is none. */
-static inline const pj_open *pj_pop(unsigned k, pj_u64 t0) {
+static __inline__ const pj_open *pj_pop(unsigned k, pj_u64 t0) {
   unsigned n = pj_nopen;
   while (n > 0) {
     --n;
@@ -230,7 +230,7 @@ static inline const pj_open *pj_pop(unsigned k, pj_u64 t0) {
    samples past PJ_SAMPLE_SPARSE, up to 64x (1 in 512..1472). A probe entered millions of times
    then costs its countdown alone, and its tens of thousands of samples still give its mean
    (the sum is scaled by executions / samples when loaded). */
-static inline pj_u64 pj_stride(pj_u64 count) {
+static __inline__ pj_u64 pj_stride(pj_u64 count) {
   pj_u64 base = 8 + ((count * 0x9E3779B97F4A7C15ull) >> 60);
   unsigned shift = 0;
   if (count >= PJ_SAMPLE_SPARSE) {
@@ -241,7 +241,7 @@ static inline pj_u64 pj_stride(pj_u64 count) {
 }
 
 /* The end of a timed execution that ended at t1. */
-static inline void pj_end_at(unsigned k, pj_u64 t0, pj_u64 t1) {
+static __inline__ void pj_end_at(unsigned k, pj_u64 t0, pj_u64 t1) {
   pj_u64 dt = t1 - t0, e0 = pj_events, c0 = pj_counter_events, k0 = pj_skips,
          g0 = pj_counter_skips;
   pj_slot *s;
@@ -270,12 +270,12 @@ static inline void pj_end_at(unsigned k, pj_u64 t0, pj_u64 t1) {
   }
 }
 
-static inline void pj_end(unsigned k, pj_u64 t0) {
+static __inline__ void pj_end(unsigned k, pj_u64 t0) {
   if (t0 == 0) return;
   pj_end_at(k, t0, pj_now());
 }
 
-static inline void pj_histogram(pj_slot *s, pj_u64 v) {
+static __inline__ void pj_histogram(pj_slot *s, pj_u64 v) {
   int i;
   for (i = 0; i < PJ_HISTOGRAM; ++i) {
     if (s->counts[i] != 0 && s->values[i] == v) { s->counts[i]++; return; }
@@ -300,7 +300,7 @@ static inline void pj_histogram(pj_slot *s, pj_u64 v) {
 #define PJ_COUNT_DENSE PJ_SEQUENCE
 
 /* Decrement first: one read-modify-write and its sign (the counted path sets it again). */
-static inline int pj_uncounted(unsigned k) {
+static __inline__ int pj_uncounted(unsigned k) {
   return __builtin_expect((long long)--pj_lefts[k] >= 0, 1);
 }
 
@@ -314,7 +314,7 @@ __attribute__((cold)) void pj_switch_count(unsigned k, long value);
 __attribute__((cold)) void pj_value_count(unsigned k, double value);
 
 /* Trip count of an opaque loop: the model needs its distribution. */
-static inline void pj_trips(unsigned k, pj_u64 n) {
+static __inline__ void pj_trips(unsigned k, pj_u64 n) {
   if (pj_uncounted(k)) return;
   pj_trips_count(k, n);
 }
@@ -322,7 +322,7 @@ static inline void pj_trips(unsigned k, pj_u64 n) {
 /* Trip count of an OpenMP work-sharing loop, which its probes cannot enclose: each thread
    counts the iterations of its chunk (in the slot's countdown word, unused by counters) and
    records them once the loop is over. */
-static inline void pj_omp_iteration(unsigned k) { pj_slot_of(k)->left++; }
+static __inline__ void pj_omp_iteration(unsigned k) { pj_slot_of(k)->left++; }
 
 /* OpenMP's own, under a name of ours (so no prototype clashes with <omp.h>'s), weak so that a
    program without OpenMP links: a team of one. Each thread records its chunk, so a loop run by
@@ -330,7 +330,7 @@ static inline void pj_omp_iteration(unsigned k) { pj_slot_of(k)->left++; }
    prediction with another number of threads shares out again (orphaned loops included). */
 extern int pj_omp_team_size(void) __asm__("omp_get_num_threads") __attribute__((weak));
 
-static inline void pj_omp_trips(unsigned k) {
+static __inline__ void pj_omp_trips(unsigned k) {
   pj_slot *s = pj_slot_of(k);
   pj_u64 n = s->left;
   s->left = 0;
@@ -342,7 +342,7 @@ static inline void pj_omp_trips(unsigned k) {
 /* Trip count of a loop that communicates: its distribution, and the counts in order (the first
    PJ_SEQUENCE), which an estimation at np >= 2 keeps per rank so that each rank of the model
    sends as many messages as the program's did. */
-static inline void pj_trips_seq(unsigned k, pj_u64 n) {
+static __inline__ void pj_trips_seq(unsigned k, pj_u64 n) {
   if (pj_uncounted(k)) return;
   pj_trips_seq_count(k, n);
 }
@@ -350,7 +350,7 @@ static inline void pj_trips_seq(unsigned k, pj_u64 n) {
 /* Trip count of a loop whose count the model computes: the total (to divide a fragment's time
    by its iterations) and the sum of squares (a count that reads an enclosing loop's counter is
    averaged over it when its variance is that of the sweep: estimates_triangles.hpp). */
-static inline void pj_trips_sum(unsigned k, pj_u64 n) {
+static __inline__ void pj_trips_sum(unsigned k, pj_u64 n) {
   if (pj_uncounted(k)) return;
   pj_trips_sum_count(k, n);
 }
@@ -359,7 +359,7 @@ static inline void pj_trips_sum(unsigned k, pj_u64 n) {
    are all counted, also the uncounted executions' (an increment where the program branches
    anyway), so its probability is exact: a rare outcome must not be missed (lattice.c's array
    grows twice in 32000 calls; a sample caught one growth in 4996, three times the rate). */
-static inline int pj_branch(unsigned k, int taken) {
+static __inline__ int pj_branch(unsigned k, int taken) {
   if (__builtin_expect(pj_uncounted(k), 1)) {
     if (taken) pj_slots[k].sum++;
   } else {
@@ -370,7 +370,7 @@ static inline int pj_branch(unsigned k, int taken) {
 
 /* An opaque branch that guards communication: its outcomes in order too (the first
    PJ_SEQUENCE), so that each rank of the model decides as the program's did. */
-static inline int pj_branch_seq(unsigned k, int taken) {
+static __inline__ int pj_branch_seq(unsigned k, int taken) {
   if (__builtin_expect(pj_uncounted(k), 1)) {
     if (taken) pj_slots[k].sum++;
   } else {
@@ -379,12 +379,12 @@ static inline int pj_branch_seq(unsigned k, int taken) {
   return taken;
 }
 
-static inline void pj_switch(unsigned k, long value) {
+static __inline__ void pj_switch(unsigned k, long value) {
   if (pj_uncounted(k)) return;
   pj_switch_count(k, value);
 }
 
-static inline void pj_value(unsigned k, double value) {
+static __inline__ void pj_value(unsigned k, double value) {
   if (pj_uncounted(k)) return;
   pj_value_count(k, value);
 }
@@ -395,14 +395,14 @@ void pj_value_counts(unsigned k, const int *counts, int fcomm);
 
 /* Quarter-octave bucket of a duration, so the loader can trim outliers (page faults,
    interrupts) from the balanced-loop test without keeping every iteration time. */
-static inline pj_u64 pj_bucket(pj_u64 dt) {
+static __inline__ pj_u64 pj_bucket(pj_u64 dt) {
   int msb;
   if (dt < 4) return dt;
   msb = 63 - __builtin_clzll(dt);
   return (pj_u64)(4 * msb) + ((dt >> (msb - 2)) & 3u);
 }
 
-static inline void pj_iteration_sample(unsigned k, pj_u64 dt) {
+static __inline__ void pj_iteration_sample(unsigned k, pj_u64 dt) {
   (void)pj_sample(k, dt, 0, 0);
   pj_histogram(pj_slot_of(k), pj_bucket(dt));
 }
@@ -415,14 +415,14 @@ static inline void pj_iteration_sample(unsigned k, pj_u64 dt) {
 void pj_size_free(void *block);
 void pj_sized_sample(unsigned s, double bytes, pj_u64 dt);
 
-static inline void pj_size_mul(double v) { pj_size *= v; }
+static __inline__ void pj_size_mul(double v) { pj_size *= v; }
 
-static inline pj_u64 pj_begin_sized(unsigned k) {
+static __inline__ pj_u64 pj_begin_sized(unsigned k) {
   pj_size = 1.0;
   return pj_begin(k);
 }
 
-static inline void pj_end_sized(unsigned k, unsigned s, pj_u64 t0) {
+static __inline__ void pj_end_sized(unsigned k, unsigned s, pj_u64 t0) {
   pj_u64 t1;
   if (t0 == 0) return;
   /* One reading ends both samples: the binning (a call, cold when samples are sparse) stays
@@ -437,7 +437,7 @@ static inline void pj_end_sized(unsigned k, unsigned s, pj_u64 t0) {
 typedef struct pj_mark_state { unsigned k; pj_u64 t, e, c, s, g; } pj_mark_state;
 extern __thread pj_mark_state pj_marked;
 
-static inline void pj_mark(unsigned k) {
+static __inline__ void pj_mark(unsigned k) {
   pj_marked.k = k + 1;
   pj_marked.e = pj_events;
   pj_marked.c = pj_counter_events;
@@ -446,7 +446,7 @@ static inline void pj_mark(unsigned k) {
   pj_marked.t = pj_now();
 }
 
-static inline void pj_prologue(unsigned k) {
+static __inline__ void pj_prologue(unsigned k) {
   pj_slot *s;
   if (pj_marked.k != k + 1) return;
   pj_marked.k = 0;
@@ -463,7 +463,7 @@ static inline void pj_prologue(unsigned k) {
    PJ_ITERATION_STRIDE, doubled with each doubling of the samples past PJ_SAMPLE_SPARSE, up to
    64x, as for timed probes (a loop of millions of short iterations paid a clock pair and a
    histogram update every 16). */
-static inline pj_u64 pj_iteration_stride(pj_u64 count) {
+static __inline__ pj_u64 pj_iteration_stride(pj_u64 count) {
   unsigned shift;
   if (count < PJ_ITERATION_DENSE) return 1;
   if (count < PJ_SAMPLE_SPARSE) return PJ_ITERATION_STRIDE;
@@ -476,7 +476,7 @@ static inline pj_u64 pj_iteration_stride(pj_u64 count) {
    slot so that the sampled iterations are spread over all executions. */
 typedef struct pj_iter { pj_u64 last, left; } pj_iter;
 
-static inline pj_iter pj_iter_begin(unsigned k) {
+static __inline__ pj_iter pj_iter_begin(unsigned k) {
   pj_iter it;
   it.last = 0;
   it.left = pj_slot_of(k)->left;
@@ -484,7 +484,7 @@ static inline pj_iter pj_iter_begin(unsigned k) {
   return it;
 }
 
-static inline void pj_iteration_step(unsigned k, pj_iter *it) {
+static __inline__ void pj_iteration_step(unsigned k, pj_iter *it) {
   pj_u64 now = pj_now();
   if (it->last != 0) {
     pj_iteration_sample(k, now - it->last);
@@ -497,12 +497,12 @@ static inline void pj_iteration_step(unsigned k, pj_iter *it) {
 
 /* At the top of every iteration: a decrement and a test unless this iteration ends or starts a
    timed one. */
-static inline void pj_iteration(unsigned k, pj_iter *it) {
+static __inline__ void pj_iteration(unsigned k, pj_iter *it) {
   if (__builtin_expect(it->last == 0 && --it->left != 0, 1)) return;
   pj_iteration_step(k, it);
 }
 
-static inline void pj_last_iteration(unsigned k, pj_iter *it) {
+static __inline__ void pj_last_iteration(unsigned k, pj_iter *it) {
   if (it->last != 0) pj_iteration_sample(k, pj_now() - it->last);
   pj_slot_of(k)->left = it->left;
 }
@@ -517,7 +517,7 @@ static inline void pj_last_iteration(unsigned k, pj_iter *it) {
    (pj_calibrate, the `iteration` calibration). A clock read every iteration cost about 30
    cycles, more than short bodies, and its error in context was most of their time. */
 #define PJ_ITERATION_SPAN 16
-static inline void pj_iteration_tls(unsigned k) {
+static __inline__ void pj_iteration_tls(unsigned k) {
   pj_slot *s = pj_slot_of(k);
   pj_u64 generation = __atomic_load_n(&pj_generation, __ATOMIC_RELAXED);
   pj_u64 now;
@@ -533,7 +533,7 @@ static inline void pj_iteration_tls(unsigned k) {
   s->left = PJ_ITERATION_SPAN;
 }
 
-static inline void pj_generation_bump(void) {
+static __inline__ void pj_generation_bump(void) {
   __atomic_add_fetch(&pj_generation, 1, __ATOMIC_RELAXED);
 }
 
@@ -546,7 +546,7 @@ static inline void pj_generation_bump(void) {
    omp_get_max_threads) or the one it runs in (an orphaned `omp for`, omp_get_num_threads);
    the estimation runs one thread per rank unless the program asks for more, and then the
    share is the largest chunk. */
-static inline pj_u64 pj_omp_count(long long lo, long long hi, long long step, int inclusive,
+static __inline__ pj_u64 pj_omp_count(long long lo, long long hi, long long step, int inclusive,
                                   int down) {
   long long span = down ? lo - hi : hi - lo;
   if (step <= 0) return 0;
@@ -556,7 +556,7 @@ static inline pj_u64 pj_omp_count(long long lo, long long hi, long long step, in
 
 extern int pj_omp_max_threads(void) __asm__("omp_get_max_threads") __attribute__((weak));
 
-static inline void pj_omp_construct(unsigned k, pj_u64 t0, pj_u64 n, long long forks) {
+static __inline__ void pj_omp_construct(unsigned k, pj_u64 t0, pj_u64 n, long long forks) {
   /* forks: the directive's num_threads (> 0), the team it forks without one (-1), or none: an
      orphaned loop in the caller's team (0). */
   pj_u64 dt = pj_now() - t0;
@@ -580,7 +580,7 @@ static inline void pj_omp_construct(unsigned k, pj_u64 t0, pj_u64 n, long long f
 /* The count of a work-sharing loop timed whole: one record per execution (per thread of an
    orphaned loop, each with the whole count), a team of one each, so that the loader's count
    per team (shared_trips) is the loop's. */
-static inline void pj_omp_construct_trips(unsigned k, pj_u64 n) {
+static __inline__ void pj_omp_construct_trips(unsigned k, pj_u64 n) {
   if (pj_uncounted(k)) return;
   pj_slot_of(k)->team += 1.0;
   pj_trips_count(k, n);

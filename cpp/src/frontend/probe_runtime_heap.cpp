@@ -30,13 +30,13 @@ extern void __libc_free(void *block);
 /* malloc_usable_size() of a block in use, from the size word glibc keeps before it (its low bits
    are flags; an mmapped chunk has a second header word): the call cost more than the count
    itself on the small blocks miniAMR allocates millions of (tests/programs/alloc_wrapper). */
-static inline long long pj_block_bytes(const void *block) {
+static __inline__ long long pj_block_bytes(const void *block) {
   size_t word = ((const size_t *)block)[-1];
   size_t chunk = word & ~(size_t)7;
   return (long long)((word & 2) != 0 ? chunk - 2 * sizeof(size_t) : chunk - sizeof(size_t));
 }
 
-static inline void *pj_counted(void *block) {
+static __inline__ void *pj_counted(void *block) {
   if (block != 0) pj_live_add(pj_block_bytes(block));
   return block;
 }

@@ -103,6 +103,7 @@ std::string UnitRewriter::run(const std::vector<const ProbeSite *> &sites,
       locations.push_back(std::move(l));
     }
   }
+  return_from_main();
   std::vector<SourceEdits::ExpandedUse> expanded;
   header_pieces_ = edits_.pieces(&expanded);
   report_expansions(expanded);
@@ -130,6 +131,31 @@ std::string UnitRewriter::run(const std::vector<const ProbeSite *> &sites,
   }
   return "#include \"parjava_probes.h\"\n" + declarations + "#line 1 \"" + original + "\"\n" +
          text + (exports.empty() ? "" : "\n" + exports);
+}
+
+// C89 leaves the status of a main that ends without `return` undefined (C99 5.1.2.2.3 made it
+// 0): minisweep's main ends so under -ansi, the program happened to exit 0 and its estimation
+// code 136, which the estimation then reported as the program's own verdict. The copy returns
+// 0 there, as every later standard does.
+void UnitRewriter::return_from_main() {
+  if (ctx_.getLangOpts().CPlusPlus || ctx_.getLangOpts().C99) {
+    return;
+  }
+  for (const FunctionInfo &fn : a_.program.functions) {
+    if (fn.context != &ctx_ || fn.decl == nullptr || !fn.decl->isMain() ||
+        !fn.decl->getReturnType()->isIntegerType()) {
+      continue;
+    }
+    const auto *body = llvm::dyn_cast_or_null<clang::CompoundStmt>(fn.decl->getBody());
+    if (body == nullptr ||
+        (!body->body_empty() && llvm::isa<clang::ReturnStmt>(body->body_back()))) {
+      continue;
+    }
+    const Point end = before(body->getRBracLoc());
+    if (edits_.check(end).empty()) {
+      edits_.open(end, "return 0; ");
+    }
+  }
 }
 
 void UnitRewriter::note(const StructNode &node, const std::string &why) {

@@ -78,6 +78,7 @@ private:
   static Point before(clang::SourceLocation loc) { return {loc, false}; }
   static Point after_token(clang::SourceLocation loc) { return {loc, true}; }
   // unit_rewriter.cpp: placement, positions in the text, blocks, branches, functions.
+  void return_from_main();
   void note(const StructNode &node, const std::string &why);
   void report_expansions(const std::vector<SourceEdits::ExpandedUse> &all);
   void report_expansions(const std::string &file,
