@@ -39,13 +39,15 @@ def messages(prediction: pj.Prediction, np_: int) -> dict[int, tuple[int, int]]:
     return out
 
 
-def run_program(tmp_path: Path, np_: int, argv: list[str]) -> dict[int, tuple[int, int]]:
-    """Faces each rank sent and received in a real run, as the program prints them."""
-    exe = tmp_path / "wavefront"
+def run_program(
+    tmp_path: Path, np_: int, argv: list[str], program: Path = PROGRAM
+) -> dict[int, tuple[int, int]]:
+    """Messages each rank sent and received in a real run, as the program prints them."""
+    exe = tmp_path / program.stem
     if not exe.exists():
         mpicc = shutil.which("mpicc")
         assert mpicc is not None
-        subprocess.run([mpicc, "-O2", str(PROGRAM), "-o", str(exe)], check=True)
+        subprocess.run([mpicc, "-O2", str(program), "-o", str(exe)], check=True)
     out = subprocess.run(
         ["mpirun", "--oversubscribe", "-np", str(np_), str(exe), *argv],
         capture_output=True,
@@ -99,3 +101,24 @@ def test_a_struct_returned_by_value_bounds_a_loop_through_a_parameter(tmp_path: 
         n for n in model._doc["nodes"] if n.get("kind") == "for" and "info.block" in n["label"]
     )
     assert not loop.get("opaque"), loop
+
+
+NEIGHBOURS = PROGRAM.parent / "neighbours.c"
+
+
+def test_two_objects_filled_through_a_pointer_keep_their_own_fields(tmp_path: Path) -> None:
+    """`set_link(&left, ...)` and `set_link(&right, ...)`: the helper writes the fields through
+    its pointer parameter, which now has a cell per field that each call copies in and out, so
+    `left` and `right` stay two objects (before, both were the last one set: the left exchanges
+    ran the right's two rounds, to the right's peer)."""
+    argv = ["20000", "10"]
+    model = pj.build_model(NEIGHBOURS, ["-O2"], argv=["./neighbours", *argv])
+    doc = model._doc
+    rounds = [n for n in doc["nodes"] if n.get("kind") == "for" and "rounds" in n.get("label", "")]
+    assert len(rounds) == 2 and not [n for n in rounds if n.get("opaque")], rounds
+    bounds = {re.sub(r"^\(r(_\d+)? < (\w+)\)$", r"\2", n["cond"]) for n in rounds}
+    assert bounds == {"left_rounds", "right_rounds"}, rounds
+    for np_ in (1, 2, 3):
+        params = model.arguments(["./neighbours", *argv])
+        pred = pj.interpret(model, MACHINE, np=np_, params=params, trace=True)
+        assert messages(pred, np_) == run_program(tmp_path, np_, argv, NEIGHBOURS), np_

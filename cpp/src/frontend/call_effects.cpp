@@ -5,6 +5,7 @@
 #include "hidden_writes.hpp"
 #include "input_reads.hpp"
 #include "keyed_inputs.hpp"
+#include "record_pointers.hpp"
 #include "shared_fields.hpp"
 #include "vector_sizes.hpp"
 
@@ -97,6 +98,11 @@ void out_arguments(const ClassifiedCall &call, VariableResolver &vars, std::vect
       const clang::ParmVarDecl *own = i < callee.decl->getNumParams()
                                           ? callee.decl->getParamDecl(static_cast<unsigned>(i))
                                           : nullptr;
+      // A struct's fields written through the pointer come back through the cells
+      // (record_pointer_copies, after this).
+      if (own != nullptr && program.record_pointer_params.contains(own)) {
+        continue;
+      }
       const auto alias = own ? program.pointer_aliases.find(own->getCanonicalDecl())
                              : program.pointer_aliases.end();
       if (alias != program.pointer_aliases.end()) {
@@ -778,6 +784,9 @@ std::vector<Effect> call_effects(const ClassifiedCall &call, VariableResolver &v
     }
     out_arguments(call, vars, out, "written through a pointer or reference by " + call.name + "()");
     reference_inputs(call, vars, out, where);
+    for (Effect &copy : record_pointer_copies(call, vars, false)) {
+      out.push_back(std::move(copy));
+    }
     break;
   case CallClass::External:
   case CallClass::Indirect: {
@@ -862,6 +871,7 @@ std::vector<Effect> copy_in_effects(const ClassifiedCall &call, VariableResolver
   if (call.kind != CallClass::User || registers_option(call, vars)) {
     return out;
   }
+  out = record_pointer_copies(call, vars, true);
   const Program &program = vars.program();
   const FunctionInfo &callee = program.functions[call.user];
   for (std::size_t i = 0; i < call.args.size() && i < callee.decl->getNumParams(); ++i) {

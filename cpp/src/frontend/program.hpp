@@ -491,6 +491,9 @@ public:
   // Local struct objects, canonical declaration -> whether the model follows every use of it and
   // keeps one variable per field of it (record_copies.hpp).
   std::map<const clang::VarDecl *, bool> followed_objects;
+  // Pointer parameters (of the definitions) through which the callee only reads and writes scalar
+  // fields: a cell per field, copied in and out at each call (record_pointers.hpp).
+  std::set<const clang::ParmVarDecl *> record_pointer_params;
   // The fields the control analysis made data for being set for several objects.
   std::vector<VarId> shared_fields;
   // Fields assigned through an element at a run-time index (`tiles[t].t_xmax = ...`, a C array

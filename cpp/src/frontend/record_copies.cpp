@@ -39,8 +39,8 @@ bool same_record(clang::QualType a, clang::QualType b) {
 class ObjectUses : public clang::RecursiveASTVisitor<ObjectUses> {
 public:
   ObjectUses(const clang::VarDecl *object, const clang::FunctionDecl *function,
-             clang::ASTContext &context)
-      : object_(object), function_(function), context_(context) {}
+             const Program &program, clang::ASTContext &context)
+      : object_(object), function_(function), program_(program), context_(context) {}
 
   bool VisitDeclRefExpr(clang::DeclRefExpr *ref) {
     if (ref->getDecl() != object_) {
@@ -128,6 +128,10 @@ private:
     if (llvm::isa<clang::CallExpr>(p) || llvm::isa<clang::CXXConstructExpr>(p)) {
       return by_value; // an argument passed by value: the callee reads a copy
     }
+    if (const auto *address = llvm::dyn_cast<clang::UnaryOperator>(p);
+        address != nullptr && address->getOpcode() == clang::UO_AddrOf && !by_value) {
+      return passed_to_cells(address);
+    }
     return llvm::isa<clang::UnaryExprOrTypeTraitExpr>(p);
   }
 
@@ -160,8 +164,34 @@ private:
            method->isTrivial() && same_record(op->getType(), object_->getType());
   }
 
+  // `&x` passed where the callee has a cell per field (record_pointers.hpp): the call copies
+  // the object's fields in and out.
+  bool passed_to_cells(const clang::UnaryOperator *address) const {
+    const clang::Stmt *e = address;
+    Up up = parent(e);
+    while (up.stmt != nullptr &&
+           (llvm::isa<clang::ParenExpr>(up.stmt) || llvm::isa<clang::ImplicitCastExpr>(up.stmt))) {
+      e = up.stmt;
+      up = parent(e);
+    }
+    const auto *call = llvm::dyn_cast_or_null<clang::CallExpr>(up.stmt);
+    const FunctionId g =
+        call != nullptr ? program_.callee_of(call->getDirectCallee()) : kNoFunction;
+    if (g == kNoFunction || llvm::isa<clang::CXXOperatorCallExpr>(call)) {
+      return false;
+    }
+    const clang::FunctionDecl *callee = program_.functions[g].decl;
+    for (unsigned i = 0; i < call->getNumArgs() && i < callee->getNumParams(); ++i) {
+      if (call->getArg(i) == e) {
+        return program_.record_pointer_params.contains(callee->getParamDecl(i));
+      }
+    }
+    return false;
+  }
+
   const clang::VarDecl *object_;
   const clang::FunctionDecl *function_;
+  const Program &program_;
   clang::ASTContext &context_;
 };
 
@@ -206,7 +236,7 @@ bool followed_object(const clang::VarDecl *decl, Program &program, clang::ASTCon
       function->isThisDeclarationADefinition() &&
       (!llvm::isa<clang::ParmVarDecl>(decl) || program.function_of(function) != kNoFunction) &&
       !record_scalar_fields(decl->getType()).empty()) {
-    ObjectUses uses(decl, function, context);
+    ObjectUses uses(decl, function, program, context);
     uses.TraverseStmt(function->getBody());
     followed = uses.followed;
   }

@@ -18,6 +18,7 @@
 #include "parjava/error.hpp"
 #include "parjava/model/expression.hpp"
 #include "program_choice.hpp"
+#include "record_pointers.hpp"
 #include "record_punning.hpp"
 #include "reference_inputs.hpp"
 #include "shared_fields.hpp"
@@ -485,6 +486,7 @@ std::unique_ptr<AnalysedSources> analyse_sources(const BuildOptions &options) {
   // cells (aliases.cpp leaves them alone).
   find_input_references(program, *a->calls);
   find_pointer_aliases(program, *a->calls);
+  find_record_pointer_params(program, *a->calls);
   find_vector_size_cells(program, *a->calls);
   for (FunctionId f = 0; f < program.functions.size(); ++f) {
     build_structure(program, *a->calls, f);

@@ -518,6 +518,19 @@ VarId VariableResolver::lvalue(const clang::Expr *expr) {
       const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(base);
       const auto *object =
           ref != nullptr ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+      // A field read or written through a record pointer parameter is the parameter's cell,
+      // which each call fills from the pointee and copies back (record_pointers.hpp).
+      if (const auto *param = llvm::dyn_cast_or_null<clang::ParmVarDecl>(object);
+          param != nullptr && member->isArrow() && program_.record_pointer_params.contains(param)) {
+        const auto *owner = llvm::dyn_cast<clang::FunctionDecl>(param->getDeclContext());
+        const FunctionId g = owner != nullptr ? program_.function_of(owner) : kNoFunction;
+        if (g != kNoFunction) {
+          if (const VarId cell = parameter_cell(g, param->getFunctionScopeIndex(), f);
+              cell != kNoVar) {
+            return cell;
+          }
+        }
+      }
       // A followed object's scalar fields are its own; its communicators, datatypes and
       // requests stay one variable per field (the model names those handles, not values).
       if (object != nullptr && !member->isArrow() && followed_object(object, program_, context_)) {
