@@ -114,7 +114,7 @@ private:
     }
     if (const auto *member = llvm::dyn_cast<clang::MemberExpr>(p)) {
       return !member->isArrow() && llvm::isa<clang::FieldDecl>(member->getMemberDecl()) &&
-             field_use(member);
+             field_used_in_place(member, context_);
     }
     if (llvm::isa<clang::ReturnStmt>(p)) {
       return function_ != nullptr && same_record(function_->getReturnType(), object_->getType());
@@ -133,28 +133,6 @@ private:
       return passed_to_cells(address);
     }
     return llvm::isa<clang::UnaryExprOrTypeTraitExpr>(p);
-  }
-
-  // `x.f` is followed unless the field's address is taken or a reference binds to it.
-  bool field_use(const clang::MemberExpr *member) const {
-    const clang::Stmt *e = member;
-    Up up = parent(e);
-    while (up.stmt != nullptr && llvm::isa<clang::ParenExpr>(up.stmt)) {
-      e = up.stmt;
-      up = parent(e);
-    }
-    if (up.decl != nullptr) {
-      const auto *var = llvm::dyn_cast<clang::VarDecl>(up.decl);
-      return var == nullptr || !var->getType()->isReferenceType();
-    }
-    const clang::Stmt *p = up.stmt;
-    if (const auto *u = llvm::dyn_cast_or_null<clang::UnaryOperator>(p)) {
-      return u->getOpcode() != clang::UO_AddrOf;
-    }
-    // A call or constructor argument with no conversion above it binds a reference.
-    return p == nullptr ||
-           !(llvm::isa<clang::CallExpr>(p) || llvm::isa<clang::CXXConstructExpr>(p) ||
-             llvm::isa<clang::InitListExpr>(p) || llvm::isa<clang::LambdaExpr>(p));
   }
 
   bool record_assignment(const clang::CXXOperatorCallExpr *op) const {
@@ -204,6 +182,39 @@ std::string record_name(const clang::RecordDecl *record) {
 }
 
 } // namespace
+
+bool field_used_in_place(const clang::MemberExpr *member, clang::ASTContext &context) {
+  const auto parent = [&context](const clang::Stmt *s) {
+    const auto parents = context.getParents(*s);
+    return parents.empty()
+               ? std::pair<const clang::Stmt *, const clang::Decl *>{}
+               : std::pair{parents[0].get<clang::Stmt>(), parents[0].get<clang::Decl>()};
+  };
+  auto up = parent(member);
+  while (up.first != nullptr && llvm::isa<clang::ParenExpr>(up.first)) {
+    up = parent(up.first);
+  }
+  if (up.second != nullptr) {
+    const auto *var = llvm::dyn_cast<clang::VarDecl>(up.second);
+    return var == nullptr || !var->getType()->isReferenceType();
+  }
+  const clang::Stmt *p = up.first;
+  if (const auto *u = llvm::dyn_cast_or_null<clang::UnaryOperator>(p)) {
+    return u->getOpcode() != clang::UO_AddrOf;
+  }
+  // A call or constructor argument with no conversion above it binds a reference.
+  return p == nullptr || !(llvm::isa<clang::CallExpr>(p) || llvm::isa<clang::CXXConstructExpr>(p) ||
+                           llvm::isa<clang::InitListExpr>(p) || llvm::isa<clang::LambdaExpr>(p));
+}
+
+const clang::VarDecl *addressed_object(const clang::Expr *arg) {
+  const auto *address = llvm::dyn_cast<clang::UnaryOperator>(arg->IgnoreParenImpCasts());
+  if (address == nullptr || address->getOpcode() != clang::UO_AddrOf) {
+    return nullptr;
+  }
+  const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(address->getSubExpr()->IgnoreParens());
+  return ref != nullptr ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+}
 
 std::vector<const clang::FieldDecl *> record_scalar_fields(clang::QualType type) {
   std::vector<const clang::FieldDecl *> out;

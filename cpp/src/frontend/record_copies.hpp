@@ -64,6 +64,13 @@ std::vector<Effect> record_copy_effects(const RecordTarget &target, const clang:
 // cells on entry: the Copy effects, before the body.
 std::vector<Effect> parameter_entry_effects(FunctionId function, VariableResolver &vars);
 
+// Is the field access `x.f` or `p->f` read or written where it stands: not its address taken,
+// not bound to a reference (an initialiser, a call's argument)?
+bool field_used_in_place(const clang::MemberExpr *member, clang::ASTContext &context);
+
+// The variable `arg` takes the address of (`&x`), null for any other expression.
+const clang::VarDecl *addressed_object(const clang::Expr *arg);
+
 // The value under copy constructors, temporaries, casts and a compound literal's braces of
 // `value`: what a whole copy (of a struct, or of a std::array in array_copies.hpp) reads.
 const clang::Expr *record_source(const clang::Expr *value);

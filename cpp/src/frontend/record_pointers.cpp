@@ -33,15 +33,9 @@ public:
   bool fields_only = true;
 
 private:
-  const clang::Stmt *parent(const clang::Stmt *s, const clang::Decl **decl = nullptr) const {
+  const clang::Stmt *parent(const clang::Stmt *s) const {
     const auto parents = context_.getParents(*s);
-    if (parents.empty()) {
-      return nullptr;
-    }
-    if (decl != nullptr) {
-      *decl = parents[0].get<clang::Decl>();
-    }
-    return parents[0].get<clang::Stmt>();
+    return parents.empty() ? nullptr : parents[0].get<clang::Stmt>();
   }
 
   bool field_access(const clang::DeclRefExpr *ref) const {
@@ -61,23 +55,7 @@ private:
         !llvm::isa<clang::FieldDecl>(member->getMemberDecl())) {
       return false;
     }
-    // Above the field: no `&`, no reference bound to it (a call's argument, an initialiser).
-    e = member;
-    const clang::Decl *decl = nullptr;
-    p = parent(e, &decl);
-    while (p != nullptr && llvm::isa<clang::ParenExpr>(p)) {
-      e = p;
-      p = parent(e, &decl);
-    }
-    if (p == nullptr) {
-      const auto *var = llvm::dyn_cast_or_null<clang::VarDecl>(decl);
-      return var == nullptr || !var->getType()->isReferenceType();
-    }
-    if (const auto *u = llvm::dyn_cast<clang::UnaryOperator>(p)) {
-      return u->getOpcode() != clang::UO_AddrOf;
-    }
-    return !(llvm::isa<clang::CallExpr>(p) || llvm::isa<clang::CXXConstructExpr>(p) ||
-             llvm::isa<clang::InitListExpr>(p) || llvm::isa<clang::LambdaExpr>(p));
+    return field_used_in_place(member, context_);
   }
 
   const clang::ParmVarDecl *param_;
@@ -97,22 +75,18 @@ const clang::FieldDecl *same_field(clang::QualType record, const clang::FieldDec
 // The pointee's variable for `field`: the field of a followed local object when the argument is
 // `&object`, else the field's one variable for every object.
 VarId pointee_field(const clang::Expr *arg, const clang::FieldDecl *field, VariableResolver &vars) {
-  const auto *address = llvm::dyn_cast<clang::UnaryOperator>(arg->IgnoreParenImpCasts());
-  if (address != nullptr && address->getOpcode() == clang::UO_AddrOf) {
-    const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(address->getSubExpr()->IgnoreParens());
-    const auto *object = ref != nullptr ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
-    if (object != nullptr) {
-      const clang::FieldDecl *own = same_field(object->getType(), field);
-      if (own == nullptr) {
-        return kNoVar;
-      }
-      if (followed_object(object, vars.program(), vars.context())) {
-        return vars.object_field(object, own);
-      }
-      return vars.declare(own);
-    }
+  const clang::VarDecl *object = addressed_object(arg);
+  if (object == nullptr) {
+    return vars.declare(field);
   }
-  return vars.declare(field);
+  const clang::FieldDecl *own = same_field(object->getType(), field);
+  if (own == nullptr) {
+    return kNoVar;
+  }
+  if (followed_object(object, vars.program(), vars.context())) {
+    return vars.object_field(object, own);
+  }
+  return vars.declare(own);
 }
 
 } // namespace
@@ -138,14 +112,7 @@ void find_record_pointer_params(Program &program, const CallClassifier &calls) {
       }
       const clang::FunctionDecl *callee = program.functions[call.user].decl;
       for (std::size_t i = 0; i < call.args.size() && i < callee->getNumParams(); ++i) {
-        const auto *address =
-            llvm::dyn_cast<clang::UnaryOperator>(call.args[i]->IgnoreParenImpCasts());
-        if (address == nullptr || address->getOpcode() != clang::UO_AddrOf) {
-          continue;
-        }
-        const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(address->getSubExpr()->IgnoreParens());
-        if (const auto *object =
-                ref != nullptr ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+        if (const clang::VarDecl *object = addressed_object(call.args[i]);
             object != nullptr && object->isLocalVarDeclOrParm()) {
           objects[callee->getParamDecl(static_cast<unsigned>(i))].insert(
               object->getCanonicalDecl());
