@@ -14,10 +14,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import parjava as pj
+from model_messages import messages
 from program_runs import scaled_near
 
 pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
@@ -25,18 +25,6 @@ pytestmark = pytest.mark.mpi
 
 PROGRAM = Path(__file__).resolve().parents[1] / "programs" / "records" / "wavefront.c"
 MACHINE = pj.Machine.preset("shared-memory")
-
-
-def messages(prediction: pj.Prediction, np_: int) -> dict[int, tuple[int, int]]:
-    """Per rank, the sends and receives of the model trace."""
-    ev = prediction.trace(np_).events
-    out: dict[int, tuple[int, int]] = {}
-    for rank in range(np_):
-        mine = ev["location"] == rank
-        sent = mine & np.isin(ev["kind"], [int(pj.EventKind.SEND), int(pj.EventKind.ISEND_POST)])
-        got = mine & np.isin(ev["kind"], [int(pj.EventKind.RECV), int(pj.EventKind.IRECV_POST)])
-        out[rank] = (int(sent.sum()), int(got.sum()))
-    return out
 
 
 def run_program(

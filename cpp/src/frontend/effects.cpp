@@ -428,6 +428,11 @@ private:
     site.given_default = keyed->fallback;
     site.doc = "'" + keyed->key + "' looked up in the " +
                (keyed->file ? "input file" : "command line") + " by " + keyed->what;
+    // A file's setting is named as the file spells it (`nx` for `mesh.global_nx =
+    // get_int_parameter("nx", file)`), which is what a user edits; the variable is an alias.
+    if (keyed->file) {
+      site.name = keyed->key;
+    }
     out_.push_back(std::move(e));
     return true;
   }

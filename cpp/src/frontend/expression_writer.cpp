@@ -282,6 +282,12 @@ WriteResult ExpressionWriter::expr(const clang::Expr *e, FunctionId f, const Wri
                       "does not keep)",
                   e);
     }
+    case clang::UO_PostInc:
+    case clang::UO_PostDec:
+      if (program_.argument_steps.contains(unary)) {
+        return expr(unary->getSubExpr(), f, o, ctx); // stepped after the call
+      }
+      return fail("'" + source_text(e, ctx, 40) + "' changes a variable inside an expression", e);
     default:
       return fail("'" + source_text(e, ctx, 40) + "' changes a variable inside an expression", e);
     }

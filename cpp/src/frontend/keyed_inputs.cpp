@@ -5,6 +5,8 @@
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 
+#include <set>
+
 namespace parjava::frontend {
 
 namespace {
@@ -123,6 +125,55 @@ bool holds_command_line(const clang::Expr *arg, VariableResolver &vars) {
   return visitor.found;
 }
 
+// Whether a program function opens or reads a file, itself or through the program functions it
+// calls (`get_int_parameter("nx", file)` -> get_parameter_line() -> fopen/fgets; UoB-HPC's arch
+// mini-apps). A key looked up by such a function is a value of the input file, not a count.
+class ReadsFile : public clang::RecursiveASTVisitor<ReadsFile> {
+public:
+  explicit ReadsFile(const Program &program) : program_(program) {}
+
+  bool reads(const clang::FunctionDecl *fn, int depth) {
+    // The definition may be in another file's AST (params.c for main.c's call).
+    const FunctionId id = fn != nullptr ? program_.callee_of(fn) : kNoFunction;
+    const clang::FunctionDecl *def = id != kNoFunction ? program_.functions[id].decl : nullptr;
+    if (def == nullptr || depth > 3 || def->getBody() == nullptr || !seen_.insert(def).second) {
+      return false;
+    }
+    const int outer = depth_;
+    depth_ = depth;
+    TraverseStmt(def->getBody());
+    depth_ = outer;
+    return found_;
+  }
+
+  bool VisitCallExpr(clang::CallExpr *call) {
+    const clang::FunctionDecl *callee = call->getDirectCallee();
+    if (callee == nullptr) {
+      return true;
+    }
+    if (program_.callee_of(callee) != kNoFunction) {
+      found_ = found_ || reads(callee, depth_ + 1);
+    } else if (callee->getIdentifier() != nullptr) {
+      static const std::set<llvm::StringRef> readers = {"fopen",   "fgets", "fscanf", "fread",
+                                                        "getline", "getc",  "fgetc",  "getdelim"};
+      found_ = found_ || readers.contains(callee->getName());
+    }
+    return !found_;
+  }
+
+  bool VisitCXXConstructExpr(clang::CXXConstructExpr *construct) {
+    const clang::CXXRecordDecl *record = construct->getConstructor()->getParent();
+    found_ = found_ || record->getName() == "basic_ifstream";
+    return !found_;
+  }
+
+private:
+  const Program &program_;
+  std::set<const clang::FunctionDecl *> seen_;
+  int depth_ = 0;
+  bool found_ = false;
+};
+
 } // namespace
 
 std::optional<KeyedLookup> keyed_lookup(const clang::Expr *value, VariableResolver &vars) {
@@ -158,13 +209,22 @@ std::optional<KeyedLookup> keyed_lookup(const clang::Expr *value, VariableResolv
     }
     command_line = command_line || holds_command_line(a, vars);
   }
-  if (key_at < 0 || (!command_line && !member) || (member && key.front() == '-')) {
+  if (key_at < 0 || (member && key.front() == '-')) {
+    return std::nullopt;
+  }
+  // A free function of the program that reads a file and is given a key, not the command line:
+  // `mesh.global_nx = get_int_parameter("nx", flow_params)` with `flow_params = argv[1]` the
+  // file's name (UoB-HPC/flow). Before, every such call was the one variable its sscanf()
+  // wrote, and nx, ny and the iteration count were the last value read.
+  const bool file =
+      member || (!command_line && key.front() != '-' && ReadsFile(vars.program()).reads(callee, 0));
+  if (!command_line && !file) {
     return std::nullopt;
   }
   KeyedLookup out;
   out.key = key;
-  out.file = member;
-  if (!member) { // a file's key is no command-line option
+  out.file = file;
+  if (!file) { // a file's key is no command-line option
     const std::string bare = llvm::StringRef(key).ltrim('-').str();
     out.options = {bare, "-" + bare, "--" + bare};
   }

@@ -10,7 +10,10 @@
 // An input file read into a table and looked up by key works the same way: LANL PENNANT's
 // `cstop = inp->getInt("cstop", 999999);` (Driver.cc:54) is a const method of a program class
 // with an arithmetic result and a key literal. Its value is measured by the estimation run and
-// named after the variable it sets; a command line does not set it (`params=` does).
+// named after the variable it sets; a command line does not set it (`params=` does). A free
+// function of the program given a key literal and no command line is such a lookup when it opens
+// or reads a file, itself or through the functions it calls: UoB-HPC/flow's
+// `mesh.global_nx = get_int_parameter("nx", flow_params)`.
 #pragma once
 
 #include <optional>
@@ -26,7 +29,7 @@ struct KeyedLookup {
   std::vector<std::string> options; // the spellings a command line may use: nx, -nx, --nx
   std::optional<double> fallback;   // the default argument, when constant
   std::string what;                 // the call as written, shortened
-  bool file = false;                // a const method's lookup in a table read from a file
+  bool file = false;                // a lookup in a table or file, not the command line
 };
 
 std::optional<KeyedLookup> keyed_lookup(const clang::Expr *value, VariableResolver &vars);

@@ -455,6 +455,10 @@ public:
   std::map<const clang::Expr *, VarId> call_results;
   // Input reads passed as a call's argument (InputSite::call): the argument -> its site.
   std::map<const clang::Expr *, std::uint32_t> argument_inputs;
+  // `n++` / `n--` of a caller's local passed as a program call's argument (UoB-HPC/flow's
+  // `non_block_send(..., nmessages++)`): the argument is `n` as it was, and the step is an
+  // effect of the statement after the call, which the callee cannot see.
+  std::set<const clang::UnaryOperator *> argument_steps;
 
   StructIndex add(StructNode node) {
     nodes.push_back(std::move(node));

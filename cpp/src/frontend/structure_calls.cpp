@@ -13,6 +13,24 @@
 
 namespace parjava::frontend {
 
+namespace {
+
+// `n++` or `n--` of a local scalar of the caller, passed whole as an argument
+// (Program::argument_steps).
+const clang::UnaryOperator *local_step(const clang::Expr *arg) {
+  const auto *step = llvm::dyn_cast<clang::UnaryOperator>(arg->IgnoreParenImpCasts());
+  if (step == nullptr || !step->isPostfix() || !step->isIncrementDecrementOp()) {
+    return nullptr;
+  }
+  const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(step->getSubExpr()->IgnoreParens());
+  const auto *var = ref != nullptr ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+  const bool local = var != nullptr && var->hasLocalStorage() && !var->isStaticLocal() &&
+                     var->getType()->isIntegerType() && !var->getType()->isReferenceType();
+  return local ? step : nullptr;
+}
+
+} // namespace
+
 // Calls of `s` that must become leaves (MPI communication, user functions, thread
 // operations), in evaluation order.
 std::vector<ClassifiedCall> StructureWalk::leaf_calls(const clang::Stmt *s) {
@@ -145,6 +163,9 @@ void StructureWalk::emit_call_leaf(Seq &seq, const ClassifiedCall &c,
     emit_comm_parameters(seq, c, args);
     argument_inputs(c, args);
     for (const clang::Expr *a : args) {
+      if (const auto *step = local_step(a)) {
+        program_.argument_steps.insert(step);
+      }
       n.args.push_back(a);
       std::vector<VarId> uses;
       vars_.uses(a, uses);
