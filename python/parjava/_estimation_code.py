@@ -143,9 +143,16 @@ def compile_estimation_code(
         )
         runtime.append(str(runtime_obj))
     linker = compiler or ("mpicxx" if cxx else cc)
+    mpi_flags = mpi_link_flags(linker)
+    if mpi_flags:
+        inst.setdefault("link_notes", []).append(
+            f"the build's compiler ({linker}) is not an MPI wrapper (a database recorded "
+            "through mpicc names the compiler mpicc ran): linked with the flags of "
+            "`mpicc --showme:link`"
+        )
     exe = work / name
     dedup: list[str] = []
-    for flag in [*link_flags, *link_args]:
+    for flag in [*link_flags, *link_args, *mpi_flags]:
         if flag not in dedup:
             dedup.append(flag)
     link = [linker, *objects, *runtime, "-o", str(exe), *dedup, "-lm"]
@@ -184,6 +191,22 @@ def compile_estimation_code(
         "code was linked the same way, its objects in one archive"
     )
     return exe
+
+
+def mpi_link_flags(linker: str) -> list[str]:
+    """Return the MPI library's link flags when ``linker`` is a plain compiler, else none.
+
+    A compilation database recorded by bear around ``mpicc`` names the compiler mpicc ran
+    (``/usr/bin/gcc`` with Open MPI's ``-I`` flags; UoB-HPC/flow's make), and a link with it
+    misses libmpi, which the program and the probes' runtime need. Open MPI's wrapper says its
+    flags (``--showme:link``); without one the link is left as it was and fails by name.
+    """
+    if Path(linker).name.startswith("mpi") or shutil.which("mpicc") is None:
+        return []
+    proc = subprocess.run(
+        ["mpicc", "--showme:link"], capture_output=True, text=True, check=False, timeout=60
+    )
+    return proc.stdout.split() if proc.returncode == 0 else []
 
 
 def _undefined(output: str) -> list[str]:
@@ -469,6 +492,16 @@ def _finalized_ranks(estimates_dir: Path) -> set[str]:
         if m is not None and (finalized or not mpi) and lines and lines[-1] == "end":
             ranks.add(m.group(1))
     return ranks
+
+
+# What the probes' runtime prints when it finalizes MPI for a program that returned from main
+# without MPI_Finalize (probe_runtime_source.cpp, pj_finalize_at_exit).
+UNFINALIZED = "parjava-unfinalized:"
+UNFINALIZED_NOTE = (
+    "the program returns from main without calling MPI_Finalize, which mpirun reports as a "
+    "failed job (exit 1, 'exiting improperly'): the estimation code and the unmodified "
+    "program's runs called it at their successful exit, so the measured span ends there"
+)
 
 
 def exit_status_note(status: int, what: str) -> str:

@@ -35,11 +35,25 @@ from .errors import RunError
 # into the real runs of benchmarks/real_apps.py; MPI_Init and MPI_Finalize cost nothing in the
 # model.
 SPAN_SHIM = r"""/* parjava: each rank's time between MPI_Init and MPI_Finalize, and its CPU time. */
+#define _GNU_SOURCE
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 static double pj_span_start, pj_span_cpu;
+
+/* A program that returns from main without MPI_Finalize: its span ends at a successful exit,
+   as in the estimation code (probe_runtime_source.cpp, pj_finalize_at_exit). */
+static void pj_span_at_exit(int status, void *arg) {
+  int initialized = 0, finalized = 0;
+  (void)arg;
+  if (status != 0 || PMPI_Initialized(&initialized) != MPI_SUCCESS || !initialized ||
+      PMPI_Finalized(&finalized) != MPI_SUCCESS || finalized) {
+    return;
+  }
+  MPI_Finalize();
+}
 
 static double pj_span_cpu_now(void) {
   struct timespec t;
@@ -51,6 +65,7 @@ int MPI_Init(int *argc, char ***argv) {
   const int rc = PMPI_Init(argc, argv);
   pj_span_start = PMPI_Wtime();
   pj_span_cpu = pj_span_cpu_now();
+  on_exit(pj_span_at_exit, 0);
   return rc;
 }
 
@@ -58,6 +73,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   pj_span_start = PMPI_Wtime();
   pj_span_cpu = pj_span_cpu_now();
+  on_exit(pj_span_at_exit, 0);
   return rc;
 }
 

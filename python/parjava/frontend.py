@@ -358,8 +358,10 @@ class SourceModel(Model):
                     command, stdout, took, status = code.run_estimation(
                         exe, run, int(np), mpirun, timeout, out, threaded
                     )
-                    if status != 0 and not exit_notes:
+                    if status != 0 and not any("exited with status" in n for n in exit_notes):
                         exit_notes.append(code.exit_status_note(status, "the estimation run"))
+                    if code.UNFINALIZED in stdout and code.UNFINALIZED_NOTE not in exit_notes:
+                        exit_notes.append(code.UNFINALIZED_NOTE)
                     seconds += took
                     files = sorted(str(p) for p in out.glob("parjava-estimates.*.txt"))
                     if not files:
