@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -155,6 +156,9 @@ private:
   // OpenMP's static schedule does (OpenMP 5.2 §11.5.3: chunks of ceil(n / T)); with a count
   // per thread instead, two threads each ran all the iterations the estimation's one did.
   std::string shared_trips(NodeId id) const;
+  // The count of a loop timed per iteration whose body is one counted loop (its trips text and
+  // its mean count in the estimation run), or none.
+  std::optional<std::pair<std::string, double>> inner_count(NodeId id) const;
 
   void reduce_loop(NodeId id);
 

@@ -76,6 +76,24 @@ void UnitRewriter::loop(const StructNode &node, std::map<ProbeKind, std::uint32_
   if (loop == nullptr) {
     throw Skip{"the loop has no statement"};
   }
+  // A `#pragma omp simd` loop (no work-sharing: UoB-HPC/flow's columns) in canonical form: its
+  // count is computed after it from its bounds, which it leaves as they were, with nothing
+  // added to its body (a store per iteration in a vector loop).
+  const auto *fors = llvm::dyn_cast<clang::ForStmt>(loop);
+  const clang::OMPLoopDirective *directive = fors != nullptr ? directive_of(fors) : nullptr;
+  if (directive != nullptr && !node.omp_chunk &&
+      !clang::isOpenMPWorksharingDirective(directive->getDirectiveKind()) &&
+      !slot.contains(ProbeKind::Fragment) && !slot.contains(ProbeKind::Iterations)) {
+    const auto count = canonical_count_text(fors, ctx_, [this](const clang::Expr *e) {
+      return edits_.text(e->getBeginLoc(), e->getEndLoc());
+    });
+    if (!count) {
+      throw Skip{"the loop belongs to an OpenMP directive and its count is not canonical"};
+    }
+    close(end_of(loop), std::string(node.opaque ? " pj_trips(" : " pj_trips_sum(") +
+                            std::to_string(slot[ProbeKind::Trips]) + ", " + *count + ");");
+    return;
+  }
   if (node.omp_chunk || in_openmp_directive(loop)) {
     if (slot.contains(ProbeKind::Fragment) || slot.contains(ProbeKind::Iterations)) {
       throw Skip{"the loop belongs to an OpenMP directive, which must stay next to it"};

@@ -1,0 +1,52 @@
+"""The columns of an OpenMP row loop scale (UoB-HPC/flow's kernels, thirty-first session).
+
+`#pragma omp parallel for` over the rows is timed per iteration from outside its directive
+(test_openmp_construct.py); each iteration is a loop over the columns, under `#pragma omp simd`
+or plain. That time was a constant: a prediction with twice the columns kept it, and flow at
+twice its grid (4x the cells) came out 2x, without a word. The inner loop is now counted (after
+a simd loop, from its bounds, nothing in its body) and the time per row is its count times the
+time per column. tests/programs/openmp_loops/rows.c; real runs side by side.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import parjava as pj
+from program_runs import scaled_near
+
+pytest.importorskip("parjava._frontend", reason="the Clang frontend is not built")
+pytestmark = pytest.mark.mpi
+
+ROWS = Path(__file__).resolve().parents[1] / "programs" / "openmp_loops" / "rows.c"
+RUN = ["./rows", "1000", "1000", "30"]
+MACHINE = pj.Machine.preset("shared-memory")
+
+
+def test_twice_the_columns_take_twice_the_time(tmp_path: Path) -> None:
+    model = pj.build_model(ROWS, ["-O2", "-fopenmp"], argv=RUN)
+    model.estimate(run=RUN, np=1, directory=tmp_path / "est")
+    copy = (tmp_path / "est" / "rows.c").read_text()
+    relax = copy[copy.index("static void relax") : copy.index("static double energy")]
+    simd = relax[relax.index("#pragma omp simd") :]
+    # Nothing in the vector loop's body; its count is taken after it.
+    inner, after = simd.split("pj_trips_sum(", 1)
+    assert "pj_" not in inner and "pj_omp_construct(" in after, relax
+    notes = [d.message for d in model.diagnostics if "iterations of its inner loop" in d.message]
+    assert len(notes) == 2, [d.message for d in model.diagnostics if "per iteration" in d.message]
+    base = model.arguments(RUN)
+    one = pj.interpret(model, MACHINE, np=1, params=base).time
+    wide = pj.interpret(model, MACHINE, np=1, params={**base, "argv1": 2000}).time
+    tall = pj.interpret(model, MACHINE, np=1, params={**base, "argv2": 2000}).time
+    # Rows and columns are the same work: the two predictions agree.
+    assert wide == pytest.approx(tall, rel=0.05), (one, wide, tall)
+    exe = tmp_path / "rows"
+    mpicc = shutil.which("mpicc")
+    assert mpicc is not None
+    subprocess.run([mpicc, "-O2", "-fopenmp", str(ROWS), "-o", str(exe)], check=True)
+    real = scaled_near(exe, (1, RUN[1:]), (1, ["2000", "1000", "30"]), wide / one, 0.15)
+    assert wide / one == pytest.approx(real, rel=0.15), (one, wide, real)
