@@ -30,8 +30,11 @@ For each app the rows are:
 * LULESH at np 8 (a cube of ranks): predicted without error, and compared;
 * an Ember motif: its estimation input at np 1 (np 2 for the two-sided ones; bar 15 %), the
   same per-rank input at np 4 with the process grid the command line gives (bar 25 %), and the
-  sweep at np 8. Rows with more ranks than this machine has CPUs are also predicted on its
-  cores shared (``Machine.with_layout``: what the real run had), and the bar applies to that.
+  sweep at np 8.
+
+Rows with more ranks than this machine has CPUs (LULESH's cube, the motifs' sweeps) are also
+predicted on its cores shared (``Machine.with_layout``: what the real run had), and their
+error is that prediction's against the run.
 
 Measured times are the wall time between MPI_Init and MPI_Finalize (benchmarks/mpi_span.c,
 linked into the real program; the slowest rank), the mean of --repeat runs; predicted times
@@ -396,6 +399,27 @@ def ember_motifs(checkout: Path) -> list[Motif]:
     ]
 
 
+def predict(
+    model: pj.SourceModel, machine: Any, np: int, params: dict, said: list[str]
+) -> tuple[float, float, str]:
+    """The model's time at np on the machine, and on this machine's cores shared when np
+    exceeds them (``Machine.with_layout``: what the real run had, so rows compare with it);
+    the first clause of each warning the prediction gives is appended to ``said``. A failure
+    is returned as text (reported in the row, never hidden), with NaN times."""
+    cpus = os.cpu_count() or 1
+    predicted = shared = float("nan")
+    try:
+        prediction = pj.interpret(model, machine, np=np, params=params)
+        predicted = float(prediction.times[0])
+        said += [w.split(":")[0][:80] for w in prediction.warnings]
+        if np > cpus:
+            on_cores = machine.with_layout(nodes=1, cores_per_node=cpus, ranks_per_node=np)
+            shared = float(pj.interpret(model, on_cores, np=np, params=params).times[0])
+    except pj.Error as exc:
+        return predicted, shared, f"{type(exc).__name__}: {str(exc)[:300]}"
+    return predicted, shared, ""
+
+
 def run_motif(motif: Motif, machine: Any, args: argparse.Namespace, work: Path) -> list[dict]:
     """The rows of one Ember motif: estimated at its first row's np and input, predicted at
     every row's (on a core per rank, and on this machine's cores shared when np exceeds them)."""
@@ -418,17 +442,7 @@ def run_motif(motif: Motif, machine: Any, args: argparse.Namespace, work: Path) 
             warnings.simplefilter("always")
             params = model.arguments([f"./{app.name}", *argv])
         said: list[str] = [str(w.message).split(":")[0][:80] for w in caught]
-        predicted = shared = float("nan")
-        failure = ""
-        try:
-            prediction = pj.interpret(model, machine, np=np, params=params)
-            predicted = float(prediction.times[0])
-            said += [w.split(":")[0][:80] for w in prediction.warnings]
-            if np > cpus:
-                on_cores = machine.with_layout(nodes=1, cores_per_node=cpus, ranks_per_node=np)
-                shared = float(pj.interpret(model, on_cores, np=np, params=params).times[0])
-        except pj.Error as exc:  # reported, never hidden
-            failure = f"{type(exc).__name__}: {str(exc)[:300]}"
+        predicted, shared, failure = predict(model, machine, np, params, said)
         real = measure(exe, app, argv, np, args.repeat)
         compared = shared if np > cpus else predicted
         rows.append(
@@ -762,6 +776,7 @@ def run_app(app: App, machine: object, args: argparse.Namespace, work: Path) -> 
         subprocess.run(app.generated[1], cwd=app.directory, check=True)
     model = estimate(app, app.small, 1, args.estimate_repeat)
     diagnosed = [str(d) for d in model.diagnostics if d.severity in ("warning", "error")]
+    cpus = os.cpu_count() or 1
     exe = build_real(app, work)
     full_exe = build_real(app, work, app.full_defines) if app.full_defines else exe
 
@@ -780,16 +795,9 @@ def run_app(app: App, machine: object, args: argparse.Namespace, work: Path) -> 
         params.update(file_settings(app, argv, mdl))
         params.update(defines or {})
         said: list[str] = [str(w.message).split(":")[0][:80] for w in caught]
-        try:
-            prediction = pj.interpret(mdl, machine, np=np, params=params)
-            predicted = float(prediction.times[0])
-            # What the prediction says about itself: the first clause of each warning.
-            said += [w.split(":")[0][:80] for w in prediction.warnings]
-            failure = ""
-        except pj.Error as exc:  # reported, never hidden
-            predicted, failure = float("nan"), f"{type(exc).__name__}: {str(exc)[:300]}"
+        predicted, shared, failure = predict(mdl, machine, np, params, said)
         real = measure(full_exe if defines else exe, app, argv, np, args.repeat)
-        err = (predicted - real) / real
+        err = ((shared if np > cpus else predicted) - real) / real
         rows.append(
             {
                 "app": app.name,
@@ -798,6 +806,7 @@ def run_app(app: App, machine: object, args: argparse.Namespace, work: Path) -> 
                 "input": " ".join(argv),
                 "measured": real,
                 "predicted": predicted,
+                "predicted_shared_cores": shared,
                 "error": err,
                 "bar": bar,
                 "failure": failure,
@@ -806,7 +815,8 @@ def run_app(app: App, machine: object, args: argparse.Namespace, work: Path) -> 
         )
         print(
             f"  {label:28} np {np}  measured {real:9.4f} s  predicted {predicted:9.4f} s  "
-            f"{100 * err:+7.1f} %"
+            + (f"on {cpus} shared cores {shared:9.4f} s  " if np > cpus else "")
+            + f"{100 * err:+7.1f} %"
             + (f"  (bar {100 * bar:.0f} %)" if bar else "")
             + (f"  {failure}" if failure else "")
             + (f"\n  {'':28} warned: {'; '.join(said)}" if said else ""),
