@@ -18,7 +18,8 @@ OpenMP thread, its default), sstsimulator/ember (the MPI communication motifs, s
 hpgmg/hpgmg (HPGMG-FV, see `hpgmg_fv`), Mantevo/HPCCG, ANL-CESAR/XSBench (see `xsbench`),
 mrnorman/miniWeather (see `miniweather`: its inputs are -D flags, rebuilt per row),
 UoB-HPC/CloverLeaf (see `cloverleaf`: the serial model with MPI, a keyword deck),
-hpcg-benchmark/hpcg (see `hpcg`: its quick path, `--rt=0`), wdj/minisweep (see `minisweep`).
+hpcg-benchmark/hpcg (see `hpcg`: its quick path, `--rt=0`), wdj/minisweep (see `minisweep`),
+UoB-HPC/flow placed inside a checkout of UoB-HPC/arch (see `flow`; OMP_NUM_THREADS=1).
 For each app the rows are:
 
 * np 1 at the estimation input (bar 15 %): the model and the estimation code, no scaling;
@@ -158,6 +159,8 @@ def recognise(checkout: Path) -> App | list[Motif] | list[App]:
         )
     if (checkout / "MPI1" / "Stencil" / "stencil.c").exists():
         return parres_kernels(checkout)
+    if (checkout / "omp3" / "flow.c").exists() and (checkout.parent / "comms.c").exists():
+        return flow(checkout)
     if (checkout / "ref" / "src" / "main.cpp").exists() and (checkout / "ref" / "utils").exists():
         return minife(checkout / "ref")
     if (checkout / "src" / "Hydro.cc").exists() and (checkout / "test" / "sedov").exists():
@@ -522,6 +525,43 @@ def pennant(checkout: Path) -> App:
         two_ranks=True,
         cxx=True,
         file_params={"small.pnt": {"cstop": 20}, "full.pnt": {"cstop": 200}},
+    )
+
+
+def flow(checkout: Path) -> App:
+    """UoB-HPC/flow, a hydrodynamics mini-app of UoB-HPC's arch framework (its checkout inside
+    one of UoB-HPC/arch, whose sources it builds with), as its Makefile builds it with
+    `KERNELS=omp3 MPI=yes` and GCC (OpenMP kept, run on one thread). Its settings are keys of a
+    parameter file (`nx 512`), read by `get_int_parameter("nx", file)`; the rows use its own
+    file at 512^2 cells, 20 and 200 iterations, and it reads `../arch.params` from where it
+    runs. It returns from main without MPI_Finalize."""
+    arch = checkout.parent
+    base = (checkout / "flow.params").read_text()
+    run_root = Path(tempfile.mkdtemp(prefix="parjava-flow-"))
+    shutil.copy(arch / "arch.params", run_root / "arch.params")
+    run_dir = run_root / "run"
+    run_dir.mkdir()
+    shutil.copy(checkout / "flow.tests", run_dir / "flow.tests")  # its validation's table
+    for name, iterations in (("small.params", 20), ("full.params", 200)):
+        text = re.sub(r"^nx\s+\d+", "nx 512", base, flags=re.M)
+        text = re.sub(r"^ny\s+\d+", "ny 512", text, flags=re.M)
+        text = re.sub(r"^iterations\s+\d+", f"iterations {iterations}", text, flags=re.M)
+        (run_dir / name).write_text(text)
+    sources = [str(checkout / "main.c"), str(checkout / "flow_data.c")]
+    sources += sorted(str(p) for p in (checkout / "omp3").glob("*.c"))
+    sources += sorted(str(p) for p in (arch / "omp3").glob("*.c"))
+    sources += sorted(str(p) for p in arch.glob("*.c") if p.name != "main.c")
+    return App(
+        "flow",
+        run_dir,
+        sources,
+        ["-O3", "-fopenmp", "-std=gnu99", "-DMPI", "-DTILES"],
+        ["-fopenmp", "-lm"],
+        ["small.params"],
+        ["full.params"],
+        estimate_np2=True,  # the halos' pack loops run only where a neighbour is
+        two_ranks=True,
+        file_params={"small.params": {"iterations": 20}, "full.params": {"iterations": 200}},
     )
 
 
