@@ -142,4 +142,9 @@ def test_a_timed_loop_that_stays_a_loop_keeps_its_time(tmp_path: Path) -> None:
         check = again.self_check
     # Coverage 0.896 with a passing self-check in one CI run (-10 %, the estimation code at
     # 0.90x the unmodified program, whose own runs spread 19 %): the defect is a coverage near 0.
-    assert check.passed and check.coverage > 0.8, check.message
+    # A model that re-predicts what the estimation code itself took has kept the loop's time
+    # (another CI run: +44 % with the estimation code at 1.44x the program, twice in a row).
+    assert check.coverage > 0.8, check.message
+    assert check.passed or check.predicted / check.measured == pytest.approx(
+        check.overhead or 1.0, rel=0.15
+    ), check.message
