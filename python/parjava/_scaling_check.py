@@ -38,7 +38,7 @@ def _constant(time: Any) -> bool:
     return not any(n not in _FUNCTIONS for n in _NAME.findall(time))
 
 
-def _changed_parameters(prediction: Any) -> list[str]:
+def changed_parameters(prediction: Any) -> list[str]:
     """Return 'name=value (estimated at value)' for each parameter the prediction changed."""
     given = prediction._options.get("params") or {}
     changed = []
@@ -65,7 +65,7 @@ def fixed_loops_warning(prediction: Any, np: int) -> str | None:
     if check is None:
         return None
     same_np = int(check.get("np", np)) == np
-    changed = _changed_parameters(prediction) if same_np else []
+    changed = changed_parameters(prediction) if same_np else []
     if same_np and not changed:
         return None
     nodes, rows, total = _shares(prediction, np)

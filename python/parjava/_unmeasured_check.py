@@ -1,11 +1,12 @@
 """Honesty check of predictions that run fragments the estimation run never executed (issue 13).
 
 A timed fragment (a block, a loop measured as a whole, a function) that the estimation run never
-reached has no measured time: the model counts it as 0. At the estimation's np and input that
-costs nothing, as the model does not run it either; at another np or input it may run, and then
-the prediction leaves its work out. miniVite's graph generator pairs each rank's vertices with
-its neighbours' only when there are neighbours: estimated at np 1, its prediction at np 2 ran
-those 50 million pair tests at 0 s each and said nothing.
+reached has no measured time: the model counts it as 0. At another np or input it may run, and
+then the prediction leaves its work out. At the estimation's own np and input the model runs it
+only where a decision it takes by frequency, not in the run's order, leads there. miniVite's
+graph generator pairs each rank's vertices with its neighbours' only when there are neighbours:
+estimated at np 1, its prediction at np 2 ran those 50 million pair tests at 0 s each and said
+nothing.
 
 Calls that end the process (`exit`, `abort`, `MPI_Abort`) are never counted as executed: no
 probe after them runs. They have no work to leave out, so they are not reported (every ParRes
@@ -17,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._node_places import where
+from ._scaling_check import changed_parameters
 
 SHOWN = 3
 
@@ -72,9 +74,20 @@ def unmeasured_warning(prediction: Any, np: int) -> str | None:
     )
     more = f" and {len(top) - SHOWN} more" if len(top) > SHOWN else ""
     estimated = (check or {}).get("np")
-    return (
+    head = (
         f"{len(top)} fragment(s) the estimation run (np={estimated}) never executed run in this "
-        f"prediction at np={np} with no measured time, counted as 0 s: {shown}{more}; they are "
-        f"reached only at other process counts or inputs, so the prediction leaves their work "
-        f"out: estimate at np={np} (or at this input) to measure them"
+        f"prediction at np={np} with no measured time, counted as 0 s: {shown}{more}; "
+    )
+    if estimated is not None and int(estimated) == np and not changed_parameters(prediction):
+        # The run's own np and input: what leads there is a decision the model takes by its
+        # measured frequency, not in the run's order (UoB-HPC/hot: one parameter lookup of 17
+        # found no line, in another call than the one the model chose).
+        return head + (
+            "the run's own np and input reach them through data decisions the model takes by "
+            "their measured frequency rather than in the run's order (a lookup that failed "
+            "once, in another call), so the prediction leaves their work out"
+        )
+    return head + (
+        f"they are reached only at other process counts or inputs, so the prediction leaves "
+        f"their work out: estimate at np={np} (or at this input) to measure them"
     )

@@ -449,7 +449,14 @@ double Engine::draw(std::uint32_t ctx, const OpaqueInfo &o) {
 }
 
 bool Engine::decide_probability(std::uint32_t ctx, const OpaqueInfo &o) {
-  const double p = stats_of(o, ctx).probability;
+  double p = stats_of(o, ctx).probability;
+  if (o.last_trip_of >= 0) {
+    const OpaqueInfo &loop = program_.opaques[static_cast<std::size_t>(o.last_trip_of)];
+    if (frame(ctx)[loop.counter_slot] != 0) {
+      return false; // not the loop's last planned trip
+    }
+    p = o.last_trip_share;
+  }
   if (options_.opaque == OpaqueMode::Sampled) {
     return draw(ctx, o) < p;
   }
@@ -1068,7 +1075,9 @@ Prediction Engine::run() {
           set_float(f, o.state_slot + static_cast<std::uint32_t>(i), 0.0);
         }
       } else {
-        set_float(f, o.state_slot, 0.5); // error diffusion starts half-way: round(k·p)
+        // Error diffusion starts half-way, round(k·p) over k evaluations; a test that leaves
+        // its loop starts at 0, so every entry runs 1/p iterations (OpaqueInfo::leaves_loop).
+        set_float(f, o.state_slot, o.leaves_loop ? 0.0 : 0.5);
       }
     }
     for (const auto &[slot, value] : initial_values_) {

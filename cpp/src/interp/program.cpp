@@ -351,6 +351,10 @@ private:
     OpaqueInfo o;
     opaque_statistics(m_, n, options_.processes, o, p_.warnings);
     o.key = node.id;
+    if (!loops_open_.empty() && (node.kind == NodeKind::If || node.kind == NodeKind::IfElse) &&
+        leaves_loop(node.children[0])) {
+      last_trip(node, o);
+    }
     o.index = static_cast<std::uint32_t>(p_.opaques.size());
     // Sampled decisions with communication below are shared by all ranks (docs/interpreter.md
     // "Node rules"): a per-rank draw could make ranks disagree about a collective.
@@ -429,8 +433,49 @@ private:
     targets_.pop_back();
   }
 
+  // A test whose taken branch leaves the loop around it (a `break` of a loop, a `return`): the
+  // data decide how many iterations each entry runs (a convergence check).
+  [[nodiscard]] bool leaves_loop(NodeIndex branch) const {
+    std::vector<NodeIndex> stack{branch};
+    while (!stack.empty()) {
+      const Node &c = m_.nodes[stack.back()];
+      stack.pop_back();
+      if (c.kind == NodeKind::Return ||
+          (c.kind == NodeKind::Break && is_loop(m_.node(c.target).kind))) {
+        return true;
+      }
+      if (!is_loop(c.kind) && c.kind != NodeKind::TaskGroup) {
+        stack.insert(stack.end(), c.children.begin(), c.children.end());
+      }
+    }
+    return false;
+  }
+
+  // A test that leaves the innermost loop (`leaves_loop`). In a loop of measured trips (a search
+  // `while (fgets(...)) { if (match) return 1; }`), the trips already count the iteration that
+  // left: the test is taken on the last trip only, in the share of entries that left by it,
+  // rather than by its own frequency (drawn apart, the two ended lookups where the run never
+  // did: UoB-HPC/hot's parameter file "not found", then TERMINATE). Elsewhere (`for (ii = 0; ii
+  // < max_inners; ++ii)` with a convergence `break`) each entry runs 1/p iterations.
+  void last_trip(const Node &test, OpaqueInfo &o) const {
+    const auto [loop, trips] = loops_open_.back();
+    const model::Opaque &l = m_.nodes[loop].opaque;
+    if (trips >= 0 && l.samples > 0 && test.opaque.samples > 0) {
+      const double taken = test.opaque.probability * static_cast<double>(test.opaque.samples);
+      o.last_trip_of = trips;
+      o.last_trip_share = std::clamp(taken / static_cast<double>(l.samples), 0.0, 1.0);
+    } else {
+      o.leaves_loop = true;
+    }
+  }
+
   void emit_loop(NodeIndex n) {
     const Node &node = m_.nodes[n];
+    loops_open_.emplace_back(n, -1);
+    const struct Close {
+      std::vector<std::pair<NodeIndex, std::int32_t>> &open;
+      ~Close() { open.pop_back(); }
+    } close{loops_open_};
     add(Code::Enter, n);
     open_target(n);
     const bool trips = node.opaque.kind == model::Opaque::Kind::Trips;
@@ -446,6 +491,9 @@ private:
         node.kind == NodeKind::DoWhile
             ? -1
             : capped(measured_or_cycle(n, node.trips_by_rank, node.trips_cycle, "trips"), node);
+    if (trips && measured < 0) {
+      loops_open_.back().second = static_cast<std::int32_t>(op);
+    }
     if (measured >= 0) {
       add(Code::MeasuredTripsStart, n, static_cast<std::uint32_t>(measured));
       if (!trips) {
@@ -953,6 +1001,7 @@ private:
         g.tasks_expr = expr(function_, node.tasks, "tasks", n);
       }
       g.team = node.team;
+      g.fork_timed = node.fork_timed;
       g.task_slot = task_slot_;
       g.ntasks_slot = ntasks_slot_;
       const auto index = static_cast<std::uint32_t>(p_.task_groups.size());
@@ -1004,6 +1053,9 @@ private:
   std::uint32_t task_slot_ = 0;
   std::uint32_t ntasks_slot_ = 0;
   std::size_t function_ = 0;
+  // The loops whose bodies are being emitted around the current node, innermost last, each with
+  // its measured trips (index in Program::opaques, -1: none).
+  std::vector<std::pair<NodeIndex, std::int32_t>> loops_open_;
   std::vector<std::pair<std::uint32_t, std::size_t>> pending_calls_;
   CallGraph graph_;
   std::vector<std::vector<std::uint32_t>> counters_; // per function: opaque trip counters

@@ -107,6 +107,14 @@ struct OpaqueInfo {
   // Sampled mode: the subtree communicates, so the draw is keyed by (seed, node, the number
   // of evaluations so far) and shared by every rank instead of drawn per rank.
   bool shared = false;
+  // The taken branch leaves the loop around the test (a convergence check's `break`). Its error
+  // diffusion starts at 0, not ½: each entry then runs 1/p iterations, the first one too (from
+  // ½, UoB-HPC/hot's 10 CG solves ran 9.5/p, 5 % short of the run's 10/p).
+  bool leaves_loop = false;
+  // The test leaves a loop of measured trips (opaques[last_trip_of]): taken on its last trip
+  // only, in last_trip_share of the entries (Builder::last_trip).
+  std::int32_t last_trip_of = -1;
+  double last_trip_share = 0.0;
   std::uint64_t key = 0;          // the node id
   std::uint32_t state_slot = 0;   // accumulator(s): error diffusion / round robin
   std::uint32_t counter_slot = 0; // trips: remaining iterations
@@ -209,6 +217,7 @@ struct RecursiveCall {
 struct TaskGroupInfo {
   std::int32_t tasks_expr = -1; // -1: the process's team size (nthreads unless set_team)
   bool team = false;            // an OpenMP region: the pool must hold its tasks
+  bool fork_timed = false;      // its fork/join is in its loop's measured time (Node::fork_timed)
   std::uint32_t body_pc = 0;
   std::uint32_t task_slot = 0; // hidden slots: task index, number of tasks
   std::uint32_t ntasks_slot = 0;

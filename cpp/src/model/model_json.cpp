@@ -597,6 +597,7 @@ void read_node(const Json &j, Model &m, std::vector<PendingChildren> &pending,
   case NodeKind::TaskGroup:
     node.tasks = optional_expression(nr, "tasks");
     node.team = nr.boolean("team", false);
+    node.fork_timed = nr.boolean("fork_timed", false);
     break;
   case NodeKind::Compute:
   case NodeKind::Reduced:

@@ -204,6 +204,9 @@ OrderedJson node_json(const Model &m, const Node &n) {
     if (n.team) {
       o["team"] = true;
     }
+    if (n.fork_timed) {
+      o["fork_timed"] = true;
+    }
     break;
   case NodeKind::Compute:
   case NodeKind::Reduced:

@@ -196,6 +196,10 @@ struct Node {
   // pool grows to its task count; without `tasks` it has the team size the process last set
   // (set_team: omp_set_num_threads), else nthreads.
   bool team = false;
+  // task_group with team: its loop was timed whole, from before the directive to after it
+  // (pj_omp_construct), so the region's fork and join at the estimation's team are in the
+  // loop's measured time and the machine's `team_start` is not charged again.
+  bool fork_timed = false;
 
   // Blocks
   TimeSpec time;                  // cb, efc, rb (and an optional local cost of cfc)
