@@ -91,7 +91,7 @@ def _summary_text(machine: Machine) -> str:
     lines.append(
         "  threads: create {create}, start {start}, lock {lock}, try_lock {try_lock}, "
         "release {release}, atomic create {atomic_create}, CAS {atomic_cas}, semaphore "
-        "{semaphore_create}, copy {copy}/B".format(
+        "{semaphore_create}, copy {copy}/B, OpenMP region {team_start} per thread".format(
             **{k: format_time(v) for k, v in t.items() if k != "copy_per_byte"},
             copy=format_time(t["copy_per_byte"]),
         )

@@ -165,7 +165,9 @@ class ThreadCosts:
     """Costs of thread primitives in seconds (notes 000 §3.6); ``copy_per_byte`` per byte.
 
     Fields: create, start, lock, try_lock, release, atomic_create, atomic_cas,
-    semaphore_create, copy_per_byte. Every field is required when building by hand.
+    semaphore_create, copy_per_byte, team_start. Every field is required when building by hand
+    but ``team_start`` (an OpenMP region's fork/join per team thread), which defaults to
+    ``start``.
     """
 
     FIELDS: tuple[str, ...] = tuple(_core.ThreadCosts.field_names)
@@ -174,6 +176,8 @@ class ThreadCosts:
         if core is not None:
             self._core = core
             return
+        if "team_start" not in costs and "start" in costs:
+            costs = {**costs, "team_start": costs["start"]}
         missing = [name for name in self.FIELDS if name not in costs]
         unknown = sorted(set(costs) - set(self.FIELDS))
         if unknown:

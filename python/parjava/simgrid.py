@@ -66,6 +66,7 @@ _THREAD_COSTS = (
     "atomic_cas",
     "semaphore_create",
     "copy_per_byte",
+    "team_start",
 )
 
 _NUMBER = r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z/]*)\s*$"

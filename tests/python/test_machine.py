@@ -84,6 +84,25 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     assert document["inter_node"]["kind"] == "loggp"
 
 
+def test_an_openmp_region_costs_its_own_fork(tmp_path: Path) -> None:
+    """A team's fork/join (`team_start`) is not a task pool's hand-off (`start`): libgomp's
+    regions took 0.39 us here where a condition-variable hand-off took 5.6 us. A machine file
+    written before the field existed keeps what its teams cost then, `start`."""
+    m = hand_machine()
+    assert m.threads.team_start == pytest.approx(5e-6)  # not given: start
+    document = json.loads(m.save(tmp_path / "m.json").read_text())
+    assert document["threads"]["team_start"] == pytest.approx(5e-6)
+    del document["threads"]["team_start"]
+    (tmp_path / "old.json").write_text(json.dumps(document))
+    assert pj.Machine.load(tmp_path / "old.json").threads.team_start == pytest.approx(5e-6)
+    shared = pj.Machine.preset("shared-memory").threads
+    assert shared.team_start == pytest.approx(0.37e-6) and shared.start == pytest.approx(5.6e-6)
+    document["threads"]["team_start"] = -1.0
+    (tmp_path / "bad.json").write_text(json.dumps(document))
+    with pytest.raises(MachineError, match="team_start"):
+        pj.Machine.load(tmp_path / "bad.json")
+
+
 def test_presets_have_sources_and_round_trip(tmp_path: Path) -> None:
     assert pj.Machine.preset_names() == ["infiniband-edr", "ethernet-10g", "shared-memory"]
     for name in pj.Machine.preset_names():

@@ -159,6 +159,8 @@ private:
   // The count of a loop timed per iteration whose body is one counted loop (its trips text and
   // its mean count in the estimation run), or none.
   std::optional<std::pair<std::string, double>> inner_count(NodeId id) const;
+  // The OpenMP region around a loop timed whole holds its fork and join in that time.
+  void fork_timed(NodeId id);
 
   void reduce_loop(NodeId id);
 

@@ -315,6 +315,9 @@ struct StructNode {
   VarId task_var = kNoVar;
   bool omp_chunk = false; // for: an OpenMP work-sharing loop, iterations split among tasks
   bool omp_loop = false;  // the loop of an OpenMP directive (probes cannot enclose it)
+  // collapse(n) with n >= 2: the loops nested in it are the directive's too, and nothing may
+  // stand between them (no counter, no probe).
+  bool omp_collapsed = false;
   std::string cond_text;  // a condition already in model syntax ("task == 0")
   VarId counter = kNoVar; // range-for over a vector: the synthetic iteration counter
 

@@ -139,6 +139,18 @@ void StructureWalk::append_worksharing_loop(Seq &seq, const clang::Stmt *loop,
   const std::size_t before = program_.nodes.size();
   append_for(seq, fors);
   mark_openmp_loop(before, fors, true);
+  if (const auto *c = d->getSingleClause<clang::OMPCollapseClause>(); c != nullptr) {
+    for (std::size_t k = before; k < program_.nodes.size(); ++k) {
+      if (program_.nodes[k].stmt == fors) {
+        // hot's halos (UoB-HPC/arch omp3/halos.c): a counter between the loops failed the
+        // compile ("not enough perfectly nested loops") and the function lost every probe.
+        const clang::Expr *n = c->getNumForLoops();
+        const auto loops = n != nullptr ? n->getIntegerConstantExpr(context_) : std::nullopt;
+        program_.nodes[k].omp_collapsed = loops && *loops >= 2;
+        break;
+      }
+    }
+  }
   for (const auto *clause : d->getClausesOfKind<clang::OMPReductionClause>()) {
     for (const clang::Expr *var : clause->varlists()) {
       (void)var;

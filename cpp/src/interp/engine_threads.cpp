@@ -140,7 +140,10 @@ void Engine::task_group(std::uint32_t ctx, const Instruction &ins) {
     // smaller pool, as the tasks of a thread pool are (notes 000 §2.2).
     throw LargerTeam{tasks, model_.describe(ins.node)};
   }
-  const double start = machine_.threads().start * 1e9;
+  // An OpenMP team's threads spin for work; a task pool's wait on a condition variable.
+  const double start =
+      (g.team ? (g.fork_timed ? 0.0 : machine_.threads().team_start) : machine_.threads().start) *
+      1e9;
   TaskGroupState &s = task_state_[static_cast<std::size_t>(p)];
   s = TaskGroupState{};
   s.tasks = std::max<std::int64_t>(tasks, 0);
@@ -187,7 +190,9 @@ void Engine::task_end(std::uint32_t ctx) {
     const std::int64_t task = s.next++;
     std::copy(frame(main), frame(main) + program_.frame_slots, frame(ctx));
     frame(ctx)[g.task_slot] = static_cast<std::uint64_t>(task);
-    const double issued = s.base + static_cast<double>(task + 1) * machine_.threads().start * 1e9;
+    const double each =
+        g.team ? (g.fork_timed ? 0.0 : machine_.threads().team_start) : machine_.threads().start;
+    const double issued = s.base + static_cast<double>(task + 1) * each * 1e9;
     clock_[ctx] = std::max(clock_[ctx], issued);
     pc_[ctx] = g.body_pc;
   } else {

@@ -115,13 +115,17 @@ ThreadCosts read_threads(const Reader &in, const json &value, const std::string 
     if (!known) {
       in.fail(field_path(field, key),
               "unknown thread cost (expected create, start, lock, try_lock, release, "
-              "atomic_create, atomic_cas, semaphore_create, copy_per_byte)");
+              "atomic_create, atomic_cas, semaphore_create, copy_per_byte, team_start)");
     }
   }
   ThreadCosts costs;
   for (std::string_view name : ThreadCosts::field_names) {
     const Dimension dimension = name == "copy_per_byte" ? Dimension::TimePerByte : Dimension::Time;
     const std::string path = field_path(field, name);
+    if (name == "team_start" && !value.contains("team_start")) {
+      costs.team_start = costs.start; // written before teams were costed apart
+      continue;
+    }
     costs.set(name, in.non_negative(in.require(value, field, name), path, dimension));
   }
   return costs;

@@ -36,6 +36,9 @@ template <typename Costs> auto *member(Costs &costs, std::string_view name) {
   if (name == "copy_per_byte") {
     return &costs.copy_per_byte;
   }
+  if (name == "team_start") {
+    return &costs.team_start;
+  }
   throw Error(ErrorKind::Usage, "unknown thread cost \"" + std::string(name) + "\"");
 }
 

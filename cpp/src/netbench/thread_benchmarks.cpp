@@ -11,6 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include <sched.h>
+#include <unistd.h>
+
 namespace parjava::netbench {
 
 namespace {
@@ -83,6 +86,77 @@ double thread_start(int handoffs) {
   wake.notify_one();
   worker.join();
   return total / completed;
+}
+
+// An OpenMP region's fork and join per team thread. With the OpenMP runtime, its own regions;
+// without, a team of one spinning worker, as an OpenMP team's threads wait between regions
+// (libgomp spins GOMP_SPINCOUNT times before it sleeps): the main thread publishes a region,
+// the worker runs it, and the main thread waits at the join (a lower bound: 86 ns against
+// libgomp's 0.37 us on the development VM).
+double team_start(int regions) {
+  // mpirun binds a rank to one core: its team would share it. The node's cores are measured, as
+  // a program run with its ranks bound to several cores each (`--map-by ...:PE=n`) has them.
+  cpu_set_t bound;
+  const bool rebound = sched_getaffinity(0, sizeof(bound), &bound) == 0;
+  if (rebound) {
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    const long cpus = std::min<long>(sysconf(_SC_NPROCESSORS_ONLN), CPU_SETSIZE);
+    for (long c = 0; c < cpus; ++c) {
+      CPU_SET(static_cast<int>(c), &all);
+    }
+    (void)sched_setaffinity(0, sizeof(all), &all);
+  }
+#ifdef _OPENMP
+  // The runtime's own regions, of one thread: libgomp sizes its spinning by the cores of the
+  // mask it started with, so a team of two in a rank mpirun bound to one core sleeps between
+  // regions (3.25 us a thread here), which a rank bound to several cores does not. A region of
+  // one costs what a thread of a larger team adds (0.39 us; 0.70-0.79 us at two threads).
+  constexpr int team = 1;
+  long ran = 0;
+#pragma omp parallel num_threads(team) reduction(+ : ran)
+  ran += 1; // the team's threads are created here, before the timing
+  const auto began = Clock::now();
+  for (int i = 0; i < regions; ++i) {
+#pragma omp parallel num_threads(team) reduction(+ : ran)
+    ran += 1;
+  }
+  const double took = seconds_since(began);
+  keep(ran);
+  if (rebound) {
+    (void)sched_setaffinity(0, sizeof(bound), &bound);
+  }
+  return took / regions / team;
+#else
+  std::atomic<int> posted{0};
+  std::atomic<int> joined{0};
+  // Spinning, then yielding: on a node with fewer free cores than the two threads, a pure spin
+  // would wait out a time slice per region.
+  const auto wait_until = [](const std::atomic<int> &value, int target) {
+    for (int spins = 0; value.load(std::memory_order_acquire) != target; ++spins) {
+      if (spins > 4096) {
+        std::this_thread::yield();
+      }
+    }
+  };
+  std::thread worker([&] {
+    for (int i = 1; i <= regions; ++i) {
+      wait_until(posted, i);
+      joined.store(i, std::memory_order_release);
+    }
+  });
+  const auto start = Clock::now();
+  for (int i = 1; i <= regions; ++i) {
+    posted.store(i, std::memory_order_release);
+    wait_until(joined, i);
+  }
+  const double elapsed = seconds_since(start);
+  worker.join();
+  if (rebound) {
+    (void)sched_setaffinity(0, sizeof(bound), &bound);
+  }
+  return elapsed / regions;
+#endif
 }
 
 struct LockTimes {
@@ -179,6 +253,7 @@ machine::ThreadCosts measure_thread_costs(const ThreadBenchmarkOptions &options)
   std::vector<double> cas;
   std::vector<double> s_create;
   std::vector<double> copy;
+  std::vector<double> team;
   for (int run = 0; run < std::max(options.repetitions, 1); ++run) {
     create.push_back(thread_create(options.threads_to_create));
     start.push_back(thread_start(options.handoffs));
@@ -190,6 +265,7 @@ machine::ThreadCosts measure_thread_costs(const ThreadBenchmarkOptions &options)
     cas.push_back(atomic_cas(options.operations));
     s_create.push_back(semaphore_create(options.operations));
     copy.push_back(copy_per_byte(options.copy_bytes));
+    team.push_back(team_start(options.operations));
   }
   machine::ThreadCosts costs;
   costs.create = median(create);
@@ -201,6 +277,7 @@ machine::ThreadCosts measure_thread_costs(const ThreadBenchmarkOptions &options)
   costs.atomic_cas = median(cas);
   costs.semaphore_create = median(s_create);
   costs.copy_per_byte = median(copy);
+  costs.team_start = median(team);
   return costs;
 }
 

@@ -24,7 +24,9 @@ struct ThreadBenchmarkOptions {
 //  atomic_create    allocating and initialising a std::atomic<long> on the heap;
 //  atomic_cas       an uncontended compare_exchange_strong;
 //  semaphore_create allocating and initialising a std::counting_semaphore;
-//  copy_per_byte    memcpy of copy_bytes, divided by the bytes copied.
+//  copy_per_byte    memcpy of copy_bytes, divided by the bytes copied;
+//  team_start       an OpenMP-style region handed to a spinning team thread and joined
+//                   (operations rounds trips).
 machine::ThreadCosts measure_thread_costs(const ThreadBenchmarkOptions &options);
 
 } // namespace parjava::netbench
