@@ -19,7 +19,8 @@ hpgmg/hpgmg (HPGMG-FV, see `hpgmg_fv`), Mantevo/HPCCG, ANL-CESAR/XSBench (see `x
 mrnorman/miniWeather (see `miniweather`: its inputs are -D flags, rebuilt per row),
 UoB-HPC/CloverLeaf (see `cloverleaf`: the serial model with MPI, a keyword deck),
 hpcg-benchmark/hpcg (see `hpcg`: its quick path, `--rt=0`), wdj/minisweep (see `minisweep`),
-UoB-HPC/flow placed inside a checkout of UoB-HPC/arch (see `flow`; OMP_NUM_THREADS=1).
+UoB-HPC/flow and UoB-HPC/hot placed inside a checkout of UoB-HPC/arch (see `flow`, `hot`;
+OMP_NUM_THREADS=1).
 For each app the rows are:
 
 * np 1 at the estimation input (bar 15 %): the model and the estimation code, no scaling;
@@ -161,6 +162,8 @@ def recognise(checkout: Path) -> App | list[Motif] | list[App]:
         return parres_kernels(checkout)
     if (checkout / "omp3" / "flow.c").exists() and (checkout.parent / "comms.c").exists():
         return flow(checkout)
+    if (checkout / "omp3" / "hot.c").exists() and (checkout.parent / "comms.c").exists():
+        return hot(checkout)
     if (checkout / "ref" / "src" / "main.cpp").exists() and (checkout / "ref" / "utils").exists():
         return minife(checkout / "ref")
     if (checkout / "src" / "Hydro.cc").exists() and (checkout / "test" / "sedov").exists():
@@ -535,24 +538,41 @@ def flow(checkout: Path) -> App:
     parameter file (`nx 512`), read by `get_int_parameter("nx", file)`; the rows use its own
     file at 512^2 cells, 20 and 200 iterations, and it reads `../arch.params` from where it
     runs. It returns from main without MPI_Finalize."""
+    return _arch_app(checkout, "flow", 512, 20, ["flow.tests"])  # flow.tests: its validation
+
+
+def hot(checkout: Path) -> App:
+    """UoB-HPC/hot, arch's heat diffusion mini-app: an unpreconditioned CG solve per time step
+    whose iterations a convergence test ends (`if (fabs(global_new_r2) < EPS) break;`), built
+    and run as `flow` is; its own parameter file at 256^2 cells, 10 and 100 iterations. The
+    solves need fewer iterations as the run goes on (209 down to 109 in the first 10 steps):
+    the 10x row keeps the first steps' mean, and its prediction says so."""
+    return _arch_app(checkout, "hot", 256, 10, [])
+
+
+def _arch_app(checkout: Path, name: str, cells: int, iterations: int, extra: list[str]) -> App:
+    """An app of UoB-HPC's arch framework: `<name>.params` at `cells`^2, `iterations` steps
+    (ten times that on the full input), run where `../arch.params` is."""
     arch = checkout.parent
-    base = (checkout / "flow.params").read_text()
-    run_root = Path(tempfile.mkdtemp(prefix="parjava-flow-"))
+    base = (checkout / f"{name}.params").read_text()
+    run_root = Path(tempfile.mkdtemp(prefix=f"parjava-{name}-"))
     shutil.copy(arch / "arch.params", run_root / "arch.params")
     run_dir = run_root / "run"
     run_dir.mkdir()
-    shutil.copy(checkout / "flow.tests", run_dir / "flow.tests")  # its validation's table
-    for name, iterations in (("small.params", 20), ("full.params", 200)):
-        text = re.sub(r"^nx\s+\d+", "nx 512", base, flags=re.M)
-        text = re.sub(r"^ny\s+\d+", "ny 512", text, flags=re.M)
-        text = re.sub(r"^iterations\s+\d+", f"iterations {iterations}", text, flags=re.M)
-        (run_dir / name).write_text(text)
-    sources = [str(checkout / "main.c"), str(checkout / "flow_data.c")]
+    for file in extra:
+        shutil.copy(checkout / file, run_dir / file)
+    steps = {"small.params": iterations, "full.params": 10 * iterations}
+    for file, count in steps.items():
+        text = re.sub(r"^nx\s+\d+", f"nx {cells}", base, flags=re.M)
+        text = re.sub(r"^ny\s+\d+", f"ny {cells}", text, flags=re.M)
+        text = re.sub(r"^iterations\s+\d+", f"iterations {count}", text, flags=re.M)
+        (run_dir / file).write_text(text)
+    sources = [str(checkout / "main.c"), str(checkout / f"{name}_data.c")]
     sources += sorted(str(p) for p in (checkout / "omp3").glob("*.c"))
     sources += sorted(str(p) for p in (arch / "omp3").glob("*.c"))
     sources += sorted(str(p) for p in arch.glob("*.c") if p.name != "main.c")
     return App(
-        "flow",
+        name,
         run_dir,
         sources,
         ["-O3", "-fopenmp", "-std=gnu99", "-DMPI", "-DTILES"],
@@ -561,7 +581,7 @@ def flow(checkout: Path) -> App:
         ["full.params"],
         estimate_np2=True,  # the halos' pack loops run only where a neighbour is
         two_ranks=True,
-        file_params={"small.params": {"iterations": 20}, "full.params": {"iterations": 200}},
+        file_params={k: {"iterations": v} for k, v in steps.items()},
     )
 
 
