@@ -66,8 +66,13 @@ def _trusted(model: pj.SourceModel) -> bool:
 def _slots(model: pj.SourceModel) -> dict[int, list[int]]:
     """The estimates file's slot lines: count, sum, ..., executions (fields 1-11)."""
     assert model.estimation is not None
-    files = list(Path(model.estimation.directory).glob("**/parjava-estimates.*.txt"))
-    assert len(files) == 1, files
+    # The first run's, which the directory holds: a lone run far slower than the program runs
+    # once more into run-2/ (frontend.py), with the same counts (CI under load, 2026-12-02).
+    files = sorted(
+        Path(model.estimation.directory).glob("**/parjava-estimates.*.txt"),
+        key=lambda f: (len(f.parts), str(f)),
+    )
+    assert files and files[0].parent == Path(model.estimation.directory), files
     slots = {}
     for line in files[0].read_text().splitlines():
         if line.startswith("slot "):
